@@ -1,0 +1,81 @@
+// Root ESLint flat config. Every project's `lint` target runs `eslint .` from its own folder and
+// picks this file up. Module boundaries follow the "may depend on" column of ARCHITECTURE.md:
+// tags on each project (package.json → nx.tags) say what it is; depConstraints say what it may import.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Files that test or build a project rather than ship in it. */
+const devFiles = ['**/*.spec.ts', '**/test/**/*.ts', '**/scripts/**/*.ts', '**/vitest.config.ts'];
+
+/** The architecture's dependency rules; `protocolExtras` widens what the protocol's dev files may use. */
+function boundaries(protocolExtras) {
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      banTransitiveDependencies: true,
+      depConstraints: [
+        // The protocol is pure: schemas, types and functions over zod, nothing else.
+        {
+          sourceTag: 'scope:protocol',
+          onlyDependOnLibsWithTags: [],
+          allowedExternalImports: ['zod', ...protocolExtras],
+        },
+        // Libraries never import an app, a tool or the e2e suite.
+        { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+        { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'type:tool'] },
+        { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:tool'] },
+      ],
+    },
+  ];
+}
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '**/.next/**', '**/.nx/**', '**/coverage/**', '**/*.d.ts'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Libraries log through an injected logger; only CLIs print.
+      'no-console': 'error',
+      '@nx/enforce-module-boundaries': boundaries([]),
+    },
+  },
+  {
+    // The Nx rule lets Node built-ins through; the protocol must not do I/O, so ban them here.
+    files: ['libs/protocol/src/**/*.ts'],
+    ignores: devFiles,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', ...builtinModules], message: 'libs/protocol is pure: no Node built-ins, no I/O.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: devFiles,
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@nx/enforce-module-boundaries': boundaries(['vitest', 'vitest/config']),
+    },
+  },
+  {
+    // Command-line tools talk to a person on purpose.
+    files: ['tools/**/*.ts', '**/scripts/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);

@@ -1,0 +1,145 @@
+/**
+ * Building blocks shared by every message family: identifiers, timestamps, size limits and a
+ * JSON value schema that is safe to accept from an untrusted peer.
+ *
+ * Every wire object in this library is a strict object: an unknown key is an error, not silently
+ * dropped. That makes "extra nesting" and smuggled keys (`__proto__`, `constructor`) visible, at
+ * the price that an additive change is a protocol version bump (see `PROTOCOL_VERSION`).
+ */
+import { z } from 'zod';
+
+/** Limits on what a peer may send inside one message. Enforced by the schemas below. */
+export const LIMITS = {
+  /** Names, ids, enum-like strings. */
+  maxShortString: 256,
+  /** Human text: reasons, messages, descriptions. */
+  maxText: 16 * 1024,
+  /** Large text blobs: a plan payload, a model output, a file excerpt. */
+  maxLongText: 256 * 1024,
+  /** Elements of any one array. */
+  maxArrayLength: 1_000,
+  /** Keys of any one object inside a free-form JSON value. */
+  maxObjectKeys: 1_000,
+  /** Nesting depth of a free-form JSON value (the value itself is depth 1). */
+  maxJsonDepth: 32,
+  /** Characters of any string inside a free-form JSON value. */
+  maxJsonString: 64 * 1024,
+} as const;
+
+/** Keys that could reach an object's prototype chain when a consumer merges or spreads a value. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** An opaque identifier: letters, digits and `._:-`, 1 to 128 characters. */
+export const IdSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'must contain only letters, digits and . _ : -');
+export type Id = z.infer<typeof IdSchema>;
+
+/** A UUID (any version); signal ids and hook ids are UUIDs. */
+export const UuidSchema = z.uuid();
+
+/** An ISO 8601 timestamp with a time zone designator (`Z` or an offset). */
+export const TimestampSchema = z.iso.datetime({ offset: true });
+export type Timestamp = z.infer<typeof TimestampSchema>;
+
+export const ShortStringSchema = z.string().min(1).max(LIMITS.maxShortString);
+export const TextSchema = z.string().max(LIMITS.maxText);
+export const LongTextSchema = z.string().max(LIMITS.maxLongText);
+
+/** A bounded array: no peer can make us hold more than `LIMITS.maxArrayLength` elements. */
+export function boundedArray<T extends z.ZodType>(item: T, max: number = LIMITS.maxArrayLength) {
+  return z.array(item).max(max);
+}
+
+/** A JSON value as `JSON.parse` produces it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object: the free-form part of a message (a hook's context, a request's payload, …). */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** One problem found by {@link inspectJsonValue}, with the path to the offending place. */
+export interface JsonValueIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * Walks a parsed JSON value and reports what makes it unsafe or too large: depth beyond
+ * `LIMITS.maxJsonDepth`, strings, arrays or objects over their limits, keys in
+ * {@link FORBIDDEN_KEYS}, non-finite numbers and anything that is not JSON (functions, class
+ * instances, `undefined`). Stops after `maxIssues` problems so a hostile value cannot make the
+ * report itself large. Pure and iterative: a deeply nested input cannot overflow the stack.
+ */
+export function inspectJsonValue(value: unknown, maxIssues = 10): JsonValueIssue[] {
+  const issues: JsonValueIssue[] = [];
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0 && issues.length < maxIssues) {
+    const { value: current, path } = stack.pop()!;
+    if (path.length >= LIMITS.maxJsonDepth) {
+      issues.push({ path, message: `nested deeper than ${LIMITS.maxJsonDepth} levels` });
+      continue;
+    }
+    if (current === null || typeof current === 'boolean') continue;
+    if (typeof current === 'number') {
+      if (!Number.isFinite(current)) issues.push({ path, message: 'number must be finite' });
+      continue;
+    }
+    if (typeof current === 'string') {
+      if (current.length > LIMITS.maxJsonString) {
+        issues.push({ path, message: `string longer than ${LIMITS.maxJsonString} characters` });
+      }
+      continue;
+    }
+    if (Array.isArray(current)) {
+      if (current.length > LIMITS.maxArrayLength) {
+        issues.push({ path, message: `array longer than ${LIMITS.maxArrayLength} elements` });
+        continue;
+      }
+      current.forEach((item, index) => stack.push({ value: item, path: [...path, index] }));
+      continue;
+    }
+    if (typeof current === 'object' && isPlainObject(current)) {
+      const keys = Object.keys(current);
+      if (keys.length > LIMITS.maxObjectKeys) {
+        issues.push({ path, message: `object with more than ${LIMITS.maxObjectKeys} keys` });
+        continue;
+      }
+      for (const key of keys) {
+        if (FORBIDDEN_KEYS.has(key)) {
+          issues.push({ path: [...path, key], message: `key "${key}" is not allowed` });
+          continue;
+        }
+        stack.push({ value: (current as Record<string, unknown>)[key], path: [...path, key] });
+      }
+      continue;
+    }
+    issues.push({ path, message: `not a JSON value (${typeof current})` });
+  }
+  return issues;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function reportJsonIssues(value: unknown, ctx: z.RefinementCtx): void {
+  for (const issue of inspectJsonValue(value)) {
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  }
+}
+
+/** Any JSON value, checked by {@link inspectJsonValue}. */
+export const JsonValueSchema = z
+  .unknown()
+  .superRefine(reportJsonIssues)
+  .transform((value) => value as JsonValue)
+  .meta({ id: 'JsonValue', description: 'Any JSON value; bounded depth and size, no __proto__/constructor/prototype keys.' });
+
+/** A JSON object (not an array, not null), checked by {@link inspectJsonValue}. */
+export const JsonObjectSchema = z
+  .record(z.string().max(LIMITS.maxShortString), z.unknown())
+  .superRefine(reportJsonIssues)
+  .transform((value) => value as JsonObject)
+  .meta({ id: 'JsonObject', description: 'A JSON object; bounded depth and size, no __proto__/constructor/prototype keys.' });
