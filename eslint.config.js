@@ -8,10 +8,15 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** Files that test or build a project rather than ship in it. */
-const devFiles = ['**/*.spec.ts', '**/test/**/*.ts', '**/scripts/**/*.ts', '**/vitest.config.ts'];
+const devFiles = ['**/*.spec.ts', '**/test/**/*.ts', '**/scripts/**/*.ts', '**/scripts/**/*.mjs', '**/vitest.config.ts'];
 
-/** The architecture's dependency rules; `protocolExtras` widens what the protocol's dev files may use. */
-function boundaries(protocolExtras) {
+/**
+ * The architecture's dependency rules. For dev files (specs, test helpers, scripts) `dev` is true:
+ * they may also use the test tooling in tools/ (a private Redis, key prefixes) and vitest, which
+ * production code of a lib or an app must never import.
+ */
+function boundaries(dev) {
+  const libDeps = dev ? ['type:lib', 'type:tool'] : ['type:lib'];
   return [
     'error',
     {
@@ -22,11 +27,11 @@ function boundaries(protocolExtras) {
         {
           sourceTag: 'scope:protocol',
           onlyDependOnLibsWithTags: [],
-          allowedExternalImports: ['zod', ...protocolExtras],
+          allowedExternalImports: dev ? ['zod', 'vitest', 'vitest/config', 'vite'] : ['zod'],
         },
         // Libraries never import an app, a tool or the e2e suite.
-        { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
-        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+        { sourceTag: 'type:lib', onlyDependOnLibsWithTags: libDeps },
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: libDeps },
         { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'type:tool'] },
         { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:tool'] },
       ],
@@ -48,7 +53,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Libraries log through an injected logger; only CLIs print.
       'no-console': 'error',
-      '@nx/enforce-module-boundaries': boundaries([]),
+      '@nx/enforce-module-boundaries': boundaries(false),
     },
   },
   {
@@ -70,12 +75,17 @@ export default tseslint.config(
     files: devFiles,
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
-      '@nx/enforce-module-boundaries': boundaries(['vitest', 'vitest/config']),
+      '@nx/enforce-module-boundaries': boundaries(true),
     },
   },
   {
+    // Test configuration is not part of any project's runtime graph; it may import the shared base.
+    files: ['**/vitest.config.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
     // Command-line tools talk to a person on purpose.
-    files: ['tools/**/*.ts', '**/scripts/**/*.ts'],
+    files: ['tools/**/*.ts', '**/scripts/**/*.ts', '**/scripts/**/*.mjs', 'tools/**/*.mjs'],
     rules: { 'no-console': 'off' },
   },
 );

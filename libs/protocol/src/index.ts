@@ -21,5 +21,282 @@ export {
 export type { Id, JsonObject, JsonValue, JsonValueIssue, Timestamp } from './primitives.js';
 
 // --- domain: signals, decisions, triggers, envelope, plans, requests, inbox ---------------
+export {
+  DECISION_LEVELS,
+  DecisionLevelSchema,
+  INTENSITIES,
+  IntensitySchema,
+  compareIntensity,
+  intensityForLevel,
+  isStrongerThan,
+  levelForIntensity,
+  strongestIntensity,
+} from './intensity.js';
+export type { DecisionLevel, Intensity } from './intensity.js';
+export {
+  AidSuggestionSchema,
+  AidingDecisionSchema,
+  BlockingDecisionSchema,
+  ControllingDecisionSchema,
+  ModificationSchema,
+  PromptingDecisionSchema,
+  SeveritySchema,
+  SignalPayloadSchema,
+} from './decision.js';
+export type {
+  AidSuggestion,
+  AidingDecision,
+  BlockingDecision,
+  ControllingDecision,
+  Modification,
+  PromptingDecision,
+  Severity,
+  SignalPayload,
+} from './decision.js';
+export {
+  DOMAIN_TRIGGERS,
+  FailurePolicySchema,
+  HOOK_TRIGGERS,
+  HookTriggerSchema,
+  LIFECYCLE_TRIGGERS,
+  TRIGGERS,
+  allowedIntensities,
+  defaultFailurePolicy,
+  isIntensityAllowed,
+  triggerPhase,
+} from './trigger.js';
+export type { FailurePolicy, HookTrigger, TriggerInfo, TriggerPhase } from './trigger.js';
+export {
+  SIGNAL_TYPES,
+  SignalCategorySchema,
+  SignalHeaderSchema,
+  SignalSchema,
+  SignalTypeSchema,
+  signalCategory,
+} from './signal.js';
+export type { Signal, SignalCategory, SignalHeader, SignalType } from './signal.js';
+export {
+  ACTIONS_BY_INTENSITY,
+  CONSUMPTION_ACTIONS,
+  ConsumptionActionSchema,
+  SignalLogEntrySchema,
+  SignalResponseSchema,
+  actionsForIntensity,
+  checkSignalResponse,
+  intensityOfAction,
+  isActionValidFor,
+} from './signal-response.js';
+export type { ConsumptionAction, SignalLogEntry, SignalResponse, SignalResponseCheck } from './signal-response.js';
+export {
+  DecidedBySchema,
+  HookDecisionErrorSchema,
+  HookDecisionSchema,
+  aggregateSignals,
+  failurePolicyDecision,
+} from './hook-decision.js';
+export type {
+  AggregateSignalsInput,
+  DecidedBy,
+  FailurePolicyDecisionInput,
+  HookDecision,
+  HookDecisionError,
+} from './hook-decision.js';
+export {
+  ControlEnvelopeSchema,
+  ControlFormatSchema,
+  ControlKindSchema,
+  ControlSignalEventSchema,
+  MAX_ENVELOPE_CHARS,
+  classifyControlOutput,
+  controlSignalEvent,
+  detectLegacyControl,
+  tryParseControlEnvelope,
+} from './control-envelope.js';
+export type {
+  ControlClassification,
+  ControlEnvelope,
+  ControlFormat,
+  ControlKind,
+  ControlSignalEvent,
+} from './control-envelope.js';
+export { PlanSchema, PlanStepSchema, PlanStepStatusSchema, findDependencyCycle, readySteps } from './plan.js';
+export type { Plan, PlanStep, PlanStepStatus } from './plan.js';
+export { VerificationDetailSchema, VerificationResultSchema, VerificationTypeSchema } from './verification.js';
+export type { VerificationDetail, VerificationResult, VerificationType } from './verification.js';
+export {
+  CIRCUIT_BREAKER_CODES,
+  CircuitBreakerCodeSchema,
+  CircuitBreakerLimitsSchema,
+  DEFAULT_CIRCUIT_BREAKER_LIMITS,
+  StopReasonSchema,
+  exceedsIterations,
+  isStuttering,
+} from './circuit-breaker.js';
+export type { CircuitBreakerCode, CircuitBreakerLimits, StopReason } from './circuit-breaker.js';
+export {
+  PlanApprovalPayloadSchema,
+  ProtocolResponseSchema,
+  ProtocolStateSchema,
+  REQUEST_TYPES,
+  RESPONSE_TYPE_FOR,
+  RequestIdSchema,
+  RequestStatusSchema,
+  RequestTargetSchema,
+  RequestTypeSchema,
+  ResponseTypeSchema,
+  ShutdownRequestPayloadSchema,
+  ToolApprovalPayloadSchema,
+  applyResponse,
+  cancelRequest,
+  createRequest,
+  expireRequest,
+  isPastDeadline,
+  isTerminalStatus,
+  requestTypeFor,
+  responseTypeFor,
+} from './request.js';
+export type {
+  ApplyResponseResult,
+  CancelRequestResult,
+  CreateRequestInput,
+  DecisionContext,
+  ExpireRequestResult,
+  PlanApprovalPayload,
+  ProtocolResponse,
+  ProtocolState,
+  RequestId,
+  RequestStatus,
+  RequestTarget,
+  RequestType,
+  ResponseType,
+  ShutdownRequestPayload,
+  ToolApprovalPayload,
+} from './request.js';
+export {
+  INBOX_MESSAGE_TYPES,
+  InboxMessageSchema,
+  InboxMessageTypeSchema,
+  InboxMetadataSchema,
+  isProtocolMessage,
+  isProtocolResponse,
+  requestIdOf,
+  requestMessageType,
+  toProtocolResponse,
+} from './inbox.js';
+export type { InboxMessage, InboxMessageType, InboxMetadata } from './inbox.js';
+
+// --- identities and what the control plane keeps in Redis ----------------------------------
+export {
+  AgentIdentitySchema,
+  AgentRoleSchema,
+  AgentTokenEntrySchema,
+  AgentTokensFileSchema,
+  Sha256HexSchema,
+} from './agent.js';
+export type { AgentIdentity, AgentRole, AgentTokenEntry, AgentTokensFile } from './agent.js';
+export {
+  EpochMsSchema,
+  GatewayInfoSchema,
+  HookCorrelationSchema,
+  HookJobDataSchema,
+  HookStatusSchema,
+  PresenceEntrySchema,
+} from './hook-job.js';
+export type { GatewayInfo, HookCorrelation, HookJobData, HookStatus, PresenceEntry } from './hook-job.js';
+export { SignalRecordSchema } from './signal-record.js';
+export type { SignalRecord } from './signal-record.js';
 
 // --- wire: errors, frames -------------------------------------------------------------------
+export {
+  AhpErrorSchema,
+  CLOSE_CODES,
+  CLOSE_CODE_RANGES,
+  ERROR_CODES,
+  ERROR_CODE_LIST,
+  ErrorCodeSchema,
+  STANDARD_CLOSE_CODES,
+  closeCodeAllowsReconnect,
+  closeCodeName,
+  isErrorCode,
+  makeError,
+} from './errors.js';
+export type { AhpError, CloseCode, CloseCodeName, ErrorCode, ErrorCodeInfo, MakeErrorOptions } from './errors.js';
+export {
+  AckFrameSchema,
+  AckResultSchema,
+  AgentEventSchema,
+  CLIENT_FRAME_TYPES,
+  ClientFrameSchema,
+  ConnectionLimitsSchema,
+  DecisionFrameSchema,
+  ErrorFrameSchema,
+  EventFrameSchema,
+  FRAME_KINDS,
+  FRAME_LIMITS,
+  FrameIdSchema,
+  GoawayFrameSchema,
+  HelloFrameSchema,
+  HookFrameSchema,
+  InboxAckFrameSchema,
+  InboxPushFrameSchema,
+  OpenRequestSchema,
+  OutgoingMessageSchema,
+  PROTOCOL_VERSION,
+  REPLY_TYPE_FOR,
+  RequestFrameSchema,
+  RequestUpdateFrameSchema,
+  ResponseFrameSchema,
+  SERVER_FRAME_TYPES,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  SendFrameSchema,
+  SendableMessageTypeSchema,
+  SeqSchema,
+  ServerFrameSchema,
+  SignalPushFrameSchema,
+  SignalResponseFrameSchema,
+  WelcomeFrameSchema,
+  assertNever,
+  isClientFrameType,
+  isReplyFrame,
+  isServerFrameType,
+  parseClientFrame,
+  parseServerFrame,
+  utf8ByteLength,
+} from './frames.js';
+export type {
+  AckFrame,
+  AckResult,
+  AgentEvent,
+  ClientFrame,
+  ClientFrameInput,
+  ClientFrameType,
+  ConnectionLimits,
+  DecisionFrame,
+  ErrorFrame,
+  EventFrame,
+  Frame,
+  FrameIssue,
+  FrameKind,
+  FrameParseResult,
+  FrameType,
+  GoawayFrame,
+  HelloFrame,
+  HookFrame,
+  InboxAckFrame,
+  InboxPushFrame,
+  OpenRequest,
+  OutgoingMessage,
+  PushFrame,
+  ReplyFrame,
+  RequestFrame,
+  RequestUpdateFrame,
+  ResponseFrame,
+  SendFrame,
+  SendableMessageType,
+  ServerFrame,
+  ServerFrameInput,
+  ServerFrameType,
+  SignalPushFrame,
+  SignalResponseFrame,
+  WelcomeFrame,
+} from './frames.js';

@@ -74,8 +74,8 @@ export interface JsonValueIssue {
 export function inspectJsonValue(value: unknown, maxIssues = 10): JsonValueIssue[] {
   const issues: JsonValueIssue[] = [];
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
-  while (stack.length > 0 && issues.length < maxIssues) {
-    const { value: current, path } = stack.pop()!;
+  for (let next = stack.pop(); next !== undefined && issues.length < maxIssues; next = stack.pop()) {
+    const { value: current, path } = next;
     if (path.length >= LIMITS.maxJsonDepth) {
       issues.push({ path, message: `nested deeper than ${LIMITS.maxJsonDepth} levels` });
       continue;
@@ -106,6 +106,10 @@ export function inspectJsonValue(value: unknown, maxIssues = 10): JsonValueIssue
         continue;
       }
       for (const key of keys) {
+        if (key.length > LIMITS.maxShortString) {
+          issues.push({ path: [...path, key.slice(0, 32)], message: `key longer than ${LIMITS.maxShortString} characters` });
+          continue;
+        }
         if (FORBIDDEN_KEYS.has(key)) {
           issues.push({ path: [...path, key], message: `key "${key}" is not allowed` });
           continue;
@@ -137,9 +141,26 @@ export const JsonValueSchema = z
   .transform((value) => value as JsonValue)
   .meta({ id: 'JsonValue', description: 'Any JSON value; bounded depth and size, no __proto__/constructor/prototype keys.' });
 
-/** A JSON object (not an array, not null), checked by {@link inspectJsonValue}. */
+/**
+ * A JSON object (not an array, not null), checked by {@link inspectJsonValue}.
+ *
+ * The check runs on the raw input, not on a rebuilt record: rebuilding an object by assignment
+ * swallows a top-level `__proto__` key instead of reporting it. The JSON Schema shape is given
+ * in the metadata because the runtime check is a refinement.
+ */
 export const JsonObjectSchema = z
-  .record(z.string().max(LIMITS.maxShortString), z.unknown())
-  .superRefine(reportJsonIssues)
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !isPlainObject(value)) {
+      ctx.addIssue({ code: 'custom', message: 'expected a JSON object' });
+      return;
+    }
+    reportJsonIssues(value, ctx);
+  })
   .transform((value) => value as JsonObject)
-  .meta({ id: 'JsonObject', description: 'A JSON object; bounded depth and size, no __proto__/constructor/prototype keys.' });
+  .meta({
+    id: 'JsonObject',
+    description: 'A JSON object; bounded depth and size, no __proto__/constructor/prototype keys.',
+    type: 'object',
+    propertyNames: { maxLength: LIMITS.maxShortString },
+  });

@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# One image build for the whole workspace; each app is a target stage:
+#   docker build --target gateway .      docker build --target oracle-worker .
+# docker-compose.yml builds these targets; tools/compose-check verifies that they exist.
+
+FROM node:20-slim AS build
+WORKDIR /app
+ENV NX_NO_CLOUD=true NX_DAEMON=false NX_TUI=false
+COPY . .
+RUN npm ci --no-audit --no-fund
+RUN npx nx run-many -t build --projects=@ahp/gateway,@ahp/oracle-worker
+RUN npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/libs ./libs
+USER node
+
+FROM runtime AS gateway
+COPY --from=build /app/apps/gateway ./apps/gateway
+EXPOSE 8080
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "apps/gateway/dist/main.js"]
+
+FROM runtime AS oracle-worker
+COPY --from=build /app/apps/oracle-worker ./apps/oracle-worker
+STOPSIGNAL SIGTERM
+CMD ["node", "apps/oracle-worker/dist/main.js"]

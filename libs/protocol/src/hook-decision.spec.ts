@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { SEED_CONTROLLING, seedSignal } from '../test/fixtures/domain-seeds.js';
+import { HookDecisionSchema, aggregateSignals, failurePolicyDecision } from './hook-decision.js';
+import { SignalSchema, type Signal } from './signal.js';
+
+function issues(schema: z.ZodType, input: unknown) {
+  const result = schema.safeParse(input);
+  expect(result.success).toBe(false);
+  return result.error?.issues ?? [];
+}
+
+const HOOK_ID = '11111111-1111-4111-8111-111111111111';
+const NOW = '2026-02-09T10:00:01Z';
+
+function signal(intensity: 'block' | 'control' | 'prompt' | 'aid', n: number, patch: Record<string, unknown> = {}): Signal {
+  return SignalSchema.parse({ ...seedSignal(intensity, n), ...patch });
+}
+
+function control(n: number, modifications: { target: string; original: unknown; updated: unknown }[]): Signal {
+  return signal('control', n, {
+    payload: { ...SEED_CONTROLLING, modifications: modifications.map((m) => ({ ...m, reason: `oracle ${n}` })) },
+  });
+}
+
+describe('aggregateSignals', () => {
+  it('with no signals allows, with intensity null', () => {
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [], now: NOW });
+    expect(decision).toEqual({
+      hook_id: HOOK_ID,
+      trigger: 'pre-tool-use',
+      allowed: true,
+      intensity: null,
+      signals: [],
+      modifications: [],
+      warnings: [],
+      decided_by: 'oracles',
+      decided_at: NOW,
+    });
+    expect(HookDecisionSchema.parse(decision)).toEqual(decision);
+  });
+
+  it('block wins over control, prompt and aid, and every signal is kept in order', () => {
+    const signals = [signal('aid', 1), signal('prompt', 2), signal('block', 3), signal('control', 4)];
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-issue-submit', signals, now: NOW });
+    expect(decision.intensity).toBe('block');
+    expect(decision.allowed).toBe(false);
+    expect(decision.signals.map((s) => s.header.id)).toEqual(signals.map((s) => s.header.id));
+    expect(HookDecisionSchema.safeParse(decision).success).toBe(true);
+  });
+
+  it('control wins over prompt and aid and still allows', () => {
+    const decision = aggregateSignals({
+      hookId: HOOK_ID,
+      trigger: 'pre-issue-submit',
+      signals: [signal('prompt', 1), signal('control', 2), signal('aid', 3)],
+      now: NOW,
+    });
+    expect(decision).toMatchObject({ intensity: 'control', allowed: true });
+    expect(decision.modifications).toEqual(SEED_CONTROLLING.modifications);
+  });
+
+  it('collects prompt messages as warnings, in signal order', () => {
+    const second = signal('prompt', 2, {
+      payload: { ...seedSignal('prompt').payload, message: '覆盖率低于阈值' },
+    });
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-issue-submit', signals: [signal('prompt', 1), second], now: NOW });
+    expect(decision.warnings).toEqual(['单次修改涉及 25 个文件，建议分步提交', '覆盖率低于阈值']);
+    expect(decision).toMatchObject({ intensity: 'prompt', allowed: true });
+  });
+
+  it('merges modifications of several control signals; on the same target the earlier signal wins', () => {
+    const first = control(1, [
+      { target: 'batch_size', original: 10000, updated: 1000 },
+      { target: 'timeout_s', original: 600, updated: 60 },
+    ]);
+    const second = control(2, [
+      { target: 'batch_size', original: 10000, updated: 500 },
+      { target: 'dry_run', original: false, updated: true },
+    ]);
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [first, second], now: NOW });
+    expect(decision.modifications.map((m) => [m.target, m.updated, m.reason])).toEqual([
+      ['batch_size', 1000, 'oracle 1'],
+      ['timeout_s', 60, 'oracle 1'],
+      ['dry_run', true, 'oracle 2'],
+    ]);
+    const reversed = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [second, first], now: NOW });
+    expect(reversed.modifications.find((m) => m.target === 'batch_size')?.updated).toBe(500);
+    expect(decision.signals).toHaveLength(2);
+  });
+
+  it('keeps only the first of two modifications of one target within one signal', () => {
+    const dup = control(1, [
+      { target: 'x', original: 1, updated: 2 },
+      { target: 'x', original: 1, updated: 3 },
+    ]);
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [dup], now: NOW });
+    expect(decision.modifications.map((m) => m.updated)).toEqual([2]);
+  });
+
+  it('is pure: same input, same output, input untouched', () => {
+    const signals = [signal('control', 1), signal('prompt', 2)];
+    const snapshot = structuredClone(signals);
+    const input = { hookId: HOOK_ID, trigger: 'pre-issue-submit' as const, signals, now: NOW, configVersion: 7 };
+    const a = aggregateSignals(input);
+    const b = aggregateSignals(input);
+    expect(a).toEqual(b);
+    expect(signals).toEqual(snapshot);
+    expect(a.config_version).toBe(7);
+    expect(a.signals).not.toBe(signals);
+  });
+
+  it('replays seed 001 §6.1: blocked, then allowed with a warning, then aided', () => {
+    const first = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-issue-submit', signals: [signal('block', 1)], now: NOW });
+    expect(first).toMatchObject({ allowed: false, intensity: 'block', warnings: [] });
+    const second = aggregateSignals({
+      hookId: '22222222-2222-4222-8222-222222222222',
+      trigger: 'pre-issue-submit',
+      signals: [signal('prompt', 2, { header: { ...seedSignal('prompt', 2).header, source: 'change-size-limiter' } })],
+      now: '2026-02-09T10:15:00Z',
+    });
+    expect(second).toMatchObject({ allowed: true, intensity: 'prompt', warnings: ['单次修改涉及 25 个文件，建议分步提交'] });
+    const third = aggregateSignals({
+      hookId: '33333333-3333-4333-8333-333333333333',
+      trigger: 'post-issue-submit',
+      signals: [signal('aid', 3)],
+      now: '2026-02-09T10:15:01Z',
+    });
+    expect(third).toMatchObject({ allowed: true, intensity: 'aid' });
+    for (const d of [first, second, third]) expect(HookDecisionSchema.safeParse(d).success).toBe(true);
+  });
+});
+
+describe('failurePolicyDecision', () => {
+  it('fail_closed denies with intensity block, no synthetic signal, and the error', () => {
+    const decision = failurePolicyDecision({
+      hookId: HOOK_ID,
+      trigger: 'pre-tool-use',
+      policy: 'fail_closed',
+      code: 'E_TIMEOUT',
+      message: 'no oracle answered within 5000 ms',
+      now: NOW,
+      configVersion: 3,
+    });
+    expect(decision).toEqual({
+      hook_id: HOOK_ID,
+      trigger: 'pre-tool-use',
+      allowed: false,
+      intensity: 'block',
+      signals: [],
+      modifications: [],
+      warnings: [],
+      decided_by: 'failure_policy',
+      error: { code: 'E_TIMEOUT', message: 'no oracle answered within 5000 ms' },
+      config_version: 3,
+      decided_at: NOW,
+    });
+    expect(HookDecisionSchema.parse(decision)).toEqual(decision);
+  });
+
+  it('fail_open allows with intensity null and the error', () => {
+    const decision = failurePolicyDecision({
+      hookId: HOOK_ID,
+      trigger: 'post-tool-use',
+      policy: 'fail_open',
+      code: 'E_TIMEOUT',
+      message: 'timeout',
+      now: NOW,
+    });
+    expect(decision).toMatchObject({ allowed: true, intensity: null, decided_by: 'failure_policy', error: { code: 'E_TIMEOUT' } });
+    expect(decision).not.toHaveProperty('config_version');
+    expect(HookDecisionSchema.safeParse(decision).success).toBe(true);
+  });
+});
+
+describe('HookDecisionSchema invariants', () => {
+  const blocked = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [signal('block', 1)], now: NOW });
+
+  it('allowed must be false exactly when the intensity is block', () => {
+    expect(issues(HookDecisionSchema, { ...blocked, allowed: true })[0]).toMatchObject({
+      path: ['allowed'],
+      message: 'a blocked decision cannot be allowed',
+    });
+    const open = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [], now: NOW });
+    expect(issues(HookDecisionSchema, { ...open, allowed: false })[0]).toMatchObject({ path: ['allowed'] });
+  });
+
+  it('the intensity of an oracle decision is the strongest signal intensity', () => {
+    expect(issues(HookDecisionSchema, { ...blocked, intensity: 'control', allowed: true })[0]).toMatchObject({
+      path: ['intensity'],
+      message: 'intensity must be the strongest signal intensity (block)',
+    });
+  });
+
+  it('a failure-policy decision has an error and no signals', () => {
+    const closed = failurePolicyDecision({
+      hookId: HOOK_ID,
+      trigger: 'pre-tool-use',
+      policy: 'fail_closed',
+      code: 'E_TIMEOUT',
+      message: 't',
+      now: NOW,
+    });
+    const { error: _e, ...noError } = closed;
+    expect(issues(HookDecisionSchema, noError)[0]).toMatchObject({ path: ['error'] });
+    expect(issues(HookDecisionSchema, { ...closed, signals: blocked.signals })[0]).toMatchObject({ path: ['signals'] });
+    expect(issues(HookDecisionSchema, { ...closed, error: { code: 'timeout', message: 't' } })[0]).toMatchObject({
+      path: ['error', 'code'],
+    });
+  });
+
+  it('rejects a non-uuid hook id, an unknown trigger, a fractional config version, extra keys', () => {
+    expect(issues(HookDecisionSchema, { ...blocked, hook_id: 'h1' })[0]).toMatchObject({ path: ['hook_id'] });
+    expect(issues(HookDecisionSchema, { ...blocked, trigger: 'pre-deploy' })[0]).toMatchObject({ path: ['trigger'] });
+    expect(issues(HookDecisionSchema, { ...blocked, config_version: 1.5 })[0]).toMatchObject({ path: ['config_version'] });
+    expect(issues(HookDecisionSchema, { ...blocked, reason: 'x' })[0]).toMatchObject({ code: 'unrecognized_keys' });
+  });
+
+  it('validates every embedded signal', () => {
+    const broken = { ...blocked, signals: [{ ...blocked.signals[0], payload: seedSignal('aid').payload }] };
+    expect(issues(HookDecisionSchema, broken)[0]).toMatchObject({ path: ['signals', 0, 'payload', 'level'] });
+  });
+});

@@ -1,0 +1,25 @@
+/**
+ * What the control plane remembers about each signal it sent, so that an agent's answer can be
+ * checked (the signal exists, was sent to that agent, the action fits its intensity) and logged.
+ */
+import { z } from 'zod';
+import { IntensitySchema } from './intensity.js';
+import { IdSchema, ShortStringSchema, UuidSchema } from './primitives.js';
+import { SignalResponseSchema } from './signal-response.js';
+import { HookTriggerSchema } from './trigger.js';
+
+/** One sent signal, indexed by its id; `response` is set once, by the first valid answer. */
+export const SignalRecordSchema = z
+  .strictObject({
+    signal_id: UuidSchema,
+    hook_id: UuidSchema,
+    agent_id: IdSchema,
+    session_id: IdSchema,
+    trigger: HookTriggerSchema,
+    intensity: IntensitySchema,
+    source: ShortStringSchema,
+    type: ShortStringSchema,
+    response: SignalResponseSchema.optional(),
+  })
+  .meta({ id: 'SignalRecord', description: 'A signal sent to an agent, with its response once answered.' });
+export type SignalRecord = z.infer<typeof SignalRecordSchema>;

@@ -1,0 +1,62 @@
+/**
+ * Errors of the store, each with a stable `code` to branch on (the message is for people).
+ */
+/** Codes of {@link StoreError}. */
+export type StoreErrorCode = 'E_STORE_DATA' | 'E_STORE_INPUT' | 'E_HOOK_NOT_FOUND';
+
+/** One schema problem of a value read back from Redis: where in the value, and what. */
+export interface StoreDataIssue {
+  path: string;
+  message: string;
+}
+
+/** Base class of every error this library throws on purpose. */
+export class StoreError extends Error {
+  readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/**
+ * A value read back from Redis does not parse with its schema: a corrupt or foreign entry, or one
+ * written by an incompatible version. Carries the key so an operator can inspect or delete it;
+ * nothing was changed because of it.
+ */
+export class StoreDataError extends StoreError {
+  readonly key: string;
+  /** Which part of the value failed (a hash field, `json`, `reply`…). */
+  readonly field: string | undefined;
+  readonly issues: readonly StoreDataIssue[];
+
+  constructor(key: string, message: string, details: { field?: string; issues?: readonly StoreDataIssue[]; cause?: unknown } = {}) {
+    super('E_STORE_DATA', `${key}${details.field === undefined ? '' : ` (${details.field})`}: ${message}`, { cause: details.cause });
+    this.key = key;
+    this.field = details.field;
+    this.issues = details.issues ?? [];
+  }
+}
+
+/** The caller passed something the store refuses to write (an id that cannot be part of a key, a decision for another hook). */
+export class StoreInputError extends StoreError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_STORE_INPUT', message, options);
+  }
+}
+
+/**
+ * `decide` found no correlation for the hook: it was never opened, or it expired (a pending hook
+ * lives until its deadline plus the decision TTL). Nothing was stored and nothing was routed; a
+ * worker drops the job.
+ */
+export class HookNotFoundError extends StoreError {
+  readonly hookId: string;
+
+  constructor(hookId: string) {
+    super('E_HOOK_NOT_FOUND', `hook ${hookId} has no correlation (never opened, or expired)`);
+    this.hookId = hookId;
+  }
+}

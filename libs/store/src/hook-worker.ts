@@ -1,0 +1,120 @@
+/**
+ * The BullMQ worker that runs hook evaluations.
+ */
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { HookJobDataSchema, type HookJobData } from '@ahp/protocol';
+import type { Logger } from './contracts.js';
+import type { StoreKeys } from './keys.js';
+import type { RedisClient } from './redis-client.js';
+import { describeIssues } from './validate.js';
+
+/** Evaluates one hook job. Throwing fails the attempt; BullMQ retries it per the queue's job options. */
+export type HookProcessor = (job: HookJobData, meta: { jobId: string; attemptsMade: number }) => Promise<void>;
+
+/**
+ * Options of {@link createHookWorker}.
+ *
+ * Lock and stall settings decide how fast a job of a killed worker runs again: its lock expires
+ * after `lockDurationMs`, and the next stalled-jobs check (every `stalledIntervalMs`, on any
+ * worker) moves it back to waiting. With BullMQ's defaults (30 s / 30 s) that is up to a minute,
+ * longer than a hook's deadline; ours re-run it within about 15 s. A shorter lock costs more lock
+ * renewals (every `lockDurationMs / 2` per active job) and risks a lock lost while an event loop
+ * is blocked longer than the lock.
+ */
+export interface HookWorkerOptions {
+  /** A connected client. The worker does not use it directly: BullMQ opens two duplicates (one blocking) and closes them on `close()`. */
+  redis: RedisClient;
+  keys: StoreKeys;
+  processor: HookProcessor;
+  logger: Logger;
+  /**
+   * Jobs run at once by this worker. Evaluation is mostly waiting on I/O.
+   * @defaultValue `8`
+   */
+  concurrency?: number;
+  /**
+   * How long a job's lock lasts without renewal.
+   * @defaultValue `10000`
+   */
+  lockDurationMs?: number;
+  /**
+   * How often this worker looks for jobs whose lock expired.
+   * @defaultValue `5000`
+   */
+  stalledIntervalMs?: number;
+  /**
+   * How often a job may stall (its worker died) before it fails for good. Evaluation is
+   * idempotent (first writer wins), so re-running it is harmless.
+   * @defaultValue `2`
+   */
+  maxStalledCount?: number;
+  /**
+   * Start fetching jobs at once. When false, call `worker.run()`.
+   * @defaultValue `true`
+   */
+  autorun?: boolean;
+}
+
+/** A running hook worker. */
+export interface HookWorker {
+  /** Waits for active jobs to finish, then closes the worker's connections. Idempotent. */
+  close(): Promise<void>;
+  readonly worker: Worker<HookJobData>;
+}
+
+/**
+ * Creates a BullMQ worker on the hook queue.
+ *
+ * Job data is parsed with HookJobDataSchema before the processor sees it. Data that does not
+ * parse fails the job with BullMQ's UnrecoverableError (no retries: it would never parse) and a
+ * log line. Worker errors (lost connections) and failed attempts are logged, never thrown.
+ */
+export function createHookWorker(options: HookWorkerOptions): HookWorker {
+  const { keys, logger, processor } = options;
+
+  async function processJob(job: Job<unknown>): Promise<void> {
+    const jobId = job.id ?? '';
+    const checked = HookJobDataSchema.safeParse(job.data);
+    if (!checked.success) {
+      const reason = describeIssues(checked.error.issues);
+      logger.error({ jobId, error: reason }, 'hook job data does not parse; failing the job without retry');
+      throw new UnrecoverableError(`invalid hook job data: ${reason}`);
+    }
+    await processor(checked.data, { jobId, attemptsMade: job.attemptsMade });
+  }
+
+  const worker = new Worker<HookJobData>(keys.queueName, processJob, {
+    connection: options.redis,
+    prefix: keys.bullPrefix,
+    concurrency: options.concurrency ?? 8,
+    lockDuration: options.lockDurationMs ?? 10_000,
+    stalledInterval: options.stalledIntervalMs ?? 5_000,
+    maxStalledCount: options.maxStalledCount ?? 2,
+    autorun: options.autorun ?? true,
+  });
+  worker.on('error', (error) => {
+    logger.error({ error: error.message }, 'hook worker error');
+  });
+  worker.on('failed', (job, error) => {
+    const data = job?.data as Partial<HookJobData> | undefined;
+    logger.warn(
+      {
+        jobId: job?.id,
+        correlationId: data?.hook_id,
+        agentId: data?.agent?.id,
+        attemptsMade: job?.attemptsMade,
+        error: error.message,
+      },
+      'hook job attempt failed',
+    );
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    worker,
+    close() {
+      closing ??= worker.close();
+      return closing;
+    },
+  };
+}

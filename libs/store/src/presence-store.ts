@@ -1,0 +1,143 @@
+/**
+ * PresenceStore on Redis: one key per agent and per gateway, expiring on their own (PEXPIRE), plus
+ * an index ZSET each, scored by expiry, so that listing needs no SCAN.
+ */
+import { GatewayInfoSchema, PresenceEntrySchema, type GatewayInfo, type PresenceEntry } from '@ahp/protocol';
+import type { PresenceStore } from './contracts.js';
+import { StoreDataError, StoreInputError } from './errors.js';
+import type { StoreKeys } from './keys.js';
+import { LuaScript, parseStored, parseStoredJson } from './lua.js';
+import type { RedisClient } from './redis-client.js';
+import { PRESENCE_CONNECT_LUA } from './scripts/presence-connect.lua.js';
+import { PRESENCE_DISCONNECT_LUA } from './scripts/presence-disconnect.lua.js';
+import { PRESENCE_TOUCH_LUA } from './scripts/presence-touch.lua.js';
+import { describeIssues } from './validate.js';
+
+const presenceConnect = new LuaScript('presence-connect', PRESENCE_CONNECT_LUA);
+const presenceTouch = new LuaScript('presence-touch', PRESENCE_TOUCH_LUA);
+const presenceDisconnect = new LuaScript('presence-disconnect', PRESENCE_DISCONNECT_LUA);
+
+/** Options of {@link createPresenceStore}. */
+export interface PresenceStoreOptions {
+  redis: RedisClient;
+  keys: StoreKeys;
+}
+
+function positiveTtl(ttlMs: number): number {
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new StoreInputError(`TTL must be a positive integer of milliseconds, got ${ttlMs}`);
+  return ttlMs;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Creates the Redis PresenceStore. See {@link PresenceStore} for the guarantees and the
+ * presence-* scripts for the steps.
+ *
+ * - "Newest connection wins" compares `connected_at`: a connect whose entry is older than the
+ *   stored one is ignored (a slow gateway cannot overwrite a newer connection); equal times are
+ *   replaced.
+ * - `list(now)` and `listGateways(now)` return the entries whose index score (the caller's
+ *   `now + ttlMs` at the last refresh) is after `now`, and remove the expired index members. An
+ *   entry whose key is already gone is skipped. One entry that does not parse fails the call with
+ *   StoreDataError naming its key.
+ * - Entries are validated with their protocol schema before they are written (StoreInputError).
+ */
+export function createPresenceStore(options: PresenceStoreOptions): PresenceStore {
+  const { redis, keys } = options;
+
+  /** Live index members (score after `now`), after removing the expired ones. */
+  async function liveMembers(index: string, now: number): Promise<string[]> {
+    const [, members] = await redis
+      .multi()
+      .zRemRangeByScore(index, '-inf', now)
+      .zRange(index, `(${now}`, '+inf', { BY: 'SCORE' })
+      .exec();
+    if (!Array.isArray(members) || !members.every((member) => typeof member === 'string')) {
+      throw new StoreDataError(index, 'index did not read back as a list of ids');
+    }
+    return members;
+  }
+
+  function keyOf(build: (id: string) => string, id: string, index: string): string {
+    try {
+      return build(id);
+    } catch (error) {
+      throw new StoreDataError(index, `index member ${JSON.stringify(id)} is not an id`, { cause: error });
+    }
+  }
+
+  function entryFromHash(fields: Record<string, string>, key: string): PresenceEntry {
+    const raw = parseStoredJson(fields['entry'] ?? '', key, 'entry');
+    const lastActivity = fields['last_activity_at'];
+    const merged = isRecord(raw) && lastActivity !== undefined ? { ...raw, last_activity_at: lastActivity } : raw;
+    return parseStored(PresenceEntrySchema, merged, key, 'entry');
+  }
+
+  return {
+    async connect(entry: PresenceEntry, ttlMs: number, now: number): Promise<void> {
+      const checked = PresenceEntrySchema.safeParse(entry);
+      if (!checked.success) throw new StoreInputError(`invalid presence entry: ${describeIssues(checked.error.issues)}`);
+      const valid = checked.data;
+      await presenceConnect.run(redis, [keys.presenceAgent(valid.agent.id), keys.presenceAgents], [
+        valid.agent.id,
+        JSON.stringify(valid),
+        valid.session_id,
+        valid.gateway_id,
+        Date.parse(valid.connected_at),
+        valid.last_activity_at,
+        positiveTtl(ttlMs),
+        now + ttlMs,
+      ]);
+    },
+
+    async touch(agentId: string, sessionId: string, now: number, ttlMs: number): Promise<void> {
+      await presenceTouch.run(redis, [keys.presenceAgent(agentId), keys.presenceAgents], [
+        agentId,
+        sessionId,
+        new Date(now).toISOString(),
+        positiveTtl(ttlMs),
+        now + ttlMs,
+      ]);
+    },
+
+    async disconnect(agentId: string, sessionId: string, gatewayId?: string): Promise<void> {
+      await presenceDisconnect.run(redis, [keys.presenceAgent(agentId), keys.presenceAgents], [agentId, sessionId, gatewayId ?? '']);
+    },
+
+    async list(now: number): Promise<PresenceEntry[]> {
+      const members = await liveMembers(keys.presenceAgents, now);
+      const entryKeys = members.map((id) => keyOf(keys.presenceAgent, id, keys.presenceAgents));
+      const hashes = await Promise.all(entryKeys.map(async (key) => ({ key, fields: await redis.hGetAll(key) })));
+      return hashes.filter(({ fields }) => Object.keys(fields).length > 0).map(({ key, fields }) => entryFromHash(fields, key));
+    },
+
+    async heartbeatGateway(info: GatewayInfo, ttlMs: number, now: number): Promise<void> {
+      const checked = GatewayInfoSchema.safeParse(info);
+      if (!checked.success) throw new StoreInputError(`invalid gateway info: ${describeIssues(checked.error.issues)}`);
+      const valid = checked.data;
+      await redis
+        .multi()
+        .set(keys.presenceGateway(valid.gateway_id), JSON.stringify(valid), { expiration: { type: 'PX', value: positiveTtl(ttlMs) } })
+        .zAdd(keys.presenceGateways, { score: now + ttlMs, value: valid.gateway_id })
+        .exec();
+    },
+
+    async removeGateway(gatewayId: string): Promise<void> {
+      await redis.multi().del(keys.presenceGateway(gatewayId)).zRem(keys.presenceGateways, gatewayId).exec();
+    },
+
+    async listGateways(now: number): Promise<GatewayInfo[]> {
+      const members = await liveMembers(keys.presenceGateways, now);
+      const infoKeys = members.map((id) => keyOf(keys.presenceGateway, id, keys.presenceGateways));
+      const values = await Promise.all(infoKeys.map(async (key) => ({ key, value: await redis.get(key) })));
+      const gateways: GatewayInfo[] = [];
+      for (const { key, value } of values) {
+        if (value !== null) gateways.push(parseStored(GatewayInfoSchema, parseStoredJson(value, key, 'json'), key));
+      }
+      return gateways;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/** Source of the open-hook script; see its header. */
+export const OPEN_HOOK_LUA = `--[[
+  open-hook (1 key): records a hook's correlation, or re-opens it when the SDK re-sends it.
+
+  KEYS[1]  hook hash  <prefix>:hook:{<hookId>}
+
+  ARGV[1]  hook id
+  ARGV[2]  agent id
+  ARGV[3]  session id
+  ARGV[4]  gateway id: the gateway that holds the agent's socket now
+  ARGV[5]  trigger
+  ARGV[6]  now (epoch ms)
+  ARGV[7]  deadline (epoch ms)
+  ARGV[8]  TTL of a new pending hook (ms): time left to the deadline plus the decision TTL
+
+  Returns { kind, HGETALL of the hash } where kind is
+    'created'  no hash existed; a pending one now does, owned by ARGV[4]
+    'joined'   the hook is pending and ARGV[4] is now its owner (its deadline, trigger and
+               session stay those of the first open; its TTL is unchanged)
+    'decided'  the hook is decided; the hash holds the decision; nothing changed
+  or { 'foreign' } when the hook id belongs to another agent (nothing changed),
+  or { 'corrupt', HGETALL } when the hash has no agent_id (nothing changed).
+
+  Ownership and decision live in one hash, changed only by this script and decide-hook, so a
+  decision is either visible here (status 'decided') or routed to the owner this call sets.
+]]
+local key = KEYS[1]
+if redis.call('EXISTS', key) == 0 then
+  redis.call('HSET', key,
+    'hook_id', ARGV[1], 'agent_id', ARGV[2], 'session_id', ARGV[3], 'gateway_id', ARGV[4],
+    'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7])
+  redis.call('PEXPIRE', key, ARGV[8])
+  return { 'created', redis.call('HGETALL', key) }
+end
+local fields = redis.call('HMGET', key, 'agent_id', 'status')
+if not fields[1] then
+  return { 'corrupt', redis.call('HGETALL', key) }
+end
+if fields[1] ~= ARGV[2] then
+  return { 'foreign' }
+end
+if fields[2] == 'decided' then
+  return { 'decided', redis.call('HGETALL', key) }
+end
+redis.call('HSET', key, 'gateway_id', ARGV[4])
+return { 'joined', redis.call('HGETALL', key) }
+`;

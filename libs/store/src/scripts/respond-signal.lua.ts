@@ -1,0 +1,51 @@
+/** Source of the respond-signal script; see its header. */
+export const RESPOND_SIGNAL_LUA = `--[[
+  respond-signal (2 keys): records an agent's first valid response to a signal.
+
+  KEYS[1]  signal record hash  <prefix>:signal:{<signalId>}
+  KEYS[2]  signal log stream   <prefix>:signal-log
+
+  ARGV[1]  agent id of the responder
+  ARGV[2]  the intensity the response's action answers (each action answers exactly one)
+  ARGV[3]  the response as canonical JSON (sorted keys): equal responses are equal strings
+  ARGV[4]  the action
+  ARGV[5]  log timestamp (ISO 8601)
+  ARGV[6]  signal log MAXLEN (approximate trimming)
+
+  Checks, in this order, and returns
+    { 'not_found' }                 no record (never sent, or expired)
+    { 'forbidden' }                 the signal was sent to another agent
+    { 'invalid_action', intensity } the action does not answer this intensity
+    { 'duplicate', HGETALL }        this response is already recorded; nothing changed
+    { 'conflict', HGETALL }         another response is recorded; nothing changed
+    { 'recorded', HGETALL }         stored now, and a 'response' entry appended to the log
+    { 'corrupt', HGETALL }          the record has no agent_id or intensity; nothing changed
+  Nothing changes unless the reply is 'recorded'.
+]]
+local record = KEYS[1]
+if redis.call('EXISTS', record) == 0 then
+  return { 'not_found' }
+end
+local r = redis.call('HMGET', record, 'agent_id', 'intensity', 'response', 'trigger', 'source', 'signal_id', 'hook_id', 'type', 'session_id')
+if not r[1] or not r[2] then
+  return { 'corrupt', redis.call('HGETALL', record) }
+end
+if r[1] ~= ARGV[1] then
+  return { 'forbidden' }
+end
+if r[2] ~= ARGV[2] then
+  return { 'invalid_action', r[2] }
+end
+if r[3] then
+  if r[3] == ARGV[3] then
+    return { 'duplicate', redis.call('HGETALL', record) }
+  end
+  return { 'conflict', redis.call('HGETALL', record) }
+end
+redis.call('HSET', record, 'response', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*',
+  'kind', 'response', 'timestamp', ARGV[5], 'hook', r[4] or '', 'intensity', r[2],
+  'source', r[5] or '', 'consumed', '1', 'action', ARGV[4], 'signal_id', r[6] or '',
+  'hook_id', r[7] or '', 'type', r[8] or '', 'agent_id', r[1], 'session_id', r[9] or '')
+return { 'recorded', redis.call('HGETALL', record) }
+`;

@@ -1,0 +1,72 @@
+/**
+ * Reading the signal log: a Redis stream with one entry per signal sent (`kind: signal`) and one
+ * per response recorded (`kind: response`), written by decide-hook and respond-signal.
+ *
+ * Retention: the stream is trimmed on every append to about `signalLogMaxLen` entries
+ * (`XADD MAXLEN ~`, default 100 000): a count, not an age, because trimming by count costs
+ * nothing on append and bounds memory whatever the traffic. Export it elsewhere (JSONL, a
+ * database) to keep more.
+ */
+import { SignalLogEntrySchema, type SignalLogEntry } from '@ahp/protocol';
+import { StoreDataError } from './errors.js';
+import type { StoreKeys } from './keys.js';
+import { parseStored } from './lua.js';
+import type { RedisClient } from './redis-client.js';
+
+/** One signal log entry with the stream id and the ids the protocol's entry does not carry. */
+export interface SignalLogRecord {
+  /** Stream entry id (`<ms>-<seq>`); pass it as `after` to read on. */
+  id: string;
+  kind: 'signal' | 'response';
+  agentId: string;
+  sessionId: string;
+  entry: SignalLogEntry;
+}
+
+/** Options of {@link readSignalLog}. */
+export interface ReadSignalLogOptions {
+  /**
+   * Read entries after this stream id (exclusive).
+   * @defaultValue the beginning of the log
+   */
+  after?: string;
+  /**
+   * At most this many entries.
+   * @defaultValue `100`
+   */
+  count?: number;
+}
+
+/** The protocol entry and the extra ids in one stream entry's fields. */
+export function signalLogRecordFromFields(id: string, fields: Record<string, string>, key: string): SignalLogRecord {
+  const kind = fields['kind'];
+  if (kind !== 'signal' && kind !== 'response') throw new StoreDataError(key, `entry ${id} has kind ${String(kind)}`, { field: 'kind' });
+  const action = fields['action'];
+  const entry = parseStored(
+    SignalLogEntrySchema,
+    {
+      timestamp: fields['timestamp'],
+      hook: fields['hook'],
+      intensity: fields['intensity'],
+      source: fields['source'],
+      consumed: fields['consumed'] === '1',
+      ...(action === undefined ? {} : { action }),
+      signal_id: fields['signal_id'],
+      hook_id: fields['hook_id'],
+      type: fields['type'],
+    },
+    key,
+    id,
+  );
+  return { id, kind, agentId: fields['agent_id'] ?? '', sessionId: fields['session_id'] ?? '', entry };
+}
+
+/**
+ * Reads the signal log in order, oldest first.
+ * @throws StoreDataError for an entry that does not parse (the message names its stream id).
+ */
+export async function readSignalLog(redis: RedisClient, keys: StoreKeys, options: ReadSignalLogOptions = {}): Promise<SignalLogRecord[]> {
+  const start = options.after === undefined ? '-' : `(${options.after}`;
+  const entries = await redis.xRange(keys.signalLog, start, '+', { COUNT: options.count ?? 100 });
+  return (entries ?? []).map((entry) => signalLogRecordFromFields(entry.id, entry.message as Record<string, string>, keys.signalLog));
+}

@@ -1,0 +1,105 @@
+/**
+ * SignalStore on Redis: one hash per sent signal, written by decide-hook, answered once by
+ * respond-signal.
+ */
+import {
+  SignalRecordSchema,
+  SignalResponseSchema,
+  actionsForIntensity,
+  intensityOfAction,
+  IntensitySchema,
+  type SignalRecord,
+  type SignalResponse,
+} from '@ahp/protocol';
+import type { SignalResponseOutcome, SignalStore } from './contracts.js';
+import { StoreDataError, StoreInputError } from './errors.js';
+import type { StoreKeys } from './keys.js';
+import { LuaScript, arrayReply, badReply, pairsToRecord, parseStored, parseStoredJson, stringAt } from './lua.js';
+import type { RedisClient } from './redis-client.js';
+import { RESPOND_SIGNAL_LUA } from './scripts/respond-signal.lua.js';
+import { canonicalJson, describeIssues } from './validate.js';
+
+const respondSignal = new LuaScript('respond-signal', RESPOND_SIGNAL_LUA);
+
+/** Options of {@link createSignalStore}; {@link createRedisStores} fills them from its own. */
+export interface SignalStoreOptions {
+  redis: RedisClient;
+  keys: StoreKeys;
+  signalLogMaxLen: number;
+}
+
+/** The record stored in a signal hash. */
+export function signalRecordFromHash(fields: Record<string, string>, key: string): SignalRecord {
+  const response = fields['response'];
+  return parseStored(
+    SignalRecordSchema,
+    {
+      signal_id: fields['signal_id'],
+      hook_id: fields['hook_id'],
+      agent_id: fields['agent_id'],
+      session_id: fields['session_id'],
+      trigger: fields['trigger'],
+      intensity: fields['intensity'],
+      source: fields['source'],
+      type: fields['type'],
+      ...(response === undefined ? {} : { response: parseStoredJson(response, key, 'response') }),
+    },
+    key,
+  );
+}
+
+/**
+ * Creates the Redis SignalStore. See {@link SignalStore} for the guarantees and
+ * scripts/respond-signal.lua.ts for the steps. `respond` validates the response with
+ * SignalResponseSchema first (StoreInputError otherwise); two responses are "the same" when they
+ * are equal as JSON values (key order does not matter). Records expire `signalTtlMs` after the
+ * decision that sent them; a response does not extend that.
+ */
+export function createSignalStore(options: SignalStoreOptions): SignalStore {
+  const { redis, keys } = options;
+  return {
+    async get(signalId: string): Promise<SignalRecord | null> {
+      const key = keys.signal(signalId);
+      const fields = await redis.hGetAll(key);
+      if (Object.keys(fields).length === 0) return null;
+      return signalRecordFromHash(fields, key);
+    },
+
+    async respond(agentId: string, response: SignalResponse, now: number): Promise<SignalResponseOutcome> {
+      const checked = SignalResponseSchema.safeParse(response);
+      if (!checked.success) throw new StoreInputError(`invalid signal response: ${describeIssues(checked.error.issues)}`);
+      const valid = checked.data;
+      const key = keys.signal(valid.signal_id);
+      const reply = arrayReply(
+        await respondSignal.run(redis, [key, keys.signalLog], [
+          agentId,
+          intensityOfAction(valid.action),
+          canonicalJson(valid),
+          valid.action,
+          new Date(now).toISOString(),
+          options.signalLogMaxLen,
+        ]),
+        key,
+        respondSignal.name,
+      );
+      const outcome = stringAt(reply, 0, key, respondSignal.name);
+      switch (outcome) {
+        case 'not_found':
+        case 'forbidden':
+          return { outcome };
+        case 'invalid_action': {
+          const intensity = parseStored(IntensitySchema, reply[1], key, 'intensity');
+          return { outcome, allowed: actionsForIntensity(intensity) };
+        }
+        case 'recorded':
+        case 'duplicate':
+        case 'conflict':
+          return { outcome, record: signalRecordFromHash(pairsToRecord(reply[1], key, respondSignal.name), key) };
+        case 'corrupt':
+          throw new StoreDataError(key, 'signal record has no agent_id or intensity');
+        default:
+          throw badReply(key, respondSignal.name, reply);
+      }
+    },
+  };
+}

@@ -1,0 +1,277 @@
+/**
+ * HookStore against the run's Redis: open, decide (first writer wins, records, log, routing) and
+ * read-back safety.
+ */
+import { failurePolicyDecision, type HookDecision } from '@ahp/protocol';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  HookNotFoundError,
+  StoreDataError,
+  StoreInputError,
+  createRedisStores,
+  readSignalLog,
+  type OpenHookInput,
+  type RedisClient,
+  type RedisStores,
+  type StoreKeys,
+} from '../src/index.js';
+import { makeDecision, makeSignal, openClient, randomUUID, testKeys } from './support.js';
+
+const DECISION_TTL_MS = 60_000;
+const SIGNAL_TTL_MS = 120_000;
+
+let redis: RedisClient;
+let keys: StoreKeys;
+let stores: RedisStores;
+
+beforeAll(async () => {
+  redis = await openClient('store-test:hooks');
+});
+afterAll(async () => {
+  await redis.close();
+});
+beforeEach((context) => {
+  keys = testKeys(context.task.name);
+  stores = createRedisStores({ redis, keys, decisionTtlMs: DECISION_TTL_MS, signalTtlMs: SIGNAL_TTL_MS });
+});
+
+function openInput(overrides: Partial<OpenHookInput> = {}): OpenHookInput {
+  const now = Date.now();
+  return {
+    hookId: randomUUID(),
+    agentId: 'agent-1',
+    sessionId: 'session-1',
+    gatewayId: 'gw-a',
+    trigger: 'pre-tool-use',
+    now,
+    deadlineAt: now + 5_000,
+    ...overrides,
+  };
+}
+
+/** Decisions routed to a gateway, parsed. */
+async function routed(gatewayId: string): Promise<HookDecision[]> {
+  const entries = (await redis.xRange(keys.gatewayDecisions(gatewayId), '-', '+')) ?? [];
+  return entries.map((entry) => JSON.parse(String(entry.message['decision'])) as HookDecision);
+}
+
+describe('open', () => {
+  it('creates, then joins with the new gateway as owner, then answers with the stored decision', async () => {
+    const first = openInput();
+    const created = await stores.hooks.open(first);
+    expect(created).toEqual({
+      kind: 'created',
+      correlation: {
+        hook_id: first.hookId,
+        agent_id: 'agent-1',
+        session_id: 'session-1',
+        gateway_id: 'gw-a',
+        trigger: 'pre-tool-use',
+        status: 'pending',
+        created_at: first.now,
+        deadline_at: first.deadlineAt,
+      },
+    });
+
+    const joined = await stores.hooks.open({ ...first, gatewayId: 'gw-b', now: first.now + 100, deadlineAt: first.deadlineAt + 60_000 });
+    expect(joined.kind).toBe('joined');
+    if (joined.kind !== 'joined') return;
+    expect(joined.correlation.gateway_id).toBe('gw-b');
+    expect(joined.correlation.deadline_at).toBe(first.deadlineAt);
+    expect(joined.correlation.created_at).toBe(first.now);
+
+    const decision = makeDecision(first.hookId, [makeSignal('block')]);
+    await stores.hooks.decide(first.hookId, decision, first.now + 200);
+
+    const again = await stores.hooks.open({ ...first, gatewayId: 'gw-c', now: first.now + 300 });
+    expect(again).toEqual({
+      kind: 'decided',
+      correlation: expect.objectContaining({ status: 'decided', gateway_id: 'gw-b', decided_at: first.now + 200 }),
+      decision,
+    });
+  });
+
+  it('refuses a hook id that belongs to another agent, and changes nothing', async () => {
+    const first = openInput();
+    await stores.hooks.open(first);
+    await expect(stores.hooks.open({ ...first, agentId: 'agent-2', gatewayId: 'gw-b' })).resolves.toEqual({ kind: 'foreign' });
+    const stored = await stores.hooks.get(first.hookId);
+    expect(stored?.correlation).toMatchObject({ agent_id: 'agent-1', gateway_id: 'gw-a', status: 'pending' });
+  });
+
+  it('keeps a pending hook until its deadline plus the decision TTL, and a decided one for the decision TTL', async () => {
+    const input = openInput();
+    await stores.hooks.open(input);
+    const pendingTtl = await redis.pTTL(keys.hook(input.hookId));
+    expect(pendingTtl).toBeGreaterThan(DECISION_TTL_MS);
+    expect(pendingTtl).toBeLessThanOrEqual(input.deadlineAt - input.now + DECISION_TTL_MS);
+
+    await stores.hooks.decide(input.hookId, makeDecision(input.hookId), input.now);
+    const decidedTtl = await redis.pTTL(keys.hook(input.hookId));
+    expect(decidedTtl).toBeGreaterThan(0);
+    expect(decidedTtl).toBeLessThanOrEqual(DECISION_TTL_MS);
+  });
+
+  it('rejects input that could not be read back, writing nothing', async () => {
+    const input = openInput({ hookId: 'not-a-uuid' });
+    await expect(stores.hooks.open(input)).rejects.toBeInstanceOf(StoreInputError);
+    await expect(stores.hooks.open(openInput({ gatewayId: 'gw {x}' }))).rejects.toMatchObject({ code: 'E_STORE_INPUT' });
+    expect(await redis.exists(keys.hook('not-a-uuid'))).toBe(0);
+  });
+});
+
+describe('decide', () => {
+  it('lets exactly one of 25 concurrent decisions win; every caller gets the stored one', async () => {
+    const input = openInput();
+    await stores.hooks.open(input);
+    const candidates = Array.from({ length: 25 }, (_, i) =>
+      makeDecision(input.hookId, [makeSignal(i % 2 === 0 ? 'block' : 'control', `oracle-${i}`)]),
+    );
+    const results = await Promise.all(candidates.map((decision) => stores.hooks.decide(input.hookId, decision, input.now + 10)));
+
+    expect(results.filter((result) => result.first)).toHaveLength(1);
+    const winner = results.find((result) => result.first)!.decision;
+    for (const result of results) expect(result.decision).toEqual(winner);
+    expect((await stores.hooks.get(input.hookId))?.decision).toEqual(winner);
+
+    // Only the winner's signal has a record.
+    const winnerSignal = winner.signals[0]!;
+    const records = await Promise.all(candidates.map((decision) => stores.signals.get(decision.signals[0]!.header.id)));
+    expect(records.filter((record) => record !== null)).toEqual([
+      {
+        signal_id: winnerSignal.header.id,
+        hook_id: input.hookId,
+        agent_id: 'agent-1',
+        session_id: 'session-1',
+        trigger: 'pre-tool-use',
+        intensity: winnerSignal.header.intensity,
+        source: winnerSignal.header.source,
+        type: winnerSignal.header.type,
+      },
+    ]);
+
+    // Every call routes the stored decision (duplicates are the receiver's to drop).
+    const decisions = await routed('gw-a');
+    expect(decisions).toHaveLength(25);
+    for (const decision of decisions) expect(decision).toEqual(winner);
+  });
+
+  it('records every signal, logs it, and expires the records after the signal TTL', async () => {
+    const input = openInput();
+    await stores.hooks.open(input);
+    const signals = [makeSignal('block'), makeSignal('control'), makeSignal('control', 'second-oracle')];
+    const decision = makeDecision(input.hookId, signals);
+    const now = input.now + 50;
+    await expect(stores.hooks.decide(input.hookId, decision, now)).resolves.toEqual({ decision, first: true });
+
+    for (const signal of signals) {
+      const record = await stores.signals.get(signal.header.id);
+      expect(record).toMatchObject({ signal_id: signal.header.id, hook_id: input.hookId, intensity: signal.header.intensity });
+      const ttl = await redis.pTTL(keys.signal(signal.header.id));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(SIGNAL_TTL_MS);
+    }
+
+    const log = await readSignalLog(redis, keys);
+    expect(log.map((line) => line.entry)).toEqual(
+      signals.map((signal) => ({
+        timestamp: new Date(now).toISOString(),
+        hook: 'pre-tool-use',
+        intensity: signal.header.intensity,
+        source: signal.header.source,
+        consumed: false,
+        signal_id: signal.header.id,
+        hook_id: input.hookId,
+        type: signal.header.type,
+      })),
+    );
+    expect(log.every((line) => line.kind === 'signal' && line.agentId === 'agent-1' && line.sessionId === 'session-1')).toBe(true);
+  });
+
+  it("routes to the owner's stream, and to the new owner after open moved the hook", async () => {
+    const stays = openInput();
+    await stores.hooks.open(stays);
+    const stayingDecision = makeDecision(stays.hookId);
+    await stores.hooks.decide(stays.hookId, stayingDecision, stays.now);
+    expect(await routed('gw-a')).toEqual([stayingDecision]);
+
+    const moves = openInput();
+    await stores.hooks.open(moves);
+    await stores.hooks.open({ ...moves, gatewayId: 'gw-b' });
+    const movedDecision = makeDecision(moves.hookId, [makeSignal('control')]);
+    await stores.hooks.decide(moves.hookId, movedDecision, moves.now);
+    expect(await routed('gw-b')).toEqual([movedDecision]);
+    expect(await routed('gw-a')).toEqual([stayingDecision]);
+    expect(await redis.pTTL(keys.gatewayDecisions('gw-b'))).toBeGreaterThan(0);
+  });
+
+  it("stores the gateway's failure-policy decision like any other, and a late worker gets it back", async () => {
+    const input = openInput();
+    await stores.hooks.open(input);
+    const policy = failurePolicyDecision({
+      hookId: input.hookId,
+      trigger: 'pre-tool-use',
+      policy: 'fail_closed',
+      code: 'E_TIMEOUT',
+      message: 'no oracle answered in time',
+      now: new Date().toISOString(),
+    });
+    await expect(stores.hooks.decide(input.hookId, policy, input.deadlineAt)).resolves.toEqual({ decision: policy, first: true });
+    const late = makeDecision(input.hookId, [makeSignal('control')]);
+    await expect(stores.hooks.decide(input.hookId, late, input.deadlineAt + 10)).resolves.toEqual({ decision: policy, first: false });
+    expect(await stores.signals.get(late.signals[0]!.header.id)).toBeNull();
+  });
+
+  it('refuses a decision for an unknown hook, for another hook id, or for another trigger', async () => {
+    const unknown = randomUUID();
+    await expect(stores.hooks.decide(unknown, makeDecision(unknown), Date.now())).rejects.toBeInstanceOf(HookNotFoundError);
+
+    const input = openInput();
+    await stores.hooks.open(input);
+    const other = randomUUID();
+    await expect(stores.hooks.decide(input.hookId, makeDecision(other), input.now)).rejects.toBeInstanceOf(StoreInputError);
+    await expect(stores.hooks.decide(input.hookId, makeDecision(input.hookId, [], 'stop'), input.now)).rejects.toThrow(/trigger stop/);
+    const invalid = { ...makeDecision(input.hookId), allowed: false };
+    await expect(stores.hooks.decide(input.hookId, invalid, input.now)).rejects.toMatchObject({ code: 'E_STORE_INPUT' });
+    expect((await stores.hooks.get(input.hookId))?.correlation.status).toBe('pending');
+  });
+});
+
+describe('get and read-back safety', () => {
+  it('returns null for an unknown hook and the correlation of a pending one', async () => {
+    await expect(stores.hooks.get(randomUUID())).resolves.toBeNull();
+    const input = openInput();
+    await stores.hooks.open(input);
+    const stored = await stores.hooks.get(input.hookId);
+    expect(stored).toEqual({ correlation: expect.objectContaining({ hook_id: input.hookId, status: 'pending' }) });
+  });
+
+  it('throws StoreDataError naming the key when the stored decision is corrupt, wherever it is read', async () => {
+    const input = openInput();
+    await stores.hooks.open(input);
+    await stores.hooks.decide(input.hookId, makeDecision(input.hookId), input.now);
+    const key = keys.hook(input.hookId);
+
+    await redis.hSet(key, 'decision', '{"hook_id": "truncated');
+    const notJson = await stores.hooks.get(input.hookId).catch((error: unknown) => error);
+    expect(notJson).toBeInstanceOf(StoreDataError);
+    expect(notJson).toMatchObject({ code: 'E_STORE_DATA', key, field: 'decision' });
+
+    await redis.hSet(key, 'decision', JSON.stringify({ ...makeDecision(input.hookId), intensity: 'loud' }));
+    const wrongShape = await stores.hooks.get(input.hookId).catch((error: unknown) => error);
+    expect(wrongShape).toMatchObject({ code: 'E_STORE_DATA', key, field: 'decision' });
+    expect((wrongShape as StoreDataError).issues.some((issue) => issue.path === 'intensity')).toBe(true);
+
+    await expect(stores.hooks.open({ ...input, gatewayId: 'gw-b' })).rejects.toMatchObject({ code: 'E_STORE_DATA', key });
+    await expect(stores.hooks.decide(input.hookId, makeDecision(input.hookId), input.now)).rejects.toBeInstanceOf(StoreDataError);
+  });
+
+  it('throws StoreDataError for a correlation field that does not parse', async () => {
+    const input = openInput();
+    await stores.hooks.open(input);
+    await redis.hSet(keys.hook(input.hookId), 'deadline_at', 'soon');
+    await expect(stores.hooks.get(input.hookId)).rejects.toMatchObject({ code: 'E_STORE_DATA', key: keys.hook(input.hookId) });
+    await redis.hDel(keys.hook(input.hookId), 'agent_id');
+    await expect(stores.hooks.open(input)).rejects.toBeInstanceOf(StoreDataError);
+  });
+});

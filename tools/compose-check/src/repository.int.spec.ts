@@ -1,0 +1,24 @@
+// Runs the real check on this repository's docker-compose.yml and Dockerfile, with the
+// configuration the built gateway and worker describe (`main.js --describe-config`).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { COMPOSE_APPS, describeAppConfig } from './app-config.js';
+import { checkCompose } from './check-compose.js';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+describe('docker-compose.yml of this repository', () => {
+  it('is consistent with the apps it runs', () => {
+    const apps = COMPOSE_APPS.map((app) => ({ ...app, config: describeAppConfig(root, app.entry) }));
+    for (const app of apps) expect(app.config.map((variable) => variable.name)).toContain('REDIS_URL');
+    const problems = checkCompose({
+      composeText: readFileSync(join(root, 'docker-compose.yml'), 'utf8'),
+      dockerfileText: readFileSync(join(root, 'Dockerfile'), 'utf8'),
+      apps,
+      pathExists: (path) => existsSync(join(root, path)),
+    });
+    expect(problems).toEqual([]);
+  });
+});

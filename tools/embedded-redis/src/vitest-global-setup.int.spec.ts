@@ -1,0 +1,46 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import { RespClient } from './resp-client.js';
+import setup from './vitest-global-setup.js';
+
+async function ping(url: string): Promise<unknown> {
+  const client = await RespClient.fromUrl(url);
+  try {
+    return await client.command('PING');
+  } finally {
+    await client.close();
+  }
+}
+
+describe('vitest global setup', () => {
+  it("provides the run's private Redis as inject('redisUrl')", async () => {
+    const url = inject('redisUrl');
+    expect(url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
+    expect(url).not.toBe('redis://127.0.0.1:6379');
+    await expect(ping(url)).resolves.toBe('PONG');
+  });
+
+  it('points REDIS_URL of the test workers at that same Redis', () => {
+    expect(process.env['REDIS_URL']).toBe(inject('redisUrl'));
+  });
+
+  it('starts a Redis on setup and stops it, restoring REDIS_URL, on teardown', async () => {
+    const provided = new Map<string, unknown>();
+    const before = process.env['REDIS_URL'];
+    const teardown = await setup({ provide: (key, value) => void provided.set(key, value) });
+    const url = provided.get('redisUrl') as string;
+    expect(url).not.toBe(before);
+    expect(process.env['REDIS_URL']).toBe(url);
+    await expect(ping(url)).resolves.toBe('PONG');
+    const dataDir = (await RespClient.fromUrl(url).then(async (client) => {
+      const reply = await client.command('CONFIG', 'GET', 'dir');
+      await client.close();
+      return reply;
+    })) as string[];
+
+    await teardown();
+    expect(process.env['REDIS_URL']).toBe(before);
+    await expect(ping(url)).rejects.toThrow();
+    expect(existsSync(dataDir[1]!)).toBe(false);
+  });
+});

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The one command that runs every check of the project: build, typecheck, lint and all tests
+# (unit, integration against a private Redis, end to end), then the workspace-level checks.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
+cd "$repo_root"
+
+report_dir="$repo_root/test-results"
+rm -rf "$report_dir" && mkdir -p "$report_dir"
+export AHP_TEST_REPORT_DIR="$report_dir"
+
+say "building, type-checking, linting and testing every project (Nx, 2 at a time)…"
+status=0
+npx nx run-many -t build typecheck lint test --parallel=2 --outputStyle=stream || status=$?
+
+say "summing up test results from $report_dir"
+node tools/scripts/summarize-tests.mjs "$report_dir" || status=$?
+exit "$status"

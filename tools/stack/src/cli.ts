@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+/**
+ * The main job: Redis (REDIS_URL, or the embedded one with AOF under .data/redis), then the
+ * gateways and oracle workers; prints where to connect and where the logs are; Ctrl-C stops
+ * everything cleanly. A second start reuses the data and the agent tokens.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { findWorkspaceRoot, provideRedis, redactRedisUrl } from '@ahp/embedded-redis';
+import { mintCredentials, writeTokensFile } from './agent-tokens.js';
+import { agentEndpoint, startStack } from './start-stack.js';
+
+const HELP = `Usage: npm start [-- options]
+
+Starts the AHP stack on this machine: Redis, gateways and oracle workers.
+
+Options:
+  --gateways N   gateways to start (default 1)
+  --workers N    oracle worker processes to start (default 2)
+  --port N       port of the first gateway (default 8080, or AHP_GATEWAY_PORT)
+  --data-dir D   where Redis data, tokens and logs live (default .data)
+  -h, --help     this text
+
+Environment: REDIS_URL to use your own Redis instead of the embedded one.`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      gateways: { type: 'string', default: '1' },
+      workers: { type: 'string', default: '2' },
+      port: { type: 'string', default: process.env['AHP_GATEWAY_PORT'] ?? '8080' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const root = findWorkspaceRoot();
+  const dataDir = values['data-dir'] ?? join(root, '.data');
+  const show = (path: string) => relative(process.cwd(), path) || '.';
+  await mkdir(join(dataDir, 'logs'), { recursive: true });
+
+  step(process.env['REDIS_URL'] ? 'using Redis at REDIS_URL' : `starting embedded Redis (AOF in ${show(join(dataDir, 'redis'))})`);
+  const redis = await provideRedis({ mode: 'persistent', dataDir: join(dataDir, 'redis') });
+
+  const tokensFile = join(dataDir, 'agent-tokens.json');
+  const demoTokenFile = join(dataDir, 'demo-agent.token');
+  if (!existsSync(tokensFile)) {
+    step(`creating agent tokens (${show(tokensFile)}, digests only)`);
+    const [demo] = mintCredentials([{ id: 'demo-agent', name: 'Demo agent', team: 'demo', role: 'lead' }]);
+    if (!demo) throw new Error('no credential minted');
+    await writeTokensFile(tokensFile, [demo]);
+    // The plain token is kept for the local user only, beside the data it protects.
+    await writeFile(demoTokenFile, `${demo.token}\n`, { mode: 0o600 });
+  }
+  const demoToken = existsSync(demoTokenFile) ? (await readFile(demoTokenFile, 'utf8')).trim() : undefined;
+
+  const gateways = Number(values.gateways);
+  const workers = Number(values.workers);
+  step(`starting ${gateways} gateway(s) and ${workers} oracle worker(s); logs in ${show(join(dataDir, 'logs'))}`);
+  const stack = await startStack({
+    redisUrl: redis.url,
+    tokensFile,
+    gateways,
+    workers,
+    gatewayPort: Number(values.port),
+    logDir: join(dataDir, 'logs'),
+  });
+
+  const [first] = stack.gateways;
+  if (!first) throw new Error('no gateway started');
+  const endpoint = agentEndpoint(first, 'localhost');
+  console.log(`
+AHP is running.
+  agent endpoint   ${stack.gateways.map((gateway) => agentEndpoint(gateway, 'localhost')).join('  ')}
+  health           http://localhost:${String(first.ready['port'])}/readyz
+  redis            ${redactRedisUrl(redis.url)}${redis.embedded ? ' (embedded)' : ''}
+  demo agent token ${demoToken ?? '(see your tokens file)'}${demoToken ? `  (also in ${show(demoTokenFile)})` : ''}
+  logs             ${show(join(dataDir, 'logs'))}/
+
+Connect an agent with the SDK (libs/sdk):
+  const client = await connect({ url: '${endpoint}', token: process.env.AHP_TOKEN });
+  const decision = await client.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ls' } } });
+
+Press Ctrl-C to stop.`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    step(`${signal}: stopping gateways (agents are told to reconnect), workers, then Redis…`);
+    await stack.stop();
+    await redis.stop();
+    step('stopped. Data kept for the next start.');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const service of [...stack.gateways, ...stack.workers]) {
+    void service.exited.then((exit) => {
+      if (stopping) return;
+      console.error(`[ahp] ${service.name} exited (${exit.signal ?? `code ${exit.code}`}); last output:\n${service.recentLines().slice(-20).join('\n')}`);
+      void shutdown('service exit');
+    });
+  }
+}
+
+function step(message: string): void {
+  console.log(`[ahp] ${message}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`[ahp] ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,141 @@
+/**
+ * The AHP processes of one deployment on this machine: gateways and oracle workers as separate
+ * Node processes over one Redis. The main job, the system tests, the benchmark and the chaos tool
+ * all start the stack through here, so they exercise the same processes with the same settings.
+ */
+import { join } from 'node:path';
+import { findWorkspaceRoot } from '@ahp/embedded-redis';
+import { spawnService, type ServiceProcess } from './service-process.js';
+
+/** Where the built entry points of the apps live, relative to the workspace root. */
+export const APP_ENTRIES = {
+  gateway: 'apps/gateway/dist/main.js',
+  worker: 'apps/oracle-worker/dist/main.js',
+} as const;
+
+export interface StackOptions {
+  redisUrl: string;
+  /** The gateways' agent tokens file (digests only). */
+  tokensFile: string;
+  /**
+   * Gateways to start.
+   * @defaultValue 1
+   */
+  gateways?: number;
+  /**
+   * Oracle worker processes to start.
+   * @defaultValue 2
+   */
+  workers?: number;
+  /**
+   * Port of the first gateway; the next ones take the following ports. 0 lets each pick a free port.
+   * @defaultValue 0
+   */
+  gatewayPort?: number;
+  /**
+   * Redis key prefix shared by all processes (tests give each run its own).
+   * @defaultValue "ahp"
+   */
+  keyPrefix?: string;
+  /** Environment for every process (on top of this process's environment). */
+  env?: Record<string, string>;
+  /** Extra environment for gateways only. */
+  gatewayEnv?: Record<string, string>;
+  /** Extra environment for workers only. */
+  workerEnv?: Record<string, string>;
+  /** Write each process's output to `<logDir>/<name>.log`. */
+  logDir?: string;
+  /** Forward output lines (e.g. to print them with a prefix). */
+  onLine?: (service: string, line: string, stream: 'stdout' | 'stderr') => void;
+  /** Node flags for every process (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** @defaultValue the workspace root */
+  workspaceRoot?: string;
+}
+
+/** A running stack. */
+export interface Stack {
+  readonly gateways: ServiceProcess[];
+  readonly workers: ServiceProcess[];
+  /** The agent endpoint of each gateway, in start order. */
+  gatewayUrls(): string[];
+  /** Starts one more gateway (e.g. to replace a killed one). */
+  addGateway(): Promise<ServiceProcess>;
+  /** Starts one more worker. */
+  addWorker(): Promise<ServiceProcess>;
+  /** Stops everything, gateways first (they drain agents), then workers. */
+  stop(): Promise<void>;
+}
+
+/** The agent WebSocket endpoint of a gateway from its ready line. */
+export function agentEndpoint(gateway: ServiceProcess, host = '127.0.0.1'): string {
+  return `ws://${host}:${String(gateway.ready['port'])}/v1/agents`;
+}
+
+/** Starts the gateways and workers in parallel and resolves when all are ready. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const root = options.workspaceRoot ?? findWorkspaceRoot();
+  const prefix = options.keyPrefix ?? 'ahp';
+  const common = { REDIS_URL: options.redisUrl, AHP_KEY_PREFIX: prefix, ...options.env };
+  const gateways: ServiceProcess[] = [];
+  const workers: ServiceProcess[] = [];
+  let gatewayCount = 0;
+  let workerCount = 0;
+
+  const forward = options.onLine;
+  const launch = (name: string, entry: string, env: Record<string, string>) =>
+    spawnService({
+      name,
+      entry: join(root, entry),
+      cwd: root,
+      env: { ...common, ...env },
+      ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+      ...(options.logDir ? { logFile: join(options.logDir, `${name}.log`) } : {}),
+      ...(forward ? { onLine: (line: string, stream: 'stdout' | 'stderr') => forward(name, line, stream) } : {}),
+    });
+
+  const addGateway = async () => {
+    gatewayCount += 1;
+    const index = gatewayCount;
+    const port = options.gatewayPort ? options.gatewayPort + index - 1 : 0;
+    const gateway = await launch(`gateway-${index}`, APP_ENTRIES.gateway, {
+      PORT: String(port),
+      AHP_GATEWAY_ID: `gw-${index}-${process.pid}`,
+      AHP_AGENT_TOKENS_FILE: options.tokensFile,
+      ...options.gatewayEnv,
+    });
+    gateways.push(gateway);
+    return gateway;
+  };
+  const addWorker = async () => {
+    workerCount += 1;
+    const worker = await launch(`worker-${workerCount}`, APP_ENTRIES.worker, {
+      AHP_WORKER_ID: `worker-${workerCount}-${process.pid}`,
+      ...options.workerEnv,
+    });
+    workers.push(worker);
+    return worker;
+  };
+
+  const stack: Stack = {
+    gateways,
+    workers,
+    gatewayUrls: () => gateways.map((gateway) => agentEndpoint(gateway)),
+    addGateway,
+    addWorker,
+    stop: async () => {
+      await Promise.all(gateways.map((gateway) => gateway.stop()));
+      await Promise.all(workers.map((worker) => worker.stop()));
+    },
+  };
+  try {
+    await Promise.all([
+      ...Array.from({ length: options.gateways ?? 1 }, () => addGateway()),
+      ...Array.from({ length: options.workers ?? 2 }, () => addWorker()),
+    ]);
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+  return stack;
+}
