@@ -1,8 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { projectTestConfig } from '../../vitest.shared.js';
 
-export default defineConfig({
-  test: {
-    include: ['src/**/*.spec.ts', 'test/**/*.spec.ts'],
-    environment: 'node',
-  },
-});
+export default projectTestConfig(import.meta.dirname);

@@ -1,0 +1,157 @@
+/**
+ * One agent's WebSocket connection: its handshake state, its identity (from the upgrade, never
+ * from a frame), and the one way to send it a frame.
+ */
+import { randomUUID } from 'node:crypto';
+import { makeError, type AhpError, type CloseCode, type ServerFrame } from '@ahp/protocol';
+import type { WebSocket } from 'ws';
+import type { AuthenticatedAgent } from '../auth/agent-auth.service.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+
+/**
+ * Where a connection stands.
+ * - `awaiting_hello`: upgraded and authenticated; only `hello` is accepted.
+ * - `ready`: welcomed; requests are served.
+ * - `closing`: replaced, draining or being closed; new requests are refused, replies to earlier
+ *   ones are still sent while the socket is open.
+ */
+export type ConnectionState = 'awaiting_hello' | 'ready' | 'closing';
+
+/** ws readyState OPEN (the constant lives on the class, which this module only imports as a type). */
+const WS_OPEN = 1;
+
+/** Options of {@link AgentConnection}. */
+export interface AgentConnectionOptions {
+  /** Send buffer limit (`AHP_MAX_BUFFERED_BYTES`); above it the connection is closed as a slow consumer. */
+  maxBufferedBytes: number;
+  /** Close code used for a slow consumer (a reconnect-range code). */
+  slowConsumerCode: CloseCode;
+  logger: JsonLogger;
+  /**
+   * How long a close may wait for the peer's close frame before the socket is destroyed. ws' own
+   * default is 30 s; a peer that stopped reading would hold its buffered frames that long.
+   * @defaultValue `2000`
+   */
+  closeTimeoutMs?: number;
+}
+
+/** A connected agent and its socket. */
+export class AgentConnection {
+  /** Random id for logs; not sent to the agent. */
+  readonly connectionId = randomUUID();
+  readonly connectedAt: number;
+  state: ConnectionState = 'awaiting_hello';
+  /** Set by the handshake. */
+  sessionId: string | undefined;
+  /** Session ids other than {@link sessionId} this agent proved to own on this connection (multiplexing bridges). */
+  readonly extraSessions = new Set<string>();
+  /** A `hello` is being answered; a second one is refused meanwhile. */
+  helloInFlight = false;
+  /** Cleared on every ping, set on pong: false at the next ping means the peer is gone. */
+  alive = true;
+  /** Last presence refresh caused by this connection (epoch ms), for throttling. */
+  lastTouchAt = 0;
+  /** Hook ids this connection waits a decision for. */
+  readonly pendingHooks = new Set<string>();
+  readonly log: JsonLogger;
+  /** Resolves once the socket has closed (for the shutdown sequence). */
+  readonly closed: Promise<void>;
+  /** Closes the connection when no `hello` arrives in time; cleared by the handshake. */
+  helloTimer: NodeJS.Timeout | undefined;
+  private closeTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly agent: AuthenticatedAgent,
+    private readonly options: AgentConnectionOptions,
+    now: number = Date.now(),
+  ) {
+    this.connectedAt = now;
+    this.log = options.logger.child({ agentId: agent.identity.id, connectionId: this.connectionId });
+    this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
+  }
+
+  get agentId(): string {
+    return this.agent.identity.id;
+  }
+
+  /** Whether frames can still be written (the socket is OPEN; not closing or closed). */
+  get isOpen(): boolean {
+    return this.ws.readyState === WS_OPEN;
+  }
+
+  /**
+   * Sends one frame. Returns false when it was not sent: the socket is no longer open, or the
+   * peer is not reading — the send buffer already holds more than `maxBufferedBytes`, and the
+   * connection is closed as a slow consumer instead of letting the buffer grow without bound.
+   * Nothing is lost by that: decisions stay in Redis, and the SDK re-sends its pending hooks
+   * after reconnecting.
+   */
+  send(frame: ServerFrame): boolean {
+    if (!this.isOpen) return false;
+    if (this.ws.bufferedAmount > this.options.maxBufferedBytes) {
+      this.log.warn(
+        { bufferedBytes: this.ws.bufferedAmount, maxBufferedBytes: this.options.maxBufferedBytes, frameType: frame.type },
+        'closing a slow consumer',
+      );
+      this.close(this.options.slowConsumerCode, 'slow consumer');
+      return false;
+    }
+    this.ws.send(JSON.stringify(frame), (error) => {
+      if (error !== undefined && error !== null) this.log.debug({ error: error.message, frameType: frame.type }, 'frame not sent');
+    });
+    return true;
+  }
+
+  /** Sends an `error` frame answering the request `id` (null when the request's id is unknown). */
+  sendError(id: string | null, error: AhpError): boolean {
+    return this.send({ type: 'error', id, error });
+  }
+
+  /** Shorthand for an error built from the protocol's table. */
+  fail(id: string | null, code: Parameters<typeof makeError>[0], message: string, details?: Parameters<typeof makeError>[2]): boolean {
+    return this.sendError(id, makeError(code, message, details));
+  }
+
+  /**
+   * Starts the close handshake with `code` and marks the connection `closing`. If the peer does
+   * not answer within `closeTimeoutMs` the socket is destroyed, so a peer that stopped reading
+   * cannot keep its buffers alive for ws' 30-second default.
+   */
+  close(code: number, reason: string): void {
+    this.state = 'closing';
+    if (this.ws.readyState >= 2) return;
+    try {
+      this.ws.close(code, reason.slice(0, 120));
+    } catch (error) {
+      this.log.debug({ error }, 'close failed; terminating');
+      this.ws.terminate();
+      return;
+    }
+    if (this.closeTimer === undefined) {
+      this.closeTimer = setTimeout(() => {
+        if (this.ws.readyState !== 3) this.ws.terminate();
+      }, this.options.closeTimeoutMs ?? 2000);
+      this.closeTimer.unref();
+    }
+  }
+
+  /** Destroys the socket at once (dead peer). */
+  terminate(): void {
+    this.state = 'closing';
+    this.ws.terminate();
+  }
+
+  /** Releases timers; called once the socket closed. */
+  dispose(): void {
+    this.clearHelloTimer();
+    if (this.closeTimer !== undefined) clearTimeout(this.closeTimer);
+    this.closeTimer = undefined;
+  }
+
+  /** Stops the hello deadline (the handshake succeeded, or the connection is gone). */
+  clearHelloTimer(): void {
+    if (this.helloTimer !== undefined) clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
+  }
+}

@@ -1,0 +1,211 @@
+import type { IncomingMessage } from 'node:http';
+import { Inject, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { WebSocketGateway, type OnGatewayConnection } from '@nestjs/websockets';
+import { CLOSE_CODES, parseClientFrame, type GoawayFrame } from '@ahp/protocol';
+import type { RawData, WebSocket } from 'ws';
+import { AgentAuthService } from '../auth/agent-auth.service.js';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { HooksService } from '../hooks/hooks.service.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { PresenceService } from '../presence/presence.service.js';
+import { AGENTS_WS_PATH } from '../ws/agent-ws.adapter.js';
+import { takeUpgradeAgent } from '../ws/upgrade-context.js';
+import { AgentConnection } from './agent-connection.js';
+import { ConnectionRegistry } from './connection-registry.js';
+import { FrameRouter } from './frame-router.js';
+
+/** The text of a ws message, whatever buffer shape ws delivered it in. */
+function textOf(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+/**
+ * The agent WebSocket endpoint (`/v1/agents`). Thin on purpose: it owns the socket's life —
+ * message listener, hello deadline, heartbeat, close — and hands every parsed frame to the
+ * {@link FrameRouter}.
+ *
+ * Every text message is parsed with the protocol's `parseClientFrame`, and every bad one is
+ * answered with an `error` frame carrying its typed code and, when it could be read, the frame's
+ * id; the connection stays open. Binary messages are answered `E_BAD_FRAME`. Messages over
+ * `AHP_MAX_FRAME_BYTES` never reach this class: ws closes the connection with 1009 while
+ * receiving them, since buffering them to answer politely is exactly what the limit prevents.
+ * No input can throw out of a listener: each frame is served inside its own try/catch, and an
+ * unexpected failure is logged and answered `E_INTERNAL`.
+ */
+@WebSocketGateway({ path: AGENTS_WS_PATH })
+export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModuleDestroy {
+  private readonly log: JsonLogger;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private unsubscribeReload: (() => void) | undefined;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+    @Inject(ConnectionRegistry) private readonly registry: ConnectionRegistry,
+    @Inject(FrameRouter) private readonly router: FrameRouter,
+    @Inject(HooksService) private readonly hooks: HooksService,
+    @Inject(PresenceService) private readonly presence: PresenceService,
+    @Inject(AgentAuthService) private readonly auth: AgentAuthService,
+  ) {
+    this.log = logger.child({ component: 'agents' });
+  }
+
+  onModuleInit(): void {
+    this.heartbeatTimer = setInterval(() => this.heartbeat(), this.config.heartbeatMs);
+    this.heartbeatTimer.unref();
+    this.unsubscribeReload = this.auth.onReload(() => this.closeRevoked());
+  }
+
+  onModuleDestroy(): void {
+    this.stopHeartbeat();
+    this.unsubscribeReload?.();
+  }
+
+  /** Called by Nest for every upgraded socket, with the upgrade request the adapter authenticated. */
+  handleConnection(ws: WebSocket, request: IncomingMessage): void {
+    try {
+      const agent = takeUpgradeAgent(request);
+      if (agent === undefined) {
+        // Unreachable through the adapter (it refuses unauthenticated upgrades); kept so that a
+        // misconfigured adapter fails closed instead of serving an anonymous socket.
+        this.log.error({}, 'connection without an authenticated agent; closing');
+        ws.close(CLOSE_CODES.UNAUTHORIZED, 'unauthenticated');
+        return;
+      }
+      const connection = new AgentConnection(ws, agent, {
+        maxBufferedBytes: this.config.maxBufferedBytes,
+        slowConsumerCode: CLOSE_CODES.SLOW_CONSUMER,
+        logger: this.log,
+      });
+      this.registry.add(connection);
+      ws.on('message', (data: RawData, isBinary: boolean) => this.onMessage(connection, data, isBinary));
+      ws.on('pong', () => {
+        connection.alive = true;
+        this.presence.touch(connection);
+      });
+      ws.once('close', (code: number, reason: Buffer) => this.onClose(connection, code, reason));
+      connection.helloTimer = setTimeout(() => this.onHelloTimeout(connection), this.config.helloTimeoutMs);
+      connection.helloTimer.unref();
+      connection.log.debug({ remoteAddress: request.socket.remoteAddress }, 'websocket connected');
+    } catch (error) {
+      this.log.error({ error }, 'setting up a connection failed');
+      ws.terminate();
+    }
+  }
+
+  /** Sends `goaway` to every connection and stops accepting requests on them (shutdown). */
+  goawayAll(reason: string, reconnectAfterMs: number): void {
+    const frame: GoawayFrame = { type: 'goaway', reason, reconnect_after_ms: reconnectAfterMs };
+    for (const connection of this.registry.list()) {
+      connection.send(frame);
+      connection.state = 'closing';
+    }
+  }
+
+  /**
+   * Closes every connection with `code` and waits until all are closed; a socket still open after
+   * `timeoutMs` is destroyed.
+   */
+  async closeAll(code: number, reason: string, timeoutMs: number): Promise<void> {
+    const connections = this.registry.list();
+    for (const connection of connections) connection.close(code, reason);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    const result = await Promise.race([Promise.all(connections.map((c) => c.closed)).then(() => 'closed' as const), timeout]);
+    clearTimeout(timer);
+    if (result === 'timeout') {
+      for (const connection of connections) connection.terminate();
+      await Promise.all(connections.map((c) => c.closed));
+    }
+  }
+
+  stopHeartbeat(): void {
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+
+  private onMessage(connection: AgentConnection, data: RawData, isBinary: boolean): void {
+    let frameId: string | null = null;
+    try {
+      if (isBinary) {
+        connection.fail(null, 'E_BAD_FRAME', 'binary messages are not accepted; send each frame as a UTF-8 text message');
+        return;
+      }
+      const parsed = parseClientFrame(textOf(data), this.config.maxFrameBytes);
+      if (!parsed.ok) {
+        connection.log.debug({ code: parsed.error.code, frameId: parsed.id }, 'bad frame');
+        connection.sendError(parsed.id, parsed.error);
+        return;
+      }
+      frameId = parsed.frame.id;
+      const id = frameId;
+      this.router.route(connection, parsed.frame).catch((error: unknown) => this.onUnexpected(connection, id, error));
+    } catch (error) {
+      this.onUnexpected(connection, frameId, error);
+    }
+  }
+
+  private onUnexpected(connection: AgentConnection, frameId: string | null, error: unknown): void {
+    connection.log.error({ sessionId: connection.sessionId, frameId, error }, 'unexpected failure while serving a frame');
+    try {
+      connection.fail(frameId, 'E_INTERNAL', 'unexpected failure on the gateway; retrying is safe');
+    } catch {
+      // The socket is beyond answering; its close handler cleans up.
+    }
+  }
+
+  private onClose(connection: AgentConnection, code: number, reason: Buffer): void {
+    try {
+      connection.dispose();
+      this.hooks.connectionClosed(connection);
+      const wasCurrent = this.registry.remove(connection);
+      void this.presence.disconnected(connection, wasCurrent, this.registry.latestOf(connection.agentId));
+      connection.log.info({ sessionId: connection.sessionId, code, reason: reason.toString('utf8') }, 'websocket closed');
+    } catch (error) {
+      this.log.error({ agentId: connection.agentId, error }, 'cleaning up a closed connection failed');
+    }
+  }
+
+  private onHelloTimeout(connection: AgentConnection): void {
+    connection.helloTimer = undefined;
+    if (connection.state !== 'awaiting_hello') return;
+    connection.fail(null, 'E_HANDSHAKE', `no hello within ${this.config.helloTimeoutMs} ms`);
+    connection.close(CLOSE_CODES.HANDSHAKE_TIMEOUT, 'no hello in time');
+  }
+
+  /**
+   * ws' heartbeat pattern: a peer that has not answered the previous ping by now is presumed dead
+   * and terminated (no close handshake: a dead peer would not complete it), the others are pinged.
+   */
+  private heartbeat(): void {
+    for (const connection of this.registry.list()) {
+      try {
+        if (!connection.alive) {
+          connection.log.info({ sessionId: connection.sessionId }, 'no pong since the last ping; terminating');
+          connection.terminate();
+          continue;
+        }
+        connection.alive = false;
+        connection.ws.ping();
+      } catch (error) {
+        connection.log.debug({ error }, 'ping failed');
+      }
+    }
+  }
+
+  /** After a tokens reload: connections whose token no longer counts are closed with a "stop" code. */
+  private closeRevoked(): void {
+    for (const connection of this.registry.list()) {
+      const status = this.auth.tokenStatus(connection.agent);
+      if (status === 'valid') continue;
+      connection.log.info({ sessionId: connection.sessionId, status }, 'token no longer valid; closing');
+      connection.fail(null, status === 'revoked' ? 'E_FORBIDDEN' : 'E_UNAUTHORIZED', 'the token of this connection is no longer valid');
+      connection.close(status === 'revoked' ? CLOSE_CODES.FORBIDDEN : CLOSE_CODES.UNAUTHORIZED, 'token no longer valid');
+    }
+  }
+}

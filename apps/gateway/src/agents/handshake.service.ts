@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CLOSE_CODES,
+  PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  makeError,
+  type HelloFrame,
+} from '@ahp/protocol';
+import type { SessionOutcome, SessionStore } from '@ahp/store';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import { maxHookDeadline, type GatewayConfig } from '../config/gateway-config.js';
+import { DrainState } from '../lifecycle/drain-state.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { PresenceService } from '../presence/presence.service.js';
+import { SESSION_STORE } from '../store/store.tokens.js';
+import type { AgentConnection } from './agent-connection.js';
+import { ConnectionRegistry } from './connection-registry.js';
+
+/**
+ * Answers `hello`: checks the protocol version, opens or resumes the agent's session, makes this
+ * connection the agent's current one on this gateway (closing an older one), writes presence and
+ * sends `welcome`.
+ */
+@Injectable()
+export class HandshakeService {
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+    @Inject(ConnectionRegistry) private readonly registry: ConnectionRegistry,
+    @Inject(PresenceService) private readonly presence: PresenceService,
+    @Inject(DrainState) private readonly drain: DrainState,
+  ) {
+    this.log = logger.child({ component: 'handshake' });
+  }
+
+  async hello(connection: AgentConnection, frame: HelloFrame, now: number = Date.now()): Promise<void> {
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(frame.protocol)) {
+      connection.fail(frame.id, 'E_UNSUPPORTED_VERSION', `protocol ${frame.protocol} is not supported; this gateway speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
+        requested: frame.protocol,
+        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+      });
+      // A "stop" close code: reconnecting with the same client would fail the same way.
+      connection.close(CLOSE_CODES.UNSUPPORTED_VERSION, 'unsupported protocol version');
+      return;
+    }
+    if (this.drain.draining) {
+      connection.sendError(frame.id, makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; reconnect', undefined, { retryAfterMs: 1000 }));
+      connection.close(CLOSE_CODES.GOING_AWAY, 'gateway shutting down');
+      return;
+    }
+
+    connection.helloInFlight = true;
+    let session: SessionOutcome;
+    try {
+      session = await this.openSession(connection, frame.session_id, now);
+    } catch (error) {
+      connection.helloInFlight = false;
+      connection.log.error({ error }, 'opening the session failed');
+      connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the session could not be opened; send hello again shortly', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    connection.helloInFlight = false;
+    // The socket may have closed, or the gateway started draining, while Redis answered.
+    if (connection.state !== 'awaiting_hello' || !connection.isOpen) return;
+    if (session.kind === 'foreign') {
+      connection.fail(frame.id, 'E_INTERNAL', 'no session could be opened; send hello again');
+      return;
+    }
+
+    connection.sessionId = session.sessionId;
+    connection.state = 'ready';
+    connection.clearHelloTimer();
+
+    const replaced = this.registry.promote(connection);
+    if (replaced !== undefined) {
+      replaced.log.info({ sessionId: replaced.sessionId, replacedBy: connection.connectionId }, 'connection replaced: its session resumed on a newer one');
+      replaced.close(CLOSE_CODES.SESSION_REPLACED, 'the session resumed on a newer connection');
+    }
+
+    await this.presence.connected(connection, now);
+    connection.send({
+      type: 'welcome',
+      id: frame.id,
+      protocol: PROTOCOL_VERSION,
+      session_id: session.sessionId,
+      resumed: session.kind === 'resumed',
+      agent: connection.agent.identity,
+      gateway_id: this.config.gatewayId,
+      heartbeat_ms: this.config.heartbeatMs,
+      limits: {
+        max_frame_bytes: this.config.maxFrameBytes,
+        max_in_flight: this.config.maxInFlight,
+        hook_deadline_ms: this.config.hookDeadlineMs,
+        max_hook_deadline_ms: maxHookDeadline(this.config),
+      },
+    });
+    connection.log.info(
+      { sessionId: session.sessionId, resumed: session.kind === 'resumed', client: `${frame.client.name}/${frame.client.version}` },
+      'agent connected',
+    );
+  }
+
+  /**
+   * Resumes the requested session when it is this agent's; otherwise starts a new one. A session
+   * id of another agent is not an error the client could act on (and saying so would confirm the
+   * id exists), so it simply gets a fresh session, `resumed: false`.
+   */
+  private async openSession(connection: AgentConnection, requested: string | undefined, now: number): Promise<SessionOutcome> {
+    const identity = connection.agent.identity;
+    const first = await this.sessions.open(identity, requested, randomUUID(), now, this.config.sessionTtlMs);
+    if (first.kind !== 'foreign') return first;
+    this.log.warn({ agentId: identity.id, requestedSession: requested }, 'hello asked to resume a session of another agent; starting a new one');
+    return this.sessions.open(identity, undefined, randomUUID(), now, this.config.sessionTtlMs);
+  }
+}

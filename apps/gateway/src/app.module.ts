@@ -1,0 +1,35 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { AgentsModule } from './agents/agents.module.js';
+import { ConnectionsModule } from './agents/connections.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { ConfigModule } from './config/config.module.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { HealthModule } from './health/health.module.js';
+import { HooksModule } from './hooks/hooks.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { ShutdownService } from './lifecycle/shutdown.service.js';
+import type { JsonLogger } from './logging/json-logger.js';
+import { PresenceModule } from './presence/presence.module.js';
+import { StoreModule } from './store/store.module.js';
+
+/** The gateway application, for one parsed configuration. */
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig, logger: JsonLogger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config, logger),
+        StoreModule,
+        LifecycleModule,
+        ConnectionsModule,
+        AuthModule,
+        HooksModule,
+        PresenceModule,
+        AgentsModule,
+        HealthModule,
+      ],
+      providers: [ShutdownService],
+    };
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * The gateway's configuration: one zod schema over the environment, parsed once at start.
+ *
+ * Every variable is optional except `REDIS_URL` and `AHP_AGENT_TOKENS_FILE`; an empty value
+ * (`VAR=` in a compose file) counts as unset, so it takes the default instead of failing. A bad
+ * value stops the process with a message that names the variable, before anything listens.
+ * {@link describeConfig} lists every variable with its default, for the docs and for tools that
+ * check a deployment's environment against this schema.
+ */
+import { hostname } from 'node:os';
+import {
+  FRAME_LIMITS,
+  FailurePolicySchema,
+  HookTriggerSchema,
+  defaultFailurePolicy,
+  type FailurePolicy,
+  type HookTrigger,
+} from '@ahp/protocol';
+import { z } from 'zod';
+
+/** Log levels, least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const MIB = 1024 * 1024;
+
+/** `VAR=` means "not set": compose files and shells produce empty values for unset variables. */
+function blankToUndefined(value: unknown): unknown {
+  return typeof value === 'string' && value.trim() === '' ? undefined : value;
+}
+
+/** A whole number of `min..max` from an environment string. */
+function intVar(min: number, max: number, fallback: number) {
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[0-9]+$/, 'must be a whole number (digits only)')
+      .transform(Number)
+      .pipe(z.int().min(min).max(max))
+      .default(fallback),
+  );
+}
+
+/** A JSON document from an environment string, then checked by `schema`. */
+function jsonVar<T extends z.ZodType>(schema: T) {
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .transform((text, ctx): unknown => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `must be JSON (${error instanceof Error ? error.message : 'parse error'})` });
+          return z.NEVER;
+        }
+      })
+      .pipe(schema)
+      .optional(),
+  );
+}
+
+/** Ids go into Redis keys and frames: the protocol's id alphabet, 1–128 characters. */
+const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** `gw-<hostname>-<pid>`, reduced to the id alphabet so any hostname works. */
+export function defaultGatewayId(host: string = hostname(), pid: number = process.pid): string {
+  const safeHost = host.replace(/[^A-Za-z0-9.-]+/g, '-').slice(0, 100) || 'host';
+  return `gw-${safeHost}-${pid}`;
+}
+
+const deadlineMs = z.int().min(1).max(FRAME_LIMITS.maxHookDeadlineMs);
+
+/**
+ * The environment variables the gateway reads, as a zod object keyed by variable name (so every
+ * issue path starts with the variable that caused it). Defaults are applied here.
+ */
+export const GatewayEnvSchema = z.object({
+  PORT: intVar(0, 65_535, 8080),
+  HOST: z.preprocess(blankToUndefined, z.string().min(1).default('0.0.0.0')),
+  REDIS_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string({ error: 'is required (e.g. redis://127.0.0.1:6379)' })
+      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL'),
+  ),
+  AHP_KEY_PREFIX: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^[^\s{}]+$/, 'must be non-empty, without spaces or braces')
+      .default('ahp'),
+  ),
+  AHP_GATEWAY_ID: z.preprocess(
+    blankToUndefined,
+    z.string().regex(ID_PATTERN, 'must be 1-128 of letters, digits and . _ : -').optional(),
+  ),
+  AHP_AGENT_TOKENS_FILE: z.preprocess(
+    blankToUndefined,
+    z.string({ error: 'is required: path of the JSON file with the agents and their token digests' }),
+  ),
+  AHP_HOOK_DEADLINE_MS: intVar(1, FRAME_LIMITS.maxHookDeadlineMs, 10_000),
+  AHP_HOOK_DEADLINES: jsonVar(z.partialRecord(HookTriggerSchema, deadlineMs)),
+  AHP_FAILURE_POLICIES: jsonVar(z.partialRecord(HookTriggerSchema, FailurePolicySchema)),
+  AHP_HEARTBEAT_MS: intVar(1000, 10 * 60 * 1000, 15_000),
+  AHP_HELLO_TIMEOUT_MS: intVar(100, 10 * 60 * 1000, 10_000),
+  AHP_PRESENCE_TTL_MS: intVar(1000, 24 * 60 * 60 * 1000, 45_000),
+  AHP_SESSION_TTL_MS: intVar(1000, 30 * 24 * 60 * 60 * 1000, 3_600_000),
+  AHP_MAX_FRAME_BYTES: intVar(1024, 64 * MIB, MIB),
+  AHP_MAX_BUFFERED_BYTES: intVar(64 * 1024, 1024 * MIB, 4 * MIB),
+  AHP_MAX_IN_FLIGHT: intVar(1, 100_000, 256),
+  AHP_SHUTDOWN_GRACE_MS: intVar(0, 10 * 60 * 1000, 10_000),
+  AHP_LOG_LEVEL: z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
+    z.enum(LOG_LEVELS).default('info'),
+  ),
+});
+
+/** The variable names of {@link GatewayEnvSchema}. */
+export type GatewayEnvName = keyof typeof GatewayEnvSchema.shape;
+
+/** The parsed configuration, in the names the code uses. */
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  redisUrl: string;
+  keyPrefix: string;
+  gatewayId: string;
+  agentTokensFile: string;
+  hookDeadlineMs: number;
+  hookDeadlines: Readonly<Partial<Record<HookTrigger, number>>>;
+  failurePolicies: Readonly<Partial<Record<HookTrigger, FailurePolicy>>>;
+  heartbeatMs: number;
+  helloTimeoutMs: number;
+  presenceTtlMs: number;
+  sessionTtlMs: number;
+  maxFrameBytes: number;
+  maxBufferedBytes: number;
+  maxInFlight: number;
+  shutdownGraceMs: number;
+  logLevel: LogLevel;
+}
+
+/** What one variable means, for docs and deployment checks. */
+export interface ConfigVariable {
+  name: GatewayEnvName;
+  required: boolean;
+  /** The default as it would be written in the environment; undefined when required or computed. */
+  default: string | undefined;
+  description: string;
+}
+
+const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> = {
+  PORT: { required: false, default: '8080', description: 'TCP port of HTTP and WebSocket; 0 picks any free port (the ready line reports it).' },
+  HOST: { required: false, default: '0.0.0.0', description: 'Interface to listen on.' },
+  REDIS_URL: { required: true, default: undefined, description: 'redis:// or rediss:// URL of the Redis shared by gateways and workers.' },
+  AHP_KEY_PREFIX: { required: false, default: 'ahp', description: 'Prefix of every Redis key (and of the BullMQ queue); deployments sharing one Redis need different prefixes.' },
+  AHP_GATEWAY_ID: {
+    required: false,
+    default: undefined,
+    description: 'Id of this instance, unique among running gateways; decisions are routed to it by this id. Default gw-<hostname>-<pid>.',
+  },
+  AHP_AGENT_TOKENS_FILE: {
+    required: true,
+    default: undefined,
+    description: 'JSON file {"agents":[{id,name,team?,role?,token_sha256,revoked?}]}; re-read on SIGHUP.',
+  },
+  AHP_HOOK_DEADLINE_MS: { required: false, default: '10000', description: 'Evaluation deadline of a hook; the failure policy decides after it.' },
+  AHP_HOOK_DEADLINES: { required: false, default: undefined, description: 'JSON object trigger -> deadline ms, overriding AHP_HOOK_DEADLINE_MS per trigger.' },
+  AHP_FAILURE_POLICIES: {
+    required: false,
+    default: undefined,
+    description: 'JSON object trigger -> "fail_closed" | "fail_open". Unlisted triggers: fail_closed for the pre-* gates, fail_open otherwise.',
+  },
+  AHP_HEARTBEAT_MS: { required: false, default: '15000', description: 'WebSocket ping interval; a peer that did not answer the previous ping is terminated.' },
+  AHP_HELLO_TIMEOUT_MS: { required: false, default: '10000', description: 'Time a new connection has to send hello before it is closed (4002).' },
+  AHP_PRESENCE_TTL_MS: { required: false, default: '45000', description: 'Lifetime of a presence entry without refresh; must exceed AHP_HEARTBEAT_MS.' },
+  AHP_SESSION_TTL_MS: { required: false, default: '3600000', description: 'How long a session can be resumed after its last use.' },
+  AHP_MAX_FRAME_BYTES: { required: false, default: '1048576', description: 'Largest accepted frame (the ws maxPayload); larger ones close the connection with 1009.' },
+  AHP_MAX_BUFFERED_BYTES: {
+    required: false,
+    default: '4194304',
+    description: 'Send buffer per connection; above it the connection is closed as a slow consumer (4004).',
+  },
+  AHP_MAX_IN_FLIGHT: { required: false, default: '256', description: 'Hooks one connection may have awaiting a decision; more are refused with E_RATE_LIMITED.' },
+  AHP_SHUTDOWN_GRACE_MS: { required: false, default: '10000', description: 'On SIGTERM/SIGINT, how long to wait for pending hooks before closing sockets.' },
+  AHP_LOG_LEVEL: { required: false, default: 'info', description: 'debug | info | warn | error.' },
+};
+
+/** Every variable the gateway reads, in schema order, with its default and meaning. */
+export function describeConfig(): ConfigVariable[] {
+  return (Object.keys(GatewayEnvSchema.shape) as GatewayEnvName[]).map((name) => ({ name, ...VARIABLES[name] }));
+}
+
+/** The configuration could not be parsed; `message` names every variable at fault. */
+export class GatewayConfigError extends Error {
+  readonly issues: readonly { variable: string; message: string }[];
+
+  constructor(issues: readonly { variable: string; message: string }[]) {
+    super(`invalid gateway configuration: ${issues.map((issue) => `${issue.variable}: ${issue.message}`).join('; ')}`);
+    this.name = 'GatewayConfigError';
+    this.issues = issues;
+  }
+}
+
+/**
+ * Parses the gateway's configuration from `env` (only the variables in {@link GatewayEnvSchema}
+ * are looked at). Does no I/O: the tokens file is read by the auth service at start.
+ *
+ * @throws GatewayConfigError naming each bad or missing variable.
+ */
+export function parseGatewayConfig(env: Readonly<Record<string, string | undefined>> = process.env): GatewayConfig {
+  const input: Record<string, string | undefined> = {};
+  for (const name of Object.keys(GatewayEnvSchema.shape)) input[name] = env[name];
+  const result = GatewayEnvSchema.safeParse(input);
+  if (!result.success) {
+    throw new GatewayConfigError(
+      result.error.issues.map((issue) => {
+        const [variable, ...rest] = issue.path.map(String);
+        const where = rest.length > 0 ? ` (at ${rest.join('.')})` : '';
+        return { variable: variable ?? '(environment)', message: `${issue.message}${where}` };
+      }),
+    );
+  }
+  const e = result.data;
+  // A presence entry must outlive the interval between two refreshes (pongs), or agents that are
+  // connected would blink out of the console between heartbeats.
+  if (e.AHP_PRESENCE_TTL_MS <= e.AHP_HEARTBEAT_MS) {
+    throw new GatewayConfigError([
+      { variable: 'AHP_PRESENCE_TTL_MS', message: `must be greater than AHP_HEARTBEAT_MS (${e.AHP_HEARTBEAT_MS})` },
+    ]);
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    redisUrl: e.REDIS_URL,
+    keyPrefix: e.AHP_KEY_PREFIX,
+    gatewayId: e.AHP_GATEWAY_ID ?? defaultGatewayId(),
+    agentTokensFile: e.AHP_AGENT_TOKENS_FILE,
+    hookDeadlineMs: e.AHP_HOOK_DEADLINE_MS,
+    hookDeadlines: Object.freeze({ ...(e.AHP_HOOK_DEADLINES ?? {}) }),
+    failurePolicies: Object.freeze({ ...(e.AHP_FAILURE_POLICIES ?? {}) }),
+    heartbeatMs: e.AHP_HEARTBEAT_MS,
+    helloTimeoutMs: e.AHP_HELLO_TIMEOUT_MS,
+    presenceTtlMs: e.AHP_PRESENCE_TTL_MS,
+    sessionTtlMs: e.AHP_SESSION_TTL_MS,
+    maxFrameBytes: e.AHP_MAX_FRAME_BYTES,
+    maxBufferedBytes: e.AHP_MAX_BUFFERED_BYTES,
+    maxInFlight: e.AHP_MAX_IN_FLIGHT,
+    shutdownGraceMs: e.AHP_SHUTDOWN_GRACE_MS,
+    logLevel: e.AHP_LOG_LEVEL,
+  };
+}
+
+/** The evaluation deadline of `trigger`: its entry in AHP_HOOK_DEADLINES, else AHP_HOOK_DEADLINE_MS. */
+export function hookDeadlineFor(config: Pick<GatewayConfig, 'hookDeadlineMs' | 'hookDeadlines'>, trigger: HookTrigger): number {
+  return config.hookDeadlines[trigger] ?? config.hookDeadlineMs;
+}
+
+/** The longest deadline any trigger has; announced as `max_hook_deadline_ms` (longer requests are shortened to it). */
+export function maxHookDeadline(config: Pick<GatewayConfig, 'hookDeadlineMs' | 'hookDeadlines'>): number {
+  return Math.max(config.hookDeadlineMs, ...Object.values(config.hookDeadlines));
+}
+
+/** The failure policy of `trigger`: its entry in AHP_FAILURE_POLICIES, else the protocol's default. */
+export function failurePolicyFor(config: Pick<GatewayConfig, 'failurePolicies'>, trigger: HookTrigger): FailurePolicy {
+  return config.failurePolicies[trigger] ?? defaultFailurePolicy(trigger);
+}

@@ -1,0 +1,75 @@
+/**
+ * Starts one gateway in this process: the Nest application, its WebSocket adapter and HTTP
+ * listener. `main.ts` uses it for the real process, the integration tests to run gateways
+ * in-process on port 0.
+ */
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module.js';
+import { AgentAuthService, type ReloadResult } from './auth/agent-auth.service.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { DrainState } from './lifecycle/drain-state.js';
+import { ShutdownService } from './lifecycle/shutdown.service.js';
+import { NestLoggerBridge, type JsonLogger } from './logging/json-logger.js';
+import { AgentWsAdapter } from './ws/agent-ws.adapter.js';
+
+/** A started gateway. */
+export interface RunningGateway {
+  readonly app: INestApplication;
+  /** The port actually listened on (useful with `PORT=0`). */
+  readonly port: number;
+  readonly gatewayId: string;
+  /**
+   * Graceful shutdown (drain, goaway, grace period for pending hooks, close sockets with
+   * GOING_AWAY, release Redis), then the Nest application closes. Idempotent.
+   */
+  shutdown(): Promise<void>;
+  /** Re-reads the agent tokens file (what SIGHUP does). */
+  reloadTokens(): Promise<ReloadResult>;
+}
+
+/**
+ * Creates and starts a gateway for `config`. Start-up failures (Redis refusing the connection
+ * setup, an invalid tokens file, a port in use) reject, after whatever was opened is closed again.
+ */
+export async function startGateway(config: GatewayConfig, logger: JsonLogger): Promise<RunningGateway> {
+  const app = await NestFactory.create(AppModule.forRoot(config, logger), {
+    logger: new NestLoggerBridge(logger.child({ component: 'nest' })),
+    // Nest's default is to abort() the process on a start-up error, which skips our cleanup and
+    // the error message naming the bad setting; let the error reach the caller instead.
+    abortOnError: false,
+  });
+  try {
+    const auth = app.get(AgentAuthService);
+    const drain = app.get(DrainState);
+    app.useWebSocketAdapter(
+      new AgentWsAdapter(app, {
+        gate: { isDraining: () => drain.draining, authenticate: (request) => auth.authenticateRequest(request) },
+        maxPayload: config.maxFrameBytes,
+        logger,
+      }),
+    );
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+
+  const address = app.getHttpServer().address() as AddressInfo;
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    port: address.port,
+    gatewayId: config.gatewayId,
+    shutdown() {
+      stopping ??= (async () => {
+        await app.get(ShutdownService).shutdown();
+        await app.close();
+      })();
+      return stopping;
+    },
+    reloadTokens: () => app.get(AgentAuthService).reload(),
+  };
+}

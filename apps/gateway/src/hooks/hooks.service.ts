@@ -1,0 +1,279 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { failurePolicyDecision, makeError, type HookDecision, type HookFrame, type HookTrigger } from '@ahp/protocol';
+import type { DecisionFeed, HookQueue, HookStore, SessionStore } from '@ahp/store';
+import type { AgentConnection } from '../agents/agent-connection.js';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
+import { DrainState } from '../lifecycle/drain-state.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { DECISION_FEED, HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
+
+/** A hook this gateway waits a decision for, and the socket that asked. */
+interface PendingHook {
+  readonly hookId: string;
+  readonly trigger: HookTrigger;
+  readonly connection: AgentConnection;
+  readonly deadlineAt: number;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** Extra session ids cached per connection; beyond this each one is checked in Redis again. */
+const MAX_CACHED_SESSIONS = 256;
+
+/**
+ * The hook round trip on the gateway's side.
+ *
+ * A hook frame opens (or joins) the hook's correlation in Redis with this gateway as its owner,
+ * enqueues the evaluation job, and waits — in memory, only as a pointer to the socket and a
+ * deadline timer — for the decision. The decision reaches us through this gateway's
+ * {@link DecisionFeed} (the store routes every decision to the owner's stream), whichever worker
+ * made it. At the deadline the trigger's failure policy is offered to the store as a decision;
+ * the store keeps the first decision ever made for the hook, so a worker that won the race is
+ * what the agent gets, and every later re-send of the hook gets that same decision.
+ *
+ * Nothing here must survive a crash: the correlation, the job and the decision live in Redis,
+ * and the SDK re-sends pending hooks (same id) after it reconnects, to any gateway.
+ */
+@Injectable()
+export class HooksService implements OnModuleInit, OnModuleDestroy {
+  private readonly pending = new Map<string, PendingHook>();
+  private idleWaiters: (() => void)[] = [];
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(HOOK_STORE) private readonly hooks: HookStore,
+    @Inject(HOOK_QUEUE) private readonly queue: HookQueue,
+    @Inject(DECISION_FEED) private readonly feed: DecisionFeed,
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+    @Inject(DrainState) private readonly drain: DrainState,
+  ) {
+    this.log = logger.child({ component: 'hooks' });
+  }
+
+  /** Starts reading this gateway's decision stream before any agent can send a hook. */
+  async onModuleInit(): Promise<void> {
+    await this.feed.start((decision) => this.deliver(decision, 'feed'));
+  }
+
+  onModuleDestroy(): void {
+    this.stop();
+  }
+
+  /** Hooks waiting for a decision on this gateway. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Serves one hook frame; every path ends in exactly one reply (decision or error) or a wait for one. */
+  async handleHook(connection: AgentConnection, frame: HookFrame, now: number = Date.now()): Promise<void> {
+    const hookId = frame.id;
+    if (this.drain.draining) {
+      connection.sendError(hookId, makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; reconnect and re-send the hook', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    let sessionId: string | null;
+    try {
+      sessionId = await this.resolveSession(connection, frame.session_id, now);
+    } catch (error) {
+      this.log.error({ agentId: connection.agentId, correlationId: hookId, error }, 'checking the hook session failed');
+      connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook session could not be checked; retry shortly', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    if (sessionId === null) {
+      connection.fail(hookId, 'E_FORBIDDEN', `session ${frame.session_id ?? ''} belongs to another agent`);
+      return;
+    }
+    if (!connection.pendingHooks.has(hookId) && connection.pendingHooks.size >= this.config.maxInFlight) {
+      connection.sendError(
+        hookId,
+        makeError('E_RATE_LIMITED', `more than ${this.config.maxInFlight} hooks are awaiting a decision on this connection`, undefined, {
+          retryAfterMs: 100,
+        }),
+      );
+      return;
+    }
+
+    // The client may shorten the deadline, never extend it past what the operator configured.
+    const configured = hookDeadlineFor(this.config, frame.trigger);
+    const deadlineAt = now + Math.min(frame.deadline_ms ?? configured, configured);
+    const fields = { agentId: connection.agentId, sessionId, correlationId: hookId, trigger: frame.trigger };
+
+    let outcome: Awaited<ReturnType<HookStore['open']>>;
+    try {
+      outcome = await this.hooks.open({
+        hookId,
+        agentId: connection.agentId,
+        sessionId,
+        gatewayId: this.config.gatewayId,
+        trigger: frame.trigger,
+        now,
+        deadlineAt,
+      });
+    } catch (error) {
+      this.log.error({ ...fields, error }, 'opening the hook failed');
+      connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook could not be recorded; retry shortly', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+
+    switch (outcome.kind) {
+      case 'foreign':
+        this.log.warn(fields, 'hook id belongs to another agent');
+        connection.fail(hookId, 'E_CONFLICT', 'this hook id is already used by another agent; mint a new UUID');
+        return;
+      case 'decided':
+        this.log.debug(fields, 'hook already decided; answering with the stored decision');
+        this.sendDecision(connection, outcome.decision);
+        return;
+      case 'created':
+      case 'joined': {
+        // The stored deadline wins: a re-sent hook keeps the deadline of its first open. A socket
+        // that closed while Redis answered is not waited for; the job is still enqueued so the
+        // decision is ready when the SDK re-sends the hook.
+        if (connection.isOpen) this.track(connection, hookId, frame.trigger, outcome.correlation.deadline_at, now);
+        try {
+          // A joined hook is enqueued again on purpose: the job may have been lost with the
+          // gateway that first opened it; the queue ignores a job id it still holds.
+          await this.queue.enqueue({
+            hook_id: hookId,
+            trigger: frame.trigger,
+            agent: connection.agent.identity,
+            session_id: sessionId,
+            context: frame.context,
+            enqueued_at: now,
+            deadline_at: outcome.correlation.deadline_at,
+          });
+          this.log.debug({ ...fields, jobId: hookId, outcome: outcome.kind }, 'hook enqueued');
+        } catch (error) {
+          this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
+          await this.decideByPolicy(hookId, 'E_UNAVAILABLE', 'the hook could not be queued for evaluation');
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Sends a decision to the connection waiting for it, once: the entry is removed before the
+   * send, so a decision arriving twice (the feed is at-least-once; the deadline path also sends)
+   * produces one frame. Returns whether a waiting connection was found.
+   */
+  deliver(decision: HookDecision, via: 'feed' | 'deadline'): boolean {
+    const entry = this.pending.get(decision.hook_id);
+    if (entry === undefined) return false;
+    this.untrack(entry);
+    this.sendDecision(entry.connection, decision);
+    entry.connection.log.debug({ sessionId: entry.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
+    return true;
+  }
+
+  /** Forgets the hooks a closed connection waited for; their decisions stay in Redis for the re-send. */
+  connectionClosed(connection: AgentConnection): void {
+    for (const hookId of [...connection.pendingHooks]) {
+      const entry = this.pending.get(hookId);
+      if (entry?.connection === connection) this.untrack(entry);
+    }
+    connection.pendingHooks.clear();
+  }
+
+  /** Resolves true once no hook waits on this gateway, false after `timeoutMs`. */
+  waitForIdle(timeoutMs: number): Promise<boolean> {
+    if (this.pending.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.idleWaiters = this.idleWaiters.filter((waiter) => waiter !== done);
+        resolve(false);
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.idleWaiters.push(done);
+    });
+  }
+
+  /** Clears every deadline timer (shutdown); the hooks stay pending in Redis. */
+  stop(): void {
+    for (const entry of [...this.pending.values()]) this.untrack(entry);
+  }
+
+  private track(connection: AgentConnection, hookId: string, trigger: HookTrigger, deadlineAt: number, now: number): void {
+    const previous = this.pending.get(hookId);
+    if (previous !== undefined) this.untrack(previous);
+    const timer = setTimeout(() => void this.onDeadline(hookId), Math.max(0, deadlineAt - now));
+    timer.unref();
+    this.pending.set(hookId, { hookId, trigger, connection, deadlineAt, timer });
+    connection.pendingHooks.add(hookId);
+  }
+
+  private untrack(entry: PendingHook): void {
+    clearTimeout(entry.timer);
+    if (this.pending.get(entry.hookId) === entry) this.pending.delete(entry.hookId);
+    entry.connection.pendingHooks.delete(entry.hookId);
+    if (this.pending.size === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const waiter of waiters) waiter();
+    }
+  }
+
+  private async onDeadline(hookId: string): Promise<void> {
+    const entry = this.pending.get(hookId);
+    if (entry === undefined) return;
+    this.log.info(
+      { agentId: entry.connection.agentId, sessionId: entry.connection.sessionId, correlationId: hookId, trigger: entry.trigger },
+      'hook deadline reached; applying the failure policy',
+    );
+    await this.decideByPolicy(hookId, 'E_TIMEOUT', 'no decision arrived before the hook deadline');
+  }
+
+  /**
+   * Offers the trigger's failure-policy decision to the store and delivers whatever decision the
+   * store holds afterwards (the worker's, if it was first). If the store cannot be reached, the
+   * agent gets `E_UNAVAILABLE` for the hook: it may retry, and the retry finds whatever decision
+   * was stored by then.
+   */
+  private async decideByPolicy(hookId: string, code: 'E_TIMEOUT' | 'E_UNAVAILABLE', message: string): Promise<void> {
+    const entry = this.pending.get(hookId);
+    if (entry === undefined) return;
+    const now = Date.now();
+    const decision = failurePolicyDecision({
+      hookId,
+      trigger: entry.trigger,
+      policy: failurePolicyFor(this.config, entry.trigger),
+      code,
+      message,
+      now: new Date(now).toISOString(),
+    });
+    try {
+      const stored = await this.hooks.decide(hookId, decision, now);
+      this.deliver(stored.decision, 'deadline');
+    } catch (error) {
+      this.log.error({ agentId: entry.connection.agentId, correlationId: hookId, error }, 'storing the failure-policy decision failed');
+      const current = this.pending.get(hookId);
+      if (current === undefined) return;
+      this.untrack(current);
+      current.connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook could not be decided; re-send it', undefined, { retryAfterMs: 1000 }));
+    }
+  }
+
+  private sendDecision(connection: AgentConnection, decision: HookDecision): void {
+    connection.send({ type: 'decision', id: decision.hook_id, decision });
+  }
+
+  /**
+   * The session a hook belongs to: the connection's own, or — for a bridge that multiplexes
+   * several runs over one connection — another session of the same agent. Returns null when the
+   * named session belongs to someone else, so an agent cannot file hooks under another's run.
+   */
+  private async resolveSession(connection: AgentConnection, requested: string | undefined, now: number): Promise<string | null> {
+    const own = connection.sessionId;
+    if (own === undefined) throw new Error('hook on a connection without a session');
+    if (requested === undefined || requested === own || connection.extraSessions.has(requested)) return requested ?? own;
+    const outcome = await this.sessions.open(connection.agent.identity, requested, requested, now, this.config.sessionTtlMs);
+    if (outcome.kind === 'foreign') return null;
+    if (connection.extraSessions.size < MAX_CACHED_SESSIONS) connection.extraSessions.add(outcome.sessionId);
+    return outcome.sessionId;
+  }
+}

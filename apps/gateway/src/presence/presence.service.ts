@@ -1,0 +1,165 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { PresenceStore } from '@ahp/store';
+import type { AgentConnection } from '../agents/agent-connection.js';
+import { ConnectionRegistry } from '../agents/connection-registry.js';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { DrainState } from '../lifecycle/drain-state.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { PRESENCE_STORE } from '../store/store.tokens.js';
+
+/**
+ * Presence of this gateway's agents and of the gateway itself, for the console and for routing.
+ *
+ * Every write is best effort: presence is a view that expires on its own (entries carry a TTL),
+ * so a failed write is logged and never fails the agent's request. The agent entry is written at
+ * welcome, refreshed on activity and on pong (at most every few seconds per connection, so a busy
+ * agent costs one write per interval, not one per frame) and removed on close — only by the
+ * connection that is still the agent's current one, so a replaced or late-closing connection
+ * cannot erase its successor's entry.
+ */
+@Injectable()
+export class PresenceService implements OnModuleInit, OnModuleDestroy {
+  private readonly startedAt = new Date().toISOString();
+  private readonly log: JsonLogger;
+  private readonly touchEveryMs: number;
+  private readonly heartbeatEveryMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly writes = new Set<Promise<void>>();
+  private stopped = false;
+  private heartbeatSoon: NodeJS.Immediate | undefined;
+
+  constructor(
+    @Inject(PRESENCE_STORE) private readonly presence: PresenceStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+    @Inject(ConnectionRegistry) private readonly registry: ConnectionRegistry,
+    @Inject(DrainState) private readonly drain: DrainState,
+  ) {
+    this.log = logger.child({ component: 'presence' });
+    // A third of the TTL leaves two refreshes of slack before an entry expires.
+    this.touchEveryMs = Math.min(5000, Math.floor(config.presenceTtlMs / 3));
+    this.heartbeatEveryMs = Math.max(500, Math.min(5000, Math.floor(config.presenceTtlMs / 3)));
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.heartbeat();
+    this.timer = setInterval(() => void this.heartbeat(), this.heartbeatEveryMs);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.heartbeatSoon !== undefined) clearImmediate(this.heartbeatSoon);
+    this.heartbeatSoon = undefined;
+  }
+
+  /** Writes the agent's entry after its welcome; awaited so the entry exists when the agent is told it is connected. */
+  async connected(connection: AgentConnection, now: number = Date.now()): Promise<void> {
+    if (connection.sessionId === undefined) return;
+    const at = new Date(now).toISOString();
+    connection.lastTouchAt = now;
+    await this.track(
+      this.presence.connect(
+        {
+          agent: connection.agent.identity,
+          session_id: connection.sessionId,
+          gateway_id: this.config.gatewayId,
+          connected_at: new Date(connection.connectedAt).toISOString(),
+          last_activity_at: at,
+        },
+        this.config.presenceTtlMs,
+        now,
+      ),
+      connection,
+      'presence connect failed',
+    );
+    this.connectionsChanged();
+  }
+
+  /** Refreshes the agent's entry, at most once per interval per connection; never waits. */
+  touch(connection: AgentConnection, now: number = Date.now()): void {
+    if (connection.sessionId === undefined || connection.state !== 'ready') return;
+    if (now - connection.lastTouchAt < this.touchEveryMs) return;
+    connection.lastTouchAt = now;
+    void this.track(
+      this.presence.touch(connection.agentId, connection.sessionId, now, this.config.presenceTtlMs),
+      connection,
+      'presence touch failed',
+    );
+  }
+
+  /**
+   * Removes the agent's entry when `wasCurrent` (this was its session's current connection here).
+   * Presence shows one entry per agent, its newest connection; when another session of the same
+   * agent is still connected here (`remaining`), that one becomes the agent's entry again.
+   */
+  async disconnected(connection: AgentConnection, wasCurrent: boolean, remaining?: AgentConnection): Promise<void> {
+    this.connectionsChanged();
+    if (!wasCurrent || connection.sessionId === undefined) return;
+    await this.track(
+      this.presence.disconnect(connection.agentId, connection.sessionId, this.config.gatewayId),
+      connection,
+      'presence disconnect failed',
+    );
+    if (remaining !== undefined) await this.connected(remaining);
+  }
+
+  /**
+   * Publishes the gateway's entry soon after its connection count changed, so the console does not
+   * show a stale count for a whole heartbeat interval. Changes in one turn of the event loop
+   * share one write.
+   */
+  connectionsChanged(): void {
+    if (this.stopped || this.heartbeatSoon !== undefined) return;
+    this.heartbeatSoon = setImmediate(() => {
+      this.heartbeatSoon = undefined;
+      void this.heartbeat();
+    });
+  }
+
+  /** Publishes this gateway's GatewayInfo (connection count, draining flag). */
+  async heartbeat(now: number = Date.now()): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.presence.heartbeatGateway(
+        {
+          gateway_id: this.config.gatewayId,
+          started_at: this.startedAt,
+          last_seen_at: new Date(now).toISOString(),
+          connections: this.registry.size,
+          draining: this.drain.draining,
+        },
+        this.config.presenceTtlMs,
+        now,
+      );
+    } catch (error) {
+      this.log.warn({ error }, 'gateway heartbeat failed');
+    }
+  }
+
+  /**
+   * Stops the heartbeat, waits for presence writes still under way and removes this gateway's
+   * entry. Called by the shutdown sequence before Redis closes.
+   */
+  async stop(): Promise<void> {
+    this.onModuleDestroy();
+    this.stopped = true;
+    await Promise.allSettled([...this.writes]);
+    try {
+      await this.presence.removeGateway(this.config.gatewayId);
+    } catch (error) {
+      this.log.warn({ error }, 'removing the gateway entry failed');
+    }
+  }
+
+  private track(write: Promise<void>, connection: AgentConnection, message: string): Promise<void> {
+    const settled = write.catch((error: unknown) => {
+      connection.log.warn({ sessionId: connection.sessionId, error }, message);
+    });
+    this.writes.add(settled);
+    void settled.finally(() => this.writes.delete(settled));
+    return settled;
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * Injection tokens of the Redis-backed parts, so services depend on the store's interfaces
+ * (`HookStore`, `HookQueue`, …) and never on how they are built.
+ */
+
+/** The gateway's node-redis client (`RedisClient`), shared by every store and the queue. */
+export const REDIS = Symbol('REDIS');
+/** `StoreKeys` of this deployment's prefix. */
+export const STORE_KEYS = Symbol('STORE_KEYS');
+/** `HookStore`. */
+export const HOOK_STORE = Symbol('HOOK_STORE');
+/** `SignalStore`. */
+export const SIGNAL_STORE = Symbol('SIGNAL_STORE');
+/** `PresenceStore`. */
+export const PRESENCE_STORE = Symbol('PRESENCE_STORE');
+/** `SessionStore`. */
+export const SESSION_STORE = Symbol('SESSION_STORE');
+/** `HookQueue` (the BullMQ queue of hook evaluations). */
+export const HOOK_QUEUE = Symbol('HOOK_QUEUE');
+/** This gateway's `DecisionFeed`. */
+export const DECISION_FEED = Symbol('DECISION_FEED');

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ConfigSchema, defaultWorkerId, describeConfig, loadConfig } from './config.js';
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+function problems(env: Record<string, string | undefined>): { variable: string; message: string }[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return [...(error as ConfigError).problems];
+  }
+  throw new Error('expected loadConfig to throw');
+}
+
+describe('loadConfig', () => {
+  it('fills every default from REDIS_URL alone', () => {
+    const config = loadConfig({ REDIS_URL, PATH: '/usr/bin' });
+    expect(config).toEqual({
+      redisUrl: REDIS_URL,
+      keyPrefix: 'ahp',
+      workerId: defaultWorkerId(),
+      concurrency: 16,
+      lockDurationMs: 10_000,
+      stalledIntervalMs: 5_000,
+      maxStalledCount: 2,
+      oracleBudgetMs: 2_000,
+      oraclePlugins: [],
+      logLevel: 'info',
+    });
+    expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      REDIS_URL: ' rediss://user:pw@redis.internal:6380/2 ',
+      AHP_KEY_PREFIX: 'test-42',
+      AHP_WORKER_ID: 'w-1',
+      AHP_WORKER_CONCURRENCY: '4',
+      AHP_WORKER_LOCK_MS: '30000',
+      AHP_WORKER_STALLED_INTERVAL_MS: '1000',
+      AHP_WORKER_MAX_STALLED: '0',
+      AHP_ORACLE_BUDGET_MS: '250',
+      AHP_ORACLE_PLUGINS: ' ./plugins/a.js, @acme/oracles ,,',
+      AHP_LOG_LEVEL: 'debug',
+    });
+    expect(config).toEqual({
+      redisUrl: 'rediss://user:pw@redis.internal:6380/2',
+      keyPrefix: 'test-42',
+      workerId: 'w-1',
+      concurrency: 4,
+      lockDurationMs: 30_000,
+      stalledIntervalMs: 1_000,
+      maxStalledCount: 0,
+      oracleBudgetMs: 250,
+      oraclePlugins: ['./plugins/a.js', '@acme/oracles'],
+      logLevel: 'debug',
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    const config = loadConfig({ REDIS_URL, AHP_WORKER_CONCURRENCY: '', AHP_LOG_LEVEL: '  ', AHP_ORACLE_PLUGINS: '' });
+    expect(config).toMatchObject({ concurrency: 16, logLevel: 'info', oraclePlugins: [] });
+  });
+
+  it('requires REDIS_URL', () => {
+    expect(problems({})).toEqual([{ variable: 'REDIS_URL', message: 'is required' }]);
+    expect(problems({ REDIS_URL: '' })).toEqual([{ variable: 'REDIS_URL', message: 'is required' }]);
+  });
+
+  it('names the variable without repeating a Redis URL that may hold a password', () => {
+    expect(problems({ REDIS_URL: 'http://user:secret@host' })).toEqual([
+      { variable: 'REDIS_URL', message: 'must be a redis:// or rediss:// URL' },
+    ]);
+    expect(problems({ REDIS_URL: 'not a url' })[0]!.variable).toBe('REDIS_URL');
+  });
+
+  it.each([
+    ['AHP_WORKER_CONCURRENCY', 'abc', 'must be a whole number (got "abc")'],
+    ['AHP_WORKER_CONCURRENCY', '0', 'must be at least 1 (got "0")'],
+    ['AHP_WORKER_CONCURRENCY', '2.5', 'must be a whole number'],
+    ['AHP_WORKER_CONCURRENCY', '-3', 'must be a whole number'],
+    ['AHP_WORKER_LOCK_MS', '999', 'must be at least 1000'],
+    ['AHP_WORKER_STALLED_INTERVAL_MS', '10', 'must be at least 500'],
+    ['AHP_WORKER_MAX_STALLED', '101', 'must be at most 100'],
+    ['AHP_ORACLE_BUDGET_MS', '1e3', 'must be a whole number'],
+    ['AHP_LOG_LEVEL', 'verbose', 'must be one of debug, info, warn, error (got "verbose")'],
+    ['AHP_KEY_PREFIX', 'a {b}', 'must be non-empty, without spaces or braces'],
+    ['AHP_WORKER_ID', 'worker one', 'must be 1-128 of letters, digits and . _ : -'],
+  ])('rejects %s=%s', (variable, value, message) => {
+    const [problem, ...rest] = problems({ REDIS_URL, [variable]: value });
+    expect(rest).toEqual([]);
+    expect(problem!.variable).toBe(variable);
+    expect(problem!.message).toContain(message);
+  });
+
+  it('reports every bad variable at once, in a message that names them', () => {
+    let message = '';
+    try {
+      loadConfig({ AHP_WORKER_CONCURRENCY: 'many', AHP_LOG_LEVEL: 'loud' });
+    } catch (error) {
+      message = (error as Error).message;
+      expect((error as ConfigError).code).toBe('E_CONFIG');
+    }
+    expect(message).toBe(
+      [
+        'invalid configuration:',
+        '  REDIS_URL: is required',
+        '  AHP_WORKER_CONCURRENCY: must be a whole number (got "many")',
+        '  AHP_LOG_LEVEL: must be one of debug, info, warn, error (got "loud")',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('defaultWorkerId', () => {
+  it('keeps ids within the protocol alphabet and length', () => {
+    expect(defaultWorkerId('box-1.local', 42)).toBe('worker-box-1.local-42');
+    expect(defaultWorkerId('weird host/ü', 7)).toBe('worker-weird-host---7');
+    expect(defaultWorkerId('', 7)).toBe('worker-host-7');
+    const long = defaultWorkerId('h'.repeat(300), 123456);
+    expect(long).toHaveLength(128);
+    expect(long.endsWith('-123456')).toBe(true);
+  });
+});
+
+describe('describeConfig', () => {
+  it('documents every variable of the schema, with its default', () => {
+    const described = describeConfig();
+    expect(described.map((o) => o.name)).toEqual(Object.keys(ConfigSchema.shape));
+    expect(described.map((o) => o.name)).toEqual([
+      'REDIS_URL',
+      'AHP_KEY_PREFIX',
+      'AHP_WORKER_ID',
+      'AHP_WORKER_CONCURRENCY',
+      'AHP_WORKER_LOCK_MS',
+      'AHP_WORKER_STALLED_INTERVAL_MS',
+      'AHP_WORKER_MAX_STALLED',
+      'AHP_ORACLE_BUDGET_MS',
+      'AHP_ORACLE_PLUGINS',
+      'AHP_LOG_LEVEL',
+    ]);
+    for (const option of described) expect(option.description.length).toBeGreaterThan(10);
+    expect(described.find((o) => o.name === 'REDIS_URL')!.default).toBeNull();
+    expect(described.filter((o) => o.required).map((o) => o.name)).toEqual(['REDIS_URL']);
+  });
+
+  it('states the defaults the schema applies', () => {
+    const parsed = loadConfig({ REDIS_URL });
+    const defaults = Object.fromEntries(describeConfig().map((o) => [o.name, o.default]));
+    expect(defaults).toMatchObject({
+      AHP_KEY_PREFIX: parsed.keyPrefix,
+      AHP_WORKER_CONCURRENCY: String(parsed.concurrency),
+      AHP_WORKER_LOCK_MS: String(parsed.lockDurationMs),
+      AHP_WORKER_STALLED_INTERVAL_MS: String(parsed.stalledIntervalMs),
+      AHP_WORKER_MAX_STALLED: String(parsed.maxStalledCount),
+      AHP_ORACLE_BUDGET_MS: String(parsed.oracleBudgetMs),
+      AHP_LOG_LEVEL: parsed.logLevel,
+    });
+  });
+});

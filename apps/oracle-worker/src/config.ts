@@ -1,0 +1,205 @@
+/**
+ * The worker's configuration: environment variables only, parsed once at start by one zod schema.
+ * A bad value stops the worker before it touches Redis, with a message naming the variable.
+ */
+import { hostname } from 'node:os';
+import { z } from 'zod';
+
+/** Log levels, least severe first; a logger prints its level and everything after it. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const ID_CHARS = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function wholeNumber(min: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
+
+/**
+ * The default worker id, `worker-<hostname>-<pid>`: unique per process on a host, and readable in
+ * logs and `CLIENT LIST`. Characters outside the protocol's id alphabet become `-`.
+ */
+export function defaultWorkerId(host: string = hostname(), pid: number = process.pid): string {
+  const tail = `-${pid}`;
+  const safeHost = host.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128 - 'worker-'.length - tail.length) || 'host';
+  return `worker-${safeHost}${tail}`;
+}
+
+/**
+ * The environment variables the worker reads, with their defaults. An unknown variable is ignored
+ * (the environment holds many others); compose files are checked against these names.
+ */
+export const ConfigSchema = z.object({
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine((value) => {
+      try {
+        return ['redis:', 'rediss:'].includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, 'must be a redis:// or rediss:// URL'),
+  AHP_KEY_PREFIX: z
+    .string()
+    .regex(/^[^\s{}]+$/, 'must be non-empty, without spaces or braces')
+    .default('ahp'),
+  AHP_WORKER_ID: z
+    .string()
+    .regex(ID_CHARS, 'must be 1-128 of letters, digits and . _ : -')
+    .default(() => defaultWorkerId()),
+  AHP_WORKER_CONCURRENCY: wholeNumber(1, 1000).default(16),
+  AHP_WORKER_LOCK_MS: wholeNumber(1000, 600_000).default(10_000),
+  AHP_WORKER_STALLED_INTERVAL_MS: wholeNumber(500, 600_000).default(5_000),
+  AHP_WORKER_MAX_STALLED: wholeNumber(0, 100).default(2),
+  AHP_ORACLE_BUDGET_MS: wholeNumber(1, 600_000).default(2_000),
+  AHP_ORACLE_PLUGINS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    )
+    .default([]),
+  AHP_LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+});
+
+/** A variable's name. */
+export type ConfigVariable = keyof typeof ConfigSchema.shape;
+
+/** What `describeConfig` says about one variable. */
+export interface ConfigOptionInfo {
+  readonly name: ConfigVariable;
+  /** Whether the process refuses to start without it. */
+  readonly required: boolean;
+  /** The default as text, or `null` when the variable is required. */
+  readonly default: string | null;
+  readonly description: string;
+}
+
+const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'required'>>> = {
+  REDIS_URL: {
+    default: null,
+    description: 'Redis to use, redis[s]://[[user][:password]@]host[:port][/db]. Required.',
+  },
+  AHP_KEY_PREFIX: {
+    default: 'ahp',
+    description: 'Prefix of every Redis key, including the BullMQ queue; must match the gateways of the same deployment.',
+  },
+  AHP_WORKER_ID: {
+    default: 'worker-<hostname>-<pid>',
+    description: 'Name of this worker in logs, the ready line and the Redis connection name.',
+  },
+  AHP_WORKER_CONCURRENCY: {
+    default: '16',
+    description: 'Hook jobs evaluated at once by this process (1-1000). Evaluation mostly waits on I/O.',
+  },
+  AHP_WORKER_LOCK_MS: {
+    default: '10000',
+    description: "How long a job's lock lasts without renewal; after a crash its job runs again once the lock expired.",
+  },
+  AHP_WORKER_STALLED_INTERVAL_MS: {
+    default: '5000',
+    description: 'How often this worker looks for jobs whose lock expired (their worker died) and puts them back.',
+  },
+  AHP_WORKER_MAX_STALLED: {
+    default: '2',
+    description: 'How often a job may stall before it fails for good. Re-running a hook is harmless: its first decision wins.',
+  },
+  AHP_ORACLE_BUDGET_MS: {
+    default: '2000',
+    description: "Time each oracle gets for one hook; never more than what is left until the hook's deadline.",
+  },
+  AHP_ORACLE_PLUGINS: {
+    default: '(none)',
+    description: 'Comma-separated oracle plugin modules: paths (relative to the working directory) or package names. They run after the built-in oracles.',
+  },
+  AHP_LOG_LEVEL: {
+    default: 'info',
+    description: `Least severe level logged: ${LOG_LEVELS.join(', ')}.`,
+  },
+};
+
+/** Every variable, in schema order, with its default and meaning (for docs, `--help` and compose checks). */
+export function describeConfig(): ConfigOptionInfo[] {
+  return (Object.keys(ConfigSchema.shape) as ConfigVariable[]).map((name) => ({
+    name,
+    required: DOCS[name].default === null,
+    ...DOCS[name],
+  }));
+}
+
+/** The parsed configuration, in the names the code uses. */
+export interface WorkerConfig {
+  readonly redisUrl: string;
+  readonly keyPrefix: string;
+  readonly workerId: string;
+  readonly concurrency: number;
+  readonly lockDurationMs: number;
+  readonly stalledIntervalMs: number;
+  readonly maxStalledCount: number;
+  readonly oracleBudgetMs: number;
+  readonly oraclePlugins: readonly string[];
+  readonly logLevel: LogLevel;
+}
+
+/** Variables whose values must not be repeated in error messages (they may hold a password). */
+const SECRET: ReadonlySet<ConfigVariable> = new Set(['REDIS_URL']);
+
+/** The configuration is invalid. `problems` has one entry per offending variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'E_CONFIG';
+
+  constructor(readonly problems: readonly { variable: string; message: string }[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
+  }
+}
+
+/**
+ * Parses the worker's configuration from an environment. A variable set to the empty string
+ * counts as unset (compose files often write `VAR=`), so it gets its default.
+ *
+ * @throws {@link ConfigError} naming every variable that is missing or invalid.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): WorkerConfig {
+  const present: Record<string, string> = {};
+  for (const name of Object.keys(ConfigSchema.shape)) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') present[name] = value;
+  }
+  const parsed = ConfigSchema.safeParse(present);
+  if (!parsed.success) {
+    const seen = new Set<string>();
+    const problems: { variable: string; message: string }[] = [];
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? '(environment)');
+      if (seen.has(variable)) continue;
+      seen.add(variable);
+      const value = present[variable];
+      let message = value === undefined ? 'is required' : issue.message;
+      if (value !== undefined && !SECRET.has(variable as ConfigVariable)) message += ` (got ${JSON.stringify(value)})`;
+      problems.push({ variable, message });
+    }
+    throw new ConfigError(problems);
+  }
+  const c = parsed.data;
+  return {
+    redisUrl: c.REDIS_URL,
+    keyPrefix: c.AHP_KEY_PREFIX,
+    workerId: c.AHP_WORKER_ID,
+    concurrency: c.AHP_WORKER_CONCURRENCY,
+    lockDurationMs: c.AHP_WORKER_LOCK_MS,
+    stalledIntervalMs: c.AHP_WORKER_STALLED_INTERVAL_MS,
+    maxStalledCount: c.AHP_WORKER_MAX_STALLED,
+    oracleBudgetMs: c.AHP_ORACLE_BUDGET_MS,
+    oraclePlugins: c.AHP_ORACLE_PLUGINS,
+    logLevel: c.AHP_LOG_LEVEL,
+  };
+}

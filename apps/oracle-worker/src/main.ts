@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+/**
+ * The oracle worker process: takes hook jobs from the BullMQ queue, evaluates them and stores the
+ * decisions. Stateless; run as many as the load needs.
+ *
+ * Process contract:
+ * - stdout carries exactly one line, `{"event":"ready","service":"oracle-worker","worker_id":…,
+ *   "pid":…,"concurrency":…}`, once the worker is connected and takes jobs. Supervisors and tests
+ *   wait for it.
+ * - stderr carries the logs, one JSON object per line (see `createJsonLogger`).
+ * - SIGTERM or SIGINT: stop taking jobs, let active ones finish, close Redis, exit 0. A second
+ *   signal exits at once with 1.
+ * - `--describe-config`: print the variables it reads as JSON (name, required, default,
+ *   description) and exit 0 without connecting anywhere; tools/compose-check uses it.
+ * - Exit 78 (EX_CONFIG) for an invalid environment or oracle plugins that do not load: restarting
+ *   will not help until the configuration changes. Exit 1 for anything else that stops the process.
+ */
+import { combineOracles, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
+import type { Oracle } from '@ahp/oracles';
+import { connectRedis, createHookWorker, createKeys, createRedisStores } from '@ahp/store';
+import type { HookWorker, Logger, RedisClient } from '@ahp/store';
+import { ConfigError, describeConfig, loadConfig } from './config.js';
+import type { WorkerConfig } from './config.js';
+import { createJsonLogger } from './logger.js';
+import { createHookProcessor } from './processor.js';
+import type { OracleHookProcessor } from './processor.js';
+
+const SERVICE = 'oracle-worker';
+const EXIT_CONFIG = 78;
+
+let worker: HookWorker | undefined;
+let redis: RedisClient | undefined;
+let processor: OracleHookProcessor | undefined;
+let stopping = false;
+
+function loadConfigOrExit(): WorkerConfig {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${SERVICE}: ${error.message}\n`);
+    process.exit(EXIT_CONFIG);
+  }
+}
+
+if (process.argv.includes('--describe-config')) {
+  process.stdout.write(`${JSON.stringify(describeConfig())}\n`);
+  process.exit(0);
+}
+
+const config = loadConfigOrExit();
+const log: Logger = createJsonLogger({ level: config.logLevel, base: { service: SERVICE, workerId: config.workerId } });
+
+function fail(code: number, message: string, error?: unknown): never {
+  log.error({ error }, message);
+  process.exit(code);
+}
+
+async function shutdown(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) {
+    log.warn({ signal }, 'second signal during shutdown: exiting without waiting for active jobs');
+    process.exit(1);
+  }
+  stopping = true;
+  log.info({ signal }, 'shutting down: no new jobs, waiting for active ones');
+  let code = 0;
+  try {
+    await worker?.close();
+  } catch (error) {
+    code = 1;
+    log.error({ error }, 'closing the worker failed');
+  }
+  if (processor !== undefined) log.info({ ...processor.stats() }, 'hook processor totals');
+  try {
+    await redis?.close();
+  } catch (error) {
+    code = 1;
+    log.error({ error }, 'closing the Redis connection failed');
+  }
+  log.info({ exitCode: code }, 'stopped');
+  process.exit(code);
+}
+
+async function start(): Promise<void> {
+  let oracles: Oracle[];
+  try {
+    oracles = combineOracles(defaultOracles(), await loadOraclePlugins(config.oraclePlugins));
+  } catch (error) {
+    if (error instanceof OracleSetupError) fail(EXIT_CONFIG, `oracle setup failed: ${error.message}`, error);
+    throw error;
+  }
+
+  redis = await connectRedis({ url: config.redisUrl, name: `${SERVICE}:${config.workerId}`.slice(0, 128), logger: log });
+  if (stopping) return;
+  const keys = createKeys({ prefix: config.keyPrefix });
+  const stores = createRedisStores({ redis, keys });
+  processor = createHookProcessor({ hooks: stores.hooks, oracles, budgetMs: config.oracleBudgetMs, logger: log });
+  worker = createHookWorker({
+    redis,
+    keys,
+    concurrency: config.concurrency,
+    lockDurationMs: config.lockDurationMs,
+    stalledIntervalMs: config.stalledIntervalMs,
+    maxStalledCount: config.maxStalledCount,
+    processor: processor.process,
+    logger: log,
+  });
+  await worker.worker.waitUntilReady();
+  if (stopping) return;
+
+  process.stdout.write(
+    `${JSON.stringify({ event: 'ready', service: SERVICE, worker_id: config.workerId, pid: process.pid, concurrency: config.concurrency })}\n`,
+  );
+  log.info(
+    {
+      oracles: oracles.map((o) => o.name),
+      plugins: config.oraclePlugins,
+      keyPrefix: config.keyPrefix,
+      concurrency: config.concurrency,
+      oracleBudgetMs: config.oracleBudgetMs,
+    },
+    'oracle worker ready',
+  );
+}
+
+process.on('SIGTERM', (signal) => void shutdown(signal));
+process.on('SIGINT', (signal) => void shutdown(signal));
+process.on('uncaughtException', (error) => fail(1, 'uncaught exception; exiting', error));
+process.on('unhandledRejection', (reason) => fail(1, 'unhandled promise rejection; exiting', reason));
+
+start().catch((error: unknown) => {
+  if (!stopping) fail(1, `startup failed: ${error instanceof Error ? error.message : String(error)}`, error);
+});

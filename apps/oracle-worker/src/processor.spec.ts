@@ -1,0 +1,171 @@
+/**
+ * The processor's own logic: deadline skip, first/duplicate accounting, logging. The HookStore
+ * here is an in-memory stand-in for `decide` only; real Redis round trips belong to the system
+ * tests.
+ */
+import type { Oracle } from '@ahp/oracles';
+import type { HookDecision, HookJobData } from '@ahp/protocol';
+import type { HookStore, Logger } from '@ahp/store';
+import { describe, expect, it } from 'vitest';
+import { createHookProcessor } from './processor.js';
+import type { HookProcessorOptions } from './processor.js';
+
+const HOOK_ID = '0b9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b';
+const T0 = Date.parse('2025-01-02T03:04:05.000Z');
+
+interface Line {
+  level: string;
+  fields: Record<string, unknown>;
+  msg: string;
+}
+
+function memoryLogger(): Logger & { lines: Line[] } {
+  const lines: Line[] = [];
+  const at = (level: string) => (fields: Record<string, unknown>, msg: string) => lines.push({ level, fields, msg });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** First writer wins, as the real store guarantees. */
+function memoryHooks(): Pick<HookStore, 'decide'> & { calls: number; stored: Map<string, HookDecision> } {
+  const stored = new Map<string, HookDecision>();
+  return {
+    stored,
+    calls: 0,
+    async decide(hookId, decision) {
+      this.calls += 1;
+      const earlier = stored.get(hookId);
+      if (earlier !== undefined) return { decision: earlier, first: false };
+      stored.set(hookId, decision);
+      return { decision, first: true };
+    },
+  };
+}
+
+function job(overrides: Partial<HookJobData> = {}): HookJobData {
+  return {
+    hook_id: HOOK_ID,
+    trigger: 'pre-tool-use',
+    agent: { id: 'agent-1', name: 'Agent One' },
+    session_id: 'session-1',
+    context: { tool: { name: 'Bash', input: { command: 'rm -rf /' } } },
+    enqueued_at: T0 - 50,
+    deadline_at: T0 + 5_000,
+    ...overrides,
+  };
+}
+
+const blockAll: Oracle = {
+  name: 'block-all',
+  evaluate: () => [
+    {
+      intensity: 'block',
+      payload: { level: 'blocking', decision: 'deny', reason: 'no', resolvable: false, resolution_path: [] },
+    },
+  ],
+};
+
+function setup(overrides: Partial<HookProcessorOptions> = {}) {
+  const logger = memoryLogger();
+  const hooks = memoryHooks();
+  let ids = 0;
+  const processor = createHookProcessor({
+    hooks,
+    oracles: [blockAll],
+    budgetMs: 1000,
+    logger,
+    now: () => T0,
+    newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
+    ...overrides,
+  });
+  return { processor, hooks, logger };
+}
+
+const meta = { jobId: HOOK_ID, attemptsMade: 0 };
+const correlation = { agentId: 'agent-1', sessionId: 'session-1', correlationId: HOOK_ID, jobId: HOOK_ID };
+
+describe('hook processor', () => {
+  it('evaluates the oracles and stores the decision, logging it as first', async () => {
+    const { processor, hooks, logger } = setup();
+    await processor.process(job(), meta);
+    const decision = hooks.stored.get(HOOK_ID)!;
+    expect(decision).toMatchObject({ hook_id: HOOK_ID, allowed: false, intensity: 'block', decided_by: 'oracles' });
+    expect(decision.signals[0]!.header).toMatchObject({ source: 'block-all', timestamp: new Date(T0).toISOString() });
+    expect(processor.stats()).toEqual({ evaluated: 1, decided: 1, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0 });
+    const decided = logger.lines.find((l) => l.msg === 'hook decided')!;
+    expect(decided.level).toBe('info');
+    expect(decided.fields).toMatchObject({ ...correlation, trigger: 'pre-tool-use', allowed: false, intensity: 'block', decidedBy: 'oracles', signals: 1, queuedMs: 50 });
+  });
+
+  it('counts a second evaluation of the same hook as a duplicate and keeps the first decision', async () => {
+    const { processor, hooks, logger } = setup();
+    await processor.process(job(), meta);
+    const first = hooks.stored.get(HOOK_ID);
+    await processor.process(job(), { jobId: HOOK_ID, attemptsMade: 1 });
+    expect(hooks.calls).toBe(2);
+    expect(hooks.stored.get(HOOK_ID)).toBe(first);
+    expect(processor.stats()).toMatchObject({ evaluated: 2, decided: 1, duplicates: 1 });
+    const duplicate = logger.lines.find((l) => l.msg.startsWith('hook already decided'))!;
+    expect(duplicate.fields).toMatchObject({ ...correlation, attemptsMade: 1, storedDecidedBy: 'oracles', storedIntensity: 'block' });
+  });
+
+  it.each([
+    ['at', T0],
+    ['after', T0 - 1],
+  ])('skips a job picked up %s its deadline without deciding', async (_when, deadline) => {
+    const { processor, hooks, logger } = setup();
+    await processor.process(job({ deadline_at: deadline }), meta);
+    expect(hooks.calls).toBe(0);
+    expect(processor.stats()).toEqual({ evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 1, oracleFailures: 0 });
+    expect(logger.lines).toEqual([
+      {
+        level: 'info',
+        msg: 'hook job skipped: its deadline passed and the gateway answered by failure policy',
+        fields: expect.objectContaining({ ...correlation, deadlineAt: deadline, lateByMs: T0 - deadline }),
+      },
+    ]);
+  });
+
+  it('stores the failure-policy decision when an oracle fails, and logs the oracle', async () => {
+    const broken: Oracle = {
+      name: 'broken',
+      evaluate: () => {
+        throw new Error('boom');
+      },
+    };
+    const { processor, hooks, logger } = setup({ oracles: [broken] });
+    await processor.process(job(), meta);
+    expect(hooks.stored.get(HOOK_ID)).toMatchObject({ allowed: false, decided_by: 'failure_policy', error: { code: 'E_INTERNAL' } });
+    expect(processor.stats()).toMatchObject({ decided: 1, oracleFailures: 1 });
+    const warning = logger.lines.find((l) => l.level === 'warn')!;
+    expect(warning.msg).toBe('oracle failed');
+    expect(warning.fields).toMatchObject({ ...correlation, oracle: 'broken', outcome: 'threw', reason: 'Error: boom' });
+    expect(warning.fields['error']).toBeInstanceOf(Error);
+  });
+
+  it('logs answered oracles at debug level', async () => {
+    const { processor, logger } = setup();
+    await processor.process(job(), meta);
+    expect(logger.lines.find((l) => l.msg === 'oracle answered')).toMatchObject({
+      level: 'debug',
+      fields: { oracle: 'block-all', outcome: 'answered', signals: 1 },
+    });
+  });
+
+  it('gives no oracle more time than is left before the deadline', async () => {
+    const slow: Oracle = { name: 'slow', evaluate: () => new Promise(() => undefined) };
+    const { processor, hooks } = setup({ oracles: [slow], budgetMs: 60_000 });
+    await processor.process(job({ deadline_at: T0 + 15 }), meta);
+    expect(hooks.stored.get(HOOK_ID)).toMatchObject({ decided_by: 'failure_policy', error: { code: 'E_TIMEOUT' } });
+    expect(hooks.stored.get(HOOK_ID)!.error!.message).toContain('within 15 ms');
+  });
+
+  it('fails the job when the decision cannot be stored, so BullMQ retries it', async () => {
+    const { processor } = setup({
+      hooks: {
+        decide: () => Promise.reject(new Error('redis unavailable')),
+      },
+    });
+    await expect(processor.process(job(), meta)).rejects.toThrow('redis unavailable');
+    expect(processor.stats()).toMatchObject({ evaluated: 1, decided: 0, duplicates: 0 });
+  });
+});

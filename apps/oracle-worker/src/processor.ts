@@ -1,0 +1,139 @@
+/**
+ * What the worker does with one hook job: evaluate the hook's oracles and store the decision,
+ * which routes it to the gateway waiting for it.
+ */
+import { randomUUID } from 'node:crypto';
+import { evaluateHook } from '@ahp/oracles';
+import type { Oracle, OracleRunReport } from '@ahp/oracles';
+import type { HookJobData } from '@ahp/protocol';
+import type { HookProcessor, HookStore, Logger } from '@ahp/store';
+
+/** Options of {@link createHookProcessor}. */
+export interface HookProcessorOptions {
+  /** Only `decide` is used: first writer wins, so a duplicate evaluation changes nothing. */
+  readonly hooks: Pick<HookStore, 'decide'>;
+  /** In evaluation order (built-ins first, then plugins). */
+  readonly oracles: readonly Oracle[];
+  /** Time each oracle gets; see `AHP_ORACLE_BUDGET_MS`. */
+  readonly budgetMs: number;
+  readonly logger: Logger;
+  /** Epoch milliseconds. @defaultValue `Date.now` */
+  readonly now?: () => number;
+  /** Mints signal ids. @defaultValue `crypto.randomUUID` */
+  readonly newId?: () => string;
+}
+
+/** Counters since the processor was created (reported at shutdown). */
+export interface HookProcessorStats {
+  /** Jobs evaluated and handed to `decide`, first or not. */
+  evaluated: number;
+  /** Evaluations whose decision was stored and delivered. */
+  decided: number;
+  /** Evaluations that found a decision already stored (a re-run after a stalled job, or the gateway's failure policy at the deadline). */
+  duplicates: number;
+  /** Jobs picked up after their deadline and not evaluated. */
+  skippedPastDeadline: number;
+  /** Evaluations that ended in a failure-policy decision because an oracle failed. */
+  oracleFailures: number;
+}
+
+/** The job processor with its counters. */
+export interface OracleHookProcessor {
+  readonly process: HookProcessor;
+  stats(): Readonly<HookProcessorStats>;
+}
+
+/**
+ * Creates the processor the hook worker runs for every job.
+ *
+ * - A job picked up at or after its `deadline_at` is skipped: the gateway has already answered
+ *   by failure policy, and nobody waits for a later answer.
+ * - Otherwise the hook's oracles are evaluated (no oracle gets more than the time left before the
+ *   deadline) and the decision is stored with `decide`. Whether it was the first decision is
+ *   logged and counted; a duplicate is never delivered twice, because `decide` routes only the
+ *   first one.
+ * - When `decide` fails (Redis unavailable), the job fails and BullMQ retries it; a retry
+ *   evaluates again, which is harmless.
+ */
+export function createHookProcessor(options: HookProcessorOptions): OracleHookProcessor {
+  const { hooks, oracles, budgetMs, logger } = options;
+  const now = options.now ?? Date.now;
+  const newId = options.newId ?? randomUUID;
+  const stats: HookProcessorStats = { evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0 };
+
+  async function processJob(job: HookJobData, meta: { jobId: string; attemptsMade: number }): Promise<void> {
+    const fields = {
+      agentId: job.agent.id,
+      sessionId: job.session_id,
+      correlationId: job.hook_id,
+      jobId: meta.jobId,
+      trigger: job.trigger,
+      attemptsMade: meta.attemptsMade,
+    };
+    const startedAt = now();
+    if (startedAt >= job.deadline_at) {
+      stats.skippedPastDeadline += 1;
+      logger.info(
+        { ...fields, deadlineAt: job.deadline_at, lateByMs: startedAt - job.deadline_at, queuedMs: startedAt - job.enqueued_at },
+        'hook job skipped: its deadline passed and the gateway answered by failure policy',
+      );
+      return;
+    }
+
+    const decision = await evaluateHook({
+      input: {
+        hookId: job.hook_id,
+        trigger: job.trigger,
+        context: job.context,
+        agent: job.agent,
+        sessionId: job.session_id,
+      },
+      oracles,
+      now: () => new Date(now()),
+      newId,
+      budgetMs,
+      deadlineAt: job.deadline_at,
+      onOracleSettled: (report) => logOracle(logger, fields, report),
+    });
+    stats.evaluated += 1;
+    if (decision.decided_by === 'failure_policy') stats.oracleFailures += 1;
+
+    const stored = await hooks.decide(job.hook_id, decision, now());
+    const outcome = {
+      ...fields,
+      allowed: decision.allowed,
+      intensity: decision.intensity,
+      decidedBy: decision.decided_by,
+      errorCode: decision.error?.code,
+      signals: decision.signals.length,
+      durationMs: now() - startedAt,
+      queuedMs: startedAt - job.enqueued_at,
+    };
+    if (stored.first) {
+      stats.decided += 1;
+      logger.info(outcome, 'hook decided');
+    } else {
+      stats.duplicates += 1;
+      logger.info(
+        { ...outcome, storedDecidedBy: stored.decision.decided_by, storedIntensity: stored.decision.intensity },
+        'hook already decided: this evaluation was a duplicate and is not delivered',
+      );
+    }
+  }
+
+  return { process: processJob, stats: () => ({ ...stats }) };
+}
+
+function logOracle(logger: Logger, fields: Record<string, unknown>, report: OracleRunReport): void {
+  const line = {
+    ...fields,
+    oracle: report.oracle,
+    outcome: report.outcome,
+    durationMs: report.durationMs,
+    signals: report.signals,
+    reason: report.message,
+    error: report.error,
+  };
+  if (report.outcome === 'answered') logger.debug(line, 'oracle answered');
+  else logger.warn(line, `oracle ${report.outcome === 'timeout' ? 'timed out' : report.outcome === 'threw' ? 'failed' : 'answered invalidly'}`);
+}

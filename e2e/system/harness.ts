@@ -1,0 +1,144 @@
+/**
+ * Starts the real system for one test file: agents with fresh tokens, gateways and workers as
+ * separate processes (tools/stack) over the run's private Redis, under a key prefix of its own.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentIdentity, ServerFrame } from '@ahp/protocol';
+import { parseServerFrame, PROTOCOL_VERSION } from '@ahp/protocol';
+import { mintCredentials, startStack, writeTokensFile, type AgentCredential, type Stack, type StackOptions } from '@ahp/stack';
+import { connectRedis, createKeys, createRedisStores, type RedisClient, type RedisStores } from '@ahp/store';
+import { uniqueKeyPrefix } from '@ahp/embedded-redis/testing';
+import type {} from '@ahp/embedded-redis/vitest-global-setup';
+import { inject } from 'vitest';
+import WebSocket from 'ws';
+
+export const SLOW_ORACLE_PLUGIN = fileURLToPath(new URL('../fixtures/slow-oracle.mjs', import.meta.url));
+
+export interface SystemOptions extends Pick<StackOptions, 'gateways' | 'workers' | 'gatewayEnv' | 'workerEnv'> {
+  name: string;
+  agents: AgentIdentity[];
+}
+
+export interface System {
+  stack: Stack;
+  dir: string;
+  redis: RedisClient;
+  stores: RedisStores;
+  credential(agentId: string): AgentCredential;
+  token(agentId: string): string;
+  stop(): Promise<void>;
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+export async function startSystem(options: SystemOptions): Promise<System> {
+  const dir = await mkdtemp(join(tmpdir(), `ahp-e2e-${options.name}-`));
+  const credentials = mintCredentials(options.agents);
+  const tokensFile = join(dir, 'agent-tokens.json');
+  await writeTokensFile(tokensFile, credentials);
+  const keyPrefix = uniqueKeyPrefix(options.name).replace(/:$/, '');
+  const redisUrl = inject('redisUrl');
+  const stack = await startStack({
+    redisUrl,
+    tokensFile,
+    keyPrefix,
+    gateways: options.gateways ?? 1,
+    workers: options.workers ?? 1,
+    logDir: dir,
+    ...(options.gatewayEnv ? { gatewayEnv: options.gatewayEnv } : {}),
+    ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
+  });
+  const redis = await connectRedis({ url: redisUrl, name: `e2e-${options.name}`, logger: silent });
+  const stores = createRedisStores({ redis, keys: createKeys({ prefix: keyPrefix }) });
+  const credential = (agentId: string) => {
+    const found = credentials.find((c) => c.agent.id === agentId);
+    if (!found) throw new Error(`no agent ${agentId}`);
+    return found;
+  };
+  return {
+    stack,
+    dir,
+    redis,
+    stores,
+    credential,
+    token: (agentId) => credential(agentId).token,
+    stop: async () => {
+      await stack.stop();
+      await redis.quit();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until `probe` returns a value other than undefined, checking every `everyMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** The pids of the worker processes that started a slow job (the slow oracle leaves a marker per pid). */
+export async function slowJobPids(markerDir: string): Promise<number[]> {
+  try {
+    return (await readdir(markerDir)).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A raw WebSocket agent without the SDK: every frame it receives is kept, so tests can count
+ * exactly what the gateway sent (e.g. one decision per hook, never two).
+ */
+export class RawAgent {
+  readonly frames: ServerFrame[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const parsed = parseServerFrame(data.toString('utf8'));
+      if (parsed.ok) this.frames.push(parsed.frame);
+      else throw new Error(`gateway sent an invalid frame: ${parsed.error.message}`);
+    });
+    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  }
+
+  /** Opens the socket with the token in the Authorization header and completes hello/welcome. */
+  static async connect(url: string, token: string): Promise<RawAgent> {
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const agent = new RawAgent(ws);
+    agent.send({ type: 'hello', id: 'hello-1', protocol: PROTOCOL_VERSION, client: { name: 'e2e-raw', version: '0' } });
+    await agent.next((frame) => frame.type === 'welcome');
+    return agent;
+  }
+
+  send(frame: unknown): void {
+    this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /** The first received frame (already or later) that matches. */
+  next<T extends ServerFrame>(match: (frame: ServerFrame) => frame is T): Promise<T>;
+  next(match: (frame: ServerFrame) => boolean): Promise<ServerFrame>;
+  next(match: (frame: ServerFrame) => boolean): Promise<ServerFrame> {
+    return eventually(() => this.frames.find(match), 'a matching frame');
+  }
+
+  framesFor(id: string): ServerFrame[] {
+    return this.frames.filter((frame) => 'id' in frame && frame.id === id);
+  }
+
+  close(): void {
+    this.ws.close(1000);
+  }
+}

