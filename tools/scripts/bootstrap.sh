@@ -44,8 +44,12 @@ install_npm_packages() {
   if [[ -f node_modules/.package-lock.json && node_modules/.package-lock.json -nt package-lock.json ]]; then
     return 0
   fi
-  say "installing npm packages (npm ci)…"
-  npm ci --no-audit --no-fund --loglevel=error
+  # Not `npm ci`: the registry this project installs from serves no prebuilt binaries for other
+  # platforms (e.g. @swc/core-darwin-*), so the lockfile cannot list them, and npm ci refuses a
+  # lockfile that lacks any optional dependency. `npm install` installs the locked versions and
+  # skips the unavailable optional packages; it leaves package-lock.json unchanged.
+  say "installing npm packages (npm install, from package-lock.json)…"
+  npm install --no-audit --no-fund --loglevel=error
 }
 
 require_node
