@@ -9,6 +9,11 @@
 import type {
   AgentIdentity,
   ConsumptionAction,
+  InboxMessage,
+  ProtocolResponse,
+  ProtocolState,
+  RequestStatus,
+  RequestType,
   GatewayInfo,
   HookCorrelation,
   HookDecision,
@@ -154,4 +159,136 @@ export interface HookQueue {
   /** Jobs waiting, running, delayed and failed, for health and benchmarks. */
   counts(): Promise<{ waiting: number; active: number; delayed: number; failed: number }>;
   close(): Promise<void>;
+}
+
+// --- hooks configuration, rule counters (issue: rule engine) ---------------------------------
+
+/** One published version of the hooks configuration, as stored. `config` is the validated JSON form. */
+export interface StoredConfigVersion {
+  version: number;
+  /** The YAML text as published, for history, diff and display. */
+  source: string;
+  /** SHA-256 of `source`: publishing identical text again is a no-op. */
+  digest: string;
+  published_at: string;
+  published_by: string;
+  /** The parsed configuration (validated with the protocol's hooks-config schema before storing). */
+  config: unknown;
+}
+
+/**
+ * Versions of the hooks configuration.
+ *
+ * Guarantees: versions are 1, 2, 3… without gaps, assigned atomically; `publish` stores the
+ * version and makes it current in one step, then notifies; `watch` calls back with every new
+ * current version at least once (pub/sub for speed, plus a periodic re-read of the current
+ * version because pub/sub is best-effort).
+ */
+export interface ConfigStore {
+  publish(input: { source: string; config: unknown; publishedBy: string; now: number }): Promise<{ version: number; unchanged: boolean }>;
+  current(): Promise<StoredConfigVersion | null>;
+  get(version: number): Promise<StoredConfigVersion | null>;
+  /** Newest first, without `source` and `config`. */
+  history(limit: number): Promise<Omit<StoredConfigVersion, 'source' | 'config'>[]>;
+  watch(onVersion: (version: number) => void, options?: { recheckMs?: number }): Promise<{ stop(): Promise<void> }>;
+}
+
+// --- requests and inboxes (issue: request/response protocols, teams) -------------------------
+
+/** Who decided or changed a request. */
+export type RequestActor = { kind: 'agent'; id: string } | { kind: 'operator'; id: string } | { kind: 'system'; id: string };
+
+/** One entry of a request's history (its audit trail). */
+export interface RequestHistoryEntry {
+  at: string;
+  actor: RequestActor;
+  /** created | approved | rejected | expired | cancelled | refused (a contrary or mistyped answer) */
+  event: string;
+  status: string;
+  feedback?: string;
+}
+
+
+/** What `RequestStore.decide` / `cancel` did. Every outcome but `applied` changed nothing. */
+export type DecideRequestOutcome =
+  | { outcome: 'applied'; state: ProtocolState }
+  /** The same decision again: acknowledged, nothing changed (idempotent). */
+  | { outcome: 'already_decided'; state: ProtocolState }
+  /** A contrary decision after the request was decided: refused; `state.decided_by` says who won. */
+  | { outcome: 'conflict'; state: ProtocolState }
+  /** The response type does not fit the request (seed 004: a shutdown only accepts shutdown_response). */
+  | { outcome: 'type_mismatch'; state: ProtocolState; expected: string }
+  /** Expired or cancelled: nothing left to decide. */
+  | { outcome: 'not_pending'; state: ProtocolState }
+  | { outcome: 'not_found' };
+
+/**
+ * Requests (shutdown, plan approval, tool approval) and their state machine, seed 004.
+ *
+ * Guarantees: every transition is atomic and decided by the protocol's pure transition functions
+ * (compare-and-set on a revision; a lost race re-reads and re-applies), so of two concurrent
+ * contrary decisions exactly one wins and the other gets `conflict` with the winner's state.
+ * Every change is appended to the request's history and to the audit/log stream, and published
+ * (written to Redis first, then notified) so the waiting side learns it on any gateway. Pending
+ * requests survive process and Redis restarts (with AOF).
+ */
+export interface RequestStore {
+  /** Stores a new pending request. The same request_id again from the same sender returns the stored one (`created: false`); from another sender it is refused. */
+  create(state: ProtocolState, now: number): Promise<{ created: boolean; state: ProtocolState } | { outcome: 'conflict' }>;
+  get(requestId: string): Promise<{ state: ProtocolState; history: RequestHistoryEntry[] } | null>;
+  decide(requestId: string, response: ProtocolResponse, actor: RequestActor, now: number): Promise<DecideRequestOutcome>;
+  cancel(requestId: string, actor: RequestActor, now: number): Promise<DecideRequestOutcome>;
+  /** Expires pending requests past their deadline and returns them; safe to run on every gateway at once. */
+  expireDue(now: number, limit?: number): Promise<ProtocolState[]>;
+  /** Newest first. `agent` matches sender or target; `team` matches either party's team. */
+  list(filter: {
+    status?: RequestStatus;
+    type?: RequestType;
+    agent?: string;
+    team?: string;
+    target?: 'operators' | string;
+    limit?: number;
+  }): Promise<ProtocolState[]>;
+  /** The agent's pending plan approval, if any: its tool calls are gated until it is decided. */
+  pendingPlanApproval(agentId: string): Promise<ProtocolState | null>;
+}
+
+/** An inbox message with its position in the recipient's inbox. */
+export interface InboxEntry {
+  /** Opaque, increasing within one inbox (a stream id). */
+  cursor: string;
+  message: InboxMessage;
+}
+
+/**
+ * Durable per-agent inboxes (seed 004's message bus).
+ *
+ * Guarantees: `send` appends to the recipient's inbox in Redis first, then notifies the gateway
+ * that holds the recipient (if any); a message stays until the recipient acknowledges it, across
+ * reconnects and restarts — delivery is at-least-once and the SDK deduplicates by message id.
+ */
+export interface InboxStore {
+  send(message: InboxMessage, now: number): Promise<InboxEntry>;
+  /** Unacknowledged messages after `afterCursor` (all of them when omitted), oldest first. */
+  pending(agentId: string, afterCursor?: string, limit?: number): Promise<InboxEntry[]>;
+  /** Removes acknowledged messages; unknown ids are ignored (idempotent). Returns how many were removed. */
+  ack(agentId: string, messageIds: readonly string[]): Promise<number>;
+}
+
+/**
+ * Counters behind progressive intervention and the server-side circuit breakers.
+ *
+ * Guarantees: atomic and idempotent per hook (a job evaluated twice after a stalled worker
+ * counts once), correct with several workers evaluating the same agent concurrently, and
+ * expiring after `ttlMs` without activity.
+ */
+export interface RuleCounterStore {
+  /** Records that the agent violated `ruleKey` in this hook; returns the consecutive violations, this one included. */
+  recordViolation(input: { agentId: string; ruleKey: string; hookId: string; ttlMs: number }): Promise<number>;
+  /** A compliant attempt: the consecutive count starts again from zero. */
+  recordCompliance(input: { agentId: string; ruleKey: string; hookId: string }): Promise<void>;
+  /** Counts an identical tool call (same `signature`) in the session; returns the count, this one included. */
+  countToolCall(input: { sessionId: string; signature: string; hookId: string; ttlMs: number }): Promise<number>;
+  /** Records that the session reached loop iteration `iteration`; returns how many distinct iterations it has had. */
+  countIteration(input: { sessionId: string; iteration: number; ttlMs: number }): Promise<number>;
 }
