@@ -25,6 +25,8 @@ export interface SystemOptions extends Pick<StackOptions, 'gateways' | 'workers'
 export interface System {
   stack: Stack;
   dir: string;
+  /** The Redis key prefix of this system's processes (e.g. for the config store or the `ahp` CLI). */
+  keyPrefix: string;
   redis: RedisClient;
   stores: RedisStores;
   credential(agentId: string): AgentCredential;
@@ -61,6 +63,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   return {
     stack,
     dir,
+    keyPrefix,
     redis,
     stores,
     credential,

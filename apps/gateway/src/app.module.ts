@@ -4,12 +4,16 @@ import { ConnectionsModule } from './agents/connections.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { FeedModule } from './feed/feed.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HooksModule } from './hooks/hooks.module.js';
+import { InboxModule } from './inbox/inbox.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ShutdownService } from './lifecycle/shutdown.service.js';
 import type { JsonLogger } from './logging/json-logger.js';
+import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
+import { RequestsModule } from './requests/requests.module.js';
 import { StoreModule } from './store/store.module.js';
 
 /** The gateway application, for one parsed configuration. */
@@ -26,7 +30,11 @@ export class AppModule {
         AuthModule,
         HooksModule,
         PresenceModule,
+        RequestsModule,
+        InboxModule,
+        FeedModule,
         AgentsModule,
+        OperatorsModule,
         HealthModule,
       ],
       providers: [ShutdownService],

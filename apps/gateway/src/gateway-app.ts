@@ -13,6 +13,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { DrainState } from './lifecycle/drain-state.js';
 import { ShutdownService } from './lifecycle/shutdown.service.js';
 import { NestLoggerBridge, type JsonLogger } from './logging/json-logger.js';
+import { OperatorAuthService, type OperatorReloadResult } from './operators/operator-auth.service.js';
 import { AgentWsAdapter } from './ws/agent-ws.adapter.js';
 
 /** A started gateway. */
@@ -26,8 +27,10 @@ export interface RunningGateway {
    * GOING_AWAY, release Redis), then the Nest application closes. Idempotent.
    */
   shutdown(): Promise<void>;
-  /** Re-reads the agent tokens file (what SIGHUP does). */
+  /** Re-reads the agent tokens file (SIGHUP does this and {@link reloadOperatorTokens}). */
   reloadTokens(): Promise<ReloadResult>;
+  /** Re-reads the operator tokens file. */
+  reloadOperatorTokens(): Promise<OperatorReloadResult>;
 }
 
 /**
@@ -71,5 +74,6 @@ export async function startGateway(config: GatewayConfig, logger: JsonLogger): P
       return stopping;
     },
     reloadTokens: () => app.get(AgentAuthService).reload(),
+    reloadOperatorTokens: () => app.get(OperatorAuthService).reload(),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The gateway process: parse the configuration, start, print the ready line, and handle signals
  * (SIGTERM/SIGINT: graceful shutdown then exit 0; a second one exits at once; SIGHUP: reload the
- * agent tokens file).
+ * agent and operator tokens files).
  *
  * stdout carries exactly one line, `{"event":"ready",...}`, once the gateway accepts agents;
  * start scripts and tests wait for it. Logs go to stderr.
@@ -61,7 +61,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  process.on('SIGHUP', () => void gateway.reloadTokens());
+  process.on('SIGHUP', () => {
+    void gateway.reloadTokens();
+    void gateway.reloadOperatorTokens();
+  });
 }
 
 void main();

@@ -200,24 +200,6 @@ describe('bad frames', () => {
     expect((await hook.reply).type).toBe('decision');
   });
 
-  it('answers frames of later features with E_UNAVAILABLE (not retryable) and keeps the connection', async () => {
-    const { client } = await ready('alpha');
-    const frames = [
-      { type: 'request', id: 'l-1', request: { request_id: 'req_1', type: 'shutdown', target: { kind: 'agent', agent: 'beta' }, payload: { reason: 'done' } } },
-      { type: 'response', id: 'l-2', response: { request_id: 'req_2', type: 'shutdown_response', approve: true } },
-      { type: 'send', id: 'l-3', message: { to: 'beta', content: 'hi', type: 'message' } },
-      { type: 'event', id: 'l-5', event: { kind: 'control_signal', control_signal: { control: 'step_done', format: 'structured' } } },
-    ];
-    for (const frame of frames) {
-      expect(await client.request(frame)).toMatchObject({
-        type: 'error',
-        id: frame.id,
-        error: { code: 'E_UNAVAILABLE', retryable: false, details: { type: frame.type } },
-      });
-    }
-    expect(client.isOpen).toBe(true);
-  });
-
   it('acknowledges inbox_ack for ids it does not hold (idempotent; the SDK liveness probe relies on it)', async () => {
     const { client } = await ready('alpha');
     expect(await client.request({ type: 'inbox_ack', id: 'probe-1', message_ids: ['ahp.sdk.liveness-probe'] })).toEqual({

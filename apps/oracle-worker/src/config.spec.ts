@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       maxStalledCount: 2,
       oracleBudgetMs: 2_000,
       oraclePlugins: [],
+      configRecheckMs: 5_000,
       logLevel: 'info',
     });
     expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
       AHP_WORKER_MAX_STALLED: '0',
       AHP_ORACLE_BUDGET_MS: '250',
       AHP_ORACLE_PLUGINS: ' ./plugins/a.js, @acme/oracles ,,',
+      AHP_CONFIG_RECHECK_MS: '250',
       AHP_LOG_LEVEL: 'debug',
     });
     expect(config).toEqual({
@@ -54,6 +56,7 @@ describe('loadConfig', () => {
       maxStalledCount: 0,
       oracleBudgetMs: 250,
       oraclePlugins: ['./plugins/a.js', '@acme/oracles'],
+      configRecheckMs: 250,
       logLevel: 'debug',
     });
   });
@@ -138,6 +141,7 @@ describe('describeConfig', () => {
       'AHP_WORKER_MAX_STALLED',
       'AHP_ORACLE_BUDGET_MS',
       'AHP_ORACLE_PLUGINS',
+      'AHP_CONFIG_RECHECK_MS',
       'AHP_LOG_LEVEL',
     ]);
     for (const option of described) expect(option.description.length).toBeGreaterThan(10);
@@ -155,6 +159,7 @@ describe('describeConfig', () => {
       AHP_WORKER_STALLED_INTERVAL_MS: String(parsed.stalledIntervalMs),
       AHP_WORKER_MAX_STALLED: String(parsed.maxStalledCount),
       AHP_ORACLE_BUDGET_MS: String(parsed.oracleBudgetMs),
+      AHP_CONFIG_RECHECK_MS: String(parsed.configRecheckMs),
       AHP_LOG_LEVEL: parsed.logLevel,
     });
   });

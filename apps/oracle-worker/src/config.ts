@@ -67,6 +67,7 @@ export const ConfigSchema = z.object({
         .filter((item) => item.length > 0),
     )
     .default([]),
+  AHP_CONFIG_RECHECK_MS: wholeNumber(100, 3_600_000).default(5_000),
   AHP_LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
 });
 
@@ -120,6 +121,10 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '(none)',
     description: 'Comma-separated oracle plugin modules: paths (relative to the working directory) or package names. They run after the built-in oracles.',
   },
+  AHP_CONFIG_RECHECK_MS: {
+    default: '5000',
+    description: 'How often the worker re-reads the current hooks configuration version in Redis, in case a publish announcement (pub/sub) was missed.',
+  },
   AHP_LOG_LEVEL: {
     default: 'info',
     description: `Least severe level logged: ${LOG_LEVELS.join(', ')}.`,
@@ -146,6 +151,7 @@ export interface WorkerConfig {
   readonly maxStalledCount: number;
   readonly oracleBudgetMs: number;
   readonly oraclePlugins: readonly string[];
+  readonly configRecheckMs: number;
   readonly logLevel: LogLevel;
 }
 
@@ -200,6 +206,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     maxStalledCount: c.AHP_WORKER_MAX_STALLED,
     oracleBudgetMs: c.AHP_ORACLE_BUDGET_MS,
     oraclePlugins: c.AHP_ORACLE_PLUGINS,
+    configRecheckMs: c.AHP_CONFIG_RECHECK_MS,
     logLevel: c.AHP_LOG_LEVEL,
   };
 }

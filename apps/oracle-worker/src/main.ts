@@ -14,15 +14,23 @@
  *   description) and exit 0 without connecting anywhere; tools/compose-check uses it.
  * - Exit 78 (EX_CONFIG) for an invalid environment or oracle plugins that do not load: restarting
  *   will not help until the configuration changes. Exit 1 for anything else that stops the process.
+ *
+ * Hooks configuration: the worker evaluates the version current in Redis (published with
+ * `ahp config publish`), compiled with its plugins, and swaps in every newer version without a
+ * restart (see hooks-config.ts). With no version published it runs the built-in defaults and its
+ * plugins, as before; decisions then carry no `config_version`.
  */
-import { combineOracles, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
+import { combineOracles, compileHooksConfig, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
 import type { Oracle } from '@ahp/oracles';
-import { connectRedis, createHookWorker, createKeys, createRedisStores } from '@ahp/store';
-import type { HookWorker, Logger, RedisClient } from '@ahp/store';
+import type { StoredConfigVersion } from '@ahp/protocol';
+import { connectRedis, createConfigStore, createHookWorker, createKeys, createRedisStores, createRuleCounterStore } from '@ahp/store';
+import type { HookWorker, Logger, RedisClient, RuleCounterStore } from '@ahp/store';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
 import type { WorkerConfig } from './config.js';
+import { createHooksConfigRuntime } from './hooks-config.js';
+import type { HookEvaluator, HooksConfigRuntime } from './hooks-config.js';
 import { createJsonLogger } from './logger.js';
-import { createHookProcessor } from './processor.js';
+import { createHookProcessor, oraclesEvaluator } from './processor.js';
 import type { OracleHookProcessor } from './processor.js';
 
 const SERVICE = 'oracle-worker';
@@ -31,6 +39,7 @@ const EXIT_CONFIG = 78;
 let worker: HookWorker | undefined;
 let redis: RedisClient | undefined;
 let processor: OracleHookProcessor | undefined;
+let hooksConfig: HooksConfigRuntime | undefined;
 let stopping = false;
 
 function loadConfigOrExit(): WorkerConfig {
@@ -65,6 +74,12 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   log.info({ signal }, 'shutting down: no new jobs, waiting for active ones');
   let code = 0;
   try {
+    await hooksConfig?.stop();
+  } catch (error) {
+    code = 1;
+    log.error({ error }, 'stopping the hooks configuration watch failed');
+  }
+  try {
     await worker?.close();
   } catch (error) {
     code = 1;
@@ -81,10 +96,29 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   process.exit(code);
 }
 
+/** A stored hooks configuration version compiled with this worker's plugins, evaluating with the Redis counters. */
+function compiledEvaluator(stored: StoredConfigVersion, plugins: readonly Oracle[], counters: RuleCounterStore): HookEvaluator {
+  const compiled = compileHooksConfig(stored.config, { version: stored.version, plugins });
+  return {
+    version: stored.version,
+    evaluate: (input, deps) =>
+      compiled.evaluate(input, {
+        now: deps.now,
+        newId: deps.newId,
+        counters,
+        deadlineAt: deps.deadlineAt,
+        budgetMs: deps.budgetMs,
+        ...(deps.onOracleSettled === undefined ? {} : { onOracleSettled: deps.onOracleSettled }),
+      }),
+  };
+}
+
 async function start(): Promise<void> {
   let oracles: Oracle[];
+  let plugins: Oracle[];
   try {
-    oracles = combineOracles(defaultOracles(), await loadOraclePlugins(config.oraclePlugins));
+    plugins = await loadOraclePlugins(config.oraclePlugins);
+    oracles = combineOracles(defaultOracles(), plugins);
   } catch (error) {
     if (error instanceof OracleSetupError) fail(EXIT_CONFIG, `oracle setup failed: ${error.message}`, error);
     throw error;
@@ -94,7 +128,18 @@ async function start(): Promise<void> {
   if (stopping) return;
   const keys = createKeys({ prefix: config.keyPrefix });
   const stores = createRedisStores({ redis, keys });
-  processor = createHookProcessor({ hooks: stores.hooks, oracles, budgetMs: config.oracleBudgetMs, logger: log });
+  const counters = createRuleCounterStore({ redis, keys });
+  const runtime = createHooksConfigRuntime({
+    store: createConfigStore({ redis, keys, logger: log }),
+    compile: (stored) => compiledEvaluator(stored, plugins, counters),
+    fallback: oraclesEvaluator(oracles),
+    logger: log,
+    recheckMs: config.configRecheckMs,
+  });
+  hooksConfig = runtime;
+  await runtime.start();
+  if (stopping) return;
+  processor = createHookProcessor({ hooks: stores.hooks, evaluator: runtime.active, budgetMs: config.oracleBudgetMs, logger: log });
   worker = createHookWorker({
     redis,
     keys,
@@ -115,6 +160,7 @@ async function start(): Promise<void> {
     {
       oracles: oracles.map((o) => o.name),
       plugins: config.oraclePlugins,
+      configVersion: runtime.active().version ?? null,
       keyPrefix: config.keyPrefix,
       concurrency: config.concurrency,
       oracleBudgetMs: config.oracleBudgetMs,

@@ -4,10 +4,12 @@
  * tests.
  */
 import type { Oracle } from '@ahp/oracles';
+import { aggregateSignals } from '@ahp/protocol';
 import type { HookDecision, HookJobData } from '@ahp/protocol';
 import type { HookStore, Logger } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
-import { createHookProcessor } from './processor.js';
+import type { HookEvaluator } from './hooks-config.js';
+import { createHookProcessor, oraclesEvaluator } from './processor.js';
 import type { HookProcessorOptions } from './processor.js';
 
 const HOOK_ID = '0b9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b';
@@ -167,5 +169,28 @@ describe('hook processor', () => {
     });
     await expect(processor.process(job(), meta)).rejects.toThrow('redis unavailable');
     expect(processor.stats()).toMatchObject({ evaluated: 1, decided: 0, duplicates: 0 });
+  });
+
+  it('evaluates each job with the evaluator active when it starts, and logs its configuration version', async () => {
+    const versions: (number | undefined)[] = [];
+    let active: HookEvaluator = oraclesEvaluator([blockAll]);
+    const versioned = (version: number): HookEvaluator => ({
+      version,
+      evaluate: async (input, deps) => {
+        versions.push(version);
+        active = versioned(version + 1); // a swap during the evaluation does not change this job's version
+        return aggregateSignals({ hookId: input.hookId, trigger: input.trigger, signals: [], now: deps.now().toISOString(), configVersion: version });
+      },
+    });
+    const { processor, hooks, logger } = setup({ evaluator: () => active });
+    await processor.process(job(), meta);
+    expect(hooks.stored.get(HOOK_ID)).not.toHaveProperty('config_version');
+    active = versioned(7);
+    const second = '1b9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b';
+    await processor.process(job({ hook_id: second }), { jobId: second, attemptsMade: 0 });
+    expect(versions).toEqual([7]);
+    expect(hooks.stored.get(second)).toMatchObject({ config_version: 7, allowed: true });
+    expect(logger.lines.filter((l) => l.msg === 'hook decided').map((l) => l.fields['configVersion'])).toEqual([undefined, 7]);
+    expect(active.version).toBe(8);
   });
 });

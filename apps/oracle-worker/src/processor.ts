@@ -7,13 +7,20 @@ import { evaluateHook } from '@ahp/oracles';
 import type { Oracle, OracleRunReport } from '@ahp/oracles';
 import type { HookJobData } from '@ahp/protocol';
 import type { HookProcessor, HookStore, Logger } from '@ahp/store';
+import type { HookEvaluator } from './hooks-config.js';
 
 /** Options of {@link createHookProcessor}. */
 export interface HookProcessorOptions {
   /** Only `decide` is used: first writer wins, so a duplicate evaluation changes nothing. */
   readonly hooks: Pick<HookStore, 'decide'>;
-  /** In evaluation order (built-ins first, then plugins). */
-  readonly oracles: readonly Oracle[];
+  /**
+   * What evaluates a job: called once per job, when it starts, so a configuration swapped in
+   * meanwhile applies from the next job on and every decision comes from one version.
+   * @defaultValue {@link oraclesEvaluator} of `oracles`
+   */
+  readonly evaluator?: () => HookEvaluator;
+  /** In evaluation order (built-ins first, then plugins); used when `evaluator` is not given. */
+  readonly oracles?: readonly Oracle[];
   /** Time each oracle gets; see `AHP_ORACLE_BUDGET_MS`. */
   readonly budgetMs: number;
   readonly logger: Logger;
@@ -56,7 +63,9 @@ export interface OracleHookProcessor {
  *   evaluates again, which is harmless.
  */
 export function createHookProcessor(options: HookProcessorOptions): OracleHookProcessor {
-  const { hooks, oracles, budgetMs, logger } = options;
+  const { hooks, budgetMs, logger } = options;
+  const fixed = oraclesEvaluator(options.oracles ?? []);
+  const evaluatorFor = options.evaluator ?? (() => fixed);
   const now = options.now ?? Date.now;
   const newId = options.newId ?? randomUUID;
   const stats: HookProcessorStats = { evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0 };
@@ -80,21 +89,24 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
       return;
     }
 
-    const decision = await evaluateHook({
-      input: {
+    const evaluator = evaluatorFor();
+    const configVersion = evaluator.version;
+    const decision = await evaluator.evaluate(
+      {
         hookId: job.hook_id,
         trigger: job.trigger,
         context: job.context,
         agent: job.agent,
         sessionId: job.session_id,
       },
-      oracles,
-      now: () => new Date(now()),
-      newId,
-      budgetMs,
-      deadlineAt: job.deadline_at,
-      onOracleSettled: (report) => logOracle(logger, fields, report),
-    });
+      {
+        now: () => new Date(now()),
+        newId,
+        budgetMs,
+        deadlineAt: job.deadline_at,
+        onOracleSettled: (report) => logOracle(logger, { ...fields, configVersion }, report),
+      },
+    );
     stats.evaluated += 1;
     if (decision.decided_by === 'failure_policy') stats.oracleFailures += 1;
 
@@ -104,6 +116,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
       allowed: decision.allowed,
       intensity: decision.intensity,
       decidedBy: decision.decided_by,
+      configVersion: decision.config_version,
       errorCode: decision.error?.code,
       signals: decision.signals.length,
       durationMs: now() - startedAt,
@@ -122,6 +135,23 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
   }
 
   return { process: processJob, stats: () => ({ ...stats }) };
+}
+
+/** The built-in way of evaluating: a fixed list of oracles, no configuration version (what a worker does while none is published). */
+export function oraclesEvaluator(oracles: readonly Oracle[]): HookEvaluator {
+  return {
+    version: undefined,
+    evaluate: (input, deps) =>
+      evaluateHook({
+        input,
+        oracles,
+        now: deps.now,
+        newId: deps.newId,
+        budgetMs: deps.budgetMs,
+        deadlineAt: deps.deadlineAt,
+        ...(deps.onOracleSettled === undefined ? {} : { onOracleSettled: deps.onOracleSettled }),
+      }),
+  };
 }
 
 function logOracle(logger: Logger, fields: Record<string, unknown>, report: OracleRunReport): void {

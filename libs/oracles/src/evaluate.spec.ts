@@ -142,7 +142,8 @@ describe('evaluateHook: aggregation', () => {
       '00000000-0000-4000-8000-000000000002',
       '00000000-0000-4000-8000-000000000003',
     ]);
-    expect(decision.modifications).toEqual([{ target: 'batch_size', original: 10_000, updated: 1000, reason: 'cap batch_size' }]);
+    // Both cap batch_size: the stricter (smaller) limit wins, whichever oracle set it.
+    expect(decision.modifications).toEqual([{ target: 'batch_size', original: 10_000, updated: 5, reason: 'cap batch_size' }]);
     expect(decision.warnings).toEqual(['large change']);
   });
 
@@ -338,5 +339,66 @@ describe('evaluateHook: options and observers', () => {
 
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('rejects budgetMs %s', async (budgetMs) => {
     await expect(evaluateHook(options({ budgetMs }))).rejects.toThrow(RangeError);
+  });
+});
+
+describe('evaluateHook: per-oracle settings, counters and details', () => {
+  const boom = oracle('boom', () => {
+    throw new Error('x');
+  });
+  const blocker = oracle('blocker', () => [{ intensity: 'block', payload: blocking }]);
+
+  it('skips an oracle whose own policy is fail_open, reports it, and lets the others decide', async () => {
+    const reports: OracleRunReport[] = [];
+    const decision = await evaluateHook(
+      options({
+        oracles: [boom, blocker],
+        oracleSettings: (o) => (o === boom ? { failurePolicy: 'fail_open' } : undefined),
+        onOracleSettled: (report) => reports.push(report),
+      }),
+    );
+    expect(decision).toMatchObject({ allowed: false, decided_by: 'oracles', error: { code: 'E_INTERNAL' } });
+    expect(HookDecisionSchema.safeParse(decision).success).toBe(true);
+    expect(reports.map((r) => [r.oracle, r.outcome, r.skipped])).toEqual([
+      ['boom', 'threw', true],
+      ['blocker', 'answered', undefined],
+    ]);
+  });
+
+  it('an oracle fail_closed policy overrides a fail_open hook', async () => {
+    const decision = await evaluateHook(
+      options({ input: input('user-prompt-submit'), oracles: [boom], oracleSettings: () => ({ failurePolicy: 'fail_closed' }) }),
+    );
+    expect(decision).toMatchObject({ allowed: false, intensity: 'block', decided_by: 'failure_policy' });
+  });
+
+  it('gives each oracle its own budget', async () => {
+    const slow = oracle('slow', () => new Promise(() => undefined));
+    const decision = await evaluateHook(options({ budgetMs: 60_000, oracles: [slow], oracleSettings: () => ({ budgetMs: 10 }) }));
+    expect(decision.error).toMatchObject({ code: 'E_TIMEOUT', message: expect.stringContaining('within 10 ms') });
+  });
+
+  it('hands counters and the configuration version to oracles, and records verdict details', async () => {
+    const counters = { recordViolation: vi.fn(), recordCompliance: vi.fn(), countToolCall: vi.fn(), countIteration: vi.fn() };
+    let seen: unknown;
+    const decision = await evaluateHook(
+      options({
+        configVersion: 3,
+        counters,
+        oracles: [
+          oracle('with-details', (_input, ctx) => {
+            seen = [ctx.counters, ctx.configVersion];
+            return [{ intensity: 'block', payload: blocking, details: { code: 'X', count: 2 } }];
+          }),
+        ],
+      }),
+    );
+    expect(seen).toEqual([counters, 3]);
+    expect(decision.signals[0]!.context).toEqual({ oracle: 'with-details', trigger: 'pre-tool-use', config_version: 3, details: { code: 'X', count: 2 } });
+  });
+
+  it('refuses details that are not a JSON object', async () => {
+    const decision = await evaluateHook(options({ oracles: [oracle('bad', () => [{ intensity: 'block', payload: blocking, details: [1] as never }])] }));
+    expect(decision).toMatchObject({ decided_by: 'failure_policy', error: { message: expect.stringContaining('"details" must be a JSON object') } });
   });
 });

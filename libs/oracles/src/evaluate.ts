@@ -17,6 +17,7 @@ import {
 import type { ErrorCode, FailurePolicy, HookDecision, JsonObject, Signal } from '@ahp/protocol';
 import { describeValue, oracleAppliesTo } from './oracle.js';
 import type { Oracle, OracleInput } from './oracle.js';
+import type { RuleCounters } from './rules/counters.js';
 
 /** How one oracle's run ended, as reported to {@link EvaluateHookOptions.onOracleSettled}. */
 export type OracleOutcome =
@@ -41,6 +42,21 @@ export interface OracleRunReport {
   readonly message?: string;
   /** The value `evaluate` threw, when `outcome` is `threw`. */
   readonly error?: unknown;
+  /** True when the oracle failed and its own `fail_open` policy skipped it (the other oracles decided). */
+  readonly skipped?: boolean;
+}
+
+/** Settings of one oracle that differ from the hook's (hooks.yaml `budget_ms` and `failure_policy` on an oracle). */
+export interface OracleSettings {
+  /** Time this oracle gets, in milliseconds; default: {@link EvaluateHookOptions.budgetMs}. */
+  readonly budgetMs?: number;
+  /**
+   * What a failure of this oracle decides. `fail_closed`: the hook is denied by failure policy,
+   * whatever the hook's policy. `fail_open`: the oracle is skipped and the others go on; the
+   * decision records the skip in `error`. Default: the hook's policy, with the hook's semantics
+   * (the first failure decides the whole hook).
+   */
+  readonly failurePolicy?: FailurePolicy;
 }
 
 /** Options of {@link evaluateHook}. */
@@ -70,6 +86,10 @@ export interface EvaluateHookOptions {
   readonly deadlineAt?: number;
   /** Called after each oracle run. It must not throw; if it does, the error is ignored so that logging cannot change a decision. */
   readonly onOracleSettled?: (report: OracleRunReport) => void;
+  /** Handed to every oracle as `ctx.counters` (progressive intervention, circuit breakers). */
+  readonly counters?: RuleCounters;
+  /** Per-oracle budget and failure policy; `undefined` for an oracle means the hook's. */
+  readonly oracleSettings?: (oracle: Oracle) => OracleSettings | undefined;
 }
 
 /**
@@ -90,9 +110,13 @@ export interface EvaluateHookOptions {
  *   verdicts, a verdict with an intensity the trigger does not allow) ends the evaluation: the
  *   failure policy decides, `decided_by: 'failure_policy'`, with `E_TIMEOUT` for timeouts and
  *   `E_INTERNAL` for everything else. Signals gathered before the failure are dropped, since
- *   a failure-policy decision carries none.
+ *   a failure-policy decision carries none. The policy is the oracle's own when
+ *   `oracleSettings` gives one, else the hook's.
+ * - An oracle whose own policy is `fail_open` is skipped instead, and the others go on. If the
+ *   others produce signals, they decide (`decided_by: 'oracles'`) and `error` names the skipped
+ *   oracle; if they produce none, the allow is the policy's (`decided_by: 'failure_policy'`).
  * - Otherwise the signals are folded with `aggregateSignals` (strongest intensity wins,
- *   modifications merged first-wins, warnings collected).
+ *   conflicting modifications resolved to the stricter one, warnings collected).
  */
 export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDecision> {
   if (!Number.isFinite(options.budgetMs) || options.budgetMs <= 0) {
@@ -103,59 +127,77 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
   const input = frozenCopy(options.input);
   const signals: Signal[] = [];
 
-  const fail = (code: ErrorCode, message: string): HookDecision =>
+  const fail = (code: ErrorCode, message: string, decidingPolicy: FailurePolicy = policy): HookDecision =>
     failurePolicyDecision({
       hookId,
       trigger,
-      policy,
+      policy: decidingPolicy,
       code,
-      message: `${message}; failure policy ${policy} decided`,
+      message: `${message}; failure policy ${decidingPolicy} decided`,
       now: options.now().toISOString(),
       ...(options.configVersion === undefined ? {} : { configVersion: options.configVersion }),
     });
+  const skipped: { code: ErrorCode; message: string }[] = [];
 
   for (const oracle of options.oracles) {
     if (!oracleAppliesTo(oracle, trigger)) continue;
-    const budgetMs = budgetFor(options);
-    const run = budgetMs <= 0 ? ({ kind: 'timeout', durationMs: 0 } as const) : await runOracle(oracle, input, budgetMs);
+    const settings = options.oracleSettings?.(oracle);
+    const budgetMs = budgetFor(options, settings?.budgetMs ?? options.budgetMs);
+    const run = budgetMs <= 0 ? ({ kind: 'timeout', durationMs: 0 } as const) : await runOracle(oracle, input, budgetMs, options);
+    const skip = settings?.failurePolicy === 'fail_open';
 
+    let failure: { code: ErrorCode; message: string; report: OracleRunReport } | undefined;
     if (run.kind === 'timeout') {
       const message =
         budgetMs <= 0
           ? `the hook's deadline passed before oracle "${oracle.name}" could run`
           : `oracle "${oracle.name}" did not answer within ${budgetMs} ms`;
-      settle(options, { oracle: oracle.name, outcome: 'timeout', durationMs: run.durationMs, signals: 0, message });
-      return fail('E_TIMEOUT', message);
-    }
-    if (run.kind === 'threw') {
-      settle(options, {
-        oracle: oracle.name,
-        outcome: 'threw',
-        durationMs: run.durationMs,
-        signals: 0,
-        message: errorMessage(run.error),
-        error: run.error,
-      });
-      return fail('E_INTERNAL', `oracle "${oracle.name}" failed with an error`);
-    }
-    const built = buildSignals(oracle, run.value, options);
-    if (!built.ok) {
+      failure = {
+        code: 'E_TIMEOUT',
+        message,
+        report: { oracle: oracle.name, outcome: 'timeout', durationMs: run.durationMs, signals: 0, message },
+      };
+    } else if (run.kind === 'threw') {
+      failure = {
+        code: 'E_INTERNAL',
+        message: `oracle "${oracle.name}" failed with an error`,
+        report: {
+          oracle: oracle.name,
+          outcome: 'threw',
+          durationMs: run.durationMs,
+          signals: 0,
+          message: errorMessage(run.error),
+          error: run.error,
+        },
+      };
+    } else {
+      const built = buildSignals(oracle, run.value, options);
+      if (built.ok) {
+        settle(options, { oracle: oracle.name, outcome: 'answered', durationMs: run.durationMs, signals: built.signals.length });
+        signals.push(...built.signals);
+        if (built.signals.some((s) => s.header.intensity === 'block')) break;
+        continue;
+      }
       const message = `oracle "${oracle.name}" returned an invalid answer: ${built.problem}`;
-      settle(options, { oracle: oracle.name, outcome: 'invalid', durationMs: run.durationMs, signals: 0, message });
-      return fail('E_INTERNAL', message);
+      failure = {
+        code: 'E_INTERNAL',
+        message,
+        report: { oracle: oracle.name, outcome: 'invalid', durationMs: run.durationMs, signals: 0, message },
+      };
     }
-    settle(options, { oracle: oracle.name, outcome: 'answered', durationMs: run.durationMs, signals: built.signals.length });
-    signals.push(...built.signals);
-    if (built.signals.some((s) => s.header.intensity === 'block')) break;
+    settle(options, skip ? { ...failure.report, skipped: true } : failure.report);
+    if (!skip) return fail(failure.code, failure.message, settings?.failurePolicy ?? policy);
+    skipped.push({ code: failure.code, message: `${failure.message}; its failure policy fail_open skipped it` });
   }
 
-  const decision = aggregateSignals({
-    hookId,
-    trigger,
-    signals,
-    now: options.now().toISOString(),
-    ...(options.configVersion === undefined ? {} : { configVersion: options.configVersion }),
-  });
+  const now = options.now().toISOString();
+  const version = options.configVersion === undefined ? {} : { configVersion: options.configVersion };
+  const first = skipped[0];
+  if (first !== undefined && signals.length === 0) {
+    return failurePolicyDecision({ hookId, trigger, policy: 'fail_open', code: first.code, message: joinSkipped(skipped), now, ...version });
+  }
+  const aggregated = aggregateSignals({ hookId, trigger, signals, now, ...version });
+  const decision = first === undefined ? aggregated : { ...aggregated, error: { code: first.code, message: joinSkipped(skipped) } };
   const checked = HookDecisionSchema.safeParse(decision);
   if (!checked.success) {
     return fail('E_INTERNAL', `the aggregated decision is invalid: ${formatIssues(checked.error.issues)}`);
@@ -163,9 +205,14 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
   return checked.data;
 }
 
-function budgetFor(options: EvaluateHookOptions): number {
-  if (options.deadlineAt === undefined) return options.budgetMs;
-  return Math.min(options.budgetMs, options.deadlineAt - options.now().getTime());
+function joinSkipped(skipped: readonly { message: string }[]): string {
+  const text = skipped.map((s) => s.message).join('; ');
+  return text.length > 4000 ? `${text.slice(0, 3999)}…` : text;
+}
+
+function budgetFor(options: EvaluateHookOptions, budgetMs: number): number {
+  if (options.deadlineAt === undefined) return budgetMs;
+  return Math.min(budgetMs, options.deadlineAt - options.now().getTime());
 }
 
 function settle(options: EvaluateHookOptions, report: OracleRunReport): void {
@@ -185,7 +232,7 @@ type RunResult =
  * Runs one oracle with a budget. An answer that arrives after the budget counts as a timeout even
  * when the timer has not fired yet, which happens when a synchronous oracle hogs the event loop.
  */
-function runOracle(oracle: Oracle, input: OracleInput, budgetMs: number): Promise<RunResult> {
+function runOracle(oracle: Oracle, input: OracleInput, budgetMs: number, options: EvaluateHookOptions): Promise<RunResult> {
   const controller = new AbortController();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -206,7 +253,12 @@ function runOracle(oracle: Oracle, input: OracleInput, budgetMs: number): Promis
     const threw = (error: unknown) =>
       finish(elapsed() > budgetMs ? { kind: 'timeout', durationMs: elapsed() } : { kind: 'threw', error, durationMs: elapsed() });
     try {
-      Promise.resolve(oracle.evaluate(input, { signal: controller.signal })).then(answered, threw);
+      const ctx = {
+        signal: controller.signal,
+        ...(options.counters === undefined ? {} : { counters: options.counters }),
+        ...(options.configVersion === undefined ? {} : { configVersion: options.configVersion }),
+      };
+      Promise.resolve(oracle.evaluate(input, ctx)).then(answered, threw);
     } catch (error) {
       threw(error);
     }
@@ -250,9 +302,14 @@ function buildSignals(oracle: Oracle, answer: unknown, options: EvaluateHookOpti
     if (rule !== undefined && (typeof rule !== 'string' || rule.length === 0 || rule.length > 256)) {
       return { ok: false, problem: `${at}: "rule" must be a string of 1 to 256 characters` };
     }
+    const details = fields['details'];
+    if (details !== undefined && (typeof details !== 'object' || details === null || Array.isArray(details))) {
+      return { ok: false, problem: `${at}: "details" must be a JSON object` };
+    }
     const context: JsonObject = { oracle: oracle.name, trigger };
     if (rule !== undefined) context['rule'] = rule;
     if (options.configVersion !== undefined) context['config_version'] = options.configVersion;
+    if (details !== undefined) context['details'] = details as JsonObject;
     const signal = SignalSchema.safeParse({
       header: {
         id: options.newId(),

@@ -2,8 +2,9 @@
  * The oracle plugin interface. Built-in oracles, the coming `hooks.yaml` rule engine and oracles
  * users write themselves all implement {@link Oracle}; the evaluator knows nothing else about them.
  */
-import { HOOK_TRIGGERS } from '@ahp/protocol';
+import { HOOK_ORACLE_NAME_PATTERN, HOOK_TRIGGERS } from '@ahp/protocol';
 import type { AgentIdentity, HookTrigger, Intensity, JsonObject, SignalPayload } from '@ahp/protocol';
+import type { RuleCounters } from './rules/counters.js';
 
 /**
  * What an oracle sees of one hook. The evaluator hands every oracle a deeply frozen copy, so one
@@ -29,6 +30,14 @@ export interface OracleContext {
    * processes lets the oracle also stop the work it started.
    */
   readonly signal: AbortSignal;
+  /**
+   * Per-agent and per-session counters (progressive intervention, circuit breakers). Present
+   * when the evaluation was given counters; the hooks.yaml engine always gives them. Calls are
+   * asynchronous and may fail (Redis unreachable): a rejection is a failure of the oracle.
+   */
+  readonly counters?: RuleCounters;
+  /** The hooks configuration version being evaluated, when there is one. */
+  readonly configVersion?: number;
 }
 
 /**
@@ -49,6 +58,11 @@ export interface OracleVerdict {
   readonly payload: SignalPayload;
   /** The rule inside the oracle that produced the verdict; recorded as `context.rule` of the signal. */
   readonly rule?: string;
+  /**
+   * More provenance, recorded as `context.details` of the signal (a JSON object): e.g. the
+   * escalation step and violation count, the circuit breaker's code and count.
+   */
+  readonly details?: JsonObject;
 }
 
 /**
@@ -74,7 +88,7 @@ export interface Oracle {
 }
 
 /** What an oracle name may look like: kebab-case words, optionally scoped with `/` or `:` (e.g. `acme/secret-scan`). */
-export const ORACLE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]*(?:[/:][a-z0-9][a-z0-9._-]*)*$/;
+export const ORACLE_NAME_PATTERN: RegExp = HOOK_ORACLE_NAME_PATTERN;
 
 const MAX_ORACLE_NAME = 128;
 const KNOWN_TRIGGERS: ReadonlySet<string> = new Set(HOOK_TRIGGERS);

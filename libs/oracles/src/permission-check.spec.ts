@@ -230,3 +230,41 @@ describe('permission-check through evaluateHook', () => {
     expect(decision.signals[0]!.context).toMatchObject({ oracle: 'permission-check', rule: 'no-rm' });
   });
 });
+
+describe('createPermissionCheck: allow list', () => {
+  const check = createPermissionCheck({
+    deny: [{ name: 'no-rm', input: 'rm -rf', reason: 'no' }],
+    allow: [{ tool: 'Bash|Read' }, { tool: 'mcp__.*' }],
+    not_allowed: { reason: 'outside the allow list', resolution_path: ['use Bash or Read'] },
+  });
+  const ask = (name: string, input: unknown) =>
+    check.evaluate(
+      { hookId: '0b9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b', trigger: 'pre-tool-use', context: { tool: { name, input } } as never, agent: { id: 'a', name: 'A' }, sessionId: 's' },
+      { signal: new AbortController().signal },
+    ) as readonly { rule?: string; payload: { reason?: string; resolvable?: boolean } }[];
+
+  it('denies a tool outside the list, after the deny rules', () => {
+    expect(ask('WebFetch', { url: 'x' })).toEqual([
+      expect.objectContaining({ intensity: 'block', rule: 'not-allowed', payload: expect.objectContaining({ reason: 'outside the allow list', resolvable: true }) }),
+    ]);
+    expect(ask('Bash', { command: 'rm -rf x' })[0]!.rule).toBe('no-rm');
+  });
+
+  it('allows what the list covers', () => {
+    expect(ask('Bash', { command: 'ls' })).toEqual([]);
+    expect(ask('mcp__github__search', {})).toEqual([]);
+  });
+
+  it('names the tool in the default reason', () => {
+    const bare = createPermissionCheck({ allow: [{ tool: 'Read' }] });
+    const verdicts = bare.evaluate(
+      { hookId: 'h', trigger: 'pre-tool-use', context: { tool: { name: 'Write', input: {} } }, agent: { id: 'a', name: 'A' }, sessionId: 's' },
+      { signal: new AbortController().signal },
+    ) as readonly { payload: { reason: string; resolvable: boolean } }[];
+    expect(verdicts[0]!.payload).toMatchObject({ reason: 'Tool "Write" is not in the allow list of permission-check.', resolvable: false });
+  });
+
+  it('checks allow rules when it is created', () => {
+    expect(() => createPermissionCheck({ allow: [{}] })).toThrow(/needs "tool", "input" or both/);
+  });
+});

@@ -85,12 +85,30 @@ export interface PermissionWarnRule extends PermissionMatch {
   readonly continue_allowed?: boolean;
 }
 
+/** The block of a call that no allow rule covers (see {@link PermissionCheckOptions.allow}). */
+export interface PermissionNotAllowed {
+  /** @defaultValue `Tool "<name>" is not in the allow list of <oracle>.` */
+  readonly reason?: string;
+  /** @defaultValue `[]` */
+  readonly resolution_path?: readonly string[];
+  /** @defaultValue `permission-check` (the typical signal of `pre-tool-use`) */
+  readonly type?: string;
+}
+
 /** Options of {@link createPermissionCheck}. */
 export interface PermissionCheckOptions {
   /** @defaultValue `permission-check` */
   readonly name?: string;
   /** Checked first; when any deny rule matches, the oracle answers only with its block verdicts. @defaultValue `[]` */
   readonly deny?: readonly PermissionDenyRule[];
+  /**
+   * An allow list, checked after the deny rules: when it is not empty, a call that matches none
+   * of its rules is denied (rule `not-allowed`). Empty or absent: every call not denied is allowed.
+   * @defaultValue `[]`
+   */
+  readonly allow?: readonly PermissionMatch[];
+  /** The block for a call outside the allow list. */
+  readonly not_allowed?: PermissionNotAllowed;
   /** Applied in order; several rules may rewrite the same string, each on the previous result. @defaultValue `[]` */
   readonly rewrite?: readonly PermissionRewriteRule[];
   /** @defaultValue `[]` */
@@ -133,6 +151,7 @@ interface Candidate {
  * Answers, for one tool call:
  * - one `block` verdict per matching deny rule, and nothing else (a denied call needs no
  *   rewriting or warning);
+ * - with an allow list, one `block` verdict (rule `not-allowed`) when no allow rule matches;
  * - otherwise at most one `control` verdict carrying every rewrite (one modification per rewritten
  *   string), followed by one `prompt` verdict per matching warn rule;
  * - nothing when the context has no `tool` object.
@@ -149,7 +168,9 @@ export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
     compileRewrite(name, rule, `rewrite[${index}]`),
   );
   const warn = list(name, options.warn, 'warn').map((rule, index) => compileWarn(name, rule, `warn[${index}]`));
-  requireIntensity(name, 'deny', deny.length, 'block');
+  const allow = list(name, options.allow, 'allow').map((rule, index) => compileMatch(name, rule, `allow[${index}]`));
+  const notAllowed = compileNotAllowed(name, options.not_allowed ?? {});
+  requireIntensity(name, 'deny', deny.length + allow.length, 'block');
   requireIntensity(name, 'rewrite', rewrite.length, 'control');
   requireIntensity(name, 'warn', warn.length, 'prompt');
 
@@ -164,6 +185,9 @@ export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
 
       const denied = deny.filter((rule) => matches(rule, toolName, candidates)).map((rule) => rule.verdict);
       if (denied.length > 0) return denied;
+      if (allow.length > 0 && !allow.some((rule) => matches(rule, toolName, candidates))) {
+        return [notAllowed(toolName)];
+      }
 
       const verdicts: OracleVerdict[] = [];
       const control = rewriteVerdict(rewrite, toolName, candidates);
@@ -307,6 +331,27 @@ function compileRewrite(oracle: string, rule: PermissionRewriteRule, at: string)
     reason: text(oracle, rule.reason, `${at}.reason`),
     reversible,
   };
+}
+
+function compileNotAllowed(oracle: string, options: PermissionNotAllowed): (toolName: string | undefined) => OracleVerdict {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw optionsError(oracle, 'not_allowed must be an object');
+  const reason = options.reason === undefined ? undefined : text(oracle, options.reason, 'not_allowed.reason');
+  const resolutionPath = textList(oracle, options.resolution_path, 'not_allowed.resolution_path');
+  if (options.type !== undefined && !SignalTypeSchema.safeParse(options.type).success) {
+    throw optionsError(oracle, 'not_allowed.type must be a lowercase kebab-case signal type');
+  }
+  return (toolName) => ({
+    intensity: 'block',
+    ...(options.type === undefined ? {} : { type: options.type }),
+    rule: 'not-allowed',
+    payload: {
+      level: 'blocking',
+      decision: 'deny',
+      reason: reason ?? `Tool ${JSON.stringify((toolName ?? '(unnamed)').slice(0, 128))} is not in the allow list of ${oracle}.`,
+      resolvable: resolutionPath.length > 0,
+      resolution_path: resolutionPath,
+    },
+  });
 }
 
 function compileMatch(oracle: string, rule: PermissionMatch, at: string): CompiledMatch {

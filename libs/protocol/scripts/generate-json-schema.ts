@@ -22,6 +22,7 @@ import { ControlEnvelopeSchema, ControlSignalEventSchema } from '../src/control-
 import { AhpErrorSchema } from '../src/errors.js';
 import { ClientFrameSchema, PROTOCOL_VERSION, ServerFrameSchema } from '../src/frames.js';
 import { HookDecisionSchema } from '../src/hook-decision.js';
+import { HooksConfigSchema } from '../src/hooks-config.js';
 import { InboxMessageSchema } from '../src/inbox.js';
 import { PlanSchema } from '../src/plan.js';
 import { ProtocolStateSchema } from '../src/request.js';
@@ -53,6 +54,7 @@ export const JSON_SCHEMA_FILES: readonly JsonSchemaFile[] = [
   { file: 'control-signal-event.json', title: 'AHP control_signal event', schema: ControlSignalEventSchema },
   { file: 'inbox-message.json', title: 'AHP inbox message', schema: InboxMessageSchema },
   { file: 'ahp-error.json', title: 'AHP error', schema: AhpErrorSchema },
+  { file: 'hooks-config.json', title: 'AHP hooks configuration (.ahp/hooks.yaml)', schema: HooksConfigSchema },
 ];
 
 /** Renders one schema as draft 2020-12 JSON Schema text: 2-space indent, trailing newline. */

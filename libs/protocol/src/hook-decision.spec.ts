@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SEED_CONTROLLING, seedSignal } from '../test/fixtures/domain-seeds.js';
-import { HookDecisionSchema, aggregateSignals, failurePolicyDecision } from './hook-decision.js';
+import { HookDecisionSchema, aggregateSignals, failurePolicyDecision, stricterModification } from './hook-decision.js';
 import { SignalSchema, type Signal } from './signal.js';
 
 function issues(schema: z.ZodType, input: unknown) {
@@ -69,7 +69,7 @@ describe('aggregateSignals', () => {
     expect(decision).toMatchObject({ intensity: 'prompt', allowed: true });
   });
 
-  it('merges modifications of several control signals; on the same target the earlier signal wins', () => {
+  it('merges modifications of several control signals; on the same target the stricter one wins', () => {
     const first = control(1, [
       { target: 'batch_size', original: 10000, updated: 1000 },
       { target: 'timeout_s', original: 600, updated: 60 },
@@ -79,8 +79,9 @@ describe('aggregateSignals', () => {
       { target: 'dry_run', original: false, updated: true },
     ]);
     const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [first, second], now: NOW });
+    // Targets keep the order in which they first appear; batch_size takes the smaller limit.
     expect(decision.modifications.map((m) => [m.target, m.updated, m.reason])).toEqual([
-      ['batch_size', 1000, 'oracle 1'],
+      ['batch_size', 500, 'oracle 2'],
       ['timeout_s', 60, 'oracle 1'],
       ['dry_run', true, 'oracle 2'],
     ]);
@@ -89,7 +90,54 @@ describe('aggregateSignals', () => {
     expect(decision.signals).toHaveLength(2);
   });
 
-  it('keeps only the first of two modifications of one target within one signal', () => {
+  it('on conflicting numbers keeps the smaller, whichever oracle comes first; equal numbers keep the earlier', () => {
+    const a = control(1, [{ target: 'max_batch', original: 25, updated: 10 }]);
+    const b = control(2, [{ target: 'max_batch', original: 25, updated: 5 }]);
+    const c = control(3, [{ target: 'max_batch', original: 25, updated: 5 }]);
+    const pick = (signals: Signal[]) =>
+      aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-issue-submit', signals, now: NOW }).modifications;
+    expect(pick([a, b])).toEqual([expect.objectContaining({ updated: 5, reason: 'oracle 2' })]);
+    expect(pick([b, a])).toEqual([expect.objectContaining({ updated: 5, reason: 'oracle 2' })]);
+    expect(pick([b, c])).toEqual([expect.objectContaining({ updated: 5, reason: 'oracle 2' })]);
+    expect(pick([c, b])).toEqual([expect.objectContaining({ updated: 5, reason: 'oracle 3' })]);
+    expect(pick([a, b, c])).toHaveLength(1);
+  });
+
+  it('on conflicting booleans keeps false (switching something off is stricter)', () => {
+    const on = control(1, [{ target: 'network', original: true, updated: true }]);
+    const off = control(2, [{ target: 'network', original: true, updated: false }]);
+    const pick = (signals: Signal[]) =>
+      aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals, now: NOW }).modifications[0]?.reason;
+    expect(pick([on, off])).toBe('oracle 2');
+    expect(pick([off, on])).toBe('oracle 2');
+  });
+
+  it('on strings, objects and mixed types keeps the earlier modification (oracle order)', () => {
+    const pairs: [unknown, unknown][] = [
+      ['git push --force-with-lease', 'git push'],
+      [{ a: 1 }, { a: 0 }],
+      [10, '5'],
+      [null, 3],
+      [false, 0],
+    ];
+    for (const [x, y] of pairs) {
+      const first = control(1, [{ target: 't', original: null, updated: x }]);
+      const second = control(2, [{ target: 't', original: null, updated: y }]);
+      const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [first, second], now: NOW });
+      expect(decision.modifications, JSON.stringify([x, y])).toEqual([expect.objectContaining({ updated: x, reason: 'oracle 1' })]);
+      expect(HookDecisionSchema.safeParse(decision).success).toBe(true);
+    }
+  });
+
+  it('keeps every contributing control signal even when its modification lost', () => {
+    const first = control(1, [{ target: 'max_batch', original: 25, updated: 10 }]);
+    const second = control(2, [{ target: 'max_batch', original: 25, updated: 5 }]);
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-issue-submit', signals: [first, second], now: NOW });
+    expect(decision.signals).toEqual([first, second]);
+    expect(decision.modifications).toHaveLength(1);
+  });
+
+  it('keeps only the stricter of two modifications of one target within one signal', () => {
     const dup = control(1, [
       { target: 'x', original: 1, updated: 2 },
       { target: 'x', original: 1, updated: 3 },
@@ -128,6 +176,19 @@ describe('aggregateSignals', () => {
     });
     expect(third).toMatchObject({ allowed: true, intensity: 'aid' });
     for (const d of [first, second, third]) expect(HookDecisionSchema.safeParse(d).success).toBe(true);
+  });
+});
+
+describe('stricterModification', () => {
+  const m = (updated: unknown, reason: string) => ({ target: 't', original: null, updated, reason }) as never;
+  it('prefers the smaller number, false over true, else the earlier', () => {
+    expect(stricterModification(m(3, 'a'), m(2, 'b')).reason).toBe('b');
+    expect(stricterModification(m(2, 'a'), m(3, 'b')).reason).toBe('a');
+    expect(stricterModification(m(-1, 'a'), m(0, 'b')).reason).toBe('a');
+    expect(stricterModification(m(true, 'a'), m(false, 'b')).reason).toBe('b');
+    expect(stricterModification(m(false, 'a'), m(true, 'b')).reason).toBe('a');
+    expect(stricterModification(m('x', 'a'), m('a', 'b')).reason).toBe('a');
+    expect(stricterModification(m(1, 'a'), m(true, 'b')).reason).toBe('a');
   });
 });
 

@@ -36,6 +36,8 @@ export type HookDecisionError = z.infer<typeof HookDecisionErrorSchema>;
  * - `warnings`: the messages of all prompt signals, in signal order.
  * - `signals`: every signal, unchanged, so the agent can answer each with a SignalResponse.
  * - `decided_by: 'failure_policy'`: no signals, and `error` says why.
+ * - `error` on a decision `decided_by: 'oracles'`: an oracle failed and its own `fail_open`
+ *   policy skipped it (hooks.yaml `failure_policy` on the oracle); the other oracles decided.
  * - `config_version`: the hooks configuration version the oracles evaluated, when known.
  */
 export const HookDecisionSchema = z
@@ -99,11 +101,12 @@ export interface AggregateSignalsInput {
  *
  * - The strongest intensity wins: block over control over prompt over aid; `allowed` is false
  *   exactly when some signal blocks.
- * - Modifications: the control signals' modifications are concatenated in signal order. When two
- *   modify the same `target`, the first one wins and later ones are dropped from `modifications`
- *   (they stay visible in their signal). Every control signal has the same intensity, so "first" is
- *   the oracle order of the configuration — the operator decides precedence by ordering oracles.
- *   A fuller conflict policy (e.g. merging numeric limits) can replace this rule later.
+ * - Modifications: the control signals' modifications, one per `target`, in the order targets
+ *   first appear. When several modify the same target, the STRICTER one is kept
+ *   ({@link stricterModification}): for two numbers the smaller `updated` (a modification
+ *   usually imposes a limit: a batch size, a timeout, a file count), for two booleans `false`
+ *   (switching something off), otherwise the earlier one in signal order, i.e. the oracle order of
+ *   the configuration. The modifications not kept stay visible in their signals.
  * - Warnings: the message of every prompt signal, in signal order.
  * - Every signal is kept, in input order.
  *
@@ -112,16 +115,14 @@ export interface AggregateSignalsInput {
  */
 export function aggregateSignals(input: AggregateSignalsInput): HookDecision {
   const intensity: Intensity | null = strongestIntensity(input.signals.map((s) => s.header.intensity));
-  const modifications: Modification[] = [];
-  const targets = new Set<string>();
+  const byTarget = new Map<string, Modification>();
   const warnings: string[] = [];
   for (const signal of input.signals) {
     const payload = signal.payload;
     if (payload.level === 'controlling') {
       for (const modification of payload.modifications) {
-        if (targets.has(modification.target)) continue;
-        targets.add(modification.target);
-        modifications.push(modification);
+        const kept = byTarget.get(modification.target);
+        byTarget.set(modification.target, kept === undefined ? modification : stricterModification(kept, modification));
       }
     } else if (payload.level === 'prompting') {
       warnings.push(payload.message);
@@ -133,12 +134,26 @@ export function aggregateSignals(input: AggregateSignalsInput): HookDecision {
     allowed: intensity !== 'block',
     intensity,
     signals: [...input.signals],
-    modifications,
+    modifications: [...byTarget.values()],
     warnings,
     decided_by: 'oracles',
     ...(input.configVersion === undefined ? {} : { config_version: input.configVersion }),
     decided_at: input.now,
   };
+}
+
+/**
+ * Of two modifications of the same target, the stricter one: for two numeric `updated` values
+ * the smaller, for two booleans the `false` one, otherwise (strings, objects, mixed types, equal
+ * values) `earlier`. Used by {@link aggregateSignals}; `earlier` is the one from the earlier
+ * signal (the earlier oracle in configuration order).
+ */
+export function stricterModification(earlier: Modification, later: Modification): Modification {
+  const a = earlier.updated;
+  const b = later.updated;
+  if (typeof a === 'number' && typeof b === 'number') return b < a ? later : earlier;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a === true && b === false ? later : earlier;
+  return earlier;
 }
 
 /** Input of {@link failurePolicyDecision}. */

@@ -93,6 +93,7 @@ export {
   HookDecisionSchema,
   aggregateSignals,
   failurePolicyDecision,
+  stricterModification,
 } from './hook-decision.js';
 export type {
   AggregateSignalsInput,
@@ -101,6 +102,39 @@ export type {
   HookDecision,
   HookDecisionError,
 } from './hook-decision.js';
+export {
+  HOOKS_CONFIG_LIMITS,
+  HOOK_ORACLE_NAME_PATTERN,
+  HookActionSchema,
+  HookBudgetMsSchema,
+  HookConfigSchema,
+  HookDurationSchema,
+  HookEscalationSchema,
+  HookEscalationStepsSchema,
+  HookExpressionSchema,
+  HookOracleNameSchema,
+  HookOracleSchema,
+  HookRuleIdSchema,
+  HookRuleOverrideSchema,
+  HookRuleSchema,
+  HookSuggestionSchema,
+  HookTemplateSchema,
+  HooksConfigSchema,
+  durationToMs,
+  escalationSteps,
+} from './hooks-config.js';
+export type {
+  HookAction,
+  HookConfig,
+  HookDuration,
+  HookEscalation,
+  HookOracle,
+  HookRule,
+  HookRuleOverride,
+  HookSuggestion,
+  HooksConfig,
+  HooksConfigIssueParams,
+} from './hooks-config.js';
 export {
   ControlEnvelopeSchema,
   ControlFormatSchema,
@@ -206,6 +240,49 @@ export type { GatewayInfo, HookCorrelation, HookJobData, HookStatus, PresenceEnt
 export { SignalRecordSchema } from './signal-record.js';
 export type { SignalRecord } from './signal-record.js';
 
+// --- operator API: operators, their tokens, request bodies and responses ----------------------
+export {
+  AgentListResponseSchema,
+  ListRequestsQuerySchema,
+  MAX_LIST_LIMIT,
+  OPERATOR_ROLES,
+  OperatorErrorBodySchema,
+  OperatorIdentitySchema,
+  OperatorMeResponseSchema,
+  OperatorRoleSchema,
+  OperatorTokenEntrySchema,
+  OperatorTokensFileSchema,
+  RequestActorSchema,
+  RequestDecisionBodySchema,
+  RequestDecisionResponseSchema,
+  RequestDetailResponseSchema,
+  RequestHistoryEntrySchema,
+  RequestListResponseSchema,
+  TimelineEntrySchema,
+  TimelineQuerySchema,
+  TimelineResponseSchema,
+  roleAllows,
+} from './operator.js';
+export type {
+  AgentListResponse,
+  ListRequestsQuery,
+  OperatorErrorBody,
+  OperatorIdentity,
+  OperatorMeResponse,
+  OperatorRole,
+  OperatorTokenEntry,
+  OperatorTokensFile,
+  RequestActor,
+  RequestDecisionBody,
+  RequestDecisionResponse,
+  RequestDetailResponse,
+  RequestHistoryEntry,
+  RequestListResponse,
+  TimelineEntry,
+  TimelineQuery,
+  TimelineResponse,
+} from './operator.js';
+
 // --- wire: errors, frames -------------------------------------------------------------------
 export {
   AhpErrorSchema,
@@ -300,3 +377,29 @@ export type {
   SignalResponseFrame,
   WelcomeFrame,
 } from './frames.js';
+
+// --- hooks configuration versions and the exported signal log (issue: rule engine, distributed half) ---
+export {
+  ConfigVersionNumberSchema,
+  ConfigVersionSummarySchema,
+  MAX_CONFIG_SOURCE_CHARS,
+  StoredConfigVersionSchema,
+} from './config-version.js';
+export type { ConfigVersionSummary, StoredConfigVersion } from './config-version.js';
+export {
+  LatencyStatsSchema,
+  SignalLogActionStatsSchema,
+  SignalLogFilterSchema,
+  SignalLogGroupStatsSchema,
+  SignalLogLineSchema,
+  SignalLogStatsSchema,
+  signalLogStats,
+} from './signal-log-export.js';
+export type {
+  LatencyStats,
+  SignalLogActionStats,
+  SignalLogFilter,
+  SignalLogGroupStats,
+  SignalLogLine,
+  SignalLogStats,
+} from './signal-log-export.js';

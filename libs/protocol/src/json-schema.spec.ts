@@ -21,6 +21,7 @@ describe('generated JSON Schema', () => {
       'control-envelope',
       'inbox-message',
       'ahp-error',
+      'hooks-config',
     ]) {
       expect(rendered.has(`${name}.json`), `${name}.json`).toBe(true);
     }

@@ -1,17 +1,22 @@
 /**
  * The public face of the SDK: {@link connect} returns an {@link AhpClient} that asks the control
- * plane what to do at hook points, answers signals and reports what happens to its connection.
- * It wires the {@link Connection} (sockets, resume, liveness) to the {@link RequestManager}
- * (pending requests, re-send, deadlines) and turns wire frames into typed results.
+ * plane what to do at hook points, answers signals, takes part in its team's protocols (plans,
+ * shutdown, messages, the idle loop) and reports what happens to its connection. It wires the
+ * {@link Connection} (sockets, resume, liveness) to the {@link RequestManager} (pending requests,
+ * re-send, deadlines) and the {@link TeamChannel} (inbox, requests), and turns wire frames into
+ * typed results.
  */
 import {
   ConsumptionActionSchema,
+  EventFrameSchema,
   HookFrameSchema,
+  SendFrameSchema,
   SignalResponseFrameSchema,
   actionsForIntensity,
   isActionValidFor,
 } from '@ahp/protocol';
 import type {
+  AgentEvent,
   AgentIdentity,
   BlockingDecision,
   ConsumptionAction,
@@ -24,7 +29,11 @@ import type {
   Intensity,
   JsonObject,
   Modification,
+  Plan,
   ProtocolState,
+  RequestTarget,
+  RequestType,
+  SendableMessageType,
   Signal,
   SignalResponseFrame,
 } from '@ahp/protocol';
@@ -40,6 +49,8 @@ import { RequestManager } from './request-manager.js';
 import { redactUrl, resolveTransport } from './transport.js';
 import type { TransportFactory, WebSocketConstructor } from './transport.js';
 import { SDK_NAME, SDK_VERSION } from './version.js';
+import { TeamChannel } from './team.js';
+import type { IdleResult, RequestAnswer, RequestDecision, RequestHandler } from './team.js';
 
 // --- options -------------------------------------------------------------------------------
 
@@ -197,7 +208,10 @@ export interface GoawayInfo {
   readonly url: string | undefined;
 }
 
-/** Events of {@link AhpClient.on}. `request_update` and `inbox` are held until the first listener subscribes. */
+/**
+ * Events of {@link AhpClient.on}, for observation. Messages and requests are consumed through
+ * `idle()`, `onRequest()` and the promises of `submitPlan()` / `requestShutdown()`, not here.
+ */
 export interface ClientEvents {
   /** Every state transition; `closed` carries the reason. */
   state: StateChange;
@@ -205,10 +219,55 @@ export interface ClientEvents {
   session: SessionInfo;
   /** The gateway announced it is closing this connection; the client moves on by itself. */
   goaway: GoawayInfo;
-  /** A request this agent sent or must decide changed state. */
+  /** A request this agent sent or must decide changed state (also delivered again after a reconnect). */
   request_update: ProtocolState;
-  /** A message arrived in this agent's inbox (delivered again after a reconnect until acknowledged). */
-  inbox: InboxMessage;
+}
+
+/** Per-call options of {@link AhpClient.submitPlan} and {@link AhpClient.requestShutdown}. */
+export interface OpenRequestOptions {
+  /**
+   * The request id: pass the same one again (e.g. after a restart) to wait for the same request
+   * instead of opening a second one.
+   * @defaultValue `req_` + a random UUID
+   */
+  requestId?: string;
+  /**
+   * Sent as `deadline_ms`: after this long the request expires undecided and the promise
+   * resolves with `status: 'expired'`.
+   * @defaultValue none: the request waits until it is decided
+   */
+  deadlineMs?: number;
+}
+
+/** Options of {@link AhpClient.submitPlan}. */
+export interface SubmitPlanOptions extends OpenRequestOptions {
+  /**
+   * Who approves: an agent id (the team's lead) or a {@link RequestTarget}.
+   * @defaultValue `{ kind: 'operators' }` (any operator, in the console)
+   */
+  target?: string | RequestTarget;
+}
+
+/** Options of {@link AhpClient.requestShutdown}. */
+export interface RequestShutdownOptions extends OpenRequestOptions {
+  /** Why the teammate should stop; shown to it. */
+  reason?: string;
+}
+
+/** Options of {@link AhpClient.send}. */
+export interface SendOptions {
+  /** @defaultValue `'message'` */
+  type?: SendableMessageType;
+  metadata?: JsonObject;
+}
+
+/** Options of {@link AhpClient.idle}. */
+export interface IdleOptions {
+  /**
+   * Resolve with `{ kind: 'timeout' }` after this long without a message.
+   * @defaultValue wait until a message arrives, a shutdown is approved, or the client closes
+   */
+  timeoutMs?: number;
 }
 
 /** Handles a signal pushed by the gateway (outside a hook decision). */
@@ -232,6 +291,11 @@ function checkDuration(name: string, value: number | undefined, fallback: number
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer of milliseconds, got ${String(value)}`);
   return value;
+}
+
+/** A fresh request id: `req_` and a random UUID, unguessable so nobody can claim it first. */
+function newRequestId(): string {
+  return `req_${globalThis.crypto.randomUUID()}`;
 }
 
 function checkUrls(url: string | readonly string[]): readonly string[] {
@@ -316,13 +380,23 @@ export class AhpClient {
   readonly #logger: Logger;
   readonly #hookDeadlineMs: number;
   readonly #requestDeadlineMs: number;
+  readonly #team: TeamChannel;
 
   private constructor(options: ClientOptions, urls: readonly string[], transport: TransportFactory) {
     this.#logger = options.logger ?? silentLogger;
     this.#hookDeadlineMs = checkDuration('hookDeadlineMs', options.hookDeadlineMs, DEFAULTS.hookDeadlineMs);
     this.#requestDeadlineMs = checkDuration('requestDeadlineMs', options.requestDeadlineMs, DEFAULTS.requestDeadlineMs);
     this.#requests = new RequestManager({ logger: this.#logger });
-    this.#events = new Emitter<ClientEvents>({ logger: this.#logger, hold: ['request_update', 'inbox'] });
+    this.#events = new Emitter<ClientEvents>({ logger: this.#logger });
+    this.#team = new TeamChannel({
+      send: (frame) => this.#requests.send(frame, { deadlineMs: this.#requestDeadlineMs }),
+      selfId: () => this.#connection.session?.agent.id,
+      shutdownApproved: (request) => {
+        this.#logger.info('shutdown approved; disconnecting', { requestId: request.request_id });
+        void this.close();
+      },
+      logger: this.#logger,
+    });
     this.#signals = new Emitter<{ signal: Signal }>({ logger: this.#logger, hold: ['signal'] });
     const livenessFactor = options.livenessFactor ?? DEFAULTS.livenessFactor;
     if (!Number.isFinite(livenessFactor) || livenessFactor <= 0) throw new TypeError(`livenessFactor must be > 0, got ${livenessFactor}`);
@@ -359,10 +433,11 @@ export class AhpClient {
               this.#signals.emit('signal', frame.signal);
               return;
             case 'request_update':
+              this.#team.onRequestState(frame.request);
               this.#events.emit('request_update', frame.request);
               return;
             case 'inbox':
-              this.#events.emit('inbox', frame.message);
+              this.#team.onInboxMessage(frame.message);
               return;
           }
         },
@@ -370,7 +445,11 @@ export class AhpClient {
           this.#events.emit('goaway', { reason: frame.reason, reconnectAfterMs: frame.reconnect_after_ms, url: this.#connection.session?.url });
         },
         state: (change) => {
-          if (change.state === 'closed') this.#requests.close(change.error ?? new AhpClientError('E_CLOSED', 'the client was closed'));
+          if (change.state === 'closed') {
+            const error = change.error ?? new AhpClientError('E_CLOSED', 'the client was closed');
+            this.#requests.close(error);
+            this.#team.close(error);
+          }
           this.#events.emit('state', change);
         },
       },
@@ -427,11 +506,20 @@ export class AhpClient {
    * Asks what to do at a hook point and resolves with the decision. Validated client-side first
    * (`E_INVALID_FRAME` without a round trip). Survives reconnects: the hook keeps its id, and the
    * gateway answers a re-sent id with its first decision, so an operation is never evaluated
-   * twice. Rejects with `E_TIMEOUT` after `deadlineMs`, with the gateway's error code (e.g.
-   * `E_PLAN_PENDING`), or with `E_CLOSED` / the close error when the client ends first.
+   * twice. Rejects with `E_TIMEOUT` after `deadlineMs`, with the gateway's error code, or with
+   * `E_CLOSED` / the close error when the client ends first. While a plan this client submitted
+   * awaits approval, a `pre-tool-use` hook rejects at once with `E_PLAN_PENDING` (the gateway
+   * enforces the same for plans submitted by an earlier run).
    */
   async hook(trigger: HookTrigger, context: JsonObject = {}, options: HookOptions = {}): Promise<HookResult> {
     const deadlineMs = checkDuration('deadlineMs', options.deadlineMs, this.#hookDeadlineMs);
+    const planPending = trigger === 'pre-tool-use' ? this.#team.pendingPlanApproval : undefined;
+    if (planPending !== undefined) {
+      // The gateway refuses it too (E_PLAN_PENDING); failing here saves the round trip.
+      throw new AhpClientError('E_PLAN_PENDING', `tool calls wait until plan approval ${planPending} is decided`, {
+        details: { request_id: planPending },
+      });
+    }
     const frame: HookFrame = {
       type: 'hook',
       id: options.hookId ?? globalThis.crypto.randomUUID(),
@@ -491,6 +579,110 @@ export class AhpClient {
     await this.#requests.send(frame, { deadlineMs });
   }
 
+  // --- teams: requests, messages, the idle loop ---------------------------------------------
+
+  /**
+   * Submits a plan (seed 002) for approval and resolves with the decision: `approved`, or
+   * `rejected` with the reviewer's feedback, or `expired`. Until it is decided, `pre-tool-use`
+   * hooks of this client reject with `E_PLAN_PENDING`. The decision also arrives after a
+   * reconnect or a gateway restart; rejects only when the request cannot be opened (e.g.
+   * `E_FORBIDDEN` for a target outside the team) or the client closes.
+   */
+  submitPlan(plan: Plan, options: SubmitPlanOptions = {}): Promise<RequestDecision> {
+    const target = options.target ?? { kind: 'operators' };
+    return this.#team.openAndWait({
+      request_id: options.requestId ?? newRequestId(),
+      type: 'plan_approval',
+      target: typeof target === 'string' ? { kind: 'agent', agent: target } : target,
+      payload: { plan },
+      ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
+    });
+  }
+
+  /**
+   * Lead only: asks teammate `agent` to shut down and resolves with its answer (`approved`: it
+   * stops and disconnects; `rejected` with its reason), or `expired`.
+   */
+  requestShutdown(agent: string, options: RequestShutdownOptions = {}): Promise<RequestDecision> {
+    return this.#team.openAndWait({
+      request_id: options.requestId ?? newRequestId(),
+      type: 'shutdown',
+      target: { kind: 'agent', agent },
+      payload: options.reason === undefined ? {} : { reason: options.reason },
+      ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
+    });
+  }
+
+  /**
+   * Handles requests of `type` addressed to this agent: a teammate's `shutdown` handler decides
+   * whether to stop, a lead's `plan_approval` handler reviews plans. Requests that arrive before
+   * a handler is registered wait for it. The handler's answer is sent; approving a shutdown then
+   * ends the idle loop and disconnects. Returns the unsubscribe function.
+   */
+  onRequest<T extends RequestType>(type: T, handler: RequestHandler<T>): () => void {
+    return this.#team.onRequest(type, handler);
+  }
+
+  /**
+   * Answers a request addressed to this agent (one it has received) and resolves with the
+   * request's state afterwards. Rejects with `E_NOT_FOUND` for a request this client has not
+   * received, `E_CONFLICT` when it was decided differently already, `E_FORBIDDEN` when it is not
+   * addressed to this agent.
+   */
+  answerRequest(requestId: string, answer: RequestAnswer): Promise<ProtocolState> {
+    const state = this.#team.stateOf(requestId);
+    if (state === undefined) {
+      return Promise.reject(new AhpClientError('E_NOT_FOUND', `request ${requestId} has not reached this client`, { details: { request_id: requestId } }));
+    }
+    return this.#team.answer(requestId, state.type, answer);
+  }
+
+  /** Lead helper: approves or rejects a teammate's plan, with feedback (seed 004's `review_plan`). */
+  reviewPlan(requestId: string, approve: boolean, feedback?: string): Promise<ProtocolState> {
+    return this.#team.answer(requestId, 'plan_approval', { approve, ...(feedback === undefined ? {} : { feedback }) });
+  }
+
+  /**
+   * Puts a message in a teammate's durable inbox and resolves with the message as stored. The
+   * teammate gets it now if connected, else when it connects. Only agents of this agent's team
+   * can be addressed (`E_FORBIDDEN`).
+   */
+  async send(to: string, content: string, options: SendOptions = {}): Promise<InboxMessage> {
+    const frame = {
+      type: 'send' as const,
+      id: globalThis.crypto.randomUUID(),
+      message: { to, content, type: options.type ?? 'message', ...(options.metadata === undefined ? {} : { metadata: options.metadata }) },
+    };
+    const checked = SendFrameSchema.safeParse(frame);
+    if (!checked.success) throw invalidFrame(`invalid message: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, checked.error.issues);
+    const reply = await this.#requests.send(checked.data, { deadlineMs: this.#requestDeadlineMs });
+    if (reply.result?.kind !== 'message') throw new AhpClientError('E_PROTOCOL', 'the gateway acknowledged a message without returning it');
+    return reply.result.message;
+  }
+
+  /**
+   * The idle loop: waits, by push, for the next message for the application (`message` or
+   * `idle_notification`; protocol messages are routed to their requests and handlers instead)
+   * and resolves with it, acknowledged — a message is never returned twice, also not across
+   * reconnects. Resolves `{ kind: 'shutdown' }` once this agent approved a shutdown (the client
+   * then disconnects), `{ kind: 'timeout' }` after `timeoutMs`; rejects when the client closes.
+   */
+  idle(options: IdleOptions = {}): Promise<IdleResult> {
+    const timeoutMs = options.timeoutMs === undefined ? undefined : checkDuration('timeoutMs', options.timeoutMs, 0);
+    return this.#team.idle(timeoutMs);
+  }
+
+  /**
+   * Reports an observability event (a control signal acted on, plan progress, a verification
+   * result) to the agent's timeline; resolves once the gateway recorded it.
+   */
+  async report(event: AgentEvent): Promise<void> {
+    const frame = { type: 'event' as const, id: globalThis.crypto.randomUUID(), event };
+    const checked = EventFrameSchema.safeParse(frame);
+    if (!checked.success) throw invalidFrame(`invalid event: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, checked.error.issues);
+    await this.#requests.send(checked.data, { deadlineMs: this.#requestDeadlineMs });
+  }
+
   /**
    * Subscribes to signals the gateway pushes outside hook decisions. Signals that arrive before
    * the first handler subscribes are held and delivered to it. A throwing or rejecting handler is
@@ -513,6 +705,7 @@ export class AhpClient {
   async close(): Promise<void> {
     const error = new AhpClientError('E_CLOSED', 'the client was closed');
     this.#requests.close(error);
+    this.#team.close(error);
     await this.#connection.close(error);
     this.#events.clear();
     this.#signals.clear();
@@ -575,6 +768,7 @@ export class AhpClient {
 
   async #shutdown(error: AhpClientError): Promise<void> {
     this.#requests.close(error);
+    this.#team.close(error);
     await this.#connection.close(error);
   }
 }

@@ -13,9 +13,16 @@ export type {
   HookBlock,
   HookOptions,
   HookResult,
+  IdleOptions,
+  OpenRequestOptions,
+  RequestShutdownOptions,
   RespondOptions,
+  SendOptions,
   SignalHandler,
+  SubmitPlanOptions,
 } from './client.js';
+export { toRequestDecision } from './team.js';
+export type { IdleResult, IncomingRequest, RequestAnswer, RequestDecision, RequestHandler } from './team.js';
 export type { ConnectionState, SessionInfo, StateChange, TokenSource } from './connection.js';
 export { LIVENESS_PROBE_MESSAGE_ID } from './connection.js';
 

@@ -51,12 +51,17 @@ export interface OpenHookInput {
  *   the owner that receives the decision. It may enqueue again: the queue ignores a job id it holds.
  * - `decided`: the hook was already decided; answer with this decision, do not evaluate again.
  * - `foreign`: the hook id belongs to another agent; refuse it.
+ * - `gated`: a new `pre-tool-use` hook of an agent whose plan approval `requestId` is pending
+ *   (seed 004: no tool use before the plan is approved). Nothing was recorded and nothing is
+ *   enqueued: deny the tool call. Only new hooks are gated; a re-sent hook that already exists
+ *   keeps its own course (`joined`, `decided`).
  */
 export type OpenHookOutcome =
   | { kind: 'created'; correlation: HookCorrelation }
   | { kind: 'joined'; correlation: HookCorrelation }
   | { kind: 'decided'; correlation: HookCorrelation; decision: HookDecision }
-  | { kind: 'foreign' };
+  | { kind: 'foreign' }
+  | { kind: 'gated'; requestId: string };
 
 /**
  * Hook correlations and their decisions.
@@ -88,6 +93,28 @@ export interface HookStore {
  */
 export interface DecisionFeed {
   start(onDecision: (decision: HookDecision) => void): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** An inbox notification on a gateway feed: the agent has new messages in its inbox. */
+export interface InboxNotice {
+  agent_id: string;
+}
+
+/** What a {@link GatewayFeed} delivers; an entry kind without a handler is skipped. */
+export interface GatewayFeedHandlers {
+  onDecision?: (decision: HookDecision) => void;
+  onInbox?: (notice: InboxNotice) => void;
+}
+
+/**
+ * One gateway's feed: the stream of everything routed to it — hook decisions, and notices that an
+ * agent it holds has new inbox messages. Same guarantee as {@link DecisionFeed}: at-least-once
+ * while it runs, across Redis reconnects. A notice is only a wake-up: the messages themselves stay
+ * in the inbox, so one lost while no feed ran is found when the agent's inbox is next read.
+ */
+export interface GatewayFeed {
+  start(handlers: GatewayFeedHandlers): Promise<void>;
   stop(): Promise<void>;
 }
 

@@ -1,8 +1,10 @@
 /**
  * Errors of the store, each with a stable `code` to branch on (the message is for people).
  */
+import type { ProtocolState } from '@ahp/protocol';
+
 /** Codes of {@link StoreError}. */
-export type StoreErrorCode = 'E_STORE_DATA' | 'E_STORE_INPUT' | 'E_HOOK_NOT_FOUND';
+export type StoreErrorCode = 'E_STORE_DATA' | 'E_STORE_INPUT' | 'E_HOOK_NOT_FOUND' | 'E_REQUEST_FORBIDDEN';
 
 /** One schema problem of a value read back from Redis: where in the value, and what. */
 export interface StoreDataIssue {
@@ -58,5 +60,23 @@ export class HookNotFoundError extends StoreError {
   constructor(hookId: string) {
     super('E_HOOK_NOT_FOUND', `hook ${hookId} has no correlation (never opened, or expired)`);
     this.hookId = hookId;
+  }
+}
+
+/**
+ * `RequestStore.cancel` by someone other than the request's sender: only the sender may withdraw
+ * a request (the protocol's `cancelRequest` says `forbidden`). Nothing changed; `state` is the
+ * request as it stands. A gateway answers it as a permission error (E_FORBIDDEN, HTTP 403).
+ */
+export class RequestForbiddenError extends StoreError {
+  readonly requestId: string;
+  readonly actorId: string;
+  readonly state: ProtocolState;
+
+  constructor(state: ProtocolState, actorId: string) {
+    super('E_REQUEST_FORBIDDEN', `${actorId} may not cancel request ${state.request_id}: only its sender ${state.sender} may`);
+    this.requestId = state.request_id;
+    this.actorId = actorId;
+    this.state = state;
   }
 }

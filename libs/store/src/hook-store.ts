@@ -4,6 +4,7 @@
 import {
   HookCorrelationSchema,
   HookDecisionSchema,
+  RequestIdSchema,
   type HookCorrelation,
   type HookDecision,
 } from '@ahp/protocol';
@@ -65,7 +66,8 @@ export function parseStoredDecision(raw: string | undefined, hookId: string, key
  *
  * Beyond the interface:
  * - `open` validates its input as a {@link HookCorrelation} and throws StoreInputError otherwise,
- *   so nothing unreadable is ever written.
+ *   so nothing unreadable is ever written. It returns `gated` for a new `pre-tool-use` hook while
+ *   the agent has a pending plan approval (the gate set that the request store maintains).
  * - `decide` validates the decision with HookDecisionSchema, requires `decision.hook_id` to be
  *   `hookId` and the trigger to be the hook's (StoreInputError), and throws HookNotFoundError
  *   when the hook has no correlation. It routes the stored decision to the owner's decision
@@ -103,7 +105,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       const key = keys.hook(input.hookId);
       const pendingTtlMs = Math.max(input.deadlineAt - input.now, 0) + options.decisionTtlMs;
       const reply = arrayReply(
-        await openHook.run(redis, [key], [
+        await openHook.run(redis, [key, keys.planGate(input.agentId)], [
           input.hookId,
           input.agentId,
           input.sessionId,
@@ -118,6 +120,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       );
       const kind = stringAt(reply, 0, key, openHook.name);
       if (kind === 'foreign') return { kind: 'foreign' };
+      if (kind === 'gated') return { kind: 'gated', requestId: parseStored(RequestIdSchema, reply[1], keys.planGate(input.agentId)) };
       const fields = pairsToRecord(reply[1], key, openHook.name);
       if (kind === 'corrupt') throw new StoreDataError(key, 'hook hash has no agent_id', { field: 'agent_id' });
       const correlation = correlationFromHash(fields, key);
@@ -139,12 +142,10 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       if (valid.hook_id !== hookId) throw new StoreInputError(`decision is for hook ${valid.hook_id}, not ${hookId}`);
       const key = keys.hook(hookId);
       const json = JSON.stringify(valid);
-      const signalArgs = valid.signals.flatMap((signal) => [
-        signal.header.id,
-        signal.header.intensity,
-        signal.header.source,
-        signal.header.type,
-      ]);
+      const signalArgs = valid.signals.flatMap((signal) => {
+        const rule = signal.context['rule'];
+        return [signal.header.id, signal.header.intensity, signal.header.source, signal.header.type, typeof rule === 'string' ? rule.slice(0, 256) : ''];
+      });
       const reply = arrayReply(
         await decideHook.run(
           redis,
@@ -157,6 +158,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
             options.signalLogMaxLen,
             new Date(now).toISOString(),
             valid.trigger,
+            valid.config_version === undefined ? '' : valid.config_version,
             ...signalArgs,
           ],
         ),

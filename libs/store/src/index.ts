@@ -5,13 +5,24 @@
 
 // --- contracts --------------------------------------------------------------------------------
 export type {
+  ConfigStore,
+  DecideRequestOutcome,
   DecisionFeed,
+  GatewayFeed,
+  GatewayFeedHandlers,
+  InboxEntry,
+  InboxNotice,
+  InboxStore,
+  RequestActor,
+  RequestHistoryEntry,
+  RequestStore,
   HookQueue,
   HookStore,
   Logger,
   OpenHookInput,
   OpenHookOutcome,
   PresenceStore,
+  RuleCounterStore,
   SessionOutcome,
   SessionStore,
   SignalResponseOutcome,
@@ -19,7 +30,7 @@ export type {
 } from './contracts.js';
 
 // --- errors -----------------------------------------------------------------------------------
-export { HookNotFoundError, StoreDataError, StoreError, StoreInputError } from './errors.js';
+export { HookNotFoundError, RequestForbiddenError, StoreDataError, StoreError, StoreInputError } from './errors.js';
 export type { StoreDataIssue, StoreErrorCode } from './errors.js';
 
 // --- keys and connections ---------------------------------------------------------------------
@@ -39,8 +50,23 @@ export {
 export type { RedisStores, RedisStoresOptions } from './stores.js';
 export { createDecisionFeed } from './decision-feed.js';
 export type { DecisionFeedOptions } from './decision-feed.js';
+export { createGatewayFeed } from './gateway-feed.js';
+export type { GatewayFeedOptions } from './gateway-feed.js';
+export { DEFAULT_REQUEST_EVENTS_MAX_LEN, DEFAULT_REQUEST_RETENTION_MS } from './stores.js';
+export { SYSTEM_ACTOR_ID, teamFromPresence } from './request-store.js';
+export type { TeamResolver } from './request-store.js';
+export { REQUEST_EVENTS, readRequestEvents } from './request-events.js';
+export type { ReadRequestEventsOptions, RequestEvent, RequestEventRecord } from './request-events.js';
 export { readSignalLog } from './signal-log.js';
 export type { ReadSignalLogOptions, SignalLogRecord } from './signal-log.js';
+export { DEFAULT_EXPORT_CLOCK_SKEW_MS, DEFAULT_EXPORT_PAGE_SIZE, exportSignalLog, readSignalLogStats, toJsonl } from './signal-log-export.js';
+export type { ExportSignalLogOptions, SignalLogExport } from './signal-log-export.js';
+export { DEFAULT_CONFIG_RECHECK_MS, configDigest, createConfigStore } from './config-store.js';
+export type { ConfigStoreOptions, RedisConfigStore } from './config-store.js';
+export { DEFAULT_COMPLIANCE_TTL_MS, DEFAULT_REMEMBERED_HOOKS, createRuleCounterStore } from './rule-counter-store.js';
+export type { RuleCounterStoreOptions } from './rule-counter-store.js';
+export { DEFAULT_TIMELINE_MAX_LEN, DEFAULT_TIMELINE_TTL_MS, createTimelineStore, timelineKey } from './timeline-store.js';
+export type { TimelineAppend, TimelineStore, TimelineStoreOptions } from './timeline-store.js';
 
 // --- queue ------------------------------------------------------------------------------------
 export { HOOK_JOB_NAME, createHookQueue } from './hook-queue.js';

@@ -15,6 +15,21 @@
  * | `ahp:presence:gateways`           | zset   | heartbeatGateway (score = expiry)   | pruned by `listGateways`       |
  * | `ahp:session:{<sessionId>}`       | hash   | session-open                        | session TTL after last use     |
  * | `ahp:bull:hooks:*`                | BullMQ | the hook queue                      | BullMQ's own                   |
+ * | `ahp:request:{<requestId>}`       | hash   | cas-request (state JSON, rev, teams, request_message_id) | request retention after it settles; never while pending |
+ * | `ahp:request:{<requestId>}:history` | list | cas-request, record-refusal         | as its request                 |
+ * | `ahp:requests:all`, `…:status:<s>`, `…:agent:{<agentId>}`, `…:team:{<team>}`, `…:target:operators`, `…:target:agent:{<agentId>}` | zset | cas-request (score = created ms) | members purged by `expireDue` after retention |
+ * | `ahp:requests:deadlines`          | zset   | cas-request (score = deadline ms)   | members removed when settled   |
+ * | `ahp:requests:retention`          | zset   | cas-request (score = purge time)    | members removed by the purge   |
+ * | `ahp:requests:events`             | stream | cas-request, record-refusal         | MAXLEN ~ (100k entries)        |
+ * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
+ * | `ahp:inbox:{<agentId>}`           | stream | inbox-send, cas-request, inbox-ack  | never; entries removed on ack  |
+ * | `ahp:inbox:{<agentId>}:ids`       | hash   | as its inbox (message id → entry id) | never; fields removed on ack  |
+ * | `ahp:config:{hooks}:meta`         | hash   | publish-config (seq, current, digest) | never                        |
+ * | `ahp:config:{hooks}:versions`     | hash   | publish-config (version → JSON)     | never (versions are kept)      |
+ * | `ahp:config:{hooks}:published`    | pub/sub channel | publish-config (the new version) | —                        |
+ * | `ahp:rule:{<agentId>}:<ruleKey>`  | hash   | rule-counter scripts                | the rule's TTL after last use  |
+ * | `ahp:breaker:{<sessionId>}:calls` | hash   | count-tool-call                     | the breaker TTL after last use |
+ * | `ahp:breaker:{<sessionId>}:iterations` | set | count-iteration                    | the breaker TTL after last use |
  *
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook, session-open) are Cluster-safe as they are. Scripts
@@ -24,6 +39,14 @@
  * - decide-hook: the hook hash, one signal record per signal, the signal log.
  * - respond-signal: the signal record and the signal log.
  * - presence scripts: the agent's entry and the presence index.
+ * - open-hook: the hook hash and the agent's plan gate (read only).
+ * - cas-request: the request hash and history (one tag), the request indexes, the deadline and
+ *   retention sets, the audit stream, the sender's plan gate and up to two inboxes. Under Cluster
+ *   the compare-and-set on the request hash decides and the rest becomes idempotent follow-ups.
+ * - inbox-send and inbox-ack touch one inbox stream and its id hash, which share the agent's tag.
+ *
+ * The configuration keys share the tag `{hooks}`, and the rule-counter and breaker keys are
+ * tagged by their agent or session, so publish-config and the counter scripts are Cluster-safe.
  *
  * Under Cluster each of them splits into a script on the hash-tagged entity key (the part that
  * decides: first writer wins, session and action checks, newest connection wins) followed by
@@ -33,6 +56,7 @@
  * returns `first: false` closes that gap. The BullMQ prefix must also carry a hash tag under
  * Cluster (e.g. `{ahp:bull}`), because BullMQ's own scripts touch all keys of a queue at once.
  */
+import { createHash } from 'node:crypto';
 import { StoreInputError } from './errors.js';
 
 /** Default prefix of every key. */
@@ -76,6 +100,44 @@ export interface StoreKeys {
   presenceAgent(agentId: string): string;
   presenceGateway(gatewayId: string): string;
   session(sessionId: string): string;
+  /** Hash of one request: `state` (ProtocolState JSON), `rev`, `teams`, `request_message_id`. */
+  request(requestId: string): string;
+  /** List of one request's history entries (JSON), oldest first. */
+  requestHistory(requestId: string): string;
+  /** Index of every request id, scored by creation time (epoch ms). */
+  readonly requestsAll: string;
+  /** Index of the requests in one status, scored by creation time. */
+  requestsByStatus(status: string): string;
+  /** Index of the requests an agent sent or must decide, scored by creation time. */
+  requestsByAgent(agentId: string): string;
+  /** Index of the requests whose sender or target belongs to a team, scored by creation time. */
+  requestsByTeam(team: string): string;
+  /** Index of the requests addressed to one agent, or to the operators, scored by creation time. */
+  requestsByTarget(target: { kind: 'agent'; agent: string } | { kind: 'operators' }): string;
+  /** Pending request ids scored by deadline (epoch ms), read by `expireDue`. */
+  readonly requestDeadlines: string;
+  /** Settled requests scored by the time their index entries are purged; members are JSON `[id, ...index keys]`. */
+  readonly requestRetention: string;
+  /** Audit stream of every request change and refused answer; the console tails it. */
+  readonly requestEvents: string;
+  /** Set of the agent's pending plan approval ids: while it is non-empty, new pre-tool-use hooks are gated. */
+  planGate(agentId: string): string;
+  /** Stream of one agent's unacknowledged inbox messages. */
+  inbox(agentId: string): string;
+  /** Hash message id → stream entry id of one inbox, for O(1) acknowledgement by message id. */
+  inboxIds(agentId: string): string;
+  /** Hash: `seq` (last version assigned), `current` (the current version), `digest` (of the current text). */
+  readonly configMeta: string;
+  /** Hash: one field per published version (the number), holding its JSON. */
+  readonly configVersions: string;
+  /** Pub/sub channel on which publish-config announces a new current version. */
+  readonly configChannel: string;
+  /** Progressive-intervention counter of one agent and one rule. Any rule key is accepted: one that is not a plain id is replaced by its SHA-256. */
+  ruleCounter(agentId: string, ruleKey: string): string;
+  /** Identical-tool-call counts of one session (circuit breaker). */
+  breakerCalls(sessionId: string): string;
+  /** Distinct loop iterations of one session (circuit breaker). */
+  breakerIterations(sessionId: string): string;
 }
 
 /** What an id must look like to be part of a key: the protocol's IdSchema (UUIDs included). No braces, so no id can move a key to another hash tag. */
@@ -86,6 +148,11 @@ function part(kind: string, id: string): string {
     throw new StoreInputError(`${kind} id ${JSON.stringify(id.slice(0, 140))} cannot be part of a key: 1-128 of letters, digits and . _ : -`);
   }
   return id;
+}
+
+/** A rule key as part of a key name: as it is when it is a plain id, its SHA-256 otherwise (rule keys are built by the rule engine and may hold anything). */
+function rulePart(ruleKey: string): string {
+  return KEY_PART.test(ruleKey) ? ruleKey : `sha256-${createHash('sha256').update(ruleKey).digest('hex')}`;
 }
 
 /**
@@ -113,5 +180,25 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     presenceAgent: (agentId: string) => `${prefix}:presence:agent:{${part('agent', agentId)}}`,
     presenceGateway: (gatewayId: string) => `${prefix}:presence:gw:{${part('gateway', gatewayId)}}`,
     session: (sessionId: string) => `${prefix}:session:{${part('session', sessionId)}}`,
+    request: (requestId: string) => `${prefix}:request:{${part('request', requestId)}}`,
+    requestHistory: (requestId: string) => `${prefix}:request:{${part('request', requestId)}}:history`,
+    requestsAll: `${prefix}:requests:all`,
+    requestsByStatus: (status: string) => `${prefix}:requests:status:${part('status', status)}`,
+    requestsByAgent: (agentId: string) => `${prefix}:requests:agent:{${part('agent', agentId)}}`,
+    requestsByTeam: (team: string) => `${prefix}:requests:team:{${part('team', team)}}`,
+    requestsByTarget: (target: { kind: 'agent'; agent: string } | { kind: 'operators' }) =>
+      target.kind === 'operators' ? `${prefix}:requests:target:operators` : `${prefix}:requests:target:agent:{${part('agent', target.agent)}}`,
+    requestDeadlines: `${prefix}:requests:deadlines`,
+    requestRetention: `${prefix}:requests:retention`,
+    requestEvents: `${prefix}:requests:events`,
+    planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
+    inbox: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}`,
+    inboxIds: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:ids`,
+    configMeta: `${prefix}:config:{hooks}:meta`,
+    configVersions: `${prefix}:config:{hooks}:versions`,
+    configChannel: `${prefix}:config:{hooks}:published`,
+    ruleCounter: (agentId: string, ruleKey: string) => `${prefix}:rule:{${part('agent', agentId)}}:${rulePart(ruleKey)}`,
+    breakerCalls: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:calls`,
+    breakerIterations: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:iterations`,
   });
 }

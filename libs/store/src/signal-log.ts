@@ -21,6 +21,12 @@ export interface SignalLogRecord {
   agentId: string;
   sessionId: string;
   entry: SignalLogEntry;
+  /** The rule that fired (signal entries, when the oracle names one). */
+  rule?: string;
+  /** The hooks configuration version of the decision (signal entries; absent for built-in defaults). */
+  configVersion?: number;
+  /** Time from the hook's arrival at the gateway to its decision (signal entries). */
+  latencyMs?: number;
 }
 
 /** Options of {@link readSignalLog}. */
@@ -58,7 +64,19 @@ export function signalLogRecordFromFields(id: string, fields: Record<string, str
     key,
     id,
   );
-  return { id, kind, agentId: fields['agent_id'] ?? '', sessionId: fields['session_id'] ?? '', entry };
+  const record: SignalLogRecord = { id, kind, agentId: fields['agent_id'] ?? '', sessionId: fields['session_id'] ?? '', entry };
+  const rule = fields['rule'];
+  if (rule !== undefined && rule !== '') record.rule = rule;
+  const configVersion = wholeNumber(fields['config_version']);
+  if (configVersion !== undefined && configVersion > 0) record.configVersion = configVersion;
+  const latencyMs = wholeNumber(fields['latency_ms']);
+  if (latencyMs !== undefined) record.latencyMs = latencyMs;
+  return record;
+}
+
+function wholeNumber(raw: string | undefined): number | undefined {
+  if (raw === undefined || !/^\d{1,15}$/.test(raw)) return undefined;
+  return Number(raw);
 }
 
 /**

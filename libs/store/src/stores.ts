@@ -1,12 +1,14 @@
 /**
  * The stores of one deployment, built from one connection and one set of keys.
  */
-import type { HookStore, PresenceStore, SessionStore, SignalStore } from './contracts.js';
+import type { HookStore, InboxStore, PresenceStore, RequestStore, SessionStore, SignalStore } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import { createHookStore } from './hook-store.js';
+import { createInboxStore } from './inbox-store.js';
 import type { StoreKeys } from './keys.js';
 import { createPresenceStore } from './presence-store.js';
 import type { RedisClient } from './redis-client.js';
+import { createRequestStore, teamFromPresence, type TeamResolver } from './request-store.js';
 import { createSessionStore } from './session-store.js';
 import { createSignalStore } from './signal-store.js';
 
@@ -18,6 +20,10 @@ export const DEFAULT_SIGNAL_TTL_MS = 24 * 3_600_000;
 export const DEFAULT_SIGNAL_LOG_MAX_LEN = 100_000;
 /** Default of {@link RedisStoresOptions.decisionStreamMaxLen}. */
 export const DEFAULT_DECISION_STREAM_MAX_LEN = 10_000;
+/** Default of {@link RedisStoresOptions.requestRetentionMs}: 7 days. */
+export const DEFAULT_REQUEST_RETENTION_MS = 7 * 24 * 3_600_000;
+/** Default of {@link RedisStoresOptions.requestEventsMaxLen}. */
+export const DEFAULT_REQUEST_EVENTS_MAX_LEN = 100_000;
 
 /** Options of {@link createRedisStores}. */
 export interface RedisStoresOptions {
@@ -52,6 +58,23 @@ export interface RedisStoresOptions {
    * @defaultValue `decisionTtlMs`
    */
   decisionStreamTtlMs?: number;
+  /**
+   * How long a settled request (approved, rejected, expired, cancelled) stays readable, with its
+   * history, before Redis expires it. A pending request never expires while pending.
+   * @defaultValue {@link DEFAULT_REQUEST_RETENTION_MS} (7 days)
+   */
+  requestRetentionMs?: number;
+  /**
+   * Approximate number of entries the request audit stream keeps (`XADD MAXLEN ~`).
+   * @defaultValue {@link DEFAULT_REQUEST_EVENTS_MAX_LEN} (100 000)
+   */
+  requestEventsMaxLen?: number;
+  /**
+   * The team of an agent, for the requests' team index; resolved once per party when a request is
+   * created. Pass the gateway's agent registry when it knows teams of agents that are offline.
+   * @defaultValue the team in the agent's presence entry ({@link teamFromPresence}); none when offline
+   */
+  teamOf?: TeamResolver;
 }
 
 /** The stores {@link createRedisStores} returns. */
@@ -60,6 +83,8 @@ export interface RedisStores {
   signals: SignalStore;
   presence: PresenceStore;
   sessions: SessionStore;
+  requests: RequestStore;
+  inboxes: InboxStore;
 }
 
 function positive(name: string, value: number): number {
@@ -76,18 +101,21 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const decisionTtlMs = positive('decisionTtlMs', options.decisionTtlMs ?? DEFAULT_DECISION_TTL_MS);
   const signalTtlMs = positive('signalTtlMs', options.signalTtlMs ?? DEFAULT_SIGNAL_TTL_MS);
   const signalLogMaxLen = positive('signalLogMaxLen', options.signalLogMaxLen ?? DEFAULT_SIGNAL_LOG_MAX_LEN);
+  const decisionStreamMaxLen = positive('decisionStreamMaxLen', options.decisionStreamMaxLen ?? DEFAULT_DECISION_STREAM_MAX_LEN);
+  const decisionStreamTtlMs = positive('decisionStreamTtlMs', options.decisionStreamTtlMs ?? decisionTtlMs);
+  // Inbox notices travel on the same per-gateway stream as decisions, with the same bounds.
+  const feed = { redis, keys, feedMaxLen: decisionStreamMaxLen, feedTtlMs: decisionStreamTtlMs };
   return {
-    hooks: createHookStore({
-      redis,
-      keys,
-      decisionTtlMs,
-      signalTtlMs,
-      signalLogMaxLen,
-      decisionStreamMaxLen: positive('decisionStreamMaxLen', options.decisionStreamMaxLen ?? DEFAULT_DECISION_STREAM_MAX_LEN),
-      decisionStreamTtlMs: positive('decisionStreamTtlMs', options.decisionStreamTtlMs ?? decisionTtlMs),
-    }),
+    hooks: createHookStore({ redis, keys, decisionTtlMs, signalTtlMs, signalLogMaxLen, decisionStreamMaxLen, decisionStreamTtlMs }),
     signals: createSignalStore({ redis, keys, signalLogMaxLen }),
     presence: createPresenceStore({ redis, keys }),
     sessions: createSessionStore({ redis, keys }),
+    requests: createRequestStore({
+      ...feed,
+      retentionMs: positive('requestRetentionMs', options.requestRetentionMs ?? DEFAULT_REQUEST_RETENTION_MS),
+      eventsMaxLen: positive('requestEventsMaxLen', options.requestEventsMaxLen ?? DEFAULT_REQUEST_EVENTS_MAX_LEN),
+      teamOf: options.teamOf ?? teamFromPresence(redis, keys),
+    }),
+    inboxes: createInboxStore(feed),
   };
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * The main job: Redis (REDIS_URL, or the embedded one with AOF under .data/redis), then the
- * gateways and oracle workers; prints where to connect and where the logs are; Ctrl-C stops
- * everything cleanly. A second start reuses the data and the agent tokens.
+ * hooks configuration (.ahp/hooks.yaml, published when it changed), then the gateways and oracle
+ * workers; prints where to connect and where the logs are; Ctrl-C stops everything cleanly. A
+ * second start reuses the data and the agent tokens.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findWorkspaceRoot, provideRedis, redactRedisUrl } from '@ahp/embedded-redis';
 import { mintCredentials, writeTokensFile } from './agent-tokens.js';
+import { publishHooksFile } from './hooks-config-file.js';
 import { agentEndpoint, startStack } from './start-stack.js';
 
 const HELP = `Usage: npm start [-- options]
@@ -23,7 +25,12 @@ Options:
   --data-dir D   where Redis data, tokens and logs live (default .data)
   -h, --help     this text
 
-Environment: REDIS_URL to use your own Redis instead of the embedded one.`;
+Environment: REDIS_URL to use your own Redis instead of the embedded one.
+
+Hooks configuration: when .ahp/hooks.yaml exists it is validated and, when its text differs from
+the current version in Redis, published as a new version before the workers start. A file with
+issues is reported and not published; the workers run the version in force (or the built-in
+defaults). Publish later changes with \`ahp config publish\`: running workers pick them up.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -58,6 +65,27 @@ async function main(): Promise<void> {
     await writeFile(demoTokenFile, `${demo.token}\n`, { mode: 0o600 });
   }
   const demoToken = existsSync(demoTokenFile) ? (await readFile(demoTokenFile, 'utf8')).trim() : undefined;
+
+  const hooksFile = join(root, '.ahp', 'hooks.yaml');
+  const hooks = await publishHooksFile({ redisUrl: redis.url, path: hooksFile });
+  switch (hooks.kind) {
+    case 'absent':
+      step(`hooks configuration: none (${show(hooksFile)} not found); workers run the current version or the built-in defaults`);
+      break;
+    case 'published':
+    case 'unchanged':
+      step(`hooks configuration: version ${hooks.version} (${show(hooksFile)})${hooks.kind === 'published' ? ', newly published' : ''}`);
+      break;
+    case 'invalid':
+      for (const issue of hooks.issues) {
+        console.error(`${show(hooksFile)}${issue.line > 0 ? `:${issue.line}:${issue.column}` : ''} ${issue.path || '(root)'}: ${issue.message}`);
+      }
+      step(
+        `hooks configuration: ${show(hooksFile)} has ${hooks.issues.length} issue(s) and was not published; ` +
+          (hooks.current === null ? 'workers run the built-in defaults' : `workers keep version ${hooks.current}`),
+      );
+      break;
+  }
 
   const gateways = Number(values.gateways);
   const workers = Number(values.workers);

@@ -7,3 +7,5 @@ export { ServiceStartError, parseReadyLine, spawnService } from './service-proce
 export type { ReadyLine, ServiceExit, ServiceProcess, SpawnServiceOptions } from './service-process.js';
 export { mintCredentials, mintToken, readTokensFile, tokenDigest, writeTokensFile } from './agent-tokens.js';
 export type { AgentCredential } from './agent-tokens.js';
+export { publishHooksFile } from './hooks-config-file.js';
+export type { HooksFileOutcome, PublishHooksFileOptions } from './hooks-config-file.js';

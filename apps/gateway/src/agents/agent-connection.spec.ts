@@ -91,3 +91,21 @@ describe('AgentConnection.send', () => {
     });
   });
 });
+
+describe('AgentConnection.push', () => {
+  const message = { id: 'msg-1', from: 'alpha', to: 'beta', content: 'hi', type: 'message' as const, metadata: {}, sent_at: '2026-02-09T10:00:00Z' };
+
+  it('numbers pushes from 1 for a new session and after last_seq for a resumed one', () => {
+    const fresh = new StandInSocket();
+    const first = connection(fresh, 10_000);
+    first.push({ type: 'inbox', message });
+    first.push({ type: 'inbox', message });
+    expect(fresh.sent.map((text) => (JSON.parse(text) as { seq: number }).seq)).toEqual([1, 2]);
+
+    const resumed = new StandInSocket();
+    const second = connection(resumed, 10_000);
+    second.startPushesAfter(17);
+    second.push({ type: 'inbox', message });
+    expect(JSON.parse(resumed.sent[0]!)).toMatchObject({ type: 'inbox', seq: 18, message: { id: 'msg-1' } });
+  });
+});

@@ -17,6 +17,11 @@ import type { JsonLogger } from '../logging/json-logger.js';
  */
 export type ConnectionState = 'awaiting_hello' | 'ready' | 'closing';
 
+/** A push frame that carries a per-session `seq` (signal, request_update, inbox). */
+type SequencedPush = Extract<ServerFrame, { seq: number }>;
+/** A {@link SequencedPush} before the connection numbers it. */
+export type UnsequencedPush = SequencedPush extends infer F ? (F extends SequencedPush ? Omit<F, 'seq'> : never) : never;
+
 /** ws readyState OPEN (the constant lives on the class, which this module only imports as a type). */
 const WS_OPEN = 1;
 
@@ -59,6 +64,8 @@ export class AgentConnection {
   /** Closes the connection when no `hello` arrives in time; cleared by the handshake. */
   helloTimer: NodeJS.Timeout | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
+  /** The `seq` of the last push numbered on this connection. */
+  private pushSeq = 0;
 
   constructor(
     readonly ws: WebSocket,
@@ -101,6 +108,22 @@ export class AgentConnection {
       if (error !== undefined && error !== null) this.log.debug({ error: error.message, frameType: frame.type }, 'frame not sent');
     });
     return true;
+  }
+
+  /**
+   * Numbers pushes from `lastSeq + 1` on. The handshake calls it with the client's `last_seq`
+   * when the session resumed (0 for a new session): the SDK drops pushes whose `seq` it has
+   * already processed, so a resumed session must never number below what the client saw, on
+   * whichever gateway it saw it.
+   */
+  startPushesAfter(lastSeq: number): void {
+    this.pushSeq = lastSeq;
+  }
+
+  /** Sends a push with the next `seq` of this session; false when it was not sent (see {@link send}). */
+  push(frame: UnsequencedPush): boolean {
+    this.pushSeq += 1;
+    return this.send({ ...frame, seq: this.pushSeq } as SequencedPush);
   }
 
   /** Sends an `error` frame answering the request `id` (null when the request's id is unknown). */

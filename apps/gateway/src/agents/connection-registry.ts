@@ -46,6 +46,11 @@ export class ConnectionRegistry {
     return latest;
   }
 
+  /** Every current connection of an agent on this gateway (one per session; usually one). */
+  currentOf(agentId: string): AgentConnection[] {
+    return [...this.current.values()].filter((connection) => connection.agentId === agentId);
+  }
+
   /** Forgets a closed connection; returns whether it was its session's current one. */
   remove(connection: AgentConnection): boolean {
     this.all.delete(connection);

@@ -1,22 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { assertNever, makeError, type AhpError, type ClientFrame, type ClientFrameType } from '@ahp/protocol';
+import { assertNever, makeError, type ClientFrame } from '@ahp/protocol';
 import { HooksService } from '../hooks/hooks.service.js';
+import { InboxService } from '../inbox/inbox.service.js';
 import { PresenceService } from '../presence/presence.service.js';
+import { RequestsService } from '../requests/requests.service.js';
 import { SignalResponsesService } from '../signals/signal-responses.service.js';
+import { TimelineService } from '../timeline/timeline.service.js';
 import type { AgentConnection } from './agent-connection.js';
 import { HandshakeService } from './handshake.service.js';
-
-/** Frame types of later features: parsed and answered, but not served by this gateway yet. */
-type NotYetServed = Extract<ClientFrameType, 'request' | 'response' | 'send' | 'event'>;
-
-/**
- * `E_UNAVAILABLE` for a frame type this gateway does not serve yet. `retryable` is set to false
- * on purpose, against the table's default for the code: re-sending to this build of the gateway
- * cannot succeed, so an SDK that retries retryable errors must not loop on it.
- */
-function notAvailable(type: NotYetServed): AhpError {
-  return { ...makeError('E_UNAVAILABLE', `"${type}" frames are not available on this gateway yet`, { type }), retryable: false };
-}
 
 /**
  * Sends each parsed frame to the service that serves it, enforcing the handshake: nothing but
@@ -31,6 +22,9 @@ export class FrameRouter {
     @Inject(HooksService) private readonly hooks: HooksService,
     @Inject(SignalResponsesService) private readonly signals: SignalResponsesService,
     @Inject(PresenceService) private readonly presence: PresenceService,
+    @Inject(RequestsService) private readonly requests: RequestsService,
+    @Inject(InboxService) private readonly inbox: InboxService,
+    @Inject(TimelineService) private readonly timeline: TimelineService,
   ) {}
 
   async route(connection: AgentConnection, frame: ClientFrame): Promise<void> {
@@ -55,18 +49,18 @@ export class FrameRouter {
         return this.hooks.handleHook(connection, frame);
       case 'signal_response':
         return this.signals.handle(connection, frame);
-      case 'inbox_ack':
-        // Acknowledging is idempotent: an id that is not (or no longer) in the inbox is simply
-        // acknowledged. This gateway keeps no inbox yet, so every id is such an id; the SDK's
-        // liveness probe for clients that cannot see pings relies on this answer.
-        connection.send({ type: 'ack', id: frame.id });
-        return;
       case 'request':
+        return this.requests.open(connection, frame);
       case 'response':
+        return this.requests.respond(connection, frame);
       case 'send':
+        return this.inbox.send(connection, frame);
+      case 'inbox_ack':
+        // Acknowledging an id that is not (or no longer) in the inbox is acknowledged all the
+        // same; the SDK's liveness probe for clients that cannot see pings relies on that.
+        return this.inbox.ack(connection, frame);
       case 'event':
-        connection.sendError(frame.id, notAvailable(frame.type));
-        return;
+        return this.timeline.record(connection, frame);
       default:
         return assertNever(frame, 'client frame');
     }

@@ -10,6 +10,7 @@ import {
 import type { SessionOutcome, SessionStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { maxHookDeadline, type GatewayConfig } from '../config/gateway-config.js';
+import { InboxService } from '../inbox/inbox.service.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
@@ -19,8 +20,8 @@ import { ConnectionRegistry } from './connection-registry.js';
 
 /**
  * Answers `hello`: checks the protocol version, opens or resumes the agent's session, makes this
- * connection the agent's current one on this gateway (closing an older one), writes presence and
- * sends `welcome`.
+ * connection the agent's current one on this gateway (closing an older one), writes presence,
+ * sends `welcome`, and starts pushing the agent's inbox.
  */
 @Injectable()
 export class HandshakeService {
@@ -33,6 +34,7 @@ export class HandshakeService {
     @Inject(ConnectionRegistry) private readonly registry: ConnectionRegistry,
     @Inject(PresenceService) private readonly presence: PresenceService,
     @Inject(DrainState) private readonly drain: DrainState,
+    @Inject(InboxService) private readonly inbox: InboxService,
   ) {
     this.log = logger.child({ component: 'handshake' });
   }
@@ -72,6 +74,7 @@ export class HandshakeService {
     }
 
     connection.sessionId = session.sessionId;
+    connection.startPushesAfter(session.kind === 'resumed' ? (frame.last_seq ?? 0) : 0);
     connection.state = 'ready';
     connection.clearHelloTimer();
 
@@ -102,6 +105,10 @@ export class HandshakeService {
       { sessionId: session.sessionId, resumed: session.kind === 'resumed', client: `${frame.client.name}/${frame.client.version}` },
       'agent connected',
     );
+    // After the welcome, never before: a client ignores pushes until it is welcomed. Whatever
+    // was not acknowledged is delivered again, which also re-delivers requests addressed to
+    // the agent and the final states of the requests it sent.
+    this.inbox.connected(connection);
   }
 
   /**

@@ -90,6 +90,14 @@ describe('AgentAuthService', () => {
     expect(auth.authenticateToken(revoked)).toEqual({ ok: false, reason: 'revoked_token' });
   });
 
+  it('looks up known agents by id, without their revoked entries', async () => {
+    await writeAgents([entry('alpha', newToken(), { team: 'red', role: 'lead' }), entry('beta', newToken(), { team: 'red', revoked: true })]);
+    const auth = await started();
+    expect(auth.identityOf('alpha')).toEqual({ id: 'alpha', name: 'Agent alpha', team: 'red', role: 'lead' });
+    expect(auth.identityOf('beta')).toBeUndefined();
+    expect(auth.identityOf('nobody')).toBeUndefined();
+  });
+
   it('never accepts the stored digest itself as a token', async () => {
     const token = newToken();
     await writeAgents([entry('alpha', token)]);

@@ -39,6 +39,8 @@ const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
 interface TokenTable {
   readonly byDigest: ReadonlyMap<string, AgentIdentity>;
+  /** Agents that can authenticate, by id: whom an agent may address (teammates). */
+  readonly byId: ReadonlyMap<string, AgentIdentity>;
   readonly revoked: ReadonlySet<string>;
 }
 
@@ -87,13 +89,17 @@ async function loadTokenTable(path: string): Promise<TokenTable> {
     throw new Error(`${path} does not match the agent tokens schema: ${issues.join('; ')}`);
   }
   const byDigest = new Map<string, AgentIdentity>();
+  const byId = new Map<string, AgentIdentity>();
   const revoked = new Set<string>();
   for (const entry of parsed.data.agents) {
     const { token_sha256: digest, revoked: isRevoked, ...identity } = entry;
     if (isRevoked === true) revoked.add(digest);
-    else byDigest.set(digest, identity);
+    else {
+      byDigest.set(digest, identity);
+      byId.set(identity.id, identity);
+    }
   }
-  return { byDigest, revoked };
+  return { byDigest, byId, revoked };
 }
 
 /**
@@ -104,7 +110,7 @@ async function loadTokenTable(path: string): Promise<TokenTable> {
  */
 @Injectable()
 export class AgentAuthService implements OnModuleInit {
-  private table: TokenTable = { byDigest: new Map(), revoked: new Set() };
+  private table: TokenTable = { byDigest: new Map(), byId: new Map(), revoked: new Set() };
   private readonly listeners = new Set<() => void>();
   private readonly logger: JsonLogger;
 
@@ -169,6 +175,14 @@ export class AgentAuthService implements OnModuleInit {
   /** Authenticates an HTTP upgrade request by its header or query token. */
   authenticateRequest(request: Pick<IncomingMessage, 'headers' | 'url'>): AuthResult {
     return this.authenticateToken(extractBearerToken(request));
+  }
+
+  /**
+   * The identity (team, role) of a known, unrevoked agent, whether or not it is connected; used to
+   * check that a message or request stays within a team. Undefined for an unknown or revoked id.
+   */
+  identityOf(agentId: string): AgentIdentity | undefined {
+    return this.table.byId.get(agentId);
   }
 
   /**

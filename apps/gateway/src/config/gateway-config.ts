@@ -101,6 +101,8 @@ export const GatewayEnvSchema = z.object({
     blankToUndefined,
     z.string({ error: 'is required: path of the JSON file with the agents and their token digests' }),
   ),
+  AHP_OPERATOR_TOKENS_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+  AHP_REQUEST_SWEEP_MS: intVar(50, 60 * 60 * 1000, 1000),
   AHP_HOOK_DEADLINE_MS: intVar(1, FRAME_LIMITS.maxHookDeadlineMs, 10_000),
   AHP_HOOK_DEADLINES: jsonVar(z.partialRecord(HookTriggerSchema, deadlineMs)),
   AHP_FAILURE_POLICIES: jsonVar(z.partialRecord(HookTriggerSchema, FailurePolicySchema)),
@@ -129,6 +131,9 @@ export interface GatewayConfig {
   keyPrefix: string;
   gatewayId: string;
   agentTokensFile: string;
+  /** Undefined: the operator API refuses every call (no operator can authenticate). */
+  operatorTokensFile: string | undefined;
+  requestSweepMs: number;
   hookDeadlineMs: number;
   hookDeadlines: Readonly<Partial<Record<HookTrigger, number>>>;
   failurePolicies: Readonly<Partial<Record<HookTrigger, FailurePolicy>>>;
@@ -166,6 +171,17 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     required: true,
     default: undefined,
     description: 'JSON file {"agents":[{id,name,team?,role?,token_sha256,revoked?}]}; re-read on SIGHUP.',
+  },
+  AHP_OPERATOR_TOKENS_FILE: {
+    required: false,
+    default: undefined,
+    description:
+      'JSON file {"operators":[{id,name,role,token_sha256,revoked?}]} with role viewer | approver | admin; re-read on SIGHUP. Unset: the operator API refuses every call (401).',
+  },
+  AHP_REQUEST_SWEEP_MS: {
+    required: false,
+    default: '1000',
+    description: 'How often this gateway expires pending requests past their deadline (every gateway sweeps; the store makes that safe).',
   },
   AHP_HOOK_DEADLINE_MS: { required: false, default: '10000', description: 'Evaluation deadline of a hook; the failure policy decides after it.' },
   AHP_HOOK_DEADLINES: { required: false, default: undefined, description: 'JSON object trigger -> deadline ms, overriding AHP_HOOK_DEADLINE_MS per trigger.' },
@@ -239,6 +255,8 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     keyPrefix: e.AHP_KEY_PREFIX,
     gatewayId: e.AHP_GATEWAY_ID ?? defaultGatewayId(),
     agentTokensFile: e.AHP_AGENT_TOKENS_FILE,
+    operatorTokensFile: e.AHP_OPERATOR_TOKENS_FILE,
+    requestSweepMs: e.AHP_REQUEST_SWEEP_MS,
     hookDeadlineMs: e.AHP_HOOK_DEADLINE_MS,
     hookDeadlines: Object.freeze({ ...(e.AHP_HOOK_DEADLINES ?? {}) }),
     failurePolicies: Object.freeze({ ...(e.AHP_FAILURE_POLICIES ?? {}) }),

@@ -1,12 +1,12 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { failurePolicyDecision, makeError, type HookDecision, type HookFrame, type HookTrigger } from '@ahp/protocol';
-import type { DecisionFeed, HookQueue, HookStore, SessionStore } from '@ahp/store';
+import type { HookQueue, HookStore, SessionStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { DECISION_FEED, HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
+import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
 
 /** A hook this gateway waits a decision for, and the socket that asked. */
 interface PendingHook {
@@ -25,9 +25,9 @@ const MAX_CACHED_SESSIONS = 256;
  *
  * A hook frame opens (or joins) the hook's correlation in Redis with this gateway as its owner,
  * enqueues the evaluation job, and waits — in memory, only as a pointer to the socket and a
- * deadline timer — for the decision. The decision reaches us through this gateway's
- * {@link DecisionFeed} (the store routes every decision to the owner's stream), whichever worker
- * made it. At the deadline the trigger's failure policy is offered to the store as a decision;
+ * deadline timer — for the decision. The decision reaches us through this gateway's feed (the
+ * store routes every decision to the owner's stream; `GatewayFeedService` hands it to
+ * {@link deliver}), whichever worker made it. At the deadline the trigger's failure policy is offered to the store as a decision;
  * the store keeps the first decision ever made for the hook, so a worker that won the race is
  * what the agent gets, and every later re-send of the hook gets that same decision.
  *
@@ -35,7 +35,7 @@ const MAX_CACHED_SESSIONS = 256;
  * and the SDK re-sends pending hooks (same id) after it reconnects, to any gateway.
  */
 @Injectable()
-export class HooksService implements OnModuleInit, OnModuleDestroy {
+export class HooksService implements OnModuleDestroy {
   private readonly pending = new Map<string, PendingHook>();
   private idleWaiters: (() => void)[] = [];
   private readonly log: JsonLogger;
@@ -43,18 +43,12 @@ export class HooksService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(HOOK_STORE) private readonly hooks: HookStore,
     @Inject(HOOK_QUEUE) private readonly queue: HookQueue,
-    @Inject(DECISION_FEED) private readonly feed: DecisionFeed,
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(DrainState) private readonly drain: DrainState,
   ) {
     this.log = logger.child({ component: 'hooks' });
-  }
-
-  /** Starts reading this gateway's decision stream before any agent can send a hook. */
-  async onModuleInit(): Promise<void> {
-    await this.feed.start((decision) => this.deliver(decision, 'feed'));
   }
 
   onModuleDestroy(): void {
@@ -118,6 +112,14 @@ export class HooksService implements OnModuleInit, OnModuleDestroy {
     }
 
     switch (outcome.kind) {
+      case 'gated':
+        // Seed 004: no tool use before the plan is approved. Enforced here, not only in the SDK,
+        // so an old or modified client cannot run tools around a pending plan.
+        this.log.info({ ...fields, requestId: outcome.requestId }, 'tool call gated: plan approval pending');
+        connection.fail(hookId, 'E_PLAN_PENDING', `tool calls wait until plan approval ${outcome.requestId} is decided`, {
+          request_id: outcome.requestId,
+        });
+        return;
       case 'foreign':
         this.log.warn(fields, 'hook id belongs to another agent');
         connection.fail(hookId, 'E_CONFLICT', 'this hook id is already used by another agent; mint a new UUID');

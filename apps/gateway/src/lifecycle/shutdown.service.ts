@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
+import { RequestSweeper } from '../requests/request-sweeper.service.js';
 import { StoreLifecycle } from '../store/store.module.js';
 import { DrainState } from './drain-state.js';
 
@@ -22,8 +23,8 @@ const RECONNECT_AFTER_MS = 250;
  * 2. `goaway` to every agent: stop sending here, reconnect elsewhere;
  * 3. wait up to `AHP_SHUTDOWN_GRACE_MS` for the hooks in flight to be decided and delivered;
  * 4. close every socket with GOING_AWAY (4000, "reconnect");
- * 5. stop deadline timers and the heartbeat, remove presence, stop the decision feed, close the
- *    queue and Redis.
+ * 5. stop deadline timers, the request sweeper and the heartbeat, remove presence, stop the
+ *    decision feed, close the queue and Redis.
  *
  * Hooks still pending after the grace period are not lost: their correlation and job are in
  * Redis and the SDK re-sends them (same id) through the gateway it reconnects to.
@@ -41,6 +42,7 @@ export class ShutdownService {
     @Inject(HooksService) private readonly hooks: HooksService,
     @Inject(PresenceService) private readonly presence: PresenceService,
     @Inject(StoreLifecycle) private readonly store: StoreLifecycle,
+    @Inject(RequestSweeper) private readonly sweeper: RequestSweeper,
   ) {
     this.log = logger.child({ component: 'shutdown' });
   }
@@ -63,6 +65,7 @@ export class ShutdownService {
     this.gateway.stopHeartbeat();
     await this.gateway.closeAll(CLOSE_CODES.GOING_AWAY, 'gateway shutting down', CLOSE_HANDSHAKE_MS);
     this.hooks.stop();
+    await this.sweeper.stop();
     await this.presence.stop();
     await this.store.close();
     this.log.info({}, 'drained');

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { GatewayInfo, PresenceEntry } from '@ahp/protocol';
 import type { PresenceStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { ConnectionRegistry } from '../agents/connection-registry.js';
@@ -137,6 +138,12 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     } catch (error) {
       this.log.warn({ error }, 'gateway heartbeat failed');
     }
+  }
+
+  /** Who is connected where, across all gateways, and which gateways are alive (for operators). */
+  async view(now: number = Date.now()): Promise<{ agents: PresenceEntry[]; gateways: GatewayInfo[] }> {
+    const [agents, gateways] = await Promise.all([this.presence.list(now), this.presence.listGateways(now)]);
+    return { agents, gateways };
   }
 
   /**

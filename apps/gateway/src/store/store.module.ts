@@ -1,33 +1,50 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import {
   connectRedis,
-  createDecisionFeed,
+  createGatewayFeed,
   createHookQueue,
   createKeys,
   createRedisStores,
-  type DecisionFeed,
+  createTimelineStore,
+  type GatewayFeed,
   type HookQueue,
   type RedisClient,
   type RedisStores,
   type StoreKeys,
+  type TimelineStore,
 } from '@ahp/store';
+import { AgentAuthService } from '../auth/agent-auth.service.js';
+import { AuthModule } from '../auth/auth.module.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { DECISION_FEED, HOOK_QUEUE, HOOK_STORE, PRESENCE_STORE, REDIS, SESSION_STORE, SIGNAL_STORE, STORE_KEYS } from './store.tokens.js';
+import {
+  GATEWAY_FEED,
+  HOOK_QUEUE,
+  HOOK_STORE,
+  INBOX_STORE,
+  PRESENCE_STORE,
+  REDIS,
+  REQUEST_STORE,
+  SESSION_STORE,
+  SIGNAL_STORE,
+  STORE_KEYS,
+  TIMELINE_STORE,
+} from './store.tokens.js';
 
 /** Everything built over the gateway's Redis connection, made once at start. */
 interface StoreBundle {
   redis: RedisClient;
   keys: StoreKeys;
   stores: RedisStores;
+  timeline: TimelineStore;
   queue: HookQueue;
-  feed: DecisionFeed;
+  feed: GatewayFeed;
 }
 
 const STORE_BUNDLE = Symbol('STORE_BUNDLE');
 
-async function createStoreBundle(config: GatewayConfig, logger: JsonLogger): Promise<StoreBundle> {
+async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth: AgentAuthService): Promise<StoreBundle> {
   const storeLogger = logger.child({ component: 'store' });
   const keys = createKeys({ prefix: config.keyPrefix });
   // The connection name shows up in CLIENT LIST; it must fit Redis' 128-character id rules.
@@ -35,9 +52,12 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger): Pro
   return {
     redis,
     keys,
-    stores: createRedisStores({ redis, keys }),
+    // Teams come from the tokens file, so a request to or from an offline agent is still indexed
+    // under its team (the store's default reads presence, which only knows connected agents).
+    stores: createRedisStores({ redis, keys, teamOf: (agentId) => auth.identityOf(agentId)?.team }),
+    timeline: createTimelineStore({ redis, keys }),
     queue: createHookQueue({ redis, keys }),
-    feed: createDecisionFeed({ redis, keys, gatewayId: config.gatewayId, logger: storeLogger }),
+    feed: createGatewayFeed({ redis, keys, gatewayId: config.gatewayId, logger: storeLogger }),
   };
 }
 
@@ -58,7 +78,7 @@ export class StoreLifecycle implements OnApplicationShutdown {
   close(): Promise<void> {
     this.closing ??= (async () => {
       const steps: [string, () => Promise<void>][] = [
-        ['decision feed', () => this.bundle.feed.stop()],
+        ['gateway feed', () => this.bundle.feed.stop()],
         ['hook queue', () => this.bundle.queue.close()],
         ['redis', () => (this.bundle.redis.isOpen ? this.bundle.redis.close() : Promise.resolve())],
       ];
@@ -79,15 +99,16 @@ export class StoreLifecycle implements OnApplicationShutdown {
 }
 
 /**
- * The Redis-backed stores, the hook queue and this gateway's decision feed, as injectable
+ * The Redis-backed stores, the hook queue and this gateway's feed (decisions, inbox notices), as injectable
  * interfaces (see store.tokens.ts). Global: every feature module needs some of them.
  */
 @Global()
 @Module({
+  imports: [AuthModule],
   providers: [
     {
       provide: STORE_BUNDLE,
-      inject: [GATEWAY_CONFIG, LOGGER],
+      inject: [GATEWAY_CONFIG, LOGGER, AgentAuthService],
       useFactory: createStoreBundle,
     },
     { provide: REDIS, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.redis },
@@ -96,10 +117,26 @@ export class StoreLifecycle implements OnApplicationShutdown {
     { provide: SIGNAL_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.signals },
     { provide: PRESENCE_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.presence },
     { provide: SESSION_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.sessions },
+    { provide: REQUEST_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.requests },
+    { provide: INBOX_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.inboxes },
+    { provide: TIMELINE_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.timeline },
     { provide: HOOK_QUEUE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.queue },
-    { provide: DECISION_FEED, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.feed },
+    { provide: GATEWAY_FEED, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.feed },
     StoreLifecycle,
   ],
-  exports: [REDIS, STORE_KEYS, HOOK_STORE, SIGNAL_STORE, PRESENCE_STORE, SESSION_STORE, HOOK_QUEUE, DECISION_FEED, StoreLifecycle],
+  exports: [
+    REDIS,
+    STORE_KEYS,
+    HOOK_STORE,
+    SIGNAL_STORE,
+    PRESENCE_STORE,
+    SESSION_STORE,
+    REQUEST_STORE,
+    INBOX_STORE,
+    TIMELINE_STORE,
+    HOOK_QUEUE,
+    GATEWAY_FEED,
+    StoreLifecycle,
+  ],
 })
 export class StoreModule {}

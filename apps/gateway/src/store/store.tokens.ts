@@ -17,5 +17,11 @@ export const PRESENCE_STORE = Symbol('PRESENCE_STORE');
 export const SESSION_STORE = Symbol('SESSION_STORE');
 /** `HookQueue` (the BullMQ queue of hook evaluations). */
 export const HOOK_QUEUE = Symbol('HOOK_QUEUE');
-/** This gateway's `DecisionFeed`. */
-export const DECISION_FEED = Symbol('DECISION_FEED');
+/** This gateway's `GatewayFeed`: hook decisions and inbox notices routed to it. */
+export const GATEWAY_FEED = Symbol('GATEWAY_FEED');
+/** `RequestStore` (shutdown, plan and tool approvals). */
+export const REQUEST_STORE = Symbol('REQUEST_STORE');
+/** `InboxStore` (agents' durable inboxes). */
+export const INBOX_STORE = Symbol('INBOX_STORE');
+/** `TimelineStore` (agents' reported events). */
+export const TIMELINE_STORE = Symbol('TIMELINE_STORE');

@@ -37,13 +37,26 @@ export interface TestAgentEntry {
   revoked?: boolean;
 }
 
+/** One operator of the operator tokens file, with its plaintext token. */
+export interface TestOperatorEntry {
+  id: string;
+  name: string;
+  role: 'viewer' | 'approver' | 'admin';
+  token: string;
+  revoked?: boolean;
+}
+
+/** A new random token. */
+export function newToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
 /** The default cast: two working agents and a revoked one. */
 export function defaultAgents(): TestAgentEntry[] {
-  const token = (): string => randomBytes(24).toString('base64url');
   return [
-    { id: 'alpha', name: 'Alpha', token: token(), team: 'red', role: 'lead' },
-    { id: 'beta', name: 'Beta', token: token(), team: 'red', role: 'teammate' },
-    { id: 'gamma', name: 'Gamma', token: token(), revoked: true },
+    { id: 'alpha', name: 'Alpha', token: newToken(), team: 'red', role: 'lead' },
+    { id: 'beta', name: 'Beta', token: newToken(), team: 'red', role: 'teammate' },
+    { id: 'gamma', name: 'Gamma', token: newToken(), revoked: true },
   ];
 }
 
@@ -59,6 +72,21 @@ export class TokensFile {
     const file = new TokensFile(dir, join(dir, 'agents.json'));
     await file.write(agents);
     return file;
+  }
+
+  /** Where {@link writeOperators} writes the operator tokens file. */
+  get operatorsPath(): string {
+    return join(this.dir, 'operators.json');
+  }
+
+  /** Writes the operator tokens file (digests only) beside the agents file. */
+  async writeOperators(operators: readonly TestOperatorEntry[]): Promise<void> {
+    const entries = operators.map(({ token, revoked, ...identity }) => ({
+      ...identity,
+      token_sha256: tokenDigest(token),
+      ...(revoked === undefined ? {} : { revoked }),
+    }));
+    await writeFile(this.operatorsPath, JSON.stringify({ operators: entries }, null, 2));
   }
 
   async write(agents: readonly TestAgentEntry[]): Promise<void> {
@@ -105,6 +133,7 @@ export interface TestGateway {
   readonly gateway: RunningGateway;
   readonly config: GatewayConfig;
   readonly agents: Record<string, TestAgentEntry>;
+  readonly operators: Record<string, TestOperatorEntry>;
   readonly tokensFile: TokensFile;
   readonly keyPrefix: string;
   /** `ws://127.0.0.1:<port>/v1/agents` */
@@ -123,6 +152,8 @@ export interface StartOptions {
   /** Share another gateway's Redis keys (several instances of one deployment). */
   keyPrefix?: string;
   agents?: TestAgentEntry[];
+  /** Operators of the operator API; none: AHP_OPERATOR_TOKENS_FILE stays unset. */
+  operators?: TestOperatorEntry[];
   name?: string;
 }
 
@@ -133,6 +164,8 @@ export interface StartOptions {
 export async function startTestGateway(options: StartOptions = {}): Promise<TestGateway> {
   const agents = options.agents ?? defaultAgents();
   const tokensFile = await TokensFile.create(agents);
+  const operators = options.operators ?? [];
+  if (operators.length > 0) await tokensFile.writeOperators(operators);
   const keyPrefix = options.keyPrefix ?? uniqueKeyPrefix(options.name ?? 'gateway');
   const config = parseGatewayConfig({
     REDIS_URL: inject('redisUrl'),
@@ -144,6 +177,7 @@ export async function startTestGateway(options: StartOptions = {}): Promise<Test
     AHP_HOOK_DEADLINE_MS: '60000',
     AHP_SHUTDOWN_GRACE_MS: '10000',
     AHP_LOG_LEVEL: 'debug',
+    ...(operators.length > 0 ? { AHP_OPERATOR_TOKENS_FILE: tokensFile.operatorsPath } : {}),
     ...options.env,
   });
   const logs: string[] = [];
@@ -159,6 +193,7 @@ export async function startTestGateway(options: StartOptions = {}): Promise<Test
     gateway,
     config,
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
+    operators: Object.fromEntries(operators.map((operator) => [operator.id, operator])),
     tokensFile,
     keyPrefix,
     wsUrl: `ws://127.0.0.1:${gateway.port}${AGENTS_WS_PATH}`,

@@ -1,7 +1,7 @@
 /** Number of ARGV values per signal of a decision, after the fixed ones. */
-export const DECIDE_HOOK_ARGS_PER_SIGNAL = 4;
+export const DECIDE_HOOK_ARGS_PER_SIGNAL = 5;
 /** Number of fixed ARGV values before the per-signal ones. */
-export const DECIDE_HOOK_FIXED_ARGS = 7;
+export const DECIDE_HOOK_FIXED_ARGS = 8;
 
 /** Source of the decide-hook script; see its header. */
 export const DECIDE_HOOK_LUA = `--[[
@@ -19,7 +19,11 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[5]  signal log MAXLEN (approximate trimming)
   ARGV[6]  log timestamp (ISO 8601) of the entries written now
   ARGV[7]  the decision's trigger, which must be the hook's
-  then, for signal i, ARGV[8 + 4(i-1) ..]: signal id, intensity, source, type
+  ARGV[8]  the hooks configuration version of the decision, '' when it has none
+  then, for signal i, ARGV[9 + 5(i-1) ..]: signal id, intensity, source, type, rule ('' for none)
+
+  Each log entry also carries config_version (when given), rule (when given) and latency_ms: the
+  time from the hook's created_at (set by open-hook) to decided_at.
 
   Returns
     { 'first',  ARGV[1], owner gateway id }   stored now
@@ -39,7 +43,7 @@ export const DECIDE_HOOK_LUA = `--[[
   is still written.
 ]]
 local hook = KEYS[1]
-local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id')
+local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at')
 if not h[1] then
   return { 'missing' }
 end
@@ -52,9 +56,13 @@ end
 redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
 redis.call('PEXPIRE', hook, ARGV[3])
 local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
+local latency = nil
+if h[8] and tonumber(h[8]) and tonumber(ARGV[2]) then
+  latency = math.max(tonumber(ARGV[2]) - tonumber(h[8]), 0)
+end
 for i = 1, #KEYS - 2 do
   local base = ${DECIDE_HOOK_FIXED_ARGS} + (i - 1) * ${DECIDE_HOOK_ARGS_PER_SIGNAL}
-  local signalId, intensity, source, signalType = ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4]
+  local signalId, intensity, source, signalType, rule = ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4], ARGV[base + 5]
   local record = KEYS[i + 2]
   if redis.call('EXISTS', record) == 0 then
     redis.call('HSET', record,
@@ -62,10 +70,22 @@ for i = 1, #KEYS - 2 do
       'trigger', trigger, 'intensity', intensity, 'source', source, 'type', signalType)
     redis.call('PEXPIRE', record, ARGV[4])
   end
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*',
-    'kind', 'signal', 'timestamp', ARGV[6], 'hook', trigger, 'intensity', intensity,
+  local entry = { 'kind', 'signal', 'timestamp', ARGV[6], 'hook', trigger, 'intensity', intensity,
     'source', source, 'consumed', '0', 'signal_id', signalId, 'hook_id', hookId,
-    'type', signalType, 'agent_id', agent, 'session_id', session)
+    'type', signalType, 'agent_id', agent, 'session_id', session }
+  if rule ~= '' then
+    entry[#entry + 1] = 'rule'
+    entry[#entry + 1] = rule
+  end
+  if ARGV[8] ~= '' then
+    entry[#entry + 1] = 'config_version'
+    entry[#entry + 1] = ARGV[8]
+  end
+  if latency then
+    entry[#entry + 1] = 'latency_ms'
+    entry[#entry + 1] = string.format('%d', latency)
+  end
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', unpack(entry))
 end
 return { 'first', ARGV[1], h[3] or '' }
 `;

@@ -1,8 +1,9 @@
 /** Source of the open-hook script; see its header. */
 export const OPEN_HOOK_LUA = `--[[
-  open-hook (1 key): records a hook's correlation, or re-opens it when the SDK re-sends it.
+  open-hook (2 keys): records a hook's correlation, or re-opens it when the SDK re-sends it.
 
   KEYS[1]  hook hash  <prefix>:hook:{<hookId>}
+  KEYS[2]  the agent's plan gate  <prefix>:plan-gate:{<agentId>}  (read only)
 
   ARGV[1]  hook id
   ARGV[2]  agent id
@@ -19,13 +20,24 @@ export const OPEN_HOOK_LUA = `--[[
                session stay those of the first open; its TTL is unchanged)
     'decided'  the hook is decided; the hash holds the decision; nothing changed
   or { 'foreign' } when the hook id belongs to another agent (nothing changed),
+  or { 'gated', request id } when no hash existed, the trigger is 'pre-tool-use' and the agent has
+     a pending plan approval (a member of KEYS[2]); nothing was written,
   or { 'corrupt', HGETALL } when the hash has no agent_id (nothing changed).
 
   Ownership and decision live in one hash, changed only by this script and decide-hook, so a
   decision is either visible here (status 'decided') or routed to the owner this call sets.
+
+  The gate is checked here, in the script the hook path runs anyway, so that enforcing it costs no
+  round trip; cas-request keeps KEYS[2] equal to the agent's pending plan approvals.
 ]]
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 0 then
+  if ARGV[5] == 'pre-tool-use' then
+    local pendingPlan = redis.call('SRANDMEMBER', KEYS[2])
+    if pendingPlan then
+      return { 'gated', pendingPlan }
+    end
+  end
   redis.call('HSET', key,
     'hook_id', ARGV[1], 'agent_id', ARGV[2], 'session_id', ARGV[3], 'gateway_id', ARGV[4],
     'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7])

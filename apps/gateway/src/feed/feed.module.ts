@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { HooksModule } from '../hooks/hooks.module.js';
+import { InboxModule } from '../inbox/inbox.module.js';
+import { GatewayFeedService } from './gateway-feed.service.js';
+
+/** The reader of this gateway's feed (decisions, inbox notices). */
+@Module({
+  imports: [HooksModule, InboxModule],
+  providers: [GatewayFeedService],
+})
+export class FeedModule {}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { isProtocolMessage, makeError, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
+import type { InboxEntry, InboxStore, RequestStore } from '@ahp/store';
+import type { AgentConnection } from '../agents/agent-connection.js';
+import { ConnectionRegistry } from '../agents/connection-registry.js';
+import { AgentAuthService } from '../auth/agent-auth.service.js';
+import { LOGGER } from '../config/config.tokens.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { checkSend } from '../requests/request-access.js';
+import { INBOX_STORE, REQUEST_STORE } from '../store/store.tokens.js';
+
+/** Messages read from the store per round trip while pushing an inbox. */
+const DELIVERY_BATCH = 100;
+
+/**
+ * Where pushing one connection's inbox stands. `cursor` is the last entry pushed on this
+ * connection: later rounds read only what came after it, so a notification never pushes a
+ * message twice on one connection (a new connection starts from the beginning: whatever was not
+ * acknowledged is delivered again). `again` records a notification that arrived during a round.
+ */
+interface Delivery {
+  cursor: string | undefined;
+  running: boolean;
+  again: boolean;
+}
+
+/**
+ * Durable inboxes on the gateway's side (seed 004's message bus): `send` and `inbox_ack` frames,
+ * and pushing each connected agent's inbox to it.
+ *
+ * Messages live in the {@link InboxStore} until the recipient acknowledges them; this service
+ * only pushes. It pushes everything pending when an agent's connection is welcomed (on any
+ * gateway), and what is new whenever the store notifies this gateway that one of its agents got
+ * mail. A protocol message (`*_request`, `*_response`) is preceded by a `request_update` with the
+ * request's current state, so the client learns the state (the plan to review, the decision and
+ * its feedback) from the same delivery that carries the message.
+ */
+@Injectable()
+export class InboxService {
+  private readonly deliveries = new WeakMap<AgentConnection, Delivery>();
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(INBOX_STORE) private readonly inbox: InboxStore,
+    @Inject(REQUEST_STORE) private readonly requests: RequestStore,
+    @Inject(AgentAuthService) private readonly auth: AgentAuthService,
+    @Inject(ConnectionRegistry) private readonly registry: ConnectionRegistry,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    this.log = logger.child({ component: 'inbox' });
+  }
+
+  /**
+   * Serves a `send` frame: a `message` or `idle_notification` to a teammate. The sender is the
+   * connection's agent; the store assigns nothing, so the id and time are set here.
+   */
+  async send(connection: AgentConnection, frame: SendFrame, now: number = Date.now()): Promise<void> {
+    const { message } = frame;
+    const refusal = checkSend(connection.agent.identity, message.to, (id) => this.auth.identityOf(id));
+    if (refusal !== null) {
+      connection.sendError(frame.id, refusal);
+      return;
+    }
+    const stored: InboxMessage = {
+      id: `msg_${randomUUID()}`,
+      from: connection.agentId,
+      to: message.to,
+      content: message.content,
+      type: message.type,
+      metadata: message.metadata ?? {},
+      sent_at: new Date(now).toISOString(),
+    };
+    let entry: InboxEntry;
+    try {
+      entry = await this.inbox.send(stored, now);
+    } catch (error) {
+      this.log.error({ agentId: connection.agentId, to: message.to, error }, 'storing the message failed');
+      connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the message could not be stored; retry shortly', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    this.log.debug({ agentId: connection.agentId, to: message.to, messageId: entry.message.id, type: message.type }, 'message sent');
+    connection.send({ type: 'ack', id: frame.id, result: { kind: 'message', message: entry.message } });
+  }
+
+  /** Serves `inbox_ack`: removes the agent's processed messages. Unknown ids are acknowledged too (idempotent). */
+  async ack(connection: AgentConnection, frame: InboxAckFrame): Promise<void> {
+    try {
+      await this.inbox.ack(connection.agentId, frame.message_ids);
+    } catch (error) {
+      this.log.error({ agentId: connection.agentId, error }, 'acknowledging messages failed');
+      connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the acknowledgement could not be stored; retry shortly', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    connection.send({ type: 'ack', id: frame.id });
+  }
+
+  /** Starts pushing a freshly welcomed connection's inbox: everything not acknowledged yet, oldest first. */
+  connected(connection: AgentConnection): void {
+    this.deliveries.set(connection, { cursor: undefined, running: false, again: false });
+    this.deliver(connection);
+  }
+
+  /**
+   * The store says `agentId` has new messages: push them to the agent's connections here. A
+   * connection not welcomed yet is skipped; its welcome starts a full delivery that includes them.
+   */
+  notify(agentId: string): void {
+    for (const connection of this.registry.currentOf(agentId)) this.deliver(connection);
+  }
+
+  private deliver(connection: AgentConnection): void {
+    const delivery = this.deliveries.get(connection);
+    if (delivery === undefined) return;
+    if (delivery.running) {
+      delivery.again = true;
+      return;
+    }
+    delivery.running = true;
+    void this.drain(connection, delivery);
+  }
+
+  /**
+   * Pushes batches until nothing new is pending and no notification came in meanwhile. `running`
+   * is cleared in the same synchronous step that last checked `again`, so a notification is
+   * either seen by this round or starts the next one; none falls in between.
+   */
+  private async drain(connection: AgentConnection, delivery: Delivery): Promise<void> {
+    try {
+      do {
+        delivery.again = false;
+        if (!(await this.pushPending(connection, delivery))) return;
+      } while (delivery.again);
+    } finally {
+      delivery.running = false;
+    }
+  }
+
+  /** One pass from the cursor to the end of the inbox; false when delivery must stop (socket gone, store unreachable). */
+  private async pushPending(connection: AgentConnection, delivery: Delivery): Promise<boolean> {
+    for (;;) {
+      if (connection.state !== 'ready' || !connection.isOpen) return false;
+      let entries: InboxEntry[];
+      try {
+        entries = await this.inbox.pending(connection.agentId, delivery.cursor, DELIVERY_BATCH);
+      } catch (error) {
+        // Nothing is lost: the messages stay in the store, and the next notice or reconnect
+        // reads them again from the cursor.
+        this.log.warn({ agentId: connection.agentId, sessionId: connection.sessionId, error }, 'reading the inbox failed');
+        return false;
+      }
+      for (const entry of entries) {
+        if (!(await this.push(connection, entry))) return false;
+        delivery.cursor = entry.cursor;
+      }
+      if (entries.length < DELIVERY_BATCH) return true;
+    }
+  }
+
+  /** Pushes one message (with its request's state first, for a protocol message); false when the socket is gone. */
+  private async push(connection: AgentConnection, entry: InboxEntry): Promise<boolean> {
+    const { message } = entry;
+    const requestId = isProtocolMessage(message) ? requestIdOf(message) : null;
+    if (requestId !== null) {
+      try {
+        const found = await this.requests.get(requestId);
+        if (found !== null && !connection.push({ type: 'request_update', request: found.state })) return false;
+      } catch (error) {
+        this.log.warn({ agentId: connection.agentId, requestId, error }, 'reading the request of a protocol message failed; delivering the message alone');
+      }
+    }
+    if (!connection.push({ type: 'inbox', message })) return false;
+    connection.log.debug({ sessionId: connection.sessionId, messageId: message.id, type: message.type }, 'inbox message pushed');
+    return true;
+  }
+}

@@ -1,0 +1,68 @@
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, SetMetadata, createParamDecorator, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { makeError, roleAllows, type OperatorIdentity, type OperatorRole } from '@ahp/protocol';
+import { LOGGER } from '../config/config.tokens.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { OperatorApiError } from './api-error.js';
+import { OperatorAuthService } from './operator-auth.service.js';
+
+const REQUIRED_ROLE = 'ahp:operator-role';
+
+/**
+ * The least role a route needs. Routes without it need `viewer` (any authenticated operator).
+ * @defaultValue `'viewer'`
+ */
+export const RequireRole = (role: OperatorRole) => SetMetadata(REQUIRED_ROLE, role);
+
+/** The operator each authenticated request was made by (keyed by the request object itself). */
+const operators = new WeakMap<IncomingMessage, OperatorIdentity>();
+
+/** Injects the operator the call was authenticated as; only on routes behind {@link OperatorAuthGuard}. */
+export const CurrentOperator = createParamDecorator((_data: unknown, context: ExecutionContext): OperatorIdentity => {
+  const operator = operators.get(context.switchToHttp().getRequest<IncomingMessage>());
+  if (operator === undefined) throw new Error('@CurrentOperator() used on a route without OperatorAuthGuard');
+  return operator;
+});
+
+/**
+ * Authenticates every operator API call by its bearer token (401 `E_UNAUTHORIZED`, with
+ * `WWW-Authenticate`, for a missing, unknown or revoked token) and checks the route's role (403
+ * `E_FORBIDDEN` naming the role needed).
+ */
+@Injectable()
+export class OperatorAuthGuard implements CanActivate {
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(OperatorAuthService) private readonly auth: OperatorAuthService,
+    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    this.log = logger.child({ component: 'operator-auth' });
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<IncomingMessage>();
+    const result = this.auth.authenticate(request.headers.authorization);
+    if (!result.ok) {
+      this.log.info({ reason: result.reason, method: request.method, url: request.url?.split('?')[0] }, 'operator call refused');
+      const message =
+        result.reason === 'not_configured'
+          ? 'this gateway has no operator tokens (AHP_OPERATOR_TOKENS_FILE is not set)'
+          : 'a valid operator bearer token is required';
+      throw new OperatorApiError(makeError('E_UNAUTHORIZED', message));
+    }
+    const needed = this.reflector.getAllAndOverride<OperatorRole | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ?? 'viewer';
+    if (!roleAllows(result.operator.role, needed)) {
+      throw new OperatorApiError(
+        makeError('E_FORBIDDEN', `this needs the ${needed} role; ${result.operator.id} is ${result.operator.role}`, {
+          role: result.operator.role,
+          required_role: needed,
+        }),
+      );
+    }
+    operators.set(request, result.operator);
+    return true;
+  }
+}

@@ -1,0 +1,51 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  ListRequestsQuerySchema,
+  RequestDecisionBodySchema,
+  RequestIdSchema,
+  makeError,
+  type OperatorIdentity,
+  type RequestDecisionResponse,
+  type RequestDetailResponse,
+  type RequestListResponse,
+} from '@ahp/protocol';
+import { RequestsService } from '../requests/requests.service.js';
+import { OperatorApiError, parseInput } from './api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireRole } from './operator-auth.guard.js';
+
+/**
+ * Requests for operators: list and filter them, read one with its history, decide one. Thin:
+ * each route parses its input with the protocol's schema, calls {@link RequestsService}, and maps
+ * the result (errors become `{ error }` bodies through `OperatorErrorFilter`).
+ */
+@Controller('v1/operator/requests')
+@UseGuards(OperatorAuthGuard)
+export class OperatorRequestsController {
+  constructor(@Inject(RequestsService) private readonly requests: RequestsService) {}
+
+  @Get()
+  async list(@Query() query: unknown): Promise<RequestListResponse> {
+    const filter = parseInput(ListRequestsQuerySchema, { ...(query as object) }, 'query');
+    return { requests: await this.requests.list(filter) };
+  }
+
+  @Get(':requestId')
+  async get(@Param('requestId') requestId: string): Promise<RequestDetailResponse> {
+    const id = parseInput(RequestIdSchema, requestId, 'request id');
+    const found = await this.requests.get(id);
+    if (found === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no request ${id}`, { request_id: id }));
+    return { request: found.state, history: found.history };
+  }
+
+  /** 200 when decided (or decided the same way before); 409 naming the winner when someone decided otherwise. */
+  @Post(':requestId/decision')
+  @HttpCode(200)
+  @RequireRole('approver')
+  async decide(@CurrentOperator() operator: OperatorIdentity, @Param('requestId') requestId: string, @Body() body: unknown): Promise<RequestDecisionResponse> {
+    const id = parseInput(RequestIdSchema, requestId, 'request id');
+    const decision = parseInput(RequestDecisionBodySchema, body, 'decision');
+    const result = await this.requests.decideAsOperator(operator, id, decision);
+    if (!result.ok) throw new OperatorApiError(result.error);
+    return { outcome: result.outcome, request: result.state };
+  }
+}

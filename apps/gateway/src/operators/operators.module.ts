@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { PresenceModule } from '../presence/presence.module.js';
+import { RequestsModule } from '../requests/requests.module.js';
+import { TimelineModule } from '../timeline/timeline.module.js';
+import { OperatorAgentsController } from './operator-agents.controller.js';
+import { OperatorAuthGuard } from './operator-auth.guard.js';
+import { OperatorAuthService } from './operator-auth.service.js';
+import { OperatorErrorFilter } from './operator-error.filter.js';
+import { OperatorRequestsController } from './operator-requests.controller.js';
+
+/** The operator HTTP API under `/v1/operator`, for the ops console and scripts (docs/operator-api.md). */
+@Module({
+  imports: [RequestsModule, PresenceModule, TimelineModule],
+  controllers: [OperatorRequestsController, OperatorAgentsController],
+  providers: [OperatorAuthService, OperatorAuthGuard, { provide: APP_FILTER, useClass: OperatorErrorFilter }],
+  exports: [OperatorAuthService],
+})
+export class OperatorsModule {}

@@ -1,0 +1,189 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ProtocolResponseSchema,
+  RequestHistoryEntrySchema,
+  createRequest,
+  makeError,
+  responseTypeFor,
+  type AhpError,
+  type ListRequestsQuery,
+  type OpenRequest,
+  type OperatorIdentity,
+  type ProtocolState,
+  type RequestDecisionBody,
+  type RequestFrame,
+  type RequestHistoryEntry,
+  type ResponseFrame,
+} from '@ahp/protocol';
+import type { RequestStore } from '@ahp/store';
+import type { AgentConnection } from '../agents/agent-connection.js';
+import { AgentAuthService } from '../auth/agent-auth.service.js';
+import { LOGGER } from '../config/config.tokens.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { REQUEST_STORE } from '../store/store.tokens.js';
+import { decideResult, type DecideResult } from './decide-result.js';
+import { checkAgentAnswer, checkOpenRequest, checkOperatorDecision } from './request-access.js';
+
+/** A store call failed: the caller may retry (every request operation is idempotent). */
+function unavailable(what: string): AhpError {
+  return makeError('E_UNAVAILABLE', `${what} failed for now; retry shortly`, undefined, { retryAfterMs: 1000 });
+}
+
+/** The new pending state for an opened request: the sender is the connection's agent, never the frame. */
+function pendingState(sender: string, request: OpenRequest, now: number): ProtocolState {
+  const base = {
+    requestId: request.request_id,
+    sender,
+    target: request.target,
+    now: new Date(now).toISOString(),
+    ...(request.deadline_ms === undefined ? {} : { deadline: new Date(now + request.deadline_ms).toISOString() }),
+  };
+  switch (request.type) {
+    case 'shutdown':
+      return createRequest({ ...base, type: 'shutdown', payload: request.payload });
+    case 'plan_approval':
+      return createRequest({ ...base, type: 'plan_approval', payload: request.payload });
+    case 'tool_approval':
+      return createRequest({ ...base, type: 'tool_approval', payload: request.payload });
+  }
+}
+
+/**
+ * Requests and their decisions (seed 004's protocols), for both sides of the gateway: agents open
+ * and answer them with `request` / `response` frames, operators list and decide them through the
+ * operator API. Authorization is checked here (see request-access.ts); the state machine and the
+ * "exactly one decision wins" guarantee belong to the {@link RequestStore}, which also writes the
+ * inbox messages that tell the other party (`*_request` to an agent target, `*_response` to the
+ * sender) — so this service never has to reach the other party's socket itself.
+ */
+@Injectable()
+export class RequestsService {
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(REQUEST_STORE) private readonly requests: RequestStore,
+    @Inject(AgentAuthService) private readonly auth: AgentAuthService,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    this.log = logger.child({ component: 'requests' });
+  }
+
+  /**
+   * Serves a `request` frame. Re-sending the same request id is safe: the reply carries the
+   * stored state. An id already used by another agent, or by this agent for a different request,
+   * is `E_CONFLICT`.
+   */
+  async open(connection: AgentConnection, frame: RequestFrame, now: number = Date.now()): Promise<void> {
+    const { request } = frame;
+    const fields = { agentId: connection.agentId, sessionId: connection.sessionId, requestId: request.request_id, type: request.type };
+    const refusal = checkOpenRequest(connection.agent.identity, request, (id) => this.auth.identityOf(id));
+    if (refusal !== null) {
+      connection.sendError(frame.id, refusal);
+      return;
+    }
+    let created: Awaited<ReturnType<RequestStore['create']>>;
+    try {
+      created = await this.requests.create(pendingState(connection.agentId, request, now), now);
+    } catch (error) {
+      this.log.error({ ...fields, error }, 'opening the request failed');
+      connection.sendError(frame.id, unavailable('opening the request'));
+      return;
+    }
+    if ('outcome' in created) {
+      // The same id with another sender, type or target: re-sending a request is fine, reusing its id is not.
+      connection.fail(frame.id, 'E_CONFLICT', `request id ${request.request_id} is already used for another request; choose a new one`, {
+        request_id: request.request_id,
+      });
+      return;
+    }
+    const { state } = created;
+    this.log.info({ ...fields, created: created.created, status: state.status }, created.created ? 'request opened' : 'request re-sent');
+    connection.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: state } });
+  }
+
+  /** Serves a `response` frame: only the request's addressee may answer (`E_FORBIDDEN` otherwise). */
+  async respond(connection: AgentConnection, frame: ResponseFrame, now: number = Date.now()): Promise<void> {
+    const { response } = frame;
+    const fields = { agentId: connection.agentId, sessionId: connection.sessionId, requestId: response.request_id, approve: response.approve };
+    let result: DecideResult;
+    try {
+      const stored = await this.requests.get(response.request_id);
+      if (stored === null) {
+        connection.fail(frame.id, 'E_NOT_FOUND', `no request ${response.request_id}`, { request_id: response.request_id });
+        return;
+      }
+      const refusal = checkAgentAnswer(stored.state, connection.agentId);
+      if (refusal !== null) {
+        connection.sendError(frame.id, refusal);
+        return;
+      }
+      result = decideResult(response.request_id, await this.requests.decide(response.request_id, response, { kind: 'agent', id: connection.agentId }, now));
+    } catch (error) {
+      this.log.error({ ...fields, error }, 'deciding the request failed');
+      connection.sendError(frame.id, unavailable('deciding the request'));
+      return;
+    }
+    if (!result.ok) {
+      this.log.info({ ...fields, code: result.error.code }, 'response refused');
+      connection.sendError(frame.id, result.error);
+      return;
+    }
+    this.log.info({ ...fields, outcome: result.outcome, status: result.state.status }, 'request answered');
+    connection.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: result.state } });
+  }
+
+  /** Requests matching `query`, newest first. */
+  list(query: ListRequestsQuery): Promise<ProtocolState[]> {
+    return this.requests.list({
+      limit: query.limit,
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.type === undefined ? {} : { type: query.type }),
+      ...(query.agent === undefined ? {} : { agent: query.agent }),
+      ...(query.team === undefined ? {} : { team: query.team }),
+      ...(query.target === undefined ? {} : { target: query.target }),
+    });
+  }
+
+  /**
+   * One request with its history (oldest first), or null. History entries are checked with the
+   * protocol's schema, since they leave the gateway typed by it.
+   */
+  async get(requestId: string): Promise<{ state: ProtocolState; history: RequestHistoryEntry[] } | null> {
+    const found = await this.requests.get(requestId);
+    if (found === null) return null;
+    return { state: found.state, history: found.history.map((entry) => RequestHistoryEntrySchema.parse(entry)) };
+  }
+
+  /**
+   * An operator's decision. The response type follows from the request (an operator cannot send
+   * the wrong kind); the role decides which requests the operator may decide at all.
+   */
+  async decideAsOperator(operator: OperatorIdentity, requestId: string, body: RequestDecisionBody, now: number = Date.now()): Promise<DecideResult> {
+    const stored = await this.requests.get(requestId);
+    if (stored === null) return { ok: false, error: makeError('E_NOT_FOUND', `no request ${requestId}`, { request_id: requestId }) };
+    const refusal = checkOperatorDecision(stored.state, operator);
+    if (refusal !== null) return { ok: false, error: refusal };
+    const response = ProtocolResponseSchema.safeParse({
+      request_id: requestId,
+      type: responseTypeFor(stored.state.type),
+      approve: body.approve,
+      ...(body.feedback === undefined ? {} : { feedback: body.feedback }),
+      ...(body.modified_input === undefined ? {} : { modified_input: body.modified_input }),
+    });
+    if (!response.success) {
+      return {
+        ok: false,
+        error: makeError('E_INVALID_FRAME', `this decision does not fit a ${stored.state.type} request: ${response.error.issues[0]?.message ?? 'invalid'}`, {
+          request_id: requestId,
+          issues: response.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+        }),
+      };
+    }
+    const result = decideResult(requestId, await this.requests.decide(requestId, response.data, { kind: 'operator', id: operator.id }, now));
+    this.log.info(
+      { requestId, operatorId: operator.id, approve: body.approve, ...(result.ok ? { outcome: result.outcome } : { code: result.error.code }) },
+      'operator decision',
+    );
+    return result;
+  }
+}

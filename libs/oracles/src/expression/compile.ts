@@ -1,0 +1,238 @@
+/**
+ * Compiling an expression: syntax tree → a tree of closures, built once per configuration
+ * version. No `eval`, no `Function`, no `vm`: the only operations an expression can perform are
+ * the closures below, over JSON values.
+ */
+import { FORBIDDEN_KEYS } from '@ahp/protocol';
+import { ExpressionError } from './errors.js';
+import { EXPRESSION_LIMITS, parse } from './parser.js';
+import type { Node } from './parser.js';
+import { asValue, equals, includes, member, orderedCompare, truthy } from './values.js';
+import type { Value } from './values.js';
+
+/**
+ * What an expression can read. Names that are not reserved read the hook's context (so
+ * `checklist.incomplete_count` reads `context.checklist.incomplete_count`, as in seed 001 §4.3).
+ */
+export interface ExpressionScope {
+  /** The hook's context (`files`, `checklist`, `tool`, …) at the top level. */
+  readonly context: Value;
+  /** Reserved names, which the context cannot shadow. */
+  readonly vars: Readonly<Record<ReservedName, Value>>;
+}
+
+/** Names that do not read the context: `agent` (from the token), `trigger`, `env`, `params`, and `context` itself. */
+export const RESERVED_NAMES = ['agent', 'trigger', 'env', 'params', 'context'] as const;
+export type ReservedName = (typeof RESERVED_NAMES)[number];
+const RESERVED: ReadonlySet<string> = new Set(RESERVED_NAMES);
+
+/** The built-in functions and how many arguments each takes. */
+export const FUNCTIONS: Readonly<Record<string, number>> = Object.freeze({
+  len: 1,
+  lower: 1,
+  upper: 1,
+  trim: 1,
+  exists: 1,
+  default: 2,
+});
+
+/** A compiled expression. `evaluate` and `test` never throw. */
+export interface CompiledExpression {
+  readonly source: string;
+  /** The expression's value; a missing field is `null`. */
+  evaluate(scope: ExpressionScope): Value;
+  /** Whether the value is truthy (see `truthy`): what a condition means. */
+  test(scope: ExpressionScope): boolean;
+}
+
+type Evaluator = (scope: ExpressionScope) => Value;
+
+/** Compiles `source`. @throws {@link ExpressionError} with the offset of the first problem. */
+export function compileExpression(source: string): CompiledExpression {
+  const evaluator = compileNode(parse(source));
+  return Object.freeze({
+    source,
+    evaluate: (scope: ExpressionScope) => {
+      const value = evaluator(scope);
+      return value === undefined ? null : value;
+    },
+    test: (scope: ExpressionScope) => truthy(evaluator(scope)),
+  });
+}
+
+function compileNode(node: Node): Evaluator {
+  switch (node.type) {
+    case 'literal': {
+      const value = node.value;
+      return () => value;
+    }
+    case 'regex':
+      throw new ExpressionError('a regular expression can only be the right side of "matches"', node.start);
+    case 'list': {
+      const items = node.items.map(compileNode);
+      return (scope) => Object.freeze(items.map((item) => nullIfMissing(item(scope))));
+    }
+    case 'var':
+      return compileVar(node.name, node.start);
+    case 'member': {
+      checkKey(node.key, node.keyStart);
+      const object = compileNode(node.object);
+      const key = node.key;
+      return (scope) => member(object(scope), key);
+    }
+    case 'index': {
+      const object = compileNode(node.object);
+      const index = compileNode(node.index);
+      return (scope) => member(object(scope), index(scope));
+    }
+    case 'call':
+      return compileCall(node);
+    case 'not': {
+      const operand = compileNode(node.operand);
+      return (scope) => !truthy(operand(scope));
+    }
+    case 'logical': {
+      const operands = node.operands.map(compileNode);
+      if (node.op === 'and') return (scope) => operands.every((operand) => truthy(operand(scope)));
+      return (scope) => operands.some((operand) => truthy(operand(scope)));
+    }
+    case 'compare':
+      return compileCompare(node);
+  }
+}
+
+function compileVar(name: string, at: number): Evaluator {
+  checkKey(name, at);
+  if (RESERVED.has(name)) {
+    const reserved = name as ReservedName;
+    return (scope) => asValue(scope.vars[reserved]);
+  }
+  return (scope) => member(scope.context, name);
+}
+
+/** Field names that could reach a prototype are refused when they are written in the expression. */
+function checkKey(key: string, at: number): void {
+  if (FORBIDDEN_KEYS.has(key)) {
+    throw new ExpressionError(`"${key}" cannot be read: expressions see only the data's own fields`, at);
+  }
+}
+
+function compileCompare(node: Extract<Node, { type: 'compare' }>): Evaluator {
+  const left = compileNode(node.left);
+  if (node.op === 'matches') {
+    const pattern = compilePattern(node.right);
+    return (scope) => {
+      const value = left(scope);
+      return typeof value === 'string' && pattern.test(value);
+    };
+  }
+  const right = compileNode(node.right);
+  switch (node.op) {
+    case '==':
+      return (scope) => equals(left(scope), right(scope));
+    case '!=':
+      return (scope) => !equals(left(scope), right(scope));
+    case '<':
+    case '<=':
+    case '>':
+    case '>=': {
+      const op = node.op;
+      return (scope) => orderedCompare(op, left(scope), right(scope));
+    }
+    case 'in':
+      return (scope) => includes(right(scope), left(scope));
+    case 'not in':
+      return (scope) => !includes(right(scope), left(scope));
+    case 'contains':
+      return (scope) => includes(left(scope), right(scope));
+    case 'startswith':
+      return (scope) => {
+        const [a, b] = [left(scope), right(scope)];
+        return typeof a === 'string' && typeof b === 'string' && a.startsWith(b);
+      };
+    case 'endswith':
+      return (scope) => {
+        const [a, b] = [left(scope), right(scope)];
+        return typeof a === 'string' && typeof b === 'string' && a.endsWith(b);
+      };
+  }
+}
+
+/**
+ * The right side of `matches`: a regex literal (`/rm\s+-rf/i`) or a string literal holding a
+ * regular-expression source, compiled here, once. Never `g` or `y`, so `test` keeps no state.
+ */
+function compilePattern(node: Node): RegExp {
+  let source: string;
+  let flags = '';
+  if (node.type === 'regex') {
+    source = node.source;
+    flags = node.flags;
+  } else if (node.type === 'literal' && typeof node.value === 'string') {
+    source = node.value;
+  } else {
+    throw new ExpressionError('the right side of "matches" must be a regular expression literal (/…/) or a string literal', node.start);
+  }
+  if (source.length > EXPRESSION_LIMITS.maxRegexChars) {
+    throw new ExpressionError(`regular expression longer than ${EXPRESSION_LIMITS.maxRegexChars} characters`, node.start);
+  }
+  try {
+    return new RegExp(source, flags);
+  } catch (error) {
+    throw new ExpressionError(`invalid regular expression: ${(error as Error).message}`, node.start);
+  }
+}
+
+function compileCall(node: Extract<Node, { type: 'call' }>): Evaluator {
+  const arity = Object.hasOwn(FUNCTIONS, node.name) ? FUNCTIONS[node.name] : undefined;
+  if (arity === undefined) {
+    throw new ExpressionError(`unknown function "${node.name}" (known: ${Object.keys(FUNCTIONS).join(', ')})`, node.start);
+  }
+  if (node.args.length !== arity) {
+    throw new ExpressionError(`${node.name}() takes ${arity} argument${arity === 1 ? '' : 's'}, got ${node.args.length}`, node.start);
+  }
+  if (node.name === 'exists') {
+    const target = node.args[0];
+    if (target === undefined) throw new ExpressionError('exists() takes a field path', node.start);
+    if (target.type !== 'var' && target.type !== 'member' && target.type !== 'index') {
+      throw new ExpressionError('exists() takes a field path, e.g. exists(coverage.threshold)', target.start);
+    }
+    const path = compileNode(target);
+    return (scope) => path(scope) !== undefined;
+  }
+  const args = node.args.map(compileNode);
+  const missing: Evaluator = () => undefined;
+  const first = args[0] ?? missing;
+  switch (node.name) {
+    case 'len':
+      return (scope) => {
+        const value = first(scope);
+        if (typeof value === 'string') return [...value].length;
+        if (Array.isArray(value)) return value.length;
+        if (value !== null && typeof value === 'object') return Object.keys(value).length;
+        return null;
+      };
+    case 'lower':
+      return (scope) => mapString(first(scope), (s) => s.toLowerCase());
+    case 'upper':
+      return (scope) => mapString(first(scope), (s) => s.toUpperCase());
+    case 'trim':
+      return (scope) => mapString(first(scope), (s) => s.trim());
+    default: {
+      // default(value, fallback)
+      const fallback = args[1] ?? missing;
+      return (scope) => {
+        const value = first(scope);
+        return value === undefined || value === null ? fallback(scope) : value;
+      };
+    }
+  }
+}
+
+function mapString(value: Value, f: (s: string) => string): Value {
+  return typeof value === 'string' ? f(value) : null;
+}
+
+function nullIfMissing(value: Value): Value {
+  return value === undefined ? null : value;
+}

@@ -1,0 +1,130 @@
+/**
+ * Values of the expression language and the only ways an expression can touch data: own data
+ * properties of plain objects, and in-range integer indexes of arrays. Nothing here calls a
+ * function found in the data, reads a getter, or walks a prototype.
+ */
+import { FORBIDDEN_KEYS } from '@ahp/protocol';
+
+/**
+ * A value during evaluation: JSON, or `undefined` for a missing field. Outside the evaluator
+ * (results, template text) a missing field is `null`.
+ */
+export type Value = null | boolean | number | string | readonly Value[] | { readonly [key: string]: Value } | undefined;
+
+/** True for objects made by `{}`/`JSON.parse`/`Object.create(null)`: no class instances, no functions. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** `value` when it is a JSON value the language can hold, else `undefined` (missing). */
+export function asValue(value: unknown): Value {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : undefined;
+    case 'object':
+      if (value === null) return null;
+      if (Array.isArray(value) || isPlainObject(value)) return value as Value;
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** An own data property (never a getter), as a language value. */
+function ownData(target: object, key: string): Value {
+  const descriptor = Object.getOwnPropertyDescriptor(target, key);
+  if (descriptor === undefined || !('value' in descriptor)) return undefined;
+  return asValue(descriptor.value);
+}
+
+/**
+ * `target[key]` as the language sees it:
+ * - a plain object and a string key that is its own data property → that value;
+ * - an array and an integer index in range → that element;
+ * - anything else — a key that is not own, `__proto__`/`constructor`/`prototype`, a string key on
+ *   an array (including `length`), any key on a string, number or boolean → missing.
+ */
+export function member(target: Value, key: Value): Value {
+  if (Array.isArray(target)) {
+    if (typeof key !== 'number' || !Number.isSafeInteger(key) || key < 0 || key >= target.length) return undefined;
+    return ownData(target, String(key));
+  }
+  if (typeof key !== 'string' || FORBIDDEN_KEYS.has(key) || !isPlainObject(target)) return undefined;
+  return ownData(target, key);
+}
+
+/** Falsy: missing, `null`, `false`, `0`, `""`, `[]` and `{}`. Everything else is truthy. */
+export function truthy(value: Value): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value === 'string') return value.length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  return Object.keys(value).length > 0;
+}
+
+/** Structural equality of JSON values; missing equals `null`; no conversions (`1 == "1"` is false). */
+export function equals(a: Value, b: Value): boolean {
+  const x = a === undefined ? null : a;
+  const y = b === undefined ? null : b;
+  if (x === y) return true;
+  if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return false;
+  if (Array.isArray(x) || Array.isArray(y)) {
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i += 1) if (!equals(member(x, i), member(y, i))) return false;
+    return true;
+  }
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((key) => Object.hasOwn(y, key) && equals(member(x, key), member(y, key)));
+}
+
+/** `<`, `<=`, `>`, `>=`: two numbers, or two strings (by UTF-16 code units); anything else is false. */
+export function orderedCompare(op: '<' | '<=' | '>' | '>=', a: Value, b: Value): boolean {
+  const comparable = (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
+  if (!comparable) return false;
+  switch (op) {
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
+  }
+}
+
+/**
+ * `needle in haystack`: an element of a list (structural equality), a substring of a string, or
+ * an own key of an object. False for anything else, including a missing haystack.
+ */
+export function includes(haystack: Value, needle: Value): boolean {
+  if (Array.isArray(haystack)) return haystack.some((_, i) => equals(member(haystack, i), needle));
+  if (typeof haystack === 'string') return typeof needle === 'string' && haystack.includes(needle);
+  if (isPlainObject(haystack)) return typeof needle === 'string' && member(haystack, needle) !== undefined;
+  return false;
+}
+
+/** Characters rendered into one template, at most: the protocol's limit on human text. */
+export const MAX_RENDERED_CHARS = 16 * 1024;
+
+/**
+ * A value as template text: strings as they are, numbers and booleans as JSON writes them,
+ * missing and `null` as nothing, lists as `[a, b]` (strings unquoted, as in "Checklist 未完成:
+ * [chk-001, chk-002]"), objects as JSON.
+ */
+export function render(value: Value): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) {
+    return `[${value.map((item: Value) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : render(item))).join(', ')}]`;
+  }
+  return JSON.stringify(value);
+}

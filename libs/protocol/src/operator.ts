@@ -1,0 +1,207 @@
+/**
+ * The operator API (`/v1/operator` on every gateway): who operators are, how their tokens are
+ * kept, and the bodies the API accepts and returns. The ops console and scripts parse responses
+ * with these schemas; the gateway parses requests with them.
+ *
+ * Operators are people (or their scripts), not agents: they authenticate with bearer tokens of
+ * their own, listed by SHA-256 digest in the operator tokens file, and act within their role:
+ * - `viewer`: reads requests, agents and timelines;
+ * - `approver`: also decides requests addressed to operators;
+ * - `admin`: also decides requests addressed to an agent (an override, e.g. for a stuck lead).
+ */
+import { z } from 'zod';
+import { Sha256HexSchema } from './agent.js';
+import { AhpErrorSchema } from './errors.js';
+import { AgentEventSchema } from './frames.js';
+import { GatewayInfoSchema, PresenceEntrySchema } from './hook-job.js';
+import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSchema, boundedArray } from './primitives.js';
+import { ProtocolStateSchema, RequestStatusSchema, RequestTypeSchema } from './request.js';
+
+// --- identities and tokens ---------------------------------------------------------------------
+
+export const OPERATOR_ROLES = ['viewer', 'approver', 'admin'] as const;
+
+/** What an operator may do; each role includes the ones before it (see the module comment). */
+export const OperatorRoleSchema = z.enum(OPERATOR_ROLES).meta({ id: 'OperatorRole', description: 'viewer | approver | admin.' });
+export type OperatorRole = z.infer<typeof OperatorRoleSchema>;
+
+/** Whether `role` includes the rights of `needed` (viewer < approver < admin). */
+export function roleAllows(role: OperatorRole, needed: OperatorRole): boolean {
+  return OPERATOR_ROLES.indexOf(role) >= OPERATOR_ROLES.indexOf(needed);
+}
+
+/** An authenticated operator: the id is what request histories record as the decider. */
+export const OperatorIdentitySchema = z
+  .strictObject({ id: IdSchema, name: ShortStringSchema, role: OperatorRoleSchema })
+  .meta({ id: 'OperatorIdentity', description: 'An operator: id, display name, role.' });
+export type OperatorIdentity = z.infer<typeof OperatorIdentitySchema>;
+
+/**
+ * One entry of the operator tokens file. As for agents, only the token's SHA-256 is stored:
+ * tokens are long random secrets, so the digest is useless to whoever reads the file.
+ */
+export const OperatorTokenEntrySchema = OperatorIdentitySchema.extend({
+  token_sha256: Sha256HexSchema,
+  /** A revoked entry stays for the record but authenticates nobody. */
+  revoked: z.boolean().optional(),
+}).meta({ id: 'OperatorTokenEntry' });
+export type OperatorTokenEntry = z.infer<typeof OperatorTokenEntrySchema>;
+
+/** The operator tokens file (`AHP_OPERATOR_TOKENS_FILE`): operator ids and token digests are unique. */
+export const OperatorTokensFileSchema = z
+  .strictObject({ operators: boundedArray(OperatorTokenEntrySchema, 10_000) })
+  .superRefine((file, ctx) => {
+    const ids = new Set<string>();
+    const digests = new Set<string>();
+    file.operators.forEach((entry, index) => {
+      if (ids.has(entry.id)) {
+        ctx.addIssue({ code: 'custom', path: ['operators', index, 'id'], message: `operator id "${entry.id}" appears twice` });
+      }
+      if (digests.has(entry.token_sha256)) {
+        ctx.addIssue({ code: 'custom', path: ['operators', index, 'token_sha256'], message: 'two operators share one token' });
+      }
+      ids.add(entry.id);
+      digests.add(entry.token_sha256);
+    });
+  })
+  .meta({ id: 'OperatorTokensFile', description: 'Operator identities and roles with the SHA-256 of their bearer tokens.' });
+export type OperatorTokensFile = z.infer<typeof OperatorTokensFileSchema>;
+
+// --- request bodies and queries ----------------------------------------------------------------
+
+/** The most requests one list call returns. */
+export const MAX_LIST_LIMIT = 500;
+
+/** A whole number from a query string, within `min..max`. */
+function queryInt(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .regex(/^[0-9]{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max))
+    .default(fallback);
+}
+
+/**
+ * Filters of `GET /v1/operator/requests`, as query parameters. `agent` matches the sender or
+ * the target agent, `team` either party's team, `target` the addressee (`operators` or an agent
+ * id). Unknown parameters are refused, so a typo never silently widens a listing.
+ */
+export const ListRequestsQuerySchema = z
+  .strictObject({
+    status: RequestStatusSchema.optional(),
+    type: RequestTypeSchema.optional(),
+    agent: IdSchema.optional(),
+    team: IdSchema.optional(),
+    target: IdSchema.optional(),
+    /** @defaultValue 100 */
+    limit: queryInt(1, MAX_LIST_LIMIT, 100),
+  })
+  .meta({ id: 'ListRequestsQuery', description: 'Request list filters: status, type, agent, team, target, limit.' });
+export type ListRequestsQuery = z.infer<typeof ListRequestsQuerySchema>;
+
+/** Query of `GET /v1/operator/agents/:agentId/timeline`: the newest `limit` events. */
+export const TimelineQuerySchema = z
+  .strictObject({
+    /** @defaultValue 100 */
+    limit: queryInt(1, MAX_LIST_LIMIT, 100),
+  })
+  .meta({ id: 'TimelineQuery', description: 'Timeline query: how many of the newest events.' });
+export type TimelineQuery = z.infer<typeof TimelineQuerySchema>;
+
+/**
+ * Body of `POST /v1/operator/requests/:requestId/decision`. The response type is implied by the
+ * request, so the body only says yes or no. `modified_input` is only for approving a tool
+ * approval (the gateway checks the request type).
+ */
+export const RequestDecisionBodySchema = z
+  .strictObject({
+    approve: z.boolean(),
+    feedback: TextSchema.optional(),
+    modified_input: JsonObjectSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.modified_input !== undefined && !body.approve) {
+      ctx.addIssue({ code: 'custom', path: ['modified_input'], message: 'a rejection cannot modify the input' });
+    }
+  })
+  .meta({ id: 'RequestDecisionBody', description: 'An operator decision: approve or reject, with feedback.' });
+export type RequestDecisionBody = z.infer<typeof RequestDecisionBodySchema>;
+
+// --- responses ---------------------------------------------------------------------------------
+
+/** Who changed a request: an agent, an operator, or the control plane itself (expiry). */
+export const RequestActorSchema = z
+  .strictObject({ kind: z.enum(['agent', 'operator', 'system']), id: IdSchema })
+  .meta({ id: 'RequestActor', description: 'Who acted on a request: agent, operator or system, with an id.' });
+export type RequestActor = z.infer<typeof RequestActorSchema>;
+
+/**
+ * One line of a request's history: what happened (`created`, `approved`, `rejected`, `expired`,
+ * `cancelled`, or `refused` for an answer that lost or did not fit), who did it, when, and the
+ * status afterwards.
+ */
+export const RequestHistoryEntrySchema = z
+  .strictObject({
+    at: TimestampSchema,
+    actor: RequestActorSchema,
+    event: ShortStringSchema,
+    status: RequestStatusSchema,
+    feedback: TextSchema.optional(),
+  })
+  .meta({ id: 'RequestHistoryEntry', description: 'One change of a request: when, who, what, resulting status.' });
+export type RequestHistoryEntry = z.infer<typeof RequestHistoryEntrySchema>;
+
+/** `GET /v1/operator/requests`: newest first. */
+export const RequestListResponseSchema = z
+  .strictObject({ requests: boundedArray(ProtocolStateSchema, MAX_LIST_LIMIT) })
+  .meta({ id: 'RequestListResponse' });
+export type RequestListResponse = z.infer<typeof RequestListResponseSchema>;
+
+/** `GET /v1/operator/requests/:requestId`: the state and its history, oldest first. */
+export const RequestDetailResponseSchema = z
+  .strictObject({ request: ProtocolStateSchema, history: z.array(RequestHistoryEntrySchema) })
+  .meta({ id: 'RequestDetailResponse' });
+export type RequestDetailResponse = z.infer<typeof RequestDetailResponseSchema>;
+
+/**
+ * `POST …/decision` succeeded: `applied` when this call decided, `already_decided` when the same
+ * decision had been made before (idempotent; `request.decided_by` says by whom).
+ */
+export const RequestDecisionResponseSchema = z
+  .strictObject({ outcome: z.enum(['applied', 'already_decided']), request: ProtocolStateSchema })
+  .meta({ id: 'RequestDecisionResponse' });
+export type RequestDecisionResponse = z.infer<typeof RequestDecisionResponseSchema>;
+
+/** `GET /v1/operator/agents`: connected agents and live gateways. */
+export const AgentListResponseSchema = z
+  .strictObject({ agents: z.array(PresenceEntrySchema), gateways: z.array(GatewayInfoSchema) })
+  .meta({ id: 'AgentListResponse' });
+export type AgentListResponse = z.infer<typeof AgentListResponseSchema>;
+
+/** One recorded agent event: what the agent reported with an `event` frame, and when the gateway got it. */
+export const TimelineEntrySchema = z
+  .strictObject({
+    /** Opaque, increasing within one agent's timeline. */
+    id: ShortStringSchema,
+    agent_id: IdSchema,
+    session_id: IdSchema.optional(),
+    recorded_at: TimestampSchema,
+    event: AgentEventSchema,
+  })
+  .meta({ id: 'TimelineEntry', description: "An event of an agent's timeline." });
+export type TimelineEntry = z.infer<typeof TimelineEntrySchema>;
+
+/** `GET /v1/operator/agents/:agentId/timeline`: newest first. */
+export const TimelineResponseSchema = z
+  .strictObject({ events: boundedArray(TimelineEntrySchema, MAX_LIST_LIMIT) })
+  .meta({ id: 'TimelineResponse' });
+export type TimelineResponse = z.infer<typeof TimelineResponseSchema>;
+
+/** `GET /v1/operator/me`: who the token says the caller is. */
+export const OperatorMeResponseSchema = z.strictObject({ operator: OperatorIdentitySchema }).meta({ id: 'OperatorMeResponse' });
+export type OperatorMeResponse = z.infer<typeof OperatorMeResponseSchema>;
+
+/** Every failed operator call answers with this body and an HTTP status that fits its code. */
+export const OperatorErrorBodySchema = z.strictObject({ error: AhpErrorSchema }).meta({ id: 'OperatorErrorBody' });
+export type OperatorErrorBody = z.infer<typeof OperatorErrorBodySchema>;

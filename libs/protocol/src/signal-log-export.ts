@@ -1,0 +1,208 @@
+/**
+ * The signal log as it leaves the control plane: one JSONL line per signal sent, joined with the
+ * agent's response (seed 001 §6.2), and statistics over those lines (seed 001 §5.3: intervention
+ * history feeds strategy analysis).
+ */
+import { z } from 'zod';
+import { ConfigVersionNumberSchema } from './config-version.js';
+import { IntensitySchema, INTENSITIES } from './intensity.js';
+import { IdSchema, ShortStringSchema, TimestampSchema, UuidSchema } from './primitives.js';
+import { CONSUMPTION_ACTIONS, ConsumptionActionSchema, isActionValidFor } from './signal-response.js';
+import { SignalTypeSchema } from './signal.js';
+import { HookTriggerSchema } from './trigger.js';
+
+/**
+ * One exported line. The first six fields are seed 001 §6.2's, in its order; the rest say which
+ * signal, rule, configuration and agent the line is about.
+ *
+ * - `timestamp`: when the signal was sent (the decision time).
+ * - `consumed` / `action`: whether the agent answered, and how; `action` is absent while unanswered.
+ * - `rule`: the rule inside the oracle that fired, when the oracle names one.
+ * - `config_version`: the hooks configuration version that produced the signal; absent for the
+ *   built-in defaults a worker runs when no version is published.
+ * - `correlation_id`: the hook id, which links the signals of one hook and the gateway's and
+ *   worker's log lines.
+ * - `latency_ms`: from the hook reaching the gateway to the decision being stored.
+ * - `responded_at`: when the control plane recorded the agent's response.
+ */
+export const SignalLogLineSchema = z
+  .strictObject({
+    timestamp: TimestampSchema,
+    hook: HookTriggerSchema,
+    intensity: IntensitySchema,
+    source: ShortStringSchema,
+    consumed: z.boolean(),
+    action: ConsumptionActionSchema.optional(),
+    signal_id: UuidSchema,
+    type: SignalTypeSchema,
+    rule: ShortStringSchema.optional(),
+    config_version: ConfigVersionNumberSchema.optional(),
+    agent_id: IdSchema,
+    session_id: IdSchema,
+    correlation_id: UuidSchema,
+    latency_ms: z.int().nonnegative().optional(),
+    responded_at: TimestampSchema.optional(),
+  })
+  .superRefine((line, ctx) => {
+    if (line.consumed !== (line.action !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['action'], message: 'action is present exactly when the signal was consumed' });
+    }
+    if (line.action !== undefined && !isActionValidFor(line.intensity, line.action)) {
+      ctx.addIssue({ code: 'custom', path: ['action'], message: `action "${line.action}" cannot answer a ${line.intensity} signal` });
+    }
+  })
+  .meta({ id: 'SignalLogLine', description: 'One exported signal-log line: a signal joined with the response to it.' });
+export type SignalLogLine = z.infer<typeof SignalLogLineSchema>;
+
+/** The filters an export or a statistic applies; all optional, combined with AND. */
+export const SignalLogFilterSchema = z
+  .strictObject({
+    /** Signals sent at or after this time. */
+    since: TimestampSchema.optional(),
+    /** Signals sent before this time (exclusive). */
+    until: TimestampSchema.optional(),
+    agent_id: IdSchema.optional(),
+    session_id: IdSchema.optional(),
+    hook: HookTriggerSchema.optional(),
+    intensity: IntensitySchema.optional(),
+    /** The oracle that sent the signal. */
+    source: ShortStringSchema.optional(),
+  })
+  .meta({ id: 'SignalLogFilter', description: 'Filters of a signal-log export: time range, agent, session, hook, intensity, oracle.' });
+export type SignalLogFilter = z.infer<typeof SignalLogFilterSchema>;
+
+const countsOf = <T extends string>(keys: readonly T[]) => z.partialRecord(z.enum(keys as [T, ...T[]]), z.int().nonnegative());
+
+/** Counts over a group of signals (a hook, an oracle, an intensity, or all of them). */
+export const SignalLogGroupStatsSchema = z
+  .strictObject({
+    signals: z.int().nonnegative(),
+    /** Signals the agent answered. */
+    consumed: z.int().nonnegative(),
+    /** Signals without an answer (yet). */
+    unanswered: z.int().nonnegative(),
+    /** Signals per intensity. */
+    intensities: countsOf(INTENSITIES),
+    /** Answers per action. */
+    actions: countsOf(CONSUMPTION_ACTIONS),
+  })
+  .meta({ id: 'SignalLogGroupStats' });
+export type SignalLogGroupStats = z.infer<typeof SignalLogGroupStatsSchema>;
+
+/** How often one action answered signals of its intensity. */
+export const SignalLogActionStatsSchema = z
+  .strictObject({
+    intensity: IntensitySchema,
+    count: z.int().nonnegative(),
+    /** `count` / answered signals of `intensity` (0…1): e.g. the share of blocks followed by `retry_after_fix`. */
+    share: z.number().min(0).max(1),
+  })
+  .meta({ id: 'SignalLogActionStats' });
+export type SignalLogActionStats = z.infer<typeof SignalLogActionStatsSchema>;
+
+/** Decision latency over the signals counted, in milliseconds (signals without a known latency are left out). */
+export const LatencyStatsSchema = z
+  .strictObject({
+    count: z.int().nonnegative(),
+    p50: z.number().nonnegative(),
+    p95: z.number().nonnegative(),
+    max: z.number().nonnegative(),
+  })
+  .meta({ id: 'LatencyStats' });
+export type LatencyStats = z.infer<typeof LatencyStatsSchema>;
+
+/** Statistics over the signal log (with the filter applied). Map keys are hook triggers, oracle names, intensities, actions, rule names and configuration versions. */
+export const SignalLogStatsSchema = z
+  .strictObject({
+    filter: SignalLogFilterSchema,
+    /** Time of the first and last signal counted; absent when none was. */
+    first_at: TimestampSchema.optional(),
+    last_at: TimestampSchema.optional(),
+    total: SignalLogGroupStatsSchema,
+    by_hook: z.record(z.string(), SignalLogGroupStatsSchema),
+    by_source: z.record(z.string(), SignalLogGroupStatsSchema),
+    by_intensity: z.record(z.string(), SignalLogGroupStatsSchema),
+    by_action: z.record(z.string(), SignalLogActionStatsSchema),
+    by_rule: z.record(z.string(), SignalLogGroupStatsSchema),
+    by_config_version: z.record(z.string(), SignalLogGroupStatsSchema),
+    latency_ms: LatencyStatsSchema.optional(),
+  })
+  .meta({ id: 'SignalLogStats', description: 'Signal-log statistics per hook, oracle, intensity, action, rule and configuration version.' });
+export type SignalLogStats = z.infer<typeof SignalLogStatsSchema>;
+
+function emptyGroup(): SignalLogGroupStats {
+  return { signals: 0, consumed: 0, unanswered: 0, intensities: {}, actions: {} };
+}
+
+function add(group: SignalLogGroupStats, line: SignalLogLine): void {
+  group.signals += 1;
+  group.intensities[line.intensity] = (group.intensities[line.intensity] ?? 0) + 1;
+  if (line.action === undefined) {
+    group.unanswered += 1;
+    return;
+  }
+  group.consumed += 1;
+  group.actions[line.action] = (group.actions[line.action] ?? 0) + 1;
+}
+
+function addTo(map: Record<string, SignalLogGroupStats>, key: string, line: SignalLogLine): void {
+  const group = map[key] ?? (map[key] = emptyGroup());
+  add(group, line);
+}
+
+/** The value below which `q` (0…1) of the sorted values lie (nearest rank). */
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.max(1, Math.ceil(q * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] ?? 0;
+}
+
+/**
+ * Statistics over exported lines. Pure: the store reads and filters the log, this counts.
+ * `by_action[a].share` is the fraction of answered signals of `a`'s intensity that were answered
+ * with `a`, so `by_action.retry_after_fix.share` and `by_action.abort.share` say how blocks end.
+ */
+export function signalLogStats(lines: Iterable<SignalLogLine>, filter: SignalLogFilter = {}): SignalLogStats {
+  const stats: SignalLogStats = {
+    filter,
+    total: emptyGroup(),
+    by_hook: {},
+    by_source: {},
+    by_intensity: {},
+    by_action: {},
+    by_rule: {},
+    by_config_version: {},
+  };
+  const latencies: number[] = [];
+  for (const line of lines) {
+    add(stats.total, line);
+    addTo(stats.by_hook, line.hook, line);
+    addTo(stats.by_source, line.source, line);
+    addTo(stats.by_intensity, line.intensity, line);
+    if (line.rule !== undefined) addTo(stats.by_rule, line.rule, line);
+    addTo(stats.by_config_version, line.config_version === undefined ? 'defaults' : String(line.config_version), line);
+    if (line.latency_ms !== undefined) latencies.push(line.latency_ms);
+    if (stats.first_at === undefined || line.timestamp < stats.first_at) stats.first_at = line.timestamp;
+    if (stats.last_at === undefined || line.timestamp > stats.last_at) stats.last_at = line.timestamp;
+  }
+  for (const action of CONSUMPTION_ACTIONS) {
+    for (const intensity of INTENSITIES) {
+      if (!isActionValidFor(intensity, action)) continue;
+      const count = stats.by_intensity[intensity]?.actions[action] ?? 0;
+      if (count === 0) continue;
+      const answered = stats.by_intensity[intensity]?.consumed ?? 0;
+      stats.by_action[action] = { intensity, count, share: answered === 0 ? 0 : count / answered };
+    }
+  }
+  if (latencies.length > 0) {
+    latencies.sort((a, b) => a - b);
+    stats.latency_ms = {
+      count: latencies.length,
+      p50: quantile(latencies, 0.5),
+      p95: quantile(latencies, 0.95),
+      max: latencies[latencies.length - 1] ?? 0,
+    };
+  }
+  return stats;
+}
+

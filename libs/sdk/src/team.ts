@@ -1,0 +1,473 @@
+/**
+ * The agent's side of seed 004's team protocols: the one consumer of its inbox, the requests it
+ * opened and waits for, the requests addressed to it, and the idle loop.
+ *
+ * Every inbox message reaches exactly one place: a protocol response (`*_response`) settles the
+ * request it answers, a protocol request (`*_request`) goes to the handler registered for its
+ * type, and every other message goes to the application through {@link TeamChannel.idle}. The
+ * state of a request comes from the `request_update` push the gateway sends just before the
+ * message, so a handler sees the full request (the plan to review) and a waiter the full decision.
+ *
+ * Delivery is at least once (a message stays in the inbox until acknowledged), so messages are
+ * deduplicated by id: a message handed to the application is acknowledged and never handed over
+ * again, also when the gateway delivers it again because the acknowledgement was lost. A message
+ * is acknowledged only once it was used — returned by `idle()`, its response settled, its request
+ * answered — so a crash before that leaves it in the inbox for the next run.
+ */
+import {
+  RequestFrameSchema,
+  ResponseFrameSchema,
+  isProtocolMessage,
+  isTerminalStatus,
+  requestIdOf,
+  responseTypeFor,
+} from '@ahp/protocol';
+import type {
+  AckFrame,
+  InboxAckFrame,
+  InboxMessage,
+  JsonObject,
+  OpenRequest,
+  ProtocolState,
+  RequestFrame,
+  RequestStatus,
+  RequestType,
+  ResponseFrame,
+} from '@ahp/protocol';
+import { AhpClientError } from './errors.js';
+import type { Logger } from './logger.js';
+
+/** How a request ended, as {@link TeamChannel.openAndWait} resolves it. */
+export interface RequestDecision {
+  readonly requestId: string;
+  readonly type: RequestType;
+  /** `approved`, `rejected`, `expired` (nobody decided in time) or `cancelled`. */
+  readonly status: Exclude<RequestStatus, 'pending'>;
+  /** Shorthand for `status === 'approved'`. */
+  readonly approved: boolean;
+  /** What the decider said (the seed's "LGTM", or why not). */
+  readonly feedback?: string;
+  /** The agent or operator who decided; absent when the request expired. */
+  readonly decidedBy?: string;
+  /** For an approved tool approval: the input to run instead of the original. */
+  readonly modifiedInput?: JsonObject;
+  /** The final state as the gateway sent it. */
+  readonly request: ProtocolState;
+}
+
+/** An answer to a request addressed to this agent. */
+export interface RequestAnswer {
+  readonly approve: boolean;
+  readonly feedback?: string;
+  /** Only when approving a tool approval: the input to run instead. */
+  readonly modifiedInput?: JsonObject;
+}
+
+/** A pending request addressed to this agent, narrowed to its type. */
+export type IncomingRequest<T extends RequestType = RequestType> = Extract<ProtocolState, { type: T }>;
+
+/**
+ * Handles a request addressed to this agent and returns the answer, which is sent for it; take
+ * as long as needed (await a model, a person). A throwing handler leaves the request unanswered:
+ * it is delivered again after the next reconnect.
+ */
+export type RequestHandler<T extends RequestType = RequestType> = (request: IncomingRequest<T>) => RequestAnswer | Promise<RequestAnswer>;
+
+/** What {@link TeamChannel.idle} returns. */
+export type IdleResult =
+  /** A message for the application (a `message` or an `idle_notification`); already acknowledged. */
+  | { readonly kind: 'message'; readonly message: InboxMessage }
+  /** This agent approved a shutdown request: stop working; the client disconnects by itself. */
+  | { readonly kind: 'shutdown'; readonly request: ProtocolState }
+  /** `timeoutMs` passed without a message. */
+  | { readonly kind: 'timeout' };
+
+/** What the channel needs from the client: sending managed frames and knowing who it is. */
+export interface TeamChannelDeps {
+  /** Sends a frame through the request manager (re-sent across reconnects, bounded by the client's request deadline) and resolves with its `ack`. */
+  send(frame: RequestFrame | ResponseFrame | InboxAckFrame): Promise<AckFrame>;
+  /** The agent id from the latest `welcome`. */
+  selfId(): string | undefined;
+  /** Called once after this agent approved a shutdown and its answer was acknowledged. */
+  shutdownApproved(request: ProtocolState): void;
+  logger: Logger;
+}
+
+/** Message ids remembered for deduplication; older ones are forgotten first. */
+const MAX_REMEMBERED_MESSAGES = 10_000;
+/** Request states remembered; older ones are forgotten first (those still awaited are re-read). */
+const MAX_REMEMBERED_STATES = 1_000;
+
+interface OpenedRequest {
+  readonly open: OpenRequest;
+  readonly waiters: { resolve(decision: RequestDecision): void; reject(error: AhpClientError): void }[];
+}
+
+interface IdleWaiter {
+  resolve(result: IdleResult): void;
+  reject(error: AhpClientError): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+function newId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/** Adds `key` as the newest entry of an insertion-ordered map, dropping the oldest beyond `max`. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) map.delete(oldest.value);
+  }
+}
+
+/** The decision a final request state stands for. */
+export function toRequestDecision(state: ProtocolState): RequestDecision {
+  if (state.status === 'pending') throw new TypeError(`request ${state.request_id} is still pending`);
+  return {
+    requestId: state.request_id,
+    type: state.type,
+    status: state.status,
+    approved: state.status === 'approved',
+    ...(state.feedback === undefined ? {} : { feedback: state.feedback }),
+    ...(state.decided_by === undefined ? {} : { decidedBy: state.decided_by }),
+    ...(state.modified_input === undefined ? {} : { modifiedInput: state.modified_input }),
+    request: state,
+  };
+}
+
+/** See the module comment. One per client; it outlives reconnects. */
+export class TeamChannel {
+  readonly #deps: TeamChannelDeps;
+  readonly #logger: Logger;
+  /** Latest state per request id. */
+  readonly #states = new Map<string, ProtocolState>();
+  /** Requests this client opened and still waits for. */
+  readonly #opened = new Map<string, OpenedRequest>();
+  /** Unacknowledged `*_request` message ids per request addressed to this agent. */
+  readonly #incoming = new Map<string, Set<string>>();
+  /** Requests handed to a handler (or held for one), so a re-delivery does not dispatch them twice. */
+  readonly #dispatched = new Set<string>();
+  readonly #handlers = new Map<RequestType, RequestHandler>();
+  readonly #held = new Map<RequestType, IncomingRequest[]>();
+  /** `pending`: being used; `done`: used and acknowledged (a re-delivery is acknowledged again). */
+  readonly #seen = new Map<string, 'pending' | 'done'>();
+  readonly #queue: InboxMessage[] = [];
+  readonly #idleWaiters: IdleWaiter[] = [];
+  #shutdown: ProtocolState | undefined;
+  #closed: AhpClientError | undefined;
+
+  constructor(deps: TeamChannelDeps) {
+    this.#deps = deps;
+    this.#logger = deps.logger;
+  }
+
+  /** The first plan approval this client submitted that is not decided yet (its tool calls are gated). */
+  get pendingPlanApproval(): string | undefined {
+    for (const [requestId, opened] of this.#opened) {
+      if (opened.open.type === 'plan_approval') return requestId;
+    }
+    return undefined;
+  }
+
+  // --- pushes --------------------------------------------------------------------------------
+
+  /** A `request_update` push, or the state an `ack` returned. */
+  onRequestState(state: ProtocolState): void {
+    const known = this.#states.get(state.request_id);
+    // A final state never goes back to pending (an older push arriving late).
+    if (known !== undefined && isTerminalStatus(known.status) && !isTerminalStatus(state.status)) return;
+    remember(this.#states, state.request_id, state, MAX_REMEMBERED_STATES);
+    if (isTerminalStatus(state.status)) this.#settle(state);
+  }
+
+  /** An `inbox` push. */
+  onInboxMessage(message: InboxMessage): void {
+    const seen = this.#seen.get(message.id);
+    if (seen === 'done') {
+      // Delivered again: our acknowledgement was lost. Acknowledge again, use nothing twice.
+      void this.#ack([message.id]);
+      return;
+    }
+    if (seen === 'pending') return;
+    remember(this.#seen, message.id, 'pending', MAX_REMEMBERED_MESSAGES);
+    const requestId = isProtocolMessage(message) ? requestIdOf(message) : null;
+    if (requestId === null) {
+      this.#toApplication(message);
+    } else if (message.type.endsWith('_response')) {
+      void this.#onResponseMessage(message, requestId);
+    } else {
+      this.#onRequestMessage(message, requestId);
+    }
+  }
+
+  // --- requests this agent opens -------------------------------------------------------------
+
+  /**
+   * Opens a request and resolves with its final state, however long that takes (its deadline,
+   * sent as `deadline_ms`, bounds it on the gateway's side). Re-opening the same `request_id`
+   * (e.g. after a restart) is safe: it resolves with the stored request's outcome.
+   */
+  async openAndWait(open: OpenRequest): Promise<RequestDecision> {
+    if (this.#closed !== undefined) throw this.#closed;
+    const frame: RequestFrame = { type: 'request', id: newId(), request: open };
+    const checked = RequestFrameSchema.safeParse(frame);
+    if (!checked.success) {
+      throw new AhpClientError('E_INVALID_FRAME', `invalid request: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, {
+        details: { issues: checked.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) },
+      });
+    }
+    let opened = this.#opened.get(open.request_id);
+    if (opened === undefined) {
+      opened = { open, waiters: [] };
+      this.#opened.set(open.request_id, opened);
+    }
+    const decided = new Promise<RequestDecision>((resolve, reject) => opened.waiters.push({ resolve, reject }));
+    try {
+      this.#stateFromAck(await this.#deps.send(frame));
+    } catch (error) {
+      this.#opened.delete(open.request_id);
+      for (const waiter of opened.waiters) waiter.reject(asClientError(error));
+    }
+    return decided;
+  }
+
+  // --- requests addressed to this agent -------------------------------------------------------
+
+  /** Registers the handler of one request type (replacing an earlier one); held requests go to it now. */
+  onRequest<T extends RequestType>(type: T, handler: RequestHandler<T>): () => void {
+    // Requests are dispatched by their type, so this handler only ever sees requests of type T.
+    const stored = handler as unknown as RequestHandler;
+    this.#handlers.set(type, stored);
+    const held = this.#held.get(type) ?? [];
+    this.#held.delete(type);
+    for (const request of held) {
+      // Held for a while: it may have been settled meanwhile (expired, cancelled).
+      const latest = this.#states.get(request.request_id) ?? request;
+      if (latest.status === 'pending') this.#runHandler(latest, stored);
+      else void this.#ackIncoming(request.request_id);
+    }
+    return () => {
+      if (this.#handlers.get(type) === stored) this.#handlers.delete(type);
+    };
+  }
+
+  /**
+   * Answers a request addressed to this agent and resolves with the request's state afterwards.
+   * The request's messages are acknowledged once the gateway has the answer — also when it turns
+   * out someone else decided first, since nothing is left to answer then.
+   */
+  async answer(requestId: string, type: RequestType, answer: RequestAnswer): Promise<ProtocolState> {
+    if (this.#closed !== undefined) throw this.#closed;
+    const frame: ResponseFrame = {
+      type: 'response',
+      id: newId(),
+      response: {
+        request_id: requestId,
+        type: responseTypeFor(type),
+        approve: answer.approve,
+        ...(answer.feedback === undefined ? {} : { feedback: answer.feedback }),
+        ...(answer.modifiedInput === undefined ? {} : { modified_input: answer.modifiedInput }),
+      },
+    };
+    const checked = ResponseFrameSchema.safeParse(frame);
+    if (!checked.success) {
+      throw new AhpClientError('E_INVALID_FRAME', `invalid answer: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, {
+        details: { issues: checked.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) },
+      });
+    }
+    let reply: AckFrame;
+    try {
+      reply = await this.#deps.send(frame);
+    } catch (error) {
+      const clientError = asClientError(error);
+      // A final refusal (decided by someone else, expired, not ours): the request messages are
+      // of no further use. A retryable failure keeps them for the next delivery.
+      if (!clientError.retryable && clientError.code !== 'E_CLOSED') this.#ackIncoming(requestId);
+      throw clientError;
+    }
+    const state = this.#stateFromAck(reply);
+    if (state === undefined) throw new AhpClientError('E_PROTOCOL', 'the gateway acknowledged an answer without the request state');
+    await this.#ackIncoming(requestId);
+    const self = this.#deps.selfId();
+    if (state.type === 'shutdown' && state.status === 'approved' && state.target.kind === 'agent' && state.target.agent === self && this.#shutdown === undefined) {
+      this.#shutdown = state;
+      for (const waiter of this.#idleWaiters.splice(0)) this.#resolveIdle(waiter, { kind: 'shutdown', request: state });
+      this.#deps.shutdownApproved(state);
+    }
+    return state;
+  }
+
+  /** The latest known state of a request (from a push or an ack). */
+  stateOf(requestId: string): ProtocolState | undefined {
+    return this.#states.get(requestId);
+  }
+
+  // --- the idle loop -------------------------------------------------------------------------
+
+  /**
+   * Waits for the next message for the application, by push (no polling). Messages that arrived
+   * while nobody waited are returned first, oldest first. Resolves `shutdown` once this agent
+   * approved a shutdown, and `timeout` after `timeoutMs` when given.
+   */
+  idle(timeoutMs?: number): Promise<IdleResult> {
+    if (this.#closed !== undefined) return Promise.reject(this.#closed);
+    if (this.#shutdown !== undefined) return Promise.resolve({ kind: 'shutdown', request: this.#shutdown });
+    const next = this.#queue.shift();
+    if (next !== undefined) return Promise.resolve(this.#handOver(next));
+    return new Promise<IdleResult>((resolve, reject) => {
+      const waiter: IdleWaiter = { resolve, reject, timer: undefined };
+      if (timeoutMs !== undefined) {
+        waiter.timer = setTimeout(() => {
+          const index = this.#idleWaiters.indexOf(waiter);
+          if (index >= 0) this.#idleWaiters.splice(index, 1);
+          resolve({ kind: 'timeout' });
+        }, timeoutMs);
+      }
+      this.#idleWaiters.push(waiter);
+    });
+  }
+
+  /** Final: rejects every waiter (opened requests, idle loops) with `error`. Idempotent. */
+  close(error: AhpClientError): void {
+    if (this.#closed !== undefined) return;
+    this.#closed = error;
+    for (const opened of this.#opened.values()) for (const waiter of opened.waiters) waiter.reject(error);
+    this.#opened.clear();
+    for (const waiter of this.#idleWaiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
+  }
+
+  // --- internals -----------------------------------------------------------------------------
+
+  #stateFromAck(reply: AckFrame): ProtocolState | undefined {
+    if (reply.result?.kind !== 'request') return undefined;
+    this.onRequestState(reply.result.request);
+    return reply.result.request;
+  }
+
+  /** Resolves whoever waits for a request that reached its final state. */
+  #settle(state: ProtocolState): void {
+    const opened = this.#opened.get(state.request_id);
+    if (opened === undefined) return;
+    this.#opened.delete(state.request_id);
+    const decision = toRequestDecision(state);
+    for (const waiter of opened.waiters) waiter.resolve(decision);
+  }
+
+  async #onResponseMessage(message: InboxMessage, requestId: string): Promise<void> {
+    const opened = this.#opened.get(requestId);
+    const known = this.#states.get(requestId);
+    if (opened !== undefined && (known === undefined || !isTerminalStatus(known.status))) {
+      // The decision arrived without its state (the gateway could not read it): ask again with
+      // the same request id, which answers with the current state.
+      try {
+        this.#stateFromAck(await this.#deps.send({ type: 'request', id: newId(), request: opened.open }));
+      } catch (error) {
+        this.#logger.warn('could not read the state of a decided request', { requestId, error: String(error) });
+        this.#seen.delete(message.id);
+        return;
+      }
+    }
+    await this.#ack([message.id]);
+  }
+
+  #onRequestMessage(message: InboxMessage, requestId: string): void {
+    const state = this.#states.get(requestId);
+    if (state === undefined) {
+      // Without the request's state there is nothing to hand a handler; the message stays in
+      // the inbox and comes again (with its state) on the next connection.
+      this.#logger.warn('request message without its request state; leaving it for the next delivery', { requestId, messageId: message.id });
+      this.#seen.delete(message.id);
+      return;
+    }
+    if (state.status !== 'pending') {
+      void this.#ack([message.id]);
+      return;
+    }
+    let ids = this.#incoming.get(requestId);
+    if (ids === undefined) {
+      ids = new Set();
+      this.#incoming.set(requestId, ids);
+    }
+    ids.add(message.id);
+    if (this.#dispatched.has(requestId)) return;
+    this.#dispatched.add(requestId);
+    const handler = this.#handlers.get(state.type);
+    if (handler === undefined) {
+      const held = this.#held.get(state.type) ?? [];
+      held.push(state);
+      this.#held.set(state.type, held);
+      return;
+    }
+    this.#runHandler(state, handler);
+  }
+
+  #runHandler(request: IncomingRequest, handler: RequestHandler): void {
+    void (async () => {
+      let answer: RequestAnswer;
+      try {
+        answer = await handler(request);
+      } catch (error) {
+        this.#logger.error('request handler failed; the request stays unanswered', { requestId: request.request_id, error: String(error) });
+        this.#release(request.request_id);
+        return;
+      }
+      try {
+        await this.answer(request.request_id, request.type, answer);
+      } catch (error) {
+        this.#logger.warn('answering a request failed', { requestId: request.request_id, error: String(error) });
+        if (asClientError(error).retryable) this.#release(request.request_id);
+      }
+    })();
+  }
+
+  /** Forgets a request's unanswered messages, so that their next delivery dispatches it again. */
+  #release(requestId: string): void {
+    for (const id of this.#incoming.get(requestId) ?? []) this.#seen.delete(id);
+    this.#incoming.delete(requestId);
+    this.#dispatched.delete(requestId);
+  }
+
+  /** Acknowledges a request's messages once it needs no answer from this agent any more. */
+  async #ackIncoming(requestId: string): Promise<void> {
+    const ids = this.#incoming.get(requestId);
+    this.#incoming.delete(requestId);
+    this.#dispatched.delete(requestId);
+    if (ids !== undefined && ids.size > 0) await this.#ack([...ids]);
+  }
+
+  #toApplication(message: InboxMessage): void {
+    const waiter = this.#idleWaiters.shift();
+    if (waiter === undefined) this.#queue.push(message);
+    else this.#resolveIdle(waiter, this.#handOver(message));
+  }
+
+  #handOver(message: InboxMessage): IdleResult {
+    void this.#ack([message.id]);
+    return { kind: 'message', message };
+  }
+
+  #resolveIdle(waiter: IdleWaiter, result: IdleResult): void {
+    clearTimeout(waiter.timer);
+    waiter.resolve(result);
+  }
+
+  /** Acknowledges messages; they count as used from now on. Failures are logged: the gateway delivers them again and they are acknowledged then. */
+  async #ack(messageIds: string[]): Promise<void> {
+    for (const id of messageIds) remember(this.#seen, id, 'done', MAX_REMEMBERED_MESSAGES);
+    try {
+      await this.#deps.send({ type: 'inbox_ack', id: newId(), message_ids: messageIds });
+    } catch (error) {
+      if (this.#closed === undefined) this.#logger.warn('acknowledging inbox messages failed', { count: messageIds.length, error: String(error) });
+    }
+  }
+}
+
+function asClientError(error: unknown): AhpClientError {
+  return error instanceof AhpClientError ? error : new AhpClientError('E_PROTOCOL', String(error), { cause: error });
+}

@@ -1,0 +1,126 @@
+import { APPEND_INBOX_LUA } from './inbox-send.lua.js';
+
+/** Number of fixed KEYS of cas-request, before the index keys. */
+export const CAS_REQUEST_FIXED_KEYS = 6;
+
+/** Source of the cas-request script; see its header. */
+export const CAS_REQUEST_LUA = `--[[
+  cas-request (6 + a + r [+ 2] [+ 2] keys): writes a request's next state if its revision is still
+  the one the caller read (compare-and-set), with every write that goes with the change. The state
+  machine itself runs in TypeScript (the protocol's pure functions); this script only makes "read,
+  decide, write" atomic: a caller that lost a race gets 'stale' and re-reads.
+
+  KEYS[1]  request hash      <prefix>:request:{<id>}  fields state, rev, teams, incarnation,
+                                                       request_message_id
+  KEYS[2]  history list      <prefix>:request:{<id>}:history
+  KEYS[3]  audit stream      <prefix>:requests:events
+  KEYS[4]  deadline zset     <prefix>:requests:deadlines
+  KEYS[5]  retention zset    <prefix>:requests:retention
+  KEYS[6]  sender's gate     <prefix>:plan-gate:{<sender>}
+  KEYS[7 .. 6+a]        indexes to add the request to (score ARGV[6])
+  KEYS[7+a .. 6+a+r]    indexes to remove it from
+  then, if ARGV[20] ~= '': the recipient's inbox stream and id hash (message to deliver)
+  then, if ARGV[22] == '1': the target's inbox stream and id hash (request message to withdraw)
+
+  ARGV[1]   expected revision; '0' means the request must not exist yet (create)
+  ARGV[2]   request id
+  ARGV[3]   next state JSON (validated by the caller)
+  ARGV[4]   next status
+  ARGV[5]   request type
+  ARGV[6]   created_at (epoch ms): the score in every index
+  ARGV[7]   history entry JSON
+  ARGV[8]   audit event (created, approved, rejected, expired, cancelled)
+  ARGV[9]   audit time (ISO 8601)
+  ARGV[10]  actor JSON
+  ARGV[11]  audit stream MAXLEN (approximate trimming)
+  ARGV[12]  deadline (epoch ms) to keep in the deadline zset, or '' to remove the request from it
+  ARGV[13]  'add' or 'remove': the request's membership of the sender's plan gate
+  ARGV[14]  teams JSON (stored on create only)
+  ARGV[15]  retention (ms) once settled, or '' while pending: the hash and history expire after it
+  ARGV[16]  purge time (epoch ms), when ARGV[15] is set
+  ARGV[17]  retention member (JSON [id, incarnation, ...index keys]), when ARGV[15] is set
+  ARGV[18]  a: number of indexes to add to
+  ARGV[19]  r: number of indexes to remove from
+  ARGV[20]  id of the inbox message to deliver, or ''
+  ARGV[21]  its JSON (validated by the caller)
+  ARGV[22]  '1' to withdraw the request message (request_message_id) from the target's inbox
+  ARGV[23]  incarnation (stored on create only): a fresh token telling this request apart from a
+            later one that reuses its id after it expired, for purge-request
+
+  Returns
+    { 'ok', new revision, entry id of the delivered message or '' }
+    { 'stale', current revision ('0' when the request does not exist), state JSON or '', teams JSON or '' }
+        the revision is not ARGV[1]; nothing changed
+    { 'corrupt' }  the hash exists without a revision; nothing changed
+
+  On create (ARGV[1] = '0') a delivered message is the request message to the target: its id is
+  kept as request_message_id, so that settling the request can withdraw it while unacknowledged
+  (an agent coming back online must not act on a request that is over).
+]]
+${APPEND_INBOX_LUA}
+local hash = KEYS[1]
+local current = redis.call('HMGET', hash, 'rev', 'state', 'teams')
+if not current[1] then
+  if redis.call('EXISTS', hash) == 1 then
+    return { 'corrupt' }
+  end
+  current[1] = '0'
+end
+if current[1] ~= ARGV[1] then
+  return { 'stale', current[1], current[2] or '', current[3] or '' }
+end
+local id = ARGV[2]
+local rev = tonumber(current[1]) + 1
+local creating = ARGV[1] == '0'
+redis.call('HSET', hash, 'state', ARGV[3], 'rev', rev)
+if creating then
+  redis.call('HSET', hash, 'teams', ARGV[14], 'incarnation', ARGV[23])
+end
+redis.call('RPUSH', KEYS[2], ARGV[7])
+
+local adds, removes = tonumber(ARGV[18]), tonumber(ARGV[19])
+for i = 1, adds do
+  redis.call('ZADD', KEYS[${CAS_REQUEST_FIXED_KEYS} + i], ARGV[6], id)
+end
+for i = 1, removes do
+  redis.call('ZREM', KEYS[${CAS_REQUEST_FIXED_KEYS} + adds + i], id)
+end
+if ARGV[12] ~= '' then
+  redis.call('ZADD', KEYS[4], ARGV[12], id)
+else
+  redis.call('ZREM', KEYS[4], id)
+end
+if ARGV[13] == 'add' then
+  redis.call('SADD', KEYS[6], id)
+else
+  redis.call('SREM', KEYS[6], id)
+end
+if ARGV[15] ~= '' then
+  redis.call('PEXPIRE', hash, ARGV[15])
+  redis.call('PEXPIRE', KEYS[2], ARGV[15])
+  redis.call('ZADD', KEYS[5], ARGV[16], ARGV[17])
+end
+
+local pos = ${CAS_REQUEST_FIXED_KEYS} + adds + removes + 1
+local delivered = ''
+if ARGV[20] ~= '' then
+  delivered = append_inbox(KEYS[pos], KEYS[pos + 1], ARGV[20], ARGV[21])
+  if creating then
+    redis.call('HSET', hash, 'request_message_id', ARGV[20])
+  end
+  pos = pos + 2
+end
+if ARGV[22] == '1' then
+  local messageId = redis.call('HGET', hash, 'request_message_id')
+  local entryId = messageId and redis.call('HGET', KEYS[pos + 1], messageId)
+  if entryId then
+    redis.call('XDEL', KEYS[pos], entryId)
+    redis.call('HDEL', KEYS[pos + 1], messageId)
+  end
+end
+
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[11], '*',
+  'event', ARGV[8], 'request_id', id, 'type', ARGV[5], 'status', ARGV[4], 'at', ARGV[9],
+  'actor', ARGV[10], 'rev', rev, 'state', ARGV[3])
+return { 'ok', tostring(rev), delivered }
+`;

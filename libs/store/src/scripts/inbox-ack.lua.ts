@@ -1,0 +1,22 @@
+/** Source of the inbox-ack script; see its header. */
+export const INBOX_ACK_LUA = `--[[
+  inbox-ack (2 keys): removes acknowledged messages from an agent's inbox.
+
+  KEYS[1]  inbox stream  <prefix>:inbox:{<agentId>}
+  KEYS[2]  inbox ids     <prefix>:inbox:{<agentId>}:ids
+
+  ARGV[1..n]  message ids
+
+  Returns the number of messages removed now. Ids the inbox does not hold (never sent, or
+  already acknowledged) are skipped, so acknowledging twice removes nothing the second time.
+]]
+local removed = 0
+for i = 1, #ARGV do
+  local entryId = redis.call('HGET', KEYS[2], ARGV[i])
+  if entryId then
+    removed = removed + redis.call('XDEL', KEYS[1], entryId)
+    redis.call('HDEL', KEYS[2], ARGV[i])
+  end
+end
+return removed
+`;

@@ -1,0 +1,37 @@
+/** Source of the record-refusal script; see its header. */
+export const RECORD_REFUSAL_LUA = `--[[
+  record-refusal (3 keys): records an answer the request refused (a contrary decision after it
+  was decided, or a response of the wrong type) in its history and the audit stream. The state
+  does not change, so no revision check: the refusal is a fact whatever happens next.
+
+  KEYS[1]  request hash   <prefix>:request:{<id>}
+  KEYS[2]  history list   <prefix>:request:{<id>}:history
+  KEYS[3]  audit stream   <prefix>:requests:events
+
+  ARGV[1]  history entry JSON
+  ARGV[2]  history length beyond which refusals go to the audit stream only
+  ARGV[3]  request id
+  ARGV[4]  request type
+  ARGV[5]  current status
+  ARGV[6]  time (ISO 8601)
+  ARGV[7]  actor JSON
+  ARGV[8]  audit stream MAXLEN (approximate trimming)
+  ARGV[9]  why it was refused
+
+  Returns 1 when recorded, 0 when the request no longer exists (nothing written).
+
+  The history cap keeps a caller that repeats a refused answer in a loop from growing the list
+  without bound; RPUSHX because the history always exists with its request and must keep the
+  request's TTL (a new list would have none).
+]]
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+if redis.call('LLEN', KEYS[2]) < tonumber(ARGV[2]) then
+  redis.call('RPUSHX', KEYS[2], ARGV[1])
+end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*',
+  'event', 'refused', 'request_id', ARGV[3], 'type', ARGV[4], 'status', ARGV[5], 'at', ARGV[6],
+  'actor', ARGV[7], 'feedback', ARGV[9])
+return 1
+`;

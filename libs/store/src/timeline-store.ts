@@ -1,0 +1,122 @@
+/**
+ * Agent timelines: what each agent reported with `event` frames (control signals, plan progress,
+ * verification results), kept per agent in a Redis stream for the console.
+ *
+ * Guarantees: `append` stores the event before it resolves (the gateway acknowledges the frame
+ * only then); entries of one agent are ordered by arrival (stream ids); a timeline is bounded by
+ * count (`XADD MAXLEN ~`) and expires `ttlMs` after the agent's last event. Duplicates are kept:
+ * an SDK re-sending an event after a reconnect records it twice, which is harmless for an
+ * observability log and cheaper than deduplicating every event.
+ *
+ * Key: `<prefix>:timeline:{<agentId>}` (hash-tagged by agent, so one agent's timeline is one
+ * Cluster slot). It is built here rather than in `keys.ts` only because this file was added
+ * alongside a concurrent change to `keys.ts`; it belongs in that table.
+ */
+import { AgentEventSchema, IdSchema, TimelineEntrySchema, type AgentEvent, type TimelineEntry } from '@ahp/protocol';
+import { StoreInputError } from './errors.js';
+import type { StoreKeys } from './keys.js';
+import { parseStored, parseStoredJson } from './lua.js';
+import type { RedisClient } from './redis-client.js';
+import { describeIssues } from './validate.js';
+
+/** Default of {@link TimelineStoreOptions.maxLen}. */
+export const DEFAULT_TIMELINE_MAX_LEN = 10_000;
+/** Default of {@link TimelineStoreOptions.ttlMs}: 7 days. */
+export const DEFAULT_TIMELINE_TTL_MS = 7 * 24 * 3_600_000;
+
+/** Options of {@link createTimelineStore}. */
+export interface TimelineStoreOptions {
+  redis: RedisClient;
+  keys: StoreKeys;
+  /**
+   * Approximate number of events kept per agent.
+   * @defaultValue {@link DEFAULT_TIMELINE_MAX_LEN} (10 000)
+   */
+  maxLen?: number;
+  /**
+   * A timeline is deleted this long after its agent's last event.
+   * @defaultValue {@link DEFAULT_TIMELINE_TTL_MS} (7 days)
+   */
+  ttlMs?: number;
+}
+
+/** What {@link TimelineStore.append} records. */
+export interface TimelineAppend {
+  agentId: string;
+  /** The session the agent reported it in, when known. */
+  sessionId?: string;
+  event: AgentEvent;
+  now: number;
+}
+
+/** See the module comment for the guarantees. */
+export interface TimelineStore {
+  append(input: TimelineAppend): Promise<TimelineEntry>;
+  /** The newest `limit` events of an agent, newest first; empty for an agent without events. */
+  read(agentId: string, limit: number): Promise<TimelineEntry[]>;
+}
+
+/** The stream of one agent's timeline. */
+export function timelineKey(keys: StoreKeys, agentId: string): string {
+  if (!IdSchema.safeParse(agentId).success) {
+    throw new StoreInputError(`agent id ${JSON.stringify(agentId.slice(0, 140))} cannot be part of a key: 1-128 of letters, digits and . _ : -`);
+  }
+  return `${keys.prefix}:timeline:{${agentId}}`;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) throw new StoreInputError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** Creates the Redis timeline store; it holds no state, so every gateway can create its own. */
+export function createTimelineStore(options: TimelineStoreOptions): TimelineStore {
+  const { redis, keys } = options;
+  const maxLen = positive('maxLen', options.maxLen ?? DEFAULT_TIMELINE_MAX_LEN);
+  const ttlMs = positive('ttlMs', options.ttlMs ?? DEFAULT_TIMELINE_TTL_MS);
+
+  return {
+    async append(input: TimelineAppend): Promise<TimelineEntry> {
+      const key = timelineKey(keys, input.agentId);
+      const checked = AgentEventSchema.safeParse(input.event);
+      if (!checked.success) throw new StoreInputError(`timeline event for ${input.agentId} is invalid: ${describeIssues(checked.error.issues)}`);
+      const recordedAt = new Date(input.now).toISOString();
+      const fields: Record<string, string> = { recorded_at: recordedAt, event: JSON.stringify(input.event) };
+      if (input.sessionId !== undefined) fields['session_id'] = input.sessionId;
+      const [id] = (await redis
+        .multi()
+        .xAdd(key, '*', fields, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: maxLen } })
+        .pExpire(key, ttlMs)
+        .exec()) as [unknown, unknown];
+      if (typeof id !== 'string') throw new StoreInputError(`XADD to ${key} returned no entry id`);
+      return {
+        id,
+        agent_id: input.agentId,
+        ...(input.sessionId === undefined ? {} : { session_id: input.sessionId }),
+        recorded_at: recordedAt,
+        event: input.event,
+      };
+    },
+
+    async read(agentId: string, limit: number): Promise<TimelineEntry[]> {
+      const key = timelineKey(keys, agentId);
+      const entries = await redis.xRevRange(key, '+', '-', { COUNT: positive('limit', limit) });
+      return (entries ?? []).map((entry) => {
+        const fields = entry.message as Record<string, string>;
+        const event = fields['event'] === undefined ? undefined : parseStoredJson(fields['event'], key, 'event');
+        return parseStored(
+          TimelineEntrySchema,
+          {
+            id: entry.id,
+            agent_id: agentId,
+            ...(fields['session_id'] === undefined ? {} : { session_id: fields['session_id'] }),
+            recorded_at: fields['recorded_at'],
+            event,
+          },
+          key,
+          entry.id,
+        );
+      });
+    },
+  };
+}

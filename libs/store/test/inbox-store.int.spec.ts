@@ -1,0 +1,185 @@
+/**
+ * InboxStore against the run's Redis: durable per-agent inboxes, at-least-once until acknowledged,
+ * and the notice to the gateway that holds the recipient.
+ */
+import type { InboxMessage, PresenceEntry } from '@ahp/protocol';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  StoreDataError,
+  StoreInputError,
+  createDecisionFeed,
+  createGatewayFeed,
+  createRedisStores,
+  type InboxNotice,
+  type RedisClient,
+  type RedisStores,
+  type StoreKeys,
+} from '../src/index.js';
+import { eventually, makeDecision, openClient, randomUUID, recordingLogger, testKeys } from './support.js';
+
+const T0 = Date.parse('2025-06-01T12:00:00.000Z');
+
+let redis: RedisClient;
+let keys: StoreKeys;
+let stores: RedisStores;
+const feeds: { stop(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  redis = await openClient('store-test:inbox');
+});
+afterAll(async () => {
+  await redis.close();
+});
+beforeEach((context) => {
+  keys = testKeys(context.task.name);
+  stores = createRedisStores({ redis, keys });
+});
+afterEach(async () => {
+  await Promise.all(feeds.splice(0).map((feed) => feed.stop()));
+});
+
+function message(to: string, content: string, overrides: Partial<InboxMessage> = {}): InboxMessage {
+  return { id: randomUUID(), from: 'lead', to, content, type: 'message', metadata: {}, sent_at: new Date(T0).toISOString(), ...overrides };
+}
+
+async function connect(agentId: string, gatewayId: string): Promise<void> {
+  const at = new Date(T0).toISOString();
+  const entry: PresenceEntry = { agent: { id: agentId, name: agentId }, session_id: `s-${agentId}`, gateway_id: gatewayId, connected_at: at, last_activity_at: at };
+  await stores.presence.connect(entry, 60_000, Date.now());
+}
+
+/** Feed entries of one gateway's stream, as written. */
+async function feedEntries(gatewayId: string): Promise<Record<string, string>[]> {
+  return ((await redis.xRange(keys.gatewayDecisions(gatewayId), '-', '+')) ?? []).map((entry) => ({ ...(entry.message as Record<string, string>) }));
+}
+
+describe('InboxStore', () => {
+  it('keeps messages in order until acknowledged; reading does not consume them; ack is idempotent', async () => {
+    const sent = [message('bob', 'one'), message('bob', 'two'), message('bob', 'three')];
+    const entries = [];
+    for (const m of sent) entries.push(await stores.inboxes.send(m, T0));
+    expect(entries.map((entry) => entry.message)).toEqual(sent);
+
+    const pending = await stores.inboxes.pending('bob');
+    expect(pending).toEqual(entries);
+    expect(await stores.inboxes.pending('bob')).toEqual(entries);
+    expect(await stores.inboxes.pending('bob', entries[0]!.cursor)).toEqual(entries.slice(1));
+    expect(await stores.inboxes.pending('bob', undefined, 2)).toEqual(entries.slice(0, 2));
+
+    expect(await stores.inboxes.ack('bob', [sent[0]!.id, 'never-sent'])).toBe(1);
+    expect(await stores.inboxes.ack('bob', [sent[0]!.id])).toBe(0);
+    expect(await stores.inboxes.ack('bob', [])).toBe(0);
+    // Another agent cannot remove bob's messages by id.
+    expect(await stores.inboxes.ack('carol', [sent[1]!.id])).toBe(0);
+    expect((await stores.inboxes.pending('bob')).map((entry) => entry.message.content)).toEqual(['two', 'three']);
+  });
+
+  it('appends a re-sent message id once while it is unacknowledged', async () => {
+    const m = message('bob', 'hello');
+    const first = await stores.inboxes.send(m, T0);
+    expect(await stores.inboxes.send({ ...m, content: 'changed' }, T0)).toEqual(first);
+    expect(await stores.inboxes.pending('bob')).toEqual([first]);
+  });
+
+  it('keeps a message sent while the recipient is offline, and notifies its gateway once it is connected', async () => {
+    const offline = await stores.inboxes.send(message('bob', 'while you were away'), T0);
+    expect(await redis.exists(keys.gatewayDecisions('gw-a'))).toBe(0);
+
+    await connect('bob', 'gw-a');
+    expect(await stores.inboxes.pending('bob')).toEqual([offline]);
+    await stores.inboxes.send(message('bob', 'welcome back'), T0);
+    await stores.inboxes.send(message('carol', 'not yours'), T0);
+    expect(await feedEntries('gw-a')).toEqual([{ kind: 'inbox', agent_id: 'bob' }]);
+  });
+
+  it('refuses invalid input', async () => {
+    await expect(stores.inboxes.send({ ...message('bob', 'x'), type: 'shutdown_request' }, T0)).rejects.toBeInstanceOf(StoreInputError);
+    await expect(stores.inboxes.pending('bob', 'not-a-cursor')).rejects.toBeInstanceOf(StoreInputError);
+    await expect(stores.inboxes.pending('bob', undefined, 0)).rejects.toBeInstanceOf(StoreInputError);
+  });
+
+  it('throws StoreDataError for an entry that does not parse or is not addressed to the inbox', async () => {
+    await redis.xAdd(keys.inbox('bob'), '*', { id: 'm1', message: '{broken' });
+    await expect(stores.inboxes.pending('bob')).rejects.toBeInstanceOf(StoreDataError);
+
+    await redis.del(keys.inbox('bob'));
+    const forCarol = message('carol', 'misfiled');
+    await redis.xAdd(keys.inbox('bob'), '*', { id: forCarol.id, message: JSON.stringify(forCarol) });
+    await expect(stores.inboxes.pending('bob')).rejects.toThrow(/to carol/);
+  });
+});
+
+describe('gateway feed', () => {
+  function start(gatewayId: string) {
+    const logger = recordingLogger();
+    const notices: InboxNotice[] = [];
+    const decisions: string[] = [];
+    const feed = createGatewayFeed({ redis, keys, gatewayId, logger });
+    feeds.push(feed);
+    const started = feed.start({ onInbox: (notice) => notices.push(notice), onDecision: (decision) => decisions.push(decision.hook_id) });
+    return { logger, notices, decisions, started };
+  }
+
+  it('delivers inbox notices for the agents in its presence, and decisions, in one feed', async () => {
+    await connect('bob', 'gw-a');
+    await connect('carol', 'gw-b');
+    const { notices, decisions, logger, started } = start('gw-a');
+    await started;
+
+    await stores.inboxes.send(message('bob', 'hi'), T0);
+    await stores.inboxes.send(message('carol', 'hi'), T0);
+    const hookId = randomUUID();
+    await stores.hooks.open({ hookId, agentId: 'bob', sessionId: 's-bob', gatewayId: 'gw-a', trigger: 'pre-tool-use', now: Date.now(), deadlineAt: Date.now() + 5_000 });
+    await stores.hooks.decide(hookId, makeDecision(hookId), Date.now());
+
+    await eventually(() => (notices.length >= 1 && decisions.length >= 1 ? true : undefined), 'the notice and the decision');
+    expect(notices).toEqual([{ agent_id: 'bob' }]);
+    expect(decisions).toEqual([hookId]);
+    expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it("notifies the target's gateway of a new request and the sender's of its outcome", async () => {
+    await connect('alice', 'gw-a');
+    await connect('lead', 'gw-b');
+    const a = start('gw-a');
+    const b = start('gw-b');
+    await Promise.all([a.started, b.started]);
+
+    const now = new Date(T0).toISOString();
+    await stores.requests.create(
+      { request_id: 'req_1', type: 'shutdown', sender: 'lead', target: { kind: 'agent', agent: 'alice' }, status: 'pending', payload: {}, created_at: now, updated_at: now },
+      T0,
+    );
+    await eventually(() => (a.notices.length >= 1 ? true : undefined), 'the notice for alice');
+    await stores.requests.decide('req_1', { request_id: 'req_1', type: 'shutdown_response', approve: true }, { kind: 'agent', id: 'alice' }, T0 + 1);
+    await eventually(() => (b.notices.length >= 1 ? true : undefined), 'the notice for lead');
+
+    expect(a.notices).toEqual([{ agent_id: 'alice' }]);
+    expect(b.notices).toEqual([{ agent_id: 'lead' }]);
+    expect((await stores.inboxes.pending('lead')).map((entry) => entry.message.type)).toEqual(['shutdown_response']);
+  });
+
+  it('skips and logs entries that do not parse; a decision feed skips inbox notices quietly', async () => {
+    const { notices, logger, started } = start('gw-a');
+    const decisionLogger = recordingLogger();
+    const decisionFeed = createDecisionFeed({ redis, keys, gatewayId: 'gw-a', logger: decisionLogger });
+    feeds.push(decisionFeed);
+    const decisions: string[] = [];
+    await Promise.all([started, decisionFeed.start((decision) => decisions.push(decision.hook_id))]);
+
+    const stream = keys.gatewayDecisions('gw-a');
+    await redis.xAdd(stream, '*', { kind: 'inbox', agent_id: 'not an id' });
+    await redis.xAdd(stream, '*', { kind: 'telegram', agent_id: 'bob' });
+    await redis.xAdd(stream, '*', { kind: 'inbox', agent_id: 'bob' });
+    const hookId = randomUUID();
+    await redis.xAdd(stream, '*', { hook_id: hookId, decision: JSON.stringify(makeDecision(hookId)) });
+
+    await eventually(() => (notices.length >= 1 && decisions.length >= 1 ? true : undefined), 'the valid entries');
+    expect(notices).toEqual([{ agent_id: 'bob' }]);
+    expect(decisions).toEqual([hookId]);
+    const skipped = logger.lines.filter((line) => line.level === 'error' && line.message.includes('does not parse'));
+    expect(skipped).toHaveLength(2);
+    // The decisions-only feed logs only the entry whose kind nobody knows.
+    expect(decisionLogger.lines.filter((line) => line.level === 'error')).toHaveLength(1);
+  });
+});

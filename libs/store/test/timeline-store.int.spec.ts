@@ -1,0 +1,67 @@
+/**
+ * TimelineStore against the run's Redis: order, bounds, retention, and what a corrupt entry does.
+ */
+import type { AgentEvent } from '@ahp/protocol';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { StoreDataError, StoreInputError, createTimelineStore, timelineKey, type RedisClient, type StoreKeys, type TimelineStore } from '../src/index.js';
+import { openClient, testKeys } from './support.js';
+
+let redis: RedisClient;
+let keys: StoreKeys;
+let timeline: TimelineStore;
+
+const stepDone = (step: string): AgentEvent => ({ kind: 'control_signal', control_signal: { step_id: step, control: 'step_done', format: 'structured' } });
+
+beforeAll(async () => {
+  redis = await openClient('store-test:timeline');
+});
+afterAll(async () => {
+  await redis.close();
+});
+beforeEach((context) => {
+  keys = testKeys(context.task.name);
+  timeline = createTimelineStore({ redis, keys, maxLen: 50, ttlMs: 60_000 });
+});
+
+describe('TimelineStore', () => {
+  it('appends events per agent and reads them newest first', async () => {
+    const now = Date.parse('2026-02-09T10:00:00Z');
+    const first = await timeline.append({ agentId: 'alice', sessionId: 'sess-1', event: stepDone('s1'), now });
+    await timeline.append({ agentId: 'bob', event: stepDone('b1'), now });
+    const verification: AgentEvent = { kind: 'verification', step_id: 's1', result: { ok: true, type: 'passed', summary: '42 passed', details: [] } };
+    await timeline.append({ agentId: 'alice', sessionId: 'sess-1', event: verification, now: now + 1000 });
+
+    expect(first).toEqual({ id: expect.any(String), agent_id: 'alice', session_id: 'sess-1', recorded_at: '2026-02-09T10:00:00.000Z', event: stepDone('s1') });
+    const alice = await timeline.read('alice', 10);
+    expect(alice.map((entry) => entry.event.kind)).toEqual(['verification', 'control_signal']);
+    expect(alice[0]).toMatchObject({ agent_id: 'alice', session_id: 'sess-1', recorded_at: '2026-02-09T10:00:01.000Z', event: verification });
+    expect(alice[1]?.id).toBe(first.id);
+    expect((await timeline.read('bob', 10)).map((entry) => entry.session_id)).toEqual([undefined]);
+    expect(await timeline.read('nobody', 10)).toEqual([]);
+  });
+
+  it('returns at most `limit` events, keeps roughly maxLen, and expires after the ttl', async () => {
+    for (let i = 0; i < 120; i++) await timeline.append({ agentId: 'alice', event: stepDone(`s${i}`), now: Date.now() });
+    expect((await timeline.read('alice', 3)).map((entry) => (entry.event.kind === 'control_signal' ? entry.event.control_signal.step_id : ''))).toEqual([
+      's119',
+      's118',
+      's117',
+    ]);
+    const kept = await redis.xLen(timelineKey(keys, 'alice'));
+    expect(kept).toBeGreaterThanOrEqual(50);
+    expect(kept).toBeLessThan(120);
+    const ttl = await redis.pTTL(timelineKey(keys, 'alice'));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it('refuses agent ids that cannot be part of a key, and reports a corrupt entry with its key', async () => {
+    await expect(timeline.append({ agentId: 'a{b}', event: stepDone('s1'), now: Date.now() })).rejects.toBeInstanceOf(StoreInputError);
+    const bogus = { kind: 'control_signal', control_signal: { control: 'explode', format: 'structured' } } as unknown as AgentEvent;
+    await expect(timeline.append({ agentId: 'alice', event: bogus, now: Date.now() })).rejects.toBeInstanceOf(StoreInputError);
+    await redis.xAdd(timelineKey(keys, 'alice'), '*', { recorded_at: 'yesterday', event: '{"kind":"nope"}' });
+    const error = await timeline.read('alice', 5).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreDataError);
+    expect((error as StoreDataError).key).toBe(timelineKey(keys, 'alice'));
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * What every `ahp` command shares: where it writes, its exit codes and errors, the global
+ * options, the Redis connection, and text formatting.
+ */
+import { connectRedis, createKeys, DEFAULT_KEY_PREFIX, type Logger, type RedisClient, type StoreKeys } from '@ahp/store';
+
+/** Exit codes of `ahp`. */
+export const EXIT = {
+  ok: 0,
+  /** The input is invalid: a configuration with issues, a file that cannot be read, an unknown version. */
+  invalid: 1,
+  /** The command line is wrong: unknown command or option, missing argument, bad value. */
+  usage: 2,
+  /** Redis cannot be reached (or went away during the command). */
+  redis: 3,
+} as const;
+
+/** Where the CLI writes and what it reads from its surroundings; injectable for tests. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** An error that ends the command with `exitCode` and prints `message` (no stack: it is for people). */
+export class CliError extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export const usageError = (message: string) => new CliError(EXIT.usage, message);
+export const invalidInput = (message: string) => new CliError(EXIT.invalid, message);
+
+/** Options every command takes (those about Redis are ignored by commands that do not use it). */
+export const GLOBAL_OPTIONS = {
+  'redis-url': { type: 'string' },
+  prefix: { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const GLOBAL_HELP = `Global options:
+  --redis-url URL        Redis to use (default: $REDIS_URL)
+  --prefix P             key prefix of the deployment (default: $AHP_KEY_PREFIX, else "${DEFAULT_KEY_PREFIX}")
+  --connect-timeout MS   give up connecting to Redis after this long (default 5000; exit code 3)
+  --json                 machine-readable output
+  -h, --help             help for the command`;
+
+/** The parsed global options. */
+export interface GlobalValues {
+  'redis-url'?: string | undefined;
+  prefix?: string | undefined;
+  'connect-timeout'?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** `redis://user:secret@host` → `redis://user:***@host`, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** A connection to the deployment's Redis and its keys. */
+export interface Deployment {
+  redis: RedisClient;
+  keys: StoreKeys;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to Redis from `--redis-url` or REDIS_URL, failing with exit code 3 when it cannot
+ * within `--connect-timeout` (the store's client otherwise retries for ever), and with exit code 2
+ * when neither names a Redis.
+ */
+export async function connectDeployment(values: GlobalValues, io: CliIo): Promise<Deployment> {
+  const url = values['redis-url'] ?? io.env['REDIS_URL'];
+  if (url === undefined || url.trim() === '') {
+    throw usageError('no Redis to talk to: pass --redis-url redis://host:port or set REDIS_URL');
+  }
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(url.trim());
+  } catch {
+    throw usageError(`--redis-url / REDIS_URL is not a URL: ${redactUrl(url)}`);
+  }
+  if (parsedUrl.protocol !== 'redis:' && parsedUrl.protocol !== 'rediss:') throw usageError(`--redis-url / REDIS_URL must be a redis:// or rediss:// URL`);
+  const timeoutMs = wholeNumber('--connect-timeout', values['connect-timeout'] ?? '5000', 1);
+  let keys: StoreKeys;
+  try {
+    keys = createKeys({ prefix: values.prefix ?? io.env['AHP_KEY_PREFIX'] ?? DEFAULT_KEY_PREFIX });
+  } catch (error) {
+    throw usageError(`--prefix / AHP_KEY_PREFIX: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  let lastError = 'no answer';
+  const logger: Logger = {
+    debug() {},
+    info() {},
+    warn: (fields) => {
+      if (typeof fields['error'] === 'string') lastError = fields['error'];
+    },
+    error() {},
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = connectRedis({ url: url.trim(), name: 'ahp-cli', logger, connectTimeoutMs: timeoutMs, maxReconnectDelayMs: 500 });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CliError(EXIT.redis, `cannot reach Redis at ${redactUrl(url)} within ${timeoutMs} ms: ${lastError}`)), timeoutMs);
+  });
+  let redis: RedisClient;
+  try {
+    redis = await Promise.race([connecting, timeout]);
+  } catch (error) {
+    // The client keeps retrying in the background; stop it.
+    void connecting.then((client) => client.destroy(), () => undefined);
+    if (error instanceof CliError) throw error;
+    throw new CliError(EXIT.redis, `cannot reach Redis at ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  return {
+    redis,
+    keys,
+    close: async () => {
+      try {
+        await redis.close();
+      } catch {
+        redis.destroy();
+      }
+    },
+  };
+}
+
+/** A whole number option value. */
+export function wholeNumber(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(value.trim())) throw usageError(`${name} must be a whole number, got ${JSON.stringify(value)}`);
+  const number = Number(value);
+  if (number < min || number > max) throw usageError(`${name} must be between ${min} and ${max}, got ${number}`);
+  return number;
+}
+
+/** Rows as left-aligned columns separated by two spaces; the first row is the header. */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+}
+
+/** `0.753` → `75%`. */
+export function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
+/** A JSON value on stdout, indented for people (`jq` reads it as well). */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

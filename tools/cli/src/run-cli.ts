@@ -1,0 +1,231 @@
+/**
+ * `ahp`: parses the command line, runs one command, and returns its exit code. In-process and
+ * injectable (`CliIo`) so that the bin stays a two-line wrapper.
+ */
+import { parseArgs } from 'node:util';
+import { CliError, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, type CliIo } from './cli-support.js';
+import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
+import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
+
+export { EXIT, type CliIo } from './cli-support.js';
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+
+interface Command {
+  /** Positional arguments after the command's name, for the usage line. */
+  args: string;
+  summary: string;
+  options: OptionSpec;
+  help: string;
+  /** How many positional arguments it takes. */
+  positionals: number;
+  run(positionals: string[], values: Record<string, unknown>, io: CliIo): Promise<number>;
+}
+
+const PLUGINS_HELP = `  --plugins LIST   oracle plugin modules the workers load, comma-separated
+                   (default: $AHP_ORACLE_PLUGINS), so oracle names resolve as they will there`;
+
+const COMMANDS: Record<string, Record<string, Command>> = {
+  config: {
+    validate: {
+      args: '<file>',
+      summary: 'check a hooks.yaml without publishing it (no Redis needed)',
+      options: { plugins: { type: 'string' } },
+      positionals: 1,
+      help: `Checks the file as the workers would: YAML, schema, expressions, oracle names.
+Prints each issue as "file:line:column path: message"; exit code 1 when there is any.
+
+Options:
+${PLUGINS_HELP}`,
+      run: ([file], values, io) => configValidate(file, values as ConfigValues, io),
+    },
+    publish: {
+      args: '<file>',
+      summary: 'validate a hooks.yaml and make it the current version for every worker',
+      options: { by: { type: 'string' }, plugins: { type: 'string' } },
+      positionals: 1,
+      help: `Validates the file first (nothing is published when it has issues; exit code 1), then
+stores it as the next version and tells every running worker, which switch to it without a
+restart. Publishing the text of the current version again changes nothing ("unchanged").
+
+Options:
+  --by NAME        who publishes, recorded with the version (default: user@host)
+${PLUGINS_HELP}`,
+      run: ([file], values, io) => configPublish(file, values as ConfigValues, io),
+    },
+    diff: {
+      args: '<file>',
+      summary: 'unified diff from the current version to a file',
+      options: { version: { type: 'string' } },
+      positionals: 1,
+      help: `Shows what publishing the file would change, as a unified diff of the texts.
+
+Options:
+  --version N      compare with version N instead of the current one`,
+      run: ([file], values, io) => configDiff(file, values as ConfigValues, io),
+    },
+    show: {
+      args: '',
+      summary: 'print the text of the current version (or of --version N)',
+      options: { version: { type: 'string' } },
+      positionals: 0,
+      help: `Prints the YAML of a version exactly as it was published (a header line on stderr says
+which version); --json prints the whole stored version, parsed configuration included.
+
+Options:
+  --version N      this version instead of the current one`,
+      run: (_args, values, io) => configShow(values as ConfigValues, io),
+    },
+    history: {
+      args: '',
+      summary: 'list published versions, newest first',
+      options: { limit: { type: 'string' } },
+      positionals: 0,
+      help: `Lists versions with their time, publisher and digest; * marks the current one.
+
+Options:
+  --limit N        at most N versions (default 20)`,
+      run: (_args, values, io) => configHistory(values as ConfigValues, io),
+    },
+  },
+  log: {
+    export: {
+      args: '',
+      summary: 'write the signal log as JSONL, one line per signal with its response',
+      options: { ...FILTER_OPTIONS, limit: { type: 'string' }, out: { type: 'string' } },
+      positionals: 0,
+      help: `Each line carries seed 001 §6.2's fields (timestamp, hook, intensity, source, consumed,
+action) and signal_id, type, rule, config_version, agent_id, session_id, correlation_id,
+latency_ms and responded_at (see docs/signal-log.md). Oldest first. A count of lines goes to stderr.
+
+${FILTER_HELP}
+
+Options:
+  --limit N        at most N lines (the oldest that match)
+  --out FILE       write to FILE instead of stdout`,
+      run: (_args, values, io) => logExport(values as LogValues, io),
+    },
+    stats: {
+      args: '',
+      summary: 'statistics per hook, oracle, intensity, action, rule and version',
+      options: { ...FILTER_OPTIONS },
+      positionals: 0,
+      help: `How often each intensity was sent and how agents answered it (e.g. the share of blocks
+followed by retry_after_fix and by abort), per hook, oracle, rule and configuration version, and
+the decision latency.
+
+${FILTER_HELP}`,
+      run: (_args, values, io) => logStats(values as LogValues, io),
+    },
+  },
+};
+
+const GROUP_SUMMARY: Record<string, string> = {
+  config: 'the hooks configuration: validate, publish and inspect versions',
+  log: 'the signal log: export and statistics',
+};
+
+function mainHelp(): string {
+  const lines = Object.entries(COMMANDS).flatMap(([group, commands]) =>
+    Object.entries(commands).map(([name, command]) => `  ahp ${group} ${name}${command.args === '' ? '' : ` ${command.args}`}`.padEnd(34) + command.summary),
+  );
+  return `Usage: ahp <command> [options]
+
+The AHP command line: hooks configuration versions and the signal log of a deployment.
+
+Commands:
+${lines.join('\n')}
+
+${GLOBAL_HELP}
+
+Exit codes: 0 ok, 1 invalid input or configuration, 2 usage error, 3 Redis unreachable.
+Run "ahp <command> --help" for a command's options.
+`;
+}
+
+function groupHelp(group: string): string {
+  const commands = COMMANDS[group] ?? {};
+  const lines = Object.entries(commands).map(([name, command]) => `  ahp ${group} ${name}${command.args === '' ? '' : ` ${command.args}`}`.padEnd(34) + command.summary);
+  return `Usage: ahp ${group} <command> [options]
+
+${GROUP_SUMMARY[group] ?? ''}
+
+Commands:
+${lines.join('\n')}
+
+${GLOBAL_HELP}
+`;
+}
+
+function commandHelp(group: string, name: string, command: Command): string {
+  return `Usage: ahp ${group} ${name}${command.args === '' ? '' : ` ${command.args}`} [options]
+
+${command.summary}.
+
+${command.help}
+
+${GLOBAL_HELP}
+`;
+}
+
+/** Every option any command knows, so that a first loose pass finds the command words whatever the order. */
+function allOptions(): OptionSpec {
+  const all: OptionSpec = { ...GLOBAL_OPTIONS };
+  for (const commands of Object.values(COMMANDS)) for (const command of Object.values(commands)) Object.assign(all, command.options);
+  return all;
+}
+
+/** Runs `ahp` with `argv` (without node and the script) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    let loose;
+    try {
+      loose = parseArgs({ args: [...argv], options: allOptions(), strict: false, allowPositionals: true });
+    } catch (error) {
+      throw new CliError(EXIT.usage, error instanceof Error ? error.message : String(error));
+    }
+    const [group, name] = loose.positionals;
+    const wantsHelp = loose.values['help'] === true;
+    if (group === undefined) {
+      (wantsHelp ? io.stdout : io.stderr).write(mainHelp());
+      return wantsHelp ? EXIT.ok : EXIT.usage;
+    }
+    const commands = COMMANDS[group];
+    if (commands === undefined) throw new CliError(EXIT.usage, `unknown command "${group}" (commands: ${Object.keys(COMMANDS).join(', ')}); see ahp --help`);
+    if (name === undefined) {
+      (wantsHelp ? io.stdout : io.stderr).write(groupHelp(group));
+      return wantsHelp ? EXIT.ok : EXIT.usage;
+    }
+    const command = commands[name];
+    if (command === undefined) {
+      throw new CliError(EXIT.usage, `unknown command "${group} ${name}" (${group} commands: ${Object.keys(commands).join(', ')}); see ahp ${group} --help`);
+    }
+    if (wantsHelp) {
+      io.stdout.write(commandHelp(group, name, command));
+      return EXIT.ok;
+    }
+    let strict;
+    try {
+      strict = parseArgs({ args: [...argv], options: { ...GLOBAL_OPTIONS, ...command.options }, strict: true, allowPositionals: true });
+    } catch (error) {
+      throw new CliError(EXIT.usage, `${error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error)}; see ahp ${group} ${name} --help`);
+    }
+    const args = strict.positionals.slice(2);
+    if (args.length > command.positionals) throw new CliError(EXIT.usage, `unexpected argument "${args[command.positionals]}"; see ahp ${group} ${name} --help`);
+    if (args.length < command.positionals) throw new CliError(EXIT.usage, `missing ${command.args}; see ahp ${group} ${name} --help`);
+    return await command.run(args, strict.values, io);
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.stderr.write(`ahp: ${error.message}\n`);
+      return error.exitCode;
+    }
+    // A Redis error after connecting (the connection dropped, a server error).
+    const message = error instanceof Error ? error.message : String(error);
+    if (/socket|connection|ECONNREFUSED|ECONNRESET|closed|ClientClosed/i.test(`${(error as Error)?.name ?? ''} ${message}`)) {
+      io.stderr.write(`ahp: lost the connection to Redis: ${message}\n`);
+      return EXIT.redis;
+    }
+    io.stderr.write(`ahp: ${message}\n`);
+    return EXIT.invalid;
+  }
+}
