@@ -38,11 +38,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  process.stdout.write(
-    `${JSON.stringify({ event: 'ready', service: 'gateway', gateway_id: gateway.gatewayId, port: gateway.port, pid: process.pid })}\n`,
-  );
-  logger.info({ host: config.host, port: gateway.port }, 'gateway ready');
-
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
@@ -65,6 +60,13 @@ async function main(): Promise<void> {
     void gateway.reloadTokens();
     void gateway.reloadOperatorTokens();
   });
+
+  // Announced only once the signal handlers are in place: a supervisor may send SIGTERM the
+  // moment it reads this line, and it must get the graceful drain, not the default kill.
+  process.stdout.write(
+    `${JSON.stringify({ event: 'ready', service: 'gateway', gateway_id: gateway.gatewayId, port: gateway.port, pid: process.pid })}\n`,
+  );
+  logger.info({ host: config.host, port: gateway.port }, 'gateway ready');
 }
 
 void main();

@@ -18,9 +18,11 @@ describe('spawnService (real child processes)', () => {
   it('resolves with the ready line, keeps output, writes the log file and stops on SIGTERM', async () => {
     const entry = await script(
       'ok.mjs',
+      // The handler is installed before the ready line, as the real services do: a supervisor may
+      // send SIGTERM the moment it reads "ready".
       `console.log('booting');
-       console.log(JSON.stringify({ event: 'ready', port: 1234, env: process.env.GREETING }));
        process.on('SIGTERM', () => { console.log('bye'); process.exit(0); });
+       console.log(JSON.stringify({ event: 'ready', port: 1234, env: process.env.GREETING }));
        setInterval(() => {}, 1000);`,
     );
     const logFile = join(dir, 'ok.log');
