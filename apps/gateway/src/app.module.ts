@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AgentsModule } from './agents/agents.module.js';
 import { ConnectionsModule } from './agents/connections.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { ClaudeCodeModule } from './claude-code/claude-code.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { FeedModule } from './feed/feed.module.js';
@@ -35,6 +36,7 @@ export class AppModule {
         FeedModule,
         AgentsModule,
         OperatorsModule,
+        ClaudeCodeModule,
         HealthModule,
       ],
       providers: [ShutdownService],

@@ -7,8 +7,10 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import express from 'express';
 import { AppModule } from './app.module.js';
 import { AgentAuthService, type ReloadResult } from './auth/agent-auth.service.js';
+import { CLAUDE_CODE_HOOK_PATH, CLAUDE_CODE_MAX_BODY_BYTES } from './claude-code/claude-code.controller.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { DrainState } from './lifecycle/drain-state.js';
 import { ShutdownService } from './lifecycle/shutdown.service.js';
@@ -47,6 +49,15 @@ export async function startGateway(config: GatewayConfig, logger: JsonLogger): P
   try {
     const auth = app.get(AgentAuthService);
     const drain = app.get(DrainState);
+    // Claude Code sends whole files as tool input (Write, Edit), far above the default 100 kB JSON
+    // limit, and it lets a tool call proceed when an http hook fails: a 413 here would fail open.
+    // This parser runs before Nest's (registered at listen) and marks the body as parsed.
+    // Wrapped under another name: Nest skips its own global JSON parser when it finds a middleware
+    // named `jsonParser` (express.json's name) already installed.
+    const claudeCodeJson = express.json({ limit: CLAUDE_CODE_MAX_BODY_BYTES });
+    app.use(`/${CLAUDE_CODE_HOOK_PATH}`, function parseClaudeCodeBody(request: express.Request, response: express.Response, next: express.NextFunction) {
+      claudeCodeJson(request, response, next);
+    });
     app.useWebSocketAdapter(
       new AgentWsAdapter(app, {
         gate: { isDraining: () => drain.draining, authenticate: (request) => auth.authenticateRequest(request) },

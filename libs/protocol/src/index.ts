@@ -403,3 +403,19 @@ export type {
   SignalLogLine,
   SignalLogStats,
 } from './signal-log-export.js';
+// --- Claude Code hooks (its foreign wire format; see claude-code.ts) ---
+export {
+  CLAUDE_CODE_EVENTS,
+  ClaudeCodeEventSchema,
+  ClaudeCodeHookInputSchema,
+  ClaudeCodeHookOutputSchema,
+  ClaudeCodeHookSpecificOutputSchema,
+  ClaudeCodePermissionDecisionSchema,
+} from './claude-code.js';
+export type {
+  ClaudeCodeEvent,
+  ClaudeCodeHookInput,
+  ClaudeCodeHookOutput,
+  ClaudeCodeHookSpecificOutput,
+  ClaudeCodePermissionDecision,
+} from './claude-code.js';

@@ -30,6 +30,25 @@ export { LIVENESS_PROBE_MESSAGE_ID } from './connection.js';
 export { AhpClientError, CLIENT_ERROR_CODES, isAhpClientError } from './errors.js';
 export type { AhpClientErrorCode, AhpClientErrorOptions, ClientErrorCode } from './errors.js';
 
+// --- agent-side protocols (seeds 000 and 002) ---------------------------------------------
+export { runAgentLoop } from './agent-loop.js';
+export type { AgentLoopClient, AgentLoopOptions, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './agent-loop.js';
+export { scriptedModel } from './scripted-model.js';
+export type { ModelScript } from './scripted-model.js';
+export { applyModifications } from './modifications.js';
+export { readControlSignal } from './control.js';
+export type { ReadControlOptions } from './control.js';
+export type { EventSink } from './event-sink.js';
+export { PlanRunner } from './plan-runner.js';
+export type { PlanRunnerOptions } from './plan-runner.js';
+export { reportVerification, verificationContext } from './verification.js';
+export type { ReportVerificationOptions } from './verification.js';
+export { LoopBreakers } from './breakers.js';
+export type { LoopLimits, ToolCallCheck } from './breakers.js';
+export { estimateTokens, trimHistory } from './history.js';
+export type { ChatMessage, TokenCounter, TrimHistoryOptions, TrimmedHistory } from './history.js';
+export { canonicalJson, toolCallKey, toolCallSignature } from './tool-signature.js';
+
 // --- building blocks you may configure -----------------------------------------------------
 export { Backoff, DEFAULT_BACKOFF, backoffCeiling, backoffDelay, goawayDelay, resolveBackoffOptions } from './backoff.js';
 export type { BackoffOptions, ResolvedBackoffOptions } from './backoff.js';

@@ -11,7 +11,7 @@ export const EXIT = {
   invalid: 1,
   /** The command line is wrong: unknown command or option, missing argument, bad value. */
   usage: 2,
-  /** Redis cannot be reached (or went away during the command). */
+  /** Redis, or the gateway for the commands that call one, cannot be reached (or went away during the command). */
   redis: 3,
 } as const;
 

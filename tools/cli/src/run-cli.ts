@@ -5,7 +5,11 @@
 import { parseArgs } from 'node:util';
 import { CliError, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, type CliIo } from './cli-support.js';
 import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
+import { GATEWAY_OPTIONS } from './gateway-client.js';
+import { hookClaudeCode } from './hook-command.js';
 import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
+import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
+import type { TokenValues } from './token-commands.js';
 
 export { EXIT, type CliIo } from './cli-support.js';
 
@@ -19,11 +23,21 @@ interface Command {
   help: string;
   /** How many positional arguments it takes. */
   positionals: number;
+  /** `positionals` holds exactly {@link Command.positionals} entries (runCli checks the count first). */
   run(positionals: string[], values: Record<string, unknown>, io: CliIo): Promise<number>;
 }
 
 const PLUGINS_HELP = `  --plugins LIST   oracle plugin modules the workers load, comma-separated
                    (default: $AHP_ORACLE_PLUGINS), so oracle names resolve as they will there`;
+
+const GATEWAY_HELP = `  --gateway URL    the gateway's HTTP address (default: $AHP_GATEWAY_URL)
+  --timeout MS     give up waiting for the gateway after this long (exit code 3)`;
+
+const OPERATOR_HELP = `${GATEWAY_HELP}
+
+The operator token is read from $AHP_OPERATOR_TOKEN (see docs/operator-api.md for the roles).`;
+
+const TOKEN_OPTIONS: OptionSpec = { name: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' }, file: { type: 'string' } };
 
 const COMMANDS: Record<string, Record<string, Command>> = {
   config: {
@@ -118,11 +132,118 @@ ${FILTER_HELP}`,
       run: (_args, values, io) => logStats(values as LogValues, io),
     },
   },
+  hook: {
+    'claude-code': {
+      args: '',
+      summary: "Claude Code's command hook: hook input on stdin, the answer on stdout",
+      options: { ...GATEWAY_OPTIONS },
+      positionals: 0,
+      help: `Posts the hook input Claude Code writes on stdin to the gateway's /v1/hooks/claude-code with
+the agent token from $AHP_TOKEN, and prints the gateway's answer. Always exits 0 with a JSON
+answer: when the gateway cannot be asked, a PreToolUse is denied explicitly (tool calls fail
+closed) and other events go on with a systemMessage. Input that is not JSON exits 2, which
+Claude Code treats as a blocking error. See docs/claude-code.md.
+
+Options:
+${GATEWAY_HELP} (default 10000)`,
+      run: (_args, values, io) => hookClaudeCode(values, io),
+    },
+  },
+  agents: {
+    list: {
+      args: '',
+      summary: 'connected agents and live gateways (operator API)',
+      options: { ...GATEWAY_OPTIONS },
+      positionals: 0,
+      help: `Lists every connected agent with its team, role, gateway and session, and counts the gateways.
+
+Options:
+${OPERATOR_HELP}`,
+      run: (_args, values, io) => agentsList(values as OperatorValues, io),
+    },
+  },
+  requests: {
+    list: {
+      args: '',
+      summary: 'requests, newest first (operator API)',
+      options: { ...GATEWAY_OPTIONS, status: { type: 'string' }, type: { type: 'string' }, agent: { type: 'string' }, team: { type: 'string' }, limit: { type: 'string' } },
+      positionals: 0,
+      help: `Options:
+  --status S       pending | approved | rejected | expired | cancelled
+  --type T         plan_approval | tool_approval | shutdown
+  --agent ID       sent by this agent
+  --team ID        sent by an agent of this team
+  --limit N        at most N requests (default 100)
+${OPERATOR_HELP}`,
+      run: (_args, values, io) => requestsList(values as OperatorValues, io),
+    },
+    approve: {
+      args: '<id>',
+      summary: 'approve a pending request (approver role)',
+      options: { ...GATEWAY_OPTIONS, feedback: { type: 'string' } },
+      positionals: 1,
+      help: `Exit code 0 when the request is approved (now or already before), 1 when the gateway refuses
+(unknown request, decided otherwise, role too low).
+
+Options:
+  --feedback TEXT  a note for the agent
+${OPERATOR_HELP}`,
+      run: ([id = ''], values, io) => requestsDecide(id, true, values as OperatorValues, io),
+    },
+    reject: {
+      args: '<id>',
+      summary: 'reject a pending request, saying why (approver role)',
+      options: { ...GATEWAY_OPTIONS, feedback: { type: 'string' } },
+      positionals: 1,
+      help: `Exit codes as for approve; --feedback is required.
+
+Options:
+  --feedback TEXT  why, for the agent
+${OPERATOR_HELP}`,
+      run: ([id = ''], values, io) => requestsDecide(id, false, values as OperatorValues, io),
+    },
+  },
+  tokens: {
+    agent: {
+      args: '<id>',
+      summary: 'mint an agent token and add it to the agent tokens file',
+      options: TOKEN_OPTIONS,
+      positionals: 1,
+      help: `Prints the new token once (--json: with the id and file); the file keeps only its SHA-256.
+Exit code 1 when the file is invalid or already has the id. Send SIGHUP to the gateways (or
+restart them) afterwards so they load the new entry.
+
+Options:
+  --file PATH      the gateway's AHP_AGENT_TOKENS_FILE (created when missing)
+  --name NAME      display name (required)
+  --team ID        team of the agent
+  --role ROLE      lead | teammate`,
+      // Loaded on use: @ahp/stack is only needed here, and every other command would pay for its import.
+      run: async ([id = ''], values, io) => (await import('./token-commands.js')).tokensAgent(id, values as TokenValues, io),
+    },
+    operator: {
+      args: '<id>',
+      summary: 'mint an operator token and add it to the operator tokens file',
+      options: TOKEN_OPTIONS,
+      positionals: 1,
+      help: `As "tokens agent", for the operator API.
+
+Options:
+  --file PATH      the gateway's AHP_OPERATOR_TOKENS_FILE (created when missing)
+  --name NAME      display name (required)
+  --role ROLE      viewer | approver | admin (required)`,
+      run: async ([id = ''], values, io) => (await import('./token-commands.js')).tokensOperator(id, values as TokenValues, io),
+    },
+  },
 };
 
 const GROUP_SUMMARY: Record<string, string> = {
   config: 'the hooks configuration: validate, publish and inspect versions',
   log: 'the signal log: export and statistics',
+  hook: 'agent hooks answered by the control plane (Claude Code command hooks)',
+  agents: 'connected agents (operator API)',
+  requests: 'list, approve and reject requests (operator API)',
+  tokens: 'mint agent and operator tokens',
 };
 
 function mainHelp(): string {
@@ -131,7 +252,7 @@ function mainHelp(): string {
   );
   return `Usage: ahp <command> [options]
 
-The AHP command line: hooks configuration versions and the signal log of a deployment.
+The AHP command line: hooks configuration versions, the signal log, agents, requests and tokens.
 
 Commands:
 ${lines.join('\n')}
@@ -139,6 +260,7 @@ ${lines.join('\n')}
 ${GLOBAL_HELP}
 
 Exit codes: 0 ok, 1 invalid input or configuration, 2 usage error, 3 Redis unreachable.
+Commands that call a gateway exit 1 when it refuses the call and 3 when it cannot be reached.
 Run "ahp <command> --help" for a command's options.
 `;
 }

@@ -10,7 +10,8 @@ import { checkCompose } from './check-compose.js';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 describe('docker-compose.yml of this repository', () => {
-  it('is consistent with the apps it runs', () => {
+  // Starts both built apps once each (--describe-config); slow on a loaded machine, not a timing check.
+  it('is consistent with the apps it runs', { timeout: 60_000 }, () => {
     const apps = COMPOSE_APPS.map((app) => ({ ...app, config: describeAppConfig(root, app.entry) }));
     for (const app of apps) expect(app.config.map((variable) => variable.name)).toContain('REDIS_URL');
     const problems = checkCompose({

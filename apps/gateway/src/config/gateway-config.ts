@@ -105,6 +105,7 @@ export const GatewayEnvSchema = z.object({
   AHP_REQUEST_SWEEP_MS: intVar(50, 60 * 60 * 1000, 1000),
   AHP_HOOK_DEADLINE_MS: intVar(1, FRAME_LIMITS.maxHookDeadlineMs, 10_000),
   AHP_HOOK_DEADLINES: jsonVar(z.partialRecord(HookTriggerSchema, deadlineMs)),
+  AHP_CLAUDE_CODE_DEADLINE_MS: intVar(100, FRAME_LIMITS.maxHookDeadlineMs, 8000),
   AHP_FAILURE_POLICIES: jsonVar(z.partialRecord(HookTriggerSchema, FailurePolicySchema)),
   AHP_HEARTBEAT_MS: intVar(1000, 10 * 60 * 1000, 15_000),
   AHP_HELLO_TIMEOUT_MS: intVar(100, 10 * 60 * 1000, 10_000),
@@ -136,6 +137,12 @@ export interface GatewayConfig {
   requestSweepMs: number;
   hookDeadlineMs: number;
   hookDeadlines: Readonly<Partial<Record<HookTrigger, number>>>;
+  /**
+   * Longest wait of the Claude Code hook endpoint before it answers with the failure policy; kept
+   * below Claude Code's own hook timeout, which would otherwise let the tool call run.
+   * @defaultValue 8000
+   */
+  claudeCodeDeadlineMs: number;
   failurePolicies: Readonly<Partial<Record<HookTrigger, FailurePolicy>>>;
   heartbeatMs: number;
   helloTimeoutMs: number;
@@ -185,6 +192,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
   },
   AHP_HOOK_DEADLINE_MS: { required: false, default: '10000', description: 'Evaluation deadline of a hook; the failure policy decides after it.' },
   AHP_HOOK_DEADLINES: { required: false, default: undefined, description: 'JSON object trigger -> deadline ms, overriding AHP_HOOK_DEADLINE_MS per trigger.' },
+  AHP_CLAUDE_CODE_DEADLINE_MS: {
+    required: false,
+    default: '8000',
+    description:
+      'Longest wait of POST /v1/hooks/claude-code before it answers with the failure policy (fail_closed: an explicit deny); keep it below the hook timeout set in Claude Code.',
+  },
   AHP_FAILURE_POLICIES: {
     required: false,
     default: undefined,
@@ -259,6 +272,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     requestSweepMs: e.AHP_REQUEST_SWEEP_MS,
     hookDeadlineMs: e.AHP_HOOK_DEADLINE_MS,
     hookDeadlines: Object.freeze({ ...(e.AHP_HOOK_DEADLINES ?? {}) }),
+    claudeCodeDeadlineMs: e.AHP_CLAUDE_CODE_DEADLINE_MS,
     failurePolicies: Object.freeze({ ...(e.AHP_FAILURE_POLICIES ?? {}) }),
     heartbeatMs: e.AHP_HEARTBEAT_MS,
     helloTimeoutMs: e.AHP_HELLO_TIMEOUT_MS,

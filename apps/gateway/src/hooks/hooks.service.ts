@@ -1,5 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { failurePolicyDecision, makeError, type HookDecision, type HookFrame, type HookTrigger } from '@ahp/protocol';
+import {
+  failurePolicyDecision,
+  makeError,
+  type AgentIdentity,
+  type FailurePolicy,
+  type HookDecision,
+  type HookFrame,
+  type HookTrigger,
+  type JsonObject,
+} from '@ahp/protocol';
 import type { HookQueue, HookStore, SessionStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
@@ -17,6 +27,26 @@ interface PendingHook {
   readonly timer: NodeJS.Timeout;
 }
 
+/** A hook asked over plain HTTP (no socket): its caller waits on a promise instead. */
+interface DirectHook {
+  readonly hookId: string;
+  readonly trigger: HookTrigger;
+  readonly agentId: string;
+  readonly timer: NodeJS.Timeout;
+  readonly resolve: (decision: HookDecision) => void;
+}
+
+/** A hook asked without a connection (the Claude Code endpoint): who asks, about what, and how long it may take. */
+export interface DirectHookInput {
+  readonly agent: AgentIdentity;
+  /** A session of `agent` (see `SessionStore.open`). */
+  readonly sessionId: string;
+  readonly trigger: HookTrigger;
+  readonly context: JsonObject;
+  /** Upper bound of the wait; the trigger's configured deadline still applies when it is shorter. */
+  readonly deadlineMs: number;
+}
+
 /** Extra session ids cached per connection; beyond this each one is checked in Redis again. */
 const MAX_CACHED_SESSIONS = 256;
 
@@ -31,12 +61,16 @@ const MAX_CACHED_SESSIONS = 256;
  * the store keeps the first decision ever made for the hook, so a worker that won the race is
  * what the agent gets, and every later re-send of the hook gets that same decision.
  *
+ * Callers without a socket (the Claude Code endpoint) use {@link evaluate}: the same correlation,
+ * queue and deadline, with a promise in place of the socket.
+ *
  * Nothing here must survive a crash: the correlation, the job and the decision live in Redis,
  * and the SDK re-sends pending hooks (same id) after it reconnects, to any gateway.
  */
 @Injectable()
 export class HooksService implements OnModuleDestroy {
   private readonly pending = new Map<string, PendingHook>();
+  private readonly direct = new Map<string, DirectHook>();
   private idleWaiters: (() => void)[] = [];
   private readonly log: JsonLogger;
 
@@ -57,7 +91,7 @@ export class HooksService implements OnModuleDestroy {
 
   /** Hooks waiting for a decision on this gateway. */
   get pendingCount(): number {
-    return this.pending.size;
+    return this.pending.size + this.direct.size;
   }
 
   /** Serves one hook frame; every path ends in exactly one reply (decision or error) or a wait for one. */
@@ -137,15 +171,7 @@ export class HooksService implements OnModuleDestroy {
         try {
           // A joined hook is enqueued again on purpose: the job may have been lost with the
           // gateway that first opened it; the queue ignores a job id it still holds.
-          await this.queue.enqueue({
-            hook_id: hookId,
-            trigger: frame.trigger,
-            agent: connection.agent.identity,
-            session_id: sessionId,
-            context: frame.context,
-            enqueued_at: now,
-            deadline_at: outcome.correlation.deadline_at,
-          });
+          await this.enqueue(hookId, frame.trigger, connection.agent.identity, sessionId, frame.context, now, outcome.correlation.deadline_at);
           this.log.debug({ ...fields, jobId: hookId, outcome: outcome.kind }, 'hook enqueued');
         } catch (error) {
           this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
@@ -157,11 +183,66 @@ export class HooksService implements OnModuleDestroy {
   }
 
   /**
+   * Runs one hook for a caller without a socket (the Claude Code HTTP endpoint) through the same
+   * correlation, queue and failure policy as {@link handleHook}, and resolves with the decision —
+   * always a decision, never an error: when the hook cannot be evaluated (draining, Redis down, a
+   * plan awaiting approval) the answer is the failure policy's, so a caller that must answer in
+   * time (Claude Code lets a tool run when its hook fails) still gets an explicit deny for a
+   * fail-closed trigger. Each call is a new hook id: such callers never re-send.
+   */
+  async evaluate(input: DirectHookInput, now: number = Date.now()): Promise<HookDecision> {
+    const hookId = randomUUID();
+    const { agent, sessionId, trigger } = input;
+    const fields = { agentId: agent.id, sessionId, correlationId: hookId, trigger, via: 'http' };
+    if (this.drain.draining) return this.policyDecision(hookId, trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down');
+    const deadlineAt = now + Math.min(input.deadlineMs, hookDeadlineFor(this.config, trigger));
+    let outcome: Awaited<ReturnType<HookStore['open']>>;
+    try {
+      outcome = await this.hooks.open({ hookId, agentId: agent.id, sessionId, gatewayId: this.config.gatewayId, trigger, now, deadlineAt });
+    } catch (error) {
+      this.log.error({ ...fields, error }, 'opening the hook failed; applying the failure policy');
+      return this.policyDecision(hookId, trigger, 'E_UNAVAILABLE', 'the hook could not be recorded');
+    }
+    switch (outcome.kind) {
+      case 'gated':
+        this.log.info({ ...fields, requestId: outcome.requestId }, 'tool call gated: plan approval pending');
+        return this.policyDecision(hookId, trigger, 'E_PLAN_PENDING', `tool calls wait until plan approval ${outcome.requestId} is decided`, 'fail_closed');
+      case 'foreign':
+        // A fresh UUID cannot belong to anyone; if it does, refuse rather than guess.
+        return this.policyDecision(hookId, trigger, 'E_CONFLICT', 'hook id collision', 'fail_closed');
+      case 'decided':
+        return outcome.decision;
+      case 'created':
+      case 'joined':
+        break;
+    }
+    const decided = new Promise<HookDecision>((resolve) => {
+      const timer = setTimeout(() => void this.offerPolicy(hookId, trigger, 'E_TIMEOUT', 'no decision arrived before the hook deadline'), Math.max(0, outcome.correlation.deadline_at - now));
+      timer.unref();
+      this.direct.set(hookId, { hookId, trigger, agentId: agent.id, timer, resolve });
+    });
+    try {
+      await this.enqueue(hookId, trigger, agent, sessionId, input.context, now, outcome.correlation.deadline_at);
+      this.log.debug({ ...fields, jobId: hookId }, 'hook enqueued');
+    } catch (error) {
+      this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
+      await this.offerPolicy(hookId, trigger, 'E_UNAVAILABLE', 'the hook could not be queued for evaluation');
+    }
+    return decided;
+  }
+
+  /**
    * Sends a decision to the connection waiting for it, once: the entry is removed before the
    * send, so a decision arriving twice (the feed is at-least-once; the deadline path also sends)
    * produces one frame. Returns whether a waiting connection was found.
    */
   deliver(decision: HookDecision, via: 'feed' | 'deadline'): boolean {
+    const waiter = this.direct.get(decision.hook_id);
+    if (waiter !== undefined) {
+      this.settleDirect(waiter, decision);
+      this.log.debug({ agentId: waiter.agentId, correlationId: decision.hook_id, via }, 'decision delivered over http');
+      return true;
+    }
     const entry = this.pending.get(decision.hook_id);
     if (entry === undefined) return false;
     this.untrack(entry);
@@ -181,7 +262,7 @@ export class HooksService implements OnModuleDestroy {
 
   /** Resolves true once no hook waits on this gateway, false after `timeoutMs`. */
   waitForIdle(timeoutMs: number): Promise<boolean> {
-    if (this.pending.size === 0) return Promise.resolve(true);
+    if (this.pendingCount === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.idleWaiters = this.idleWaiters.filter((waiter) => waiter !== done);
@@ -198,6 +279,10 @@ export class HooksService implements OnModuleDestroy {
   /** Clears every deadline timer (shutdown); the hooks stay pending in Redis. */
   stop(): void {
     for (const entry of [...this.pending.values()]) this.untrack(entry);
+    // An HTTP caller has no re-send to fall back on: it gets the failure policy now.
+    for (const waiter of [...this.direct.values()]) {
+      this.settleDirect(waiter, this.policyDecision(waiter.hookId, waiter.trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down'));
+    }
   }
 
   private track(connection: AgentConnection, hookId: string, trigger: HookTrigger, deadlineAt: number, now: number): void {
@@ -213,7 +298,19 @@ export class HooksService implements OnModuleDestroy {
     clearTimeout(entry.timer);
     if (this.pending.get(entry.hookId) === entry) this.pending.delete(entry.hookId);
     entry.connection.pendingHooks.delete(entry.hookId);
-    if (this.pending.size === 0 && this.idleWaiters.length > 0) {
+    this.notifyIfIdle();
+  }
+
+  private settleDirect(waiter: DirectHook, decision: HookDecision): void {
+    clearTimeout(waiter.timer);
+    if (this.direct.get(waiter.hookId) !== waiter) return;
+    this.direct.delete(waiter.hookId);
+    waiter.resolve(decision);
+    this.notifyIfIdle();
+  }
+
+  private notifyIfIdle(): void {
+    if (this.pendingCount === 0 && this.idleWaiters.length > 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       for (const waiter of waiters) waiter();
@@ -240,14 +337,7 @@ export class HooksService implements OnModuleDestroy {
     const entry = this.pending.get(hookId);
     if (entry === undefined) return;
     const now = Date.now();
-    const decision = failurePolicyDecision({
-      hookId,
-      trigger: entry.trigger,
-      policy: failurePolicyFor(this.config, entry.trigger),
-      code,
-      message,
-      now: new Date(now).toISOString(),
-    });
+    const decision = this.policyDecision(hookId, entry.trigger, code, message, undefined, now);
     try {
       const stored = await this.hooks.decide(hookId, decision, now);
       this.deliver(stored.decision, 'deadline');
@@ -258,6 +348,42 @@ export class HooksService implements OnModuleDestroy {
       this.untrack(current);
       current.connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook could not be decided; re-send it', undefined, { retryAfterMs: 1000 }));
     }
+  }
+
+  /**
+   * {@link decideByPolicy} for an HTTP waiter: offers the policy decision to the store and settles
+   * the waiter with what the store keeps; when the store is unreachable, with the policy decision
+   * itself (an HTTP caller cannot retry the same hook).
+   */
+  private async offerPolicy(hookId: string, trigger: HookTrigger, code: 'E_TIMEOUT' | 'E_UNAVAILABLE', message: string): Promise<void> {
+    const waiter = this.direct.get(hookId);
+    if (waiter === undefined) return;
+    const now = Date.now();
+    const decision = this.policyDecision(hookId, trigger, code, message, undefined, now);
+    this.log.info({ agentId: waiter.agentId, correlationId: hookId, trigger, code }, 'http hook: applying the failure policy');
+    try {
+      const stored = await this.hooks.decide(hookId, decision, now);
+      this.deliver(stored.decision, 'deadline');
+    } catch (error) {
+      this.log.error({ agentId: waiter.agentId, correlationId: hookId, error }, 'storing the failure-policy decision failed; answering with it anyway');
+      this.settleDirect(waiter, decision);
+    }
+  }
+
+  /** The failure policy's decision for `trigger` (the configured policy unless `policy` overrides it). */
+  private policyDecision(hookId: string, trigger: HookTrigger, code: string, message: string, policy?: FailurePolicy, now: number = Date.now()): HookDecision {
+    return failurePolicyDecision({
+      hookId,
+      trigger,
+      policy: policy ?? failurePolicyFor(this.config, trigger),
+      code,
+      message,
+      now: new Date(now).toISOString(),
+    });
+  }
+
+  private enqueue(hookId: string, trigger: HookTrigger, agent: AgentIdentity, sessionId: string, context: JsonObject, now: number, deadlineAt: number): Promise<void> {
+    return this.queue.enqueue({ hook_id: hookId, trigger, agent, session_id: sessionId, context, enqueued_at: now, deadline_at: deadlineAt });
   }
 
   private sendDecision(connection: AgentConnection, decision: HookDecision): void {

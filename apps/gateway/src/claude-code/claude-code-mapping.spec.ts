@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { aggregateSignals, failurePolicyDecision, type ClaudeCodeHookInput, type Signal } from '@ahp/protocol';
+import { describe, expect, it } from 'vitest';
+import { applyModifications, hookContext, toClaudeCodeOutput } from './claude-code-mapping.js';
+
+const HOOK_ID = randomUUID();
+const NOW = '2026-01-01T00:00:00.000Z';
+const PRE: ClaudeCodeHookInput = {
+  session_id: 's1',
+  cwd: '/app',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: 'make', env: { CI: '1' } },
+};
+
+function prompt(continueAllowed: boolean): Signal {
+  return {
+    header: { id: randomUUID(), type: 'quality', timestamp: NOW, source: 'spec', intensity: 'prompt', correlation_id: HOOK_ID },
+    context: {},
+    payload: { level: 'prompting', decision: 'warn', severity: 'high', message: 'this touches prod', suggestions: [], continue_allowed: continueAllowed },
+  };
+}
+
+describe('applyModifications', () => {
+  it('sets relative and tool.input. paths without touching the original', () => {
+    const input = { command: 'make', env: { CI: '1' } };
+    const result = applyModifications(input, [
+      { target: 'env.JOBS', original: null, updated: '2', reason: 'r' },
+      { target: 'tool.input.command', original: 'make', updated: 'make -j2', reason: 'r' },
+    ]);
+    expect(result).toEqual({ command: 'make -j2', env: { CI: '1', JOBS: '2' } });
+    expect(input).toEqual({ command: 'make', env: { CI: '1' } });
+  });
+});
+
+describe('toClaudeCodeOutput', () => {
+  it('asks the user when a prompt signal does not allow going on unconfirmed', () => {
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [prompt(false)], now: NOW });
+    expect(toClaudeCodeOutput(PRE, decision)).toEqual({
+      systemMessage: 'AHP: this touches prod',
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: 'this touches prod',
+        additionalContext: 'AHP warning: this touches prod',
+      },
+    });
+  });
+
+  it('names the failure policy and its cause in a fail-closed deny', () => {
+    const decision = failurePolicyDecision({ hookId: HOOK_ID, trigger: 'pre-tool-use', policy: 'fail_closed', code: 'E_TIMEOUT', message: 'no decision in time', now: NOW });
+    expect(toClaudeCodeOutput(PRE, decision).hookSpecificOutput).toEqual({
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+      permissionDecisionReason: 'Blocked by AHP (fail-closed): no decision in time (E_TIMEOUT)',
+    });
+  });
+
+  it('turns a block of an event Claude Code cannot block into a systemMessage', () => {
+    const decision = failurePolicyDecision({ hookId: HOOK_ID, trigger: 'session-end', policy: 'fail_closed', code: 'E_TIMEOUT', message: 'late', now: NOW });
+    expect(toClaudeCodeOutput({ session_id: 's1', hook_event_name: 'SessionEnd', reason: 'exit' }, decision)).toEqual({
+      systemMessage: 'Blocked by AHP (fail-closed): late (E_TIMEOUT)',
+    });
+  });
+});
+
+describe('hookContext', () => {
+  it('marks a SubagentStop as a stop of a subagent', () => {
+    expect(hookContext({ session_id: 's1', hook_event_name: 'SubagentStop', stop_hook_active: true })).toEqual({
+      claude: { session_id: 's1', hook_event_name: 'SubagentStop' },
+      stop_hook_active: true,
+      subagent: true,
+    });
+  });
+});

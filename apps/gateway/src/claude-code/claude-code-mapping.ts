@@ -1,0 +1,165 @@
+/**
+ * The translation between Claude Code's hook format and AHP's: which trigger an event is, what
+ * context the oracles see, and how a {@link HookDecision} reads as Claude Code's answer. Pure, so
+ * the rules are tested without a gateway; docs/claude-code.md has the same tables.
+ */
+import type {
+  ClaudeCodeEvent,
+  ClaudeCodeHookInput,
+  ClaudeCodeHookOutput,
+  ClaudeCodeHookSpecificOutput,
+  HookDecision,
+  HookTrigger,
+  JsonObject,
+  JsonValue,
+  Modification,
+} from '@ahp/protocol';
+
+/** The AHP trigger of each Claude Code event; Stop and SubagentStop are both the end of a turn. */
+export const CLAUDE_CODE_TRIGGERS: Readonly<Record<ClaudeCodeEvent, HookTrigger>> = Object.freeze({
+  PreToolUse: 'pre-tool-use',
+  PostToolUse: 'post-tool-use',
+  UserPromptSubmit: 'user-prompt-submit',
+  Stop: 'stop',
+  SubagentStop: 'stop',
+  SessionStart: 'session-start',
+  SessionEnd: 'session-end',
+  PreCompact: 'pre-compact',
+});
+
+/** Events whose `hookSpecificOutput.additionalContext` Claude Code adds to the model's context. */
+const CONTEXT_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+
+/** Events Claude Code lets a hook block with `decision: "block"` (PreToolUse uses permissionDecision). */
+const BLOCKABLE_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop']);
+
+/** The object without its undefined fields: hook context must be plain JSON. */
+function defined(fields: Record<string, unknown>): JsonObject {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as JsonObject;
+}
+
+/**
+ * The hook context the oracles evaluate, in AHP's shape: `tool: {name, input, response?}` for
+ * tool events, `prompt` for UserPromptSubmit, the event's own fields otherwise, plus `cwd` and
+ * the Claude Code session under `claude`. Tool input and response came in as JSON, so they are JSON.
+ */
+export function hookContext(input: ClaudeCodeHookInput): JsonObject {
+  const claude = defined({
+    session_id: input.session_id,
+    transcript_path: input.transcript_path,
+    permission_mode: input.permission_mode,
+    hook_event_name: input.hook_event_name,
+  });
+  const base = { cwd: input.cwd, claude };
+  switch (input.hook_event_name) {
+    case 'PreToolUse':
+      return defined({ ...base, tool: { name: input.tool_name, input: input.tool_input as JsonObject } });
+    case 'PostToolUse':
+      return defined({ ...base, tool: defined({ name: input.tool_name, input: input.tool_input, response: input.tool_response }) });
+    case 'UserPromptSubmit':
+      return defined({ ...base, prompt: input.prompt });
+    case 'Stop':
+    case 'SubagentStop':
+      return defined({ ...base, stop_hook_active: input.stop_hook_active, subagent: input.hook_event_name === 'SubagentStop' });
+    case 'SessionStart':
+      return defined({ ...base, source: input.source });
+    case 'SessionEnd':
+      return defined({ ...base, reason: input.reason });
+    case 'PreCompact':
+      return defined({ ...base, trigger: input.trigger, custom_instructions: input.custom_instructions ?? undefined });
+  }
+}
+
+/**
+ * The tool input with `modifications` applied. A target is a dotted path into the tool input,
+ * written either relative to it (`command`, `options.timeout`) or from the hook context
+ * (`tool.input.command`); missing intermediate objects are created. The input is not mutated.
+ */
+export function applyModifications(toolInput: Readonly<Record<string, unknown>>, modifications: readonly Modification[]): Record<string, unknown> {
+  const result = structuredClone(toolInput) as Record<string, unknown>;
+  for (const modification of modifications) {
+    const path = modification.target.replace(/^tool\.input\./, '').split('.');
+    const last = path.pop();
+    if (last === undefined || last === '') continue;
+    let node: Record<string, unknown> = result;
+    for (const key of path) {
+      const next = node[key];
+      if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[last] = modification.updated as JsonValue;
+  }
+  return result;
+}
+
+/** Why the decision blocks, in one line for Claude and the user. */
+function blockReason(decision: HookDecision): string {
+  if (decision.decided_by === 'failure_policy') {
+    const cause = decision.error === undefined ? '' : `: ${decision.error.message} (${decision.error.code})`;
+    return `Blocked by AHP (fail-closed)${cause}`;
+  }
+  const reasons = decision.signals.flatMap((signal) => {
+    if (signal.payload.level !== 'blocking') return [];
+    const steps = signal.payload.resolution_path.length > 0 ? ` To resolve: ${signal.payload.resolution_path.join('; ')}.` : '';
+    return [`${signal.payload.reason}${steps}`];
+  });
+  return `Blocked by AHP: ${reasons.join(' ') || 'an oracle denied this operation'}`;
+}
+
+/** Warnings (prompt) and suggestions (aid) as text for Claude's context. */
+function advice(decision: HookDecision): string | undefined {
+  const lines = decision.warnings.map((warning) => `AHP warning: ${warning}`);
+  for (const signal of decision.signals) {
+    if (signal.payload.level === 'prompting') lines.push(...signal.payload.suggestions.map((suggestion) => `AHP suggestion: ${suggestion}`));
+    if (signal.payload.level !== 'aiding') continue;
+    if (signal.payload.context !== '') lines.push(`AHP: ${signal.payload.context}`);
+    lines.push(...signal.payload.suggestions.map((suggestion) => `AHP suggestion (${suggestion.type}): ${suggestion.description}`));
+  }
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
+/** Whether some prompt signal asks for a confirmation before going on (`continue_allowed: false`). */
+function needsConfirmation(decision: HookDecision): boolean {
+  return decision.signals.some((signal) => signal.payload.level === 'prompting' && !signal.payload.continue_allowed);
+}
+
+/**
+ * Claude Code's answer for `decision`:
+ * - block: PreToolUse `permissionDecision: "deny"`; PostToolUse, UserPromptSubmit, Stop,
+ *   SubagentStop `decision: "block"`; other events cannot be blocked, the reason becomes a
+ *   `systemMessage`. Each carries the reason (the oracles', or the failure policy's cause).
+ * - control (PreToolUse): `permissionDecision: "allow"` with `updatedInput`, the tool input with
+ *   the modifications applied — "ask" instead when a prompt signal wants a confirmation.
+ * - prompt: the warnings as `systemMessage` (for the user) and `additionalContext` (for Claude);
+ *   on PreToolUse `permissionDecision: "ask"` when a signal has `continue_allowed: false`.
+ * - aid: the suggestions as `additionalContext`.
+ * - nothing: `{}`. No "allow" is ever granted without a modification: having no objection must not
+ *   skip Claude Code's own permission rules.
+ */
+export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDecision): ClaudeCodeHookOutput {
+  const event = input.hook_event_name;
+  if (!decision.allowed) {
+    const reason = blockReason(decision);
+    if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
+    if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
+    return { systemMessage: reason };
+  }
+  const output: ClaudeCodeHookOutput = {};
+  const specific: ClaudeCodeHookSpecificOutput = { hookEventName: event };
+  const text = advice(decision);
+  if (decision.warnings.length > 0) output.systemMessage = decision.warnings.map((warning) => `AHP: ${warning}`).join('\n');
+  if (text !== undefined && CONTEXT_EVENTS.has(event)) specific.additionalContext = text;
+  if (event === 'PreToolUse') {
+    const confirm = needsConfirmation(decision);
+    if (decision.modifications.length > 0) {
+      specific.updatedInput = applyModifications(input.tool_input, decision.modifications);
+      specific.permissionDecision = confirm ? 'ask' : 'allow';
+      specific.permissionDecisionReason = `Adjusted by AHP: ${decision.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`;
+    } else if (confirm) {
+      specific.permissionDecision = 'ask';
+      specific.permissionDecisionReason = decision.warnings.join('; ');
+    }
+  }
+  if (Object.keys(specific).length > 1) output.hookSpecificOutput = specific;
+  return output;
+}

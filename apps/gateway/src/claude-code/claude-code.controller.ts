@@ -1,0 +1,39 @@
+import type { IncomingMessage } from 'node:http';
+import { Body, Controller, HttpCode, Inject, Post, Req, UseFilters } from '@nestjs/common';
+import { ClaudeCodeHookInputSchema, makeError, type ClaudeCodeHookOutput } from '@ahp/protocol';
+import { AgentAuthService } from '../auth/agent-auth.service.js';
+import { OperatorApiError, parseInput } from '../operators/api-error.js';
+import { ClaudeCodeErrorFilter } from './claude-code-error.filter.js';
+import { ClaudeCodeService } from './claude-code.service.js';
+
+/** Where Claude Code's `http` hooks post (docs/claude-code.md). */
+export const CLAUDE_CODE_HOOK_PATH = 'v1/hooks/claude-code';
+
+/**
+ * Largest accepted Claude Code hook body. Tool inputs carry whole files; strings inside them are
+ * still bounded by the hook context limits (a context that exceeds them is answered by the
+ * trigger's failure policy — an explicit deny for PreToolUse — never by an HTTP error).
+ */
+export const CLAUDE_CODE_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `POST /v1/hooks/claude-code`: one Claude Code hook input in, Claude Code's hook output out.
+ * Authenticated with an agent token (the agent acts as itself, as over the WebSocket).
+ */
+@Controller(CLAUDE_CODE_HOOK_PATH)
+@UseFilters(ClaudeCodeErrorFilter)
+export class ClaudeCodeController {
+  constructor(
+    @Inject(AgentAuthService) private readonly auth: AgentAuthService,
+    @Inject(ClaudeCodeService) private readonly claudeCode: ClaudeCodeService,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  hook(@Req() request: IncomingMessage, @Body() body: unknown): Promise<ClaudeCodeHookOutput> {
+    const auth = this.auth.authenticateRequest(request);
+    if (!auth.ok) throw new OperatorApiError(makeError('E_UNAUTHORIZED', 'a valid agent token is required (Authorization: Bearer <token>)'));
+    const input = parseInput(ClaudeCodeHookInputSchema, body, 'Claude Code hook input');
+    return this.claudeCode.handle(auth.agent.identity, input);
+  }
+}

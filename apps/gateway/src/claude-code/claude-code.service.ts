@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { makeError, type AgentIdentity, type ClaudeCodeHookInput, type ClaudeCodeHookOutput } from '@ahp/protocol';
+import type { SessionStore } from '@ahp/store';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { HooksService } from '../hooks/hooks.service.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { OperatorApiError } from '../operators/api-error.js';
+import { SESSION_STORE } from '../store/store.tokens.js';
+import { CLAUDE_CODE_TRIGGERS, hookContext, toClaudeCodeOutput } from './claude-code-mapping.js';
+
+/**
+ * The gateway session of a Claude Code session: derived from the agent and Claude Code's
+ * `session_id`, so every hook of one Claude Code session lands in the same AHP session on any
+ * gateway, and two agents reusing a session id never share one.
+ */
+export function claudeCodeSessionId(agentId: string, claudeSessionId: string): string {
+  return `cc-${createHash('sha256').update(`${agentId}\0${claudeSessionId}`, 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+/** Runs one Claude Code hook through the gateway's hook machinery and answers in Claude Code's format. */
+@Injectable()
+export class ClaudeCodeService {
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(HooksService) private readonly hooks: HooksService,
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    this.log = logger.child({ component: 'claude-code' });
+  }
+
+  /**
+   * The answer to `input` from `agent`. Resolves within AHP_CLAUDE_CODE_DEADLINE_MS (plus the
+   * Redis round trips) with the oracles' decision or the failure policy's.
+   *
+   * @throws OperatorApiError E_UNAVAILABLE (503) when the session cannot be opened — there is no
+   *   hook yet whose failure policy could answer; E_FORBIDDEN should the derived session belong to
+   *   another agent.
+   */
+  async handle(agent: AgentIdentity, input: ClaudeCodeHookInput): Promise<ClaudeCodeHookOutput> {
+    const trigger = CLAUDE_CODE_TRIGGERS[input.hook_event_name];
+    const sessionId = claudeCodeSessionId(agent.id, input.session_id);
+    let session;
+    try {
+      session = await this.sessions.open(agent, sessionId, sessionId, Date.now(), this.config.sessionTtlMs);
+    } catch (error) {
+      this.log.error({ agentId: agent.id, sessionId, error }, 'opening the Claude Code session failed');
+      throw new OperatorApiError(makeError('E_UNAVAILABLE', 'the session could not be opened; retry shortly', undefined, { retryAfterMs: 1000 }));
+    }
+    if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
+    const decision = await this.hooks.evaluate({
+      agent,
+      sessionId: session.sessionId,
+      trigger,
+      context: hookContext(input),
+      deadlineMs: this.config.claudeCodeDeadlineMs,
+    });
+    return toClaudeCodeOutput(input, decision);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Claude Code's hook wire format, as its hooks send it (stdin of a `command` hook, the POST body of
+ * an `http` hook) and as they read the answer. These schemas describe a foreign format, so they
+ * follow a different rule than AHP's own wire objects: the input is parsed with `z.looseObject`,
+ * because Claude Code adds fields between releases (e.g. `permission_mode`, `tool_use_id`) and a
+ * control plane that refused unknown fields would stop answering — which Claude Code treats as "let
+ * the tool call through". Only the fields AHP reads are checked.
+ */
+import { z } from 'zod';
+
+/** The Claude Code hook events AHP maps to one of its triggers. */
+export const CLAUDE_CODE_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStop',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+] as const;
+
+/** One of {@link CLAUDE_CODE_EVENTS}. */
+export const ClaudeCodeEventSchema = z.enum(CLAUDE_CODE_EVENTS);
+export type ClaudeCodeEvent = z.infer<typeof ClaudeCodeEventSchema>;
+
+/** Fields every Claude Code hook input carries; `permission_mode` appears only in newer releases. */
+const common = {
+  session_id: z.string().min(1).max(512),
+  transcript_path: z.string().max(4096).optional(),
+  cwd: z.string().max(4096).optional(),
+  permission_mode: z.string().max(64).optional(),
+};
+
+/** A JSON object of any shape (a tool's input or response is defined by the tool). */
+const AnyObjectSchema = z.record(z.string(), z.unknown());
+
+/**
+ * The input of one Claude Code hook, discriminated on `hook_event_name`. Loose objects: fields
+ * Claude Code adds are kept, never rejected (see the module comment).
+ */
+export const ClaudeCodeHookInputSchema = z.discriminatedUnion('hook_event_name', [
+  z.looseObject({ ...common, hook_event_name: z.literal('PreToolUse'), tool_name: z.string().min(1), tool_input: AnyObjectSchema }),
+  z.looseObject({
+    ...common,
+    hook_event_name: z.literal('PostToolUse'),
+    tool_name: z.string().min(1),
+    tool_input: AnyObjectSchema,
+    tool_response: z.unknown().optional(),
+  }),
+  z.looseObject({ ...common, hook_event_name: z.literal('UserPromptSubmit'), prompt: z.string() }),
+  z.looseObject({ ...common, hook_event_name: z.literal('Stop'), stop_hook_active: z.boolean().optional() }),
+  z.looseObject({ ...common, hook_event_name: z.literal('SubagentStop'), stop_hook_active: z.boolean().optional() }),
+  z.looseObject({ ...common, hook_event_name: z.literal('SessionStart'), source: z.string().optional() }),
+  z.looseObject({ ...common, hook_event_name: z.literal('SessionEnd'), reason: z.string().optional() }),
+  z.looseObject({
+    ...common,
+    hook_event_name: z.literal('PreCompact'),
+    trigger: z.string().optional(),
+    custom_instructions: z.string().nullable().optional(),
+  }),
+]);
+export type ClaudeCodeHookInput = z.infer<typeof ClaudeCodeHookInputSchema>;
+
+/** A PreToolUse permission decision: run without asking, refuse, or ask the user. */
+export const ClaudeCodePermissionDecisionSchema = z.enum(['allow', 'deny', 'ask']);
+export type ClaudeCodePermissionDecision = z.infer<typeof ClaudeCodePermissionDecisionSchema>;
+
+/**
+ * The event-specific part of an answer. `permissionDecision*` and `updatedInput` only mean
+ * something for PreToolUse; `additionalContext` (text added to Claude's context) for PreToolUse,
+ * PostToolUse, UserPromptSubmit and SessionStart.
+ */
+export const ClaudeCodeHookSpecificOutputSchema = z.strictObject({
+  hookEventName: ClaudeCodeEventSchema,
+  permissionDecision: ClaudeCodePermissionDecisionSchema.optional(),
+  permissionDecisionReason: z.string().optional(),
+  updatedInput: AnyObjectSchema.optional(),
+  additionalContext: z.string().optional(),
+});
+export type ClaudeCodeHookSpecificOutput = z.infer<typeof ClaudeCodeHookSpecificOutputSchema>;
+
+/**
+ * The answer to one hook, as Claude Code reads it. `decision: "block"` with `reason` is how
+ * PostToolUse, UserPromptSubmit, Stop and SubagentStop are blocked (PreToolUse uses
+ * `hookSpecificOutput.permissionDecision` instead); `systemMessage` is shown to the user;
+ * `continue: false` with `stopReason` ends Claude's turn. An empty object means "no objection".
+ */
+export const ClaudeCodeHookOutputSchema = z.strictObject({
+  continue: z.boolean().optional(),
+  stopReason: z.string().optional(),
+  suppressOutput: z.boolean().optional(),
+  systemMessage: z.string().optional(),
+  decision: z.literal('block').optional(),
+  reason: z.string().optional(),
+  hookSpecificOutput: ClaudeCodeHookSpecificOutputSchema.optional(),
+});
+export type ClaudeCodeHookOutput = z.infer<typeof ClaudeCodeHookOutputSchema>;

@@ -1,0 +1,138 @@
+import type { AgentEvent, HookTrigger, JsonObject, Plan, Signal } from '@ahp/protocol';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { AgentLoopClient } from './agent-loop.js';
+import { runAgentLoop } from './agent-loop.js';
+import type { AhpClient, HookResult } from './client.js';
+import { scriptedModel } from './scripted-model.js';
+import type { RequestDecision } from './team.js';
+
+
+const step = (id: string, dependencies: string[] = []) => ({ id, description: `do ${id}`, dependencies, status: 'pending' as const, tools_expected: [] });
+const plan: Plan = { title: 'demo', steps: [step('a'), step('b', ['a'])] };
+
+const signal = (intensity: Signal['header']['intensity'], payload: JsonObject): Signal =>
+  ({ header: { id: `sig_${intensity}`, intensity }, payload }) as unknown as Signal;
+
+/** A fake control plane: blocks `rm -rf /`, rewrites `--force`, warns on `curl`, records everything. */
+function fakeClient(approved = true) {
+  const hooks: { trigger: HookTrigger; context: JsonObject }[] = [];
+  const events: AgentEvent[] = [];
+  const responses: string[] = [];
+  const allow = { allowed: true, modifications: [], warnings: [], signals: [] };
+  const client: AgentLoopClient = {
+    async hook(trigger, context = {}) {
+      hooks.push({ trigger, context });
+      const command = (context.tool as { input?: { command?: string } } | undefined)?.input?.command ?? '';
+      if (trigger !== 'pre-tool-use') return allow as unknown as HookResult;
+      if (command.includes('rm -rf /')) {
+        return { allowed: false, block: { reason: 'destructive', resolvable: true, resolutionPath: ['use a path'], source: 'permission-check', signal: signal('block', {}) }, signals: [], modifications: [], warnings: [] } as unknown as HookResult;
+      }
+      if (command.includes('--force')) {
+        return { ...allow, signals: [signal('control', {})], modifications: [{ target: 'command', original: command, updated: command.replace('--force', '--force-with-lease'), reason: 'safer' }] } as unknown as HookResult;
+      }
+      if (command.startsWith('curl')) return { ...allow, signals: [signal('prompt', {})], warnings: ['network access'] } as unknown as HookResult;
+      return allow as unknown as HookResult;
+    },
+    async respond(s, action) {
+      responses.push(`${s.header.intensity}:${action}`);
+    },
+    async report(event) {
+      events.push(event);
+    },
+    async submitPlan() {
+      return { requestId: 'req_1', type: 'plan_approval', status: approved ? 'approved' : 'rejected', approved } as RequestDecision;
+    },
+  };
+  return { client, hooks, events, responses };
+}
+
+const ran: string[] = [];
+const tools = { bash: async (input: JsonObject) => (ran.push(String(input.command)), { ok: true as const, output: `ran ${String(input.command)}` }) };
+const bash = (command: string) => ({ type: 'tool_call' as const, tool: 'bash', input: { command } });
+const text = (t: string) => ({ type: 'text' as const, text: t });
+
+describe('runAgentLoop', () => {
+  it('takes the real client', () => {
+    expectTypeOf<AhpClient>().toExtend<AgentLoopClient>();
+  });
+
+  it('honours block, control and prompt, reads control envelopes, replans and verifies', async () => {
+    ran.length = 0;
+    const { client, hooks, events, responses } = fakeClient();
+    const model = scriptedModel({
+      plans: [plan, { title: 'demo v2', steps: [step('c')] }],
+      actions: [
+        bash('rm -rf /'),
+        bash('git push --force'),
+        bash('curl example.com'),
+        text('STEP_DONE'),
+        text('{"control":"step_done"}'),
+        text('{"control":"replan","reason":"b is obsolete"}'),
+        text('{"control":"step_done"}'),
+      ],
+    });
+    let verifications = 0;
+    const result = await runAgentLoop({
+      model,
+      tools,
+      client,
+      goal: 'demo',
+      approvePlan: true,
+      verify: async () =>
+        ++verifications === 1
+          ? { ok: false, type: 'test_failure', summary: '1 test failed', details: [] }
+          : { ok: true, type: 'passed', summary: 'ok', details: [] },
+    });
+
+    expect(result.stopReason).toBe('completed');
+    expect(ran).toEqual(['git push --force-with-lease', 'curl example.com']);
+    expect(responses).toEqual(['block:retry_after_fix', 'control:accept_modification', 'prompt:acknowledge']);
+    const toolResults = result.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(toolResults[0]).toMatch(/^BLOCKED by permission-check: destructive/);
+    expect(toolResults[1]).toMatch(/NOTE: input changed/);
+    expect(toolResults[2]).toMatch(/WARNING: network access/);
+    expect(result.messages.some((m) => m.content === 'Verification failed: 1 test failed')).toBe(true);
+    expect(result.plan.steps.map((s) => [s.id, s.status])).toEqual([['a', 'done'], ['c', 'done']]);
+    expect(hooks.filter((h) => h.trigger === 'pre-tool-use').map((h) => (h.context.loop as JsonObject).iteration)).toEqual([1, 2, 3]);
+
+    const signals = events.flatMap((e) => (e.kind === 'control_signal' ? [e.control_signal] : []));
+    expect(signals).toEqual([
+      { control: 'step_done', format: 'legacy', step_id: 'a' },
+      { control: 'step_done', format: 'structured', step_id: 'a' },
+      { control: 'replan', reason: 'b is obsolete', format: 'structured', step_id: 'b' },
+      { control: 'step_done', format: 'structured', step_id: 'c' },
+    ]);
+    expect(events.filter((e) => e.kind === 'verification')).toHaveLength(3);
+    expect(events.find((e) => e.kind === 'plan_progress')).toMatchObject({ request_id: 'req_1' });
+  });
+
+  it('feeds E_STUTTERING back to the model instead of running the call again', async () => {
+    ran.length = 0;
+    const { client } = fakeClient();
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [bash('ls'), bash('ls'), bash('ls'), text('{"control":"step_done"}')] });
+    const result = await runAgentLoop({ model, tools, client, goal: 'g', limits: { maxIdenticalToolCalls: 2 } });
+    expect(ran).toEqual(['ls', 'ls']);
+    expect(result.messages.filter((m) => m.role === 'tool').at(-1)?.content).toMatch(/^E_STUTTERING/);
+    expect(result.stopReason).toBe('completed');
+  });
+
+  it('stops with MAX_ITER and tells the control plane through a stop hook', async () => {
+    const { client, hooks } = fakeClient();
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [text('thinking'), text('still thinking')] });
+    const result = await runAgentLoop({ model, tools, client, goal: 'g', limits: { maxIterations: 2 } });
+    expect(result).toMatchObject({ stopReason: 'MAX_ITER', iterations: 3 });
+    expect(hooks.at(-1)).toEqual({ trigger: 'stop', context: { stop_reason: 'MAX_ITER', loop: { iteration: 3 }, plan_step: 'a' } });
+  });
+
+  it('trims the history it shows the model and aborts when the plan is rejected', async () => {
+    const { client } = fakeClient();
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [bash('echo 1'), bash('echo 2'), text('{"control":"step_done"}')] });
+    await runAgentLoop({ model, tools, client, goal: 'g', historyBudget: 1, countTokens: () => 1 });
+    expect(model.seen.at(-1)?.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+
+    const rejected = fakeClient(false);
+    const result = await runAgentLoop({ model: scriptedModel({ plans: [plan], actions: [] }), tools, client: rejected.client, goal: 'g', approvePlan: true });
+    expect(result.stopReason).toBe('aborted');
+    expect(rejected.events).toEqual([]);
+  });
+});

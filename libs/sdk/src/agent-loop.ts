@@ -1,0 +1,201 @@
+/**
+ * A reference agent loop that wires the agent-side protocols together: plan → optional approval
+ * → for each step, model turns with hooks around every tool call, the control envelope for
+ * `step_done` / `replan`, verification, and the circuit breakers. Small on purpose: a real agent
+ * can use it as it is or copy the parts it needs.
+ */
+import type { HookTrigger, JsonObject, Plan, PlanStep, Signal, StopReason, VerificationResult } from '@ahp/protocol';
+import { LoopBreakers } from './breakers.js';
+import type { LoopLimits } from './breakers.js';
+import type { HookOptions, HookResult, SubmitPlanOptions } from './client.js';
+import { readControlSignal } from './control.js';
+import type { EventSink } from './event-sink.js';
+import { trimHistory } from './history.js';
+import type { ChatMessage, TokenCounter } from './history.js';
+import { silentLogger } from './logger.js';
+import type { Logger } from './logger.js';
+import { applyModifications } from './modifications.js';
+import { PlanRunner } from './plan-runner.js';
+import type { RequestDecision } from './team.js';
+import { reportVerification } from './verification.js';
+
+/** What the model says in one turn: call a tool, or talk (which may carry a control envelope). */
+export type ModelAction = { readonly type: 'tool_call'; readonly tool: string; readonly input: JsonObject } | { readonly type: 'text'; readonly text: string };
+
+/** The model, as the loop needs it. Adapt an LLM client to this, or use {@link scriptedModel}. */
+export interface AgentModel {
+  /** The first plan for `goal`. */
+  plan(goal: string): Promise<Plan>;
+  /** A revised plan after a `replan` signal; the loop keeps the steps already done. */
+  replan(current: Plan, reason: string | undefined): Promise<Plan>;
+  /** The next action for `step`, given the (trimmed) conversation. */
+  next(turn: { readonly step: PlanStep; readonly messages: readonly ChatMessage[] }): Promise<ModelAction>;
+}
+
+/** A tool's outcome. A failure (`ok: false`) goes back to the model, it does not end the loop. */
+export type ToolOutcome = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly code?: string; readonly error: string };
+
+/** A tool the model may call. Node tools with a timeout can run through `runTool` of `@ahp/sdk/node`. */
+export type AgentTool = (input: JsonObject) => Promise<ToolOutcome>;
+
+/** The parts of {@link AhpClient} the loop uses; the client fits as it is, a fake fits in tests. */
+export interface AgentLoopClient extends EventSink {
+  hook(trigger: HookTrigger, context?: JsonObject, options?: HookOptions): Promise<HookResult>;
+  respond(signal: Signal, action: 'retry_after_fix' | 'accept_modification' | 'acknowledge' | 'suggestion_deferred'): Promise<void>;
+  submitPlan(plan: Plan, options?: SubmitPlanOptions): Promise<RequestDecision>;
+}
+
+/** Options of {@link runAgentLoop}. */
+export interface AgentLoopOptions {
+  readonly model: AgentModel;
+  readonly tools: Readonly<Record<string, AgentTool>>;
+  readonly client: AgentLoopClient;
+  /** What the agent is asked to do; the first user message. */
+  readonly goal: string;
+  /** @defaultValue `'You are a careful coding agent.'` plus the control-envelope instructions */
+  readonly system?: string;
+  /** Submit the plan for approval and wait. @defaultValue false */
+  readonly approvePlan?: boolean | SubmitPlanOptions;
+  /** Runs a check when a step reports done; a failed result keeps the step open. @defaultValue no verification */
+  readonly verify?: (step: PlanStep) => Promise<VerificationResult>;
+  /** Circuit-breaker limits. @defaultValue the server's: 50 identical calls, 20 iterations */
+  readonly limits?: LoopLimits;
+  /** Token budget of the history sent to the model. @defaultValue no trimming */
+  readonly historyBudget?: number;
+  /** @defaultValue the estimate of {@link trimHistory} */
+  readonly countTokens?: TokenCounter;
+  /** @defaultValue {@link silentLogger} */
+  readonly logger?: Logger;
+}
+
+/** How the loop ended. */
+export interface AgentLoopResult {
+  /** `completed`, `MAX_ITER` (a person must look), `aborted` (plan not approved) or `error` (no step can run). */
+  readonly stopReason: StopReason;
+  readonly plan: Plan;
+  readonly iterations: number;
+  readonly messages: readonly ChatMessage[];
+}
+
+const ENVELOPE_RULES =
+  'When a step is finished answer with exactly {"control":"step_done"}; when the plan must change answer with exactly {"control":"replan","reason":"…"}.';
+
+/**
+ * Runs the loop until every plan step is settled, the iteration breaker trips (`MAX_ITER`: a
+ * `stop` hook carries the reason to the control plane, there being no request type for "a person
+ * must intervene"), the plan is not approved, or no step can run.
+ */
+export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
+  const { model, client } = options;
+  const logger = options.logger ?? silentLogger;
+  const breakers = new LoopBreakers(options.limits);
+  const messages: ChatMessage[] = [
+    { role: 'system', content: `${options.system ?? 'You are a careful coding agent.'} ${ENVELOPE_RULES}` },
+    { role: 'user', content: options.goal },
+  ];
+  const say = (role: ChatMessage['role'], content: string) => void messages.push({ role, content });
+
+  const firstPlan = await model.plan(options.goal);
+  let requestId: string | undefined;
+  if (options.approvePlan !== undefined && options.approvePlan !== false) {
+    const decision = await client.submitPlan(firstPlan, options.approvePlan === true ? {} : options.approvePlan);
+    requestId = decision.requestId;
+    if (!decision.approved) {
+      logger.warn('plan not approved', { requestId, status: decision.status });
+      return { stopReason: 'aborted', plan: firstPlan, iterations: 0, messages };
+    }
+  }
+  const runner = new PlanRunner(firstPlan, { sink: client, logger, ...(requestId === undefined ? {} : { requestId }) });
+  await runner.report();
+  const end = (stopReason: StopReason): AgentLoopResult => ({ stopReason, plan: runner.plan, iterations: breakers.iteration, messages });
+
+  while (!runner.finished) {
+    const step = runner.ready()[0];
+    if (step === undefined) return end('error');
+    await runner.start(step.id);
+    say('user', `Step ${step.id}: ${step.description}`);
+
+    for (;;) {
+      const { iteration, exceeded } = breakers.nextIteration();
+      if (exceeded) {
+        logger.warn('iteration limit reached; a person must intervene', { code: 'MAX_ITER', iteration });
+        await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
+        return end('MAX_ITER');
+      }
+      // Only what the model sees is trimmed: the full conversation is the record the result returns.
+      const history =
+        options.historyBudget === undefined
+          ? { messages, removed: 0 }
+          : trimHistory(messages, { budget: options.historyBudget, ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }) });
+      if (history.removed > 0) logger.info('history trimmed', { code: 'HISTORY_TRIMMED', removed: history.removed });
+      const action = await model.next({ step: runner.step(step.id), messages: history.messages });
+
+      if (action.type === 'tool_call') {
+        say('assistant', JSON.stringify({ tool: action.tool, input: action.input }));
+        say('tool', await callTool(options, breakers, action, { iteration, stepId: step.id }));
+        continue;
+      }
+      say('assistant', action.text);
+      const control = await readControlSignal(action.text, { stepId: step.id, sink: client, logger });
+      if (control.kind === 'none') continue;
+      const kind = control.kind === 'structured' ? control.envelope.control : control.control;
+      if (kind === 'replan') {
+        const reason = control.kind === 'structured' ? (control.envelope.reason ?? undefined) : undefined;
+        await runner.replan(await model.replan(runner.plan, reason));
+        break;
+      }
+      if (options.verify !== undefined) {
+        const result = await reportVerification(client, await options.verify(runner.step(step.id)), { stepId: step.id, logger });
+        if (!result.ok) {
+          say('user', `Verification failed: ${result.summary}${result.suggestion === undefined ? '' : ` ${result.suggestion}`}`);
+          continue;
+        }
+      }
+      await runner.complete(step.id);
+      break;
+    }
+  }
+  return end('completed');
+}
+
+/**
+ * One tool call with its hooks: the stutter breaker, `pre-tool-use` (block → not run, reason to
+ * the model; control → input rewritten; prompt → warnings to the model), the tool, `post-tool-use`
+ * (aid → suggestions to the model). Returns the text the model sees as the tool's result.
+ */
+async function callTool(
+  options: AgentLoopOptions,
+  breakers: LoopBreakers,
+  action: Extract<ModelAction, { type: 'tool_call' }>,
+  at: { iteration: number; stepId: string },
+): Promise<string> {
+  const { client } = options;
+  const stutter = breakers.checkToolCall(action.tool, action.input);
+  if (!stutter.ok) return stutter.message;
+
+  const loop = { iteration: at.iteration };
+  const pre = await client.hook('pre-tool-use', { tool: { name: action.tool, input: action.input }, loop, plan_step: at.stepId });
+  if (!pre.allowed) {
+    if (pre.block.signal !== undefined) await client.respond(pre.block.signal, 'retry_after_fix');
+    return `BLOCKED by ${pre.block.source}: ${pre.block.reason}${pre.block.resolutionPath.map((step) => `\n- ${step}`).join('')}`;
+  }
+  const input = applyModifications(action.input, pre.modifications);
+  const notes = [...pre.warnings.map((warning) => `WARNING: ${warning}`)];
+  if (pre.modifications.length > 0) notes.push(`NOTE: input changed by the control plane: ${pre.modifications.map((m) => `${m.target} → ${JSON.stringify(m.updated)} (${m.reason})`).join('; ')}`);
+  for (const signal of pre.signals) {
+    if (signal.header.intensity === 'control') await client.respond(signal, 'accept_modification');
+    if (signal.header.intensity === 'prompt') await client.respond(signal, 'acknowledge');
+  }
+
+  const tool = options.tools[action.tool];
+  const outcome: ToolOutcome = tool === undefined ? { ok: false, code: 'E_UNKNOWN_TOOL', error: `no tool named ${action.tool}` } : await tool(input);
+  const text = outcome.ok ? outcome.output : `${outcome.code ?? 'ERROR'}: ${outcome.error}`;
+
+  const post = await client.hook('post-tool-use', { tool: { name: action.tool, input, ok: outcome.ok, output: text.slice(0, 4000) }, loop, plan_step: at.stepId });
+  for (const signal of post.signals) {
+    if (signal.header.intensity !== 'aid' || signal.payload.level !== 'aiding') continue;
+    notes.push(`SUGGESTION: ${JSON.stringify(signal.payload.suggestions)}`);
+    await client.respond(signal, 'suggestion_deferred');
+  }
+  return [text, ...notes].join('\n');
+}

@@ -1,0 +1,78 @@
+import type { AgentEvent } from '@ahp/protocol';
+import { describe, expect, it, vi } from 'vitest';
+import { readControlSignal } from './control.js';
+import type { Logger } from './logger.js';
+
+function setup(failReport = false) {
+  const events: AgentEvent[] = [];
+  const sink = {
+    report: vi.fn(async (event: AgentEvent) => {
+      if (failReport) throw new Error('gateway gone');
+      events.push(event);
+    }),
+  };
+  const logger: Logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+  return { events, sink, logger };
+}
+
+describe('readControlSignal — seed 000 §5 acceptance', () => {
+  it('recognises {"control": "step_done"} as step completion', async () => {
+    const { events, sink, logger } = setup();
+    const result = await readControlSignal('{"control": "step_done"}', { stepId: 's1', sink, logger });
+    expect(result).toEqual({ kind: 'structured', envelope: { control: 'step_done' } });
+    expect(events).toEqual([{ kind: 'control_signal', control_signal: { control: 'step_done', format: 'structured', step_id: 's1' } }]);
+    expect(logger.warn).not.toHaveBeenCalled();
+  });
+
+  it('recognises {"control": "replan"} and reports its reason', async () => {
+    const { events, sink } = setup();
+    const result = await readControlSignal('  {"control": "replan", "reason": "API changed"}\n', { stepId: 's2', sink });
+    expect(result).toMatchObject({ kind: 'structured', envelope: { control: 'replan', reason: 'API changed' } });
+    expect(events[0]).toEqual({
+      kind: 'control_signal',
+      control_signal: { control: 'replan', reason: 'API changed', format: 'structured', step_id: 's2' },
+    });
+  });
+
+  it('still accepts the STEP_DONE string, with a warning, reported as legacy', async () => {
+    const { events, sink, logger } = setup();
+    const result = await readControlSignal('All tests pass.\nSTEP_DONE', { stepId: 's3', sink, logger });
+    expect(result).toMatchObject({ kind: 'legacy', control: 'step_done' });
+    expect(logger.warn).toHaveBeenCalledOnce();
+    expect(vi.mocked(logger.warn).mock.calls[0]?.[0]).toMatch(/legacy control string STEP_DONE/);
+    expect(events).toEqual([{ kind: 'control_signal', control_signal: { control: 'step_done', format: 'legacy', step_id: 's3' } }]);
+  });
+
+  it('does not take unrelated JSON such as {"tool": "read_file"} for a control signal', async () => {
+    const { sink } = setup();
+    expect(await readControlSignal('{"tool": "read_file"}', { sink })).toEqual({ kind: 'none' });
+    expect(await readControlSignal('{"tool": "read_file", "control": "step_done"}', { sink })).toEqual({ kind: 'none' });
+    expect(sink.report).not.toHaveBeenCalled();
+  });
+});
+
+describe('readControlSignal — seed 000 §1.2', () => {
+  it.each(['I will say STEP_DONE once the tests pass.', 'Next I might need to REPLAN the approach.'])(
+    'false positive: a mention is not a signal (%s)',
+    async (text) => {
+      const { sink, logger } = setup();
+      expect(await readControlSignal(text, { sink, logger })).toEqual({ kind: 'none' });
+      expect(sink.report).not.toHaveBeenCalled();
+      expect(logger.warn).not.toHaveBeenCalled();
+    },
+  );
+
+  it.each(['step_done', 'STEPDONE', '步骤完成'])('false negative: the variant %s is no signal, the envelope is the fix', async (text) => {
+    const { sink } = setup();
+    expect(await readControlSignal(text, { sink })).toEqual({ kind: 'none' });
+    expect((await readControlSignal('{"control":"step_done"}', { sink })).kind).toBe('structured');
+  });
+});
+
+describe('readControlSignal — reporting', () => {
+  it('logs and swallows a failed report', async () => {
+    const { sink, logger } = setup(true);
+    expect((await readControlSignal('{"control":"step_done"}', { sink, logger })).kind).toBe('structured');
+    expect(logger.warn).toHaveBeenCalledWith('could not report an agent event', expect.objectContaining({ kind: 'control_signal', error: 'gateway gone' }));
+  });
+});

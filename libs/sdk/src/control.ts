@@ -1,0 +1,37 @@
+/**
+ * The agent side of the control envelope (seed 000): read a model's output for `step_done` /
+ * `replan`, warn about legacy strings, and report every control signal to the control plane.
+ * The rules themselves live in @ahp/protocol (`classifyControlOutput`).
+ */
+import { classifyControlOutput, controlSignalEvent } from '@ahp/protocol';
+import type { ControlClassification } from '@ahp/protocol';
+import { reportQuietly } from './event-sink.js';
+import type { EventSink } from './event-sink.js';
+import { silentLogger } from './logger.js';
+import type { Logger } from './logger.js';
+
+/** Options of {@link readControlSignal}. */
+export interface ReadControlOptions {
+  /** The plan step the output belongs to; carried on the `control_signal` event. */
+  readonly stepId?: string;
+  /** Receives the `control_signal` event, e.g. the {@link AhpClient}. @defaultValue none: nothing is reported */
+  readonly sink?: EventSink;
+  /** Receives the legacy-format warning. @defaultValue {@link silentLogger} */
+  readonly logger?: Logger;
+}
+
+/**
+ * Classifies `output`: a JSON control envelope wins; a `STEP_DONE` / `REPLAN` line still counts
+ * but is logged as a warning; anything else (prose that mentions a token, variants such as
+ * `step_done`, unrelated JSON such as `{"tool":"read_file"}`) is no control signal. Every signal
+ * found is reported as a `control_signal` event before the promise resolves; reporting failures
+ * are logged, not thrown.
+ */
+export async function readControlSignal(output: string, options: ReadControlOptions = {}): Promise<ControlClassification> {
+  const logger = options.logger ?? silentLogger;
+  const classification = classifyControlOutput(output);
+  if (classification.kind === 'legacy') logger.warn(classification.warning, { control: classification.control, stepId: options.stepId });
+  const event = controlSignalEvent(classification, options.stepId);
+  if (event !== null) await reportQuietly(options.sink, { kind: 'control_signal', control_signal: event }, logger);
+  return classification;
+}

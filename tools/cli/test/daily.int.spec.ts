@@ -1,0 +1,200 @@
+/**
+ * The built `ahp` CLI (dist/cli.js) as a process for the daily-work commands: `hook claude-code`
+ * against a small HTTP server playing the gateway (and against no gateway at all), the operator
+ * commands against the same fake, and `tokens` writing real tokens files.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentTokensFileSchema, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function ahp(args: readonly string[], env: Record<string, string> = {}, stdin = ''): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+/** What the fake gateway received. */
+interface Received {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  body: unknown;
+}
+
+let dir: string;
+let server: Server;
+let gatewayUrl: string;
+let received: Received[] = [];
+/** The fake gateway's answer to the next call. */
+let answer: { status: number; body: unknown } = { status: 200, body: {} };
+
+async function bodyOf(request: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of request) text += (chunk as Buffer).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ahp-cli-daily-'));
+  server = createServer((request, response) => {
+    void bodyOf(request).then((body) => {
+      received.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization, body });
+      response.writeHead(answer.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  gatewayUrl = `http://127.0.0.1:${address.port}`;
+});
+
+beforeEach(() => {
+  received = [];
+  answer = { status: 200, body: {} };
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await rm(dir, { recursive: true, force: true });
+});
+
+const PRE_TOOL_USE = {
+  session_id: 'abc123',
+  transcript_path: '/home/dev/.claude/projects/app/t.jsonl',
+  cwd: '/home/dev/app',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: 'rm -rf build' },
+};
+
+describe('ahp hook claude-code', () => {
+  it('posts the hook input with the agent token and prints the gateway\'s answer', async () => {
+    answer = { status: 200, body: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } } };
+    const run = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(answer.body);
+    expect(received).toEqual([{ method: 'POST', url: '/v1/hooks/claude-code', authorization: 'Bearer agent-token', body: PRE_TOOL_USE }]);
+  });
+
+  it('denies a PreToolUse explicitly when the gateway cannot be reached, and still exits 0', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const address = closed.address();
+    await new Promise((resolve) => closed.close(resolve));
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const run = await ahp(['hook', 'claude-code'], { AHP_GATEWAY_URL: `http://127.0.0.1:${address.port}`, AHP_TOKEN: 't' }, JSON.stringify(PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    const output = ClaudeCodeHookOutputSchema.parse(JSON.parse(run.stdout));
+    expect(output.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
+    expect(output.hookSpecificOutput?.permissionDecisionReason).toContain('cannot reach the gateway');
+    expect(run.stderr).toContain('cannot reach the gateway');
+  });
+
+  it('denies when the gateway refuses the call, and lets a Stop through with a notice', async () => {
+    answer = { status: 401, body: { error: makeError('E_UNAUTHORIZED', 'bad token') } };
+    const denied = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(PRE_TOOL_USE));
+    expect(ClaudeCodeHookOutputSchema.parse(JSON.parse(denied.stdout)).hookSpecificOutput?.permissionDecisionReason).toContain('E_UNAUTHORIZED');
+    const stop = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...PRE_TOOL_USE, hook_event_name: 'Stop' }));
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toEqual({ systemMessage: expect.stringContaining('continuing without its checks') as unknown });
+  });
+
+  it('exits 2 (a blocking error for Claude Code) on input that is not JSON', async () => {
+    const run = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
+    expect(run.code).toBe(2);
+    expect(received).toEqual([]);
+  });
+});
+
+describe('operator commands', () => {
+  it('lists agents with the operator token, as a table and as JSON', async () => {
+    const now = new Date().toISOString();
+    answer = {
+      status: 200,
+      body: {
+        agents: [{ agent: { id: 'alice', name: 'Alice', team: 'red', role: 'lead' }, session_id: 's1', gateway_id: 'gw-1', connected_at: now, last_activity_at: now }],
+        gateways: [{ gateway_id: 'gw-1', started_at: now, last_seen_at: now, connections: 1, draining: false }],
+      },
+    };
+    const text = await ahp(['agents', 'list', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^AGENT\s+NAME/);
+    expect(text.stdout).toContain('alice');
+    const json = await ahp(['agents', 'list', '--gateway', gatewayUrl, '--json'], { AHP_OPERATOR_TOKEN: 'op' });
+    expect(JSON.parse(json.stdout)).toEqual(answer.body);
+    expect(received.map((call) => [call.url, call.authorization])).toEqual([
+      ['/v1/operator/agents', 'Bearer op'],
+      ['/v1/operator/agents', 'Bearer op'],
+    ]);
+  });
+
+  it('passes the list filters, needs feedback to reject, and exits 1 when the gateway refuses a decision', async () => {
+    answer = { status: 200, body: { requests: [] } };
+    expect((await ahp(['requests', 'list', '--status', 'pending', '--team', 'red', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' })).code).toBe(0);
+    expect(received[0]?.url).toBe('/v1/operator/requests?status=pending&team=red');
+
+    expect((await ahp(['requests', 'reject', 'req_1', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' })).code).toBe(2);
+
+    answer = { status: 409, body: { error: makeError('E_CONFLICT', 'already approved by op-maria') } };
+    const refused = await ahp(['requests', 'reject', 'req_1', '--feedback', 'too risky', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('E_CONFLICT');
+    expect(received.at(-1)).toMatchObject({ method: 'POST', url: '/v1/operator/requests/req_1/decision', body: { approve: false, feedback: 'too risky' } });
+  });
+
+  it('exits 3 when no gateway answers', async () => {
+    const run = await ahp(['agents', 'list', '--gateway', 'http://127.0.0.1:1'], { AHP_OPERATOR_TOKEN: 'op' });
+    expect(run.code).toBe(3);
+  });
+});
+
+describe('ahp tokens', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+  it('adds agents to a tokens file the gateway accepts, printing each token once', async () => {
+    const file = join(dir, 'agents.json');
+    const first = await ahp(['tokens', 'agent', 'alice', '--name', 'Alice', '--team', 'red', '--role', 'lead', '--file', file]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('SIGHUP');
+    const second = await ahp(['tokens', 'agent', 'bob', '--name', 'Bob', '--file', file, '--json']);
+    const { token } = JSON.parse(second.stdout) as { token: string };
+    const saved = AgentTokensFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+    expect(saved.agents).toEqual([
+      { id: 'alice', name: 'Alice', team: 'red', role: 'lead', token_sha256: sha256(first.stdout.trim()) },
+      { id: 'bob', name: 'Bob', token_sha256: sha256(token) },
+    ]);
+    const again = await ahp(['tokens', 'agent', 'bob', '--name', 'Bob', '--file', file]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('appears twice');
+  });
+
+  it('adds operators with a role, and refuses a missing one', async () => {
+    const file = join(dir, 'operators.json');
+    expect((await ahp(['tokens', 'operator', 'op-maria', '--name', 'Maria', '--file', file])).code).toBe(2);
+    const run = await ahp(['tokens', 'operator', 'op-maria', '--name', 'Maria', '--role', 'approver', '--file', file]);
+    expect(run.code).toBe(0);
+    const saved = OperatorTokensFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+    expect(saved.operators).toEqual([{ id: 'op-maria', name: 'Maria', role: 'approver', token_sha256: sha256(run.stdout.trim()) }]);
+  });
+});
