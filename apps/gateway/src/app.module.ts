@@ -3,6 +3,7 @@ import { AgentsModule } from './agents/agents.module.js';
 import { ConnectionsModule } from './agents/connections.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClaudeCodeModule } from './claude-code/claude-code.module.js';
+import { ConfigApiModule } from './config-api/config-api.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { FeedModule } from './feed/feed.module.js';
@@ -15,6 +16,7 @@ import type { JsonLogger } from './logging/json-logger.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
 import { RequestsModule } from './requests/requests.module.js';
+import { SignalsApiModule } from './signals-api/signals-api.module.js';
 import { StoreModule } from './store/store.module.js';
 
 /** The gateway application, for one parsed configuration. */
@@ -36,6 +38,8 @@ export class AppModule {
         FeedModule,
         AgentsModule,
         OperatorsModule,
+        ConfigApiModule,
+        SignalsApiModule,
         ClaudeCodeModule,
         HealthModule,
       ],

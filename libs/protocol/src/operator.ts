@@ -11,11 +11,15 @@
  */
 import { z } from 'zod';
 import { Sha256HexSchema } from './agent.js';
+import { ConfigVersionNumberSchema, ConfigVersionSummarySchema } from './config-version.js';
 import { AhpErrorSchema } from './errors.js';
 import { AgentEventSchema } from './frames.js';
 import { GatewayInfoSchema, PresenceEntrySchema } from './hook-job.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSchema, boundedArray } from './primitives.js';
+import { IntensitySchema } from './intensity.js';
 import { ProtocolStateSchema, RequestStatusSchema, RequestTypeSchema } from './request.js';
+import { SignalLogLineSchema } from './signal-log-export.js';
+import { HookTriggerSchema } from './trigger.js';
 
 // --- identities and tokens ---------------------------------------------------------------------
 
@@ -205,3 +209,87 @@ export type OperatorMeResponse = z.infer<typeof OperatorMeResponseSchema>;
 /** Every failed operator call answers with this body and an HTTP status that fits its code. */
 export const OperatorErrorBodySchema = z.strictObject({ error: AhpErrorSchema }).meta({ id: 'OperatorErrorBody' });
 export type OperatorErrorBody = z.infer<typeof OperatorErrorBodySchema>;
+
+// --- hooks configuration versions --------------------------------------------------------------
+
+/**
+ * Largest hooks.yaml `POST /v1/operator/config` accepts, in UTF-8 bytes (413 above). Kept under
+ * the gateway's 100 kB JSON body limit so the refusal names the configuration, not the body.
+ */
+export const MAX_CONFIG_SOURCE_BYTES = 64 * 1024;
+
+/** Query of `GET /v1/operator/config/history`: the newest `limit` versions. */
+export const ConfigHistoryQuerySchema = z
+  .strictObject({
+    /** @defaultValue 50 */
+    limit: queryInt(1, MAX_LIST_LIMIT, 50),
+  })
+  .meta({ id: 'ConfigHistoryQuery', description: 'Config history query: how many of the newest versions.' });
+export type ConfigHistoryQuery = z.infer<typeof ConfigHistoryQuerySchema>;
+
+/** Body of `POST /v1/operator/config`: the hooks.yaml text to publish (its size is checked in bytes by the gateway). */
+export const PublishConfigBodySchema = z
+  .strictObject({ source: z.string().min(1, 'must not be empty') })
+  .meta({ id: 'PublishConfigBody', description: 'A hooks.yaml text to validate and publish.' });
+export type PublishConfigBody = z.infer<typeof PublishConfigBodySchema>;
+
+/** Answer of a publish: the version now current, and whether the text equalled the current one (nothing new stored). */
+export const PublishConfigResponseSchema = z
+  .strictObject({ version: ConfigVersionNumberSchema, unchanged: z.boolean() })
+  .meta({ id: 'PublishConfigResponse' });
+export type PublishConfigResponse = z.infer<typeof PublishConfigResponseSchema>;
+
+/** One published version with its text, as `GET /v1/operator/config[/:version]` answers. */
+export const ConfigVersionDetailSchema = ConfigVersionSummarySchema.extend({ source: z.string() })
+  .strict()
+  .meta({ id: 'ConfigVersionDetail', description: 'A published hooks configuration version with its text.' });
+export type ConfigVersionDetail = z.infer<typeof ConfigVersionDetailSchema>;
+
+/** Answer of `GET /v1/operator/config/history`, newest first. */
+export const ConfigHistoryResponseSchema = z
+  .strictObject({ versions: z.array(ConfigVersionSummarySchema) })
+  .meta({ id: 'ConfigHistoryResponse' });
+export type ConfigHistoryResponse = z.infer<typeof ConfigHistoryResponseSchema>;
+
+// --- the signal log ----------------------------------------------------------------------------
+
+/** The most lines one signal-log listing or export returns. */
+export const MAX_SIGNAL_LOG_LIMIT = 10_000;
+
+const signalLogFilterFields = {
+  /** Signals sent at or after this time. */
+  since: TimestampSchema.optional(),
+  /** Signals sent before this time (exclusive). */
+  until: TimestampSchema.optional(),
+  agent: IdSchema.optional(),
+  session: IdSchema.optional(),
+  hook: HookTriggerSchema.optional(),
+  intensity: IntensitySchema.optional(),
+  /** The oracle that sent the signal. */
+  source: ShortStringSchema.optional(),
+};
+
+/**
+ * Query of `GET /v1/operator/signals` and `/signals/export`: the filters of the store's export
+ * plus `limit` (the oldest matching signals first). Unknown parameters are refused.
+ */
+export const SignalLogQuerySchema = z
+  .strictObject({
+    ...signalLogFilterFields,
+    /** @defaultValue 1000 */
+    limit: queryInt(1, MAX_SIGNAL_LOG_LIMIT, 1_000),
+  })
+  .meta({ id: 'SignalLogQuery', description: 'Signal-log filters: time range, agent, session, hook, intensity, oracle, limit.' });
+export type SignalLogQuery = z.infer<typeof SignalLogQuerySchema>;
+
+/** Query of `GET /v1/operator/signals/stats`: the same filters, no limit (statistics count every matching signal). */
+export const SignalLogStatsQuerySchema = z
+  .strictObject(signalLogFilterFields)
+  .meta({ id: 'SignalLogStatsQuery', description: 'Signal-log statistics filters: time range, agent, session, hook, intensity, oracle.' });
+export type SignalLogStatsQuery = z.infer<typeof SignalLogStatsQuerySchema>;
+
+/** Answer of `GET /v1/operator/signals`: matching lines, oldest first; `truncated` when `limit` cut them short. */
+export const SignalLogListResponseSchema = z
+  .strictObject({ lines: z.array(SignalLogLineSchema), truncated: z.boolean() })
+  .meta({ id: 'SignalLogListResponse' });
+export type SignalLogListResponse = z.infer<typeof SignalLogListResponseSchema>;

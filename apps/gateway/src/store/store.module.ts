@@ -1,6 +1,7 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import {
   connectRedis,
+  createConfigStore,
   createGatewayFeed,
   createHookQueue,
   createKeys,
@@ -9,6 +10,7 @@ import {
   type GatewayFeed,
   type HookQueue,
   type RedisClient,
+  type RedisConfigStore,
   type RedisStores,
   type StoreKeys,
   type TimelineStore,
@@ -19,6 +21,7 @@ import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import {
+  CONFIG_STORE,
   GATEWAY_FEED,
   HOOK_QUEUE,
   HOOK_STORE,
@@ -38,6 +41,7 @@ interface StoreBundle {
   keys: StoreKeys;
   stores: RedisStores;
   timeline: TimelineStore;
+  config: RedisConfigStore;
   queue: HookQueue;
   feed: GatewayFeed;
 }
@@ -56,6 +60,8 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
     // under its team (the store's default reads presence, which only knows connected agents).
     stores: createRedisStores({ redis, keys, teamOf: (agentId) => auth.identityOf(agentId)?.team }),
     timeline: createTimelineStore({ redis, keys }),
+    // The gateway only reads and publishes versions (no `watch`), so no subscriber is ever opened.
+    config: createConfigStore({ redis, keys, logger: storeLogger }),
     queue: createHookQueue({ redis, keys }),
     feed: createGatewayFeed({ redis, keys, gatewayId: config.gatewayId, logger: storeLogger }),
   };
@@ -120,6 +126,7 @@ export class StoreLifecycle implements OnApplicationShutdown {
     { provide: REQUEST_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.requests },
     { provide: INBOX_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.inboxes },
     { provide: TIMELINE_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.timeline },
+    { provide: CONFIG_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.config },
     { provide: HOOK_QUEUE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.queue },
     { provide: GATEWAY_FEED, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.feed },
     StoreLifecycle,
@@ -134,6 +141,7 @@ export class StoreLifecycle implements OnApplicationShutdown {
     REQUEST_STORE,
     INBOX_STORE,
     TIMELINE_STORE,
+    CONFIG_STORE,
     HOOK_QUEUE,
     GATEWAY_FEED,
     StoreLifecycle,

@@ -25,3 +25,5 @@ export const REQUEST_STORE = Symbol('REQUEST_STORE');
 export const INBOX_STORE = Symbol('INBOX_STORE');
 /** `TimelineStore` (agents' reported events). */
 export const TIMELINE_STORE = Symbol('TIMELINE_STORE');
+/** `RedisConfigStore` (published hooks configuration versions). */
+export const CONFIG_STORE = Symbol('CONFIG_STORE');

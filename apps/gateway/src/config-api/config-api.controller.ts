@@ -1,0 +1,51 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  ConfigHistoryQuerySchema,
+  ConfigVersionNumberSchema,
+  PublishConfigBodySchema,
+  type ConfigHistoryResponse,
+  type ConfigVersionDetail,
+  type OperatorIdentity,
+  type PublishConfigResponse,
+} from '@ahp/protocol';
+import { parseInput } from '../operators/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
+import { ConfigApiService } from './config-api.service.js';
+
+/**
+ * Hooks configuration versions for operators: the current one, the history, one version, and
+ * publishing (admins only). Thin: parse with the protocol's schemas, call {@link ConfigApiService}.
+ */
+@Controller('v1/operator/config')
+@UseGuards(OperatorAuthGuard)
+export class ConfigApiController {
+  constructor(@Inject(ConfigApiService) private readonly config: ConfigApiService) {}
+
+  @Get()
+  current(): Promise<ConfigVersionDetail> {
+    return this.config.current();
+  }
+
+  // Declared before `:version` so that "history" is never read as a version number.
+  @Get('history')
+  async history(@Query() query: unknown): Promise<ConfigHistoryResponse> {
+    const { limit } = parseInput(ConfigHistoryQuerySchema, { ...(query as object) }, 'query');
+    return { versions: await this.config.history(limit) };
+  }
+
+  @Get(':version')
+  get(@Param('version') version: string): Promise<ConfigVersionDetail> {
+    // The path segment is text; only plain digits name a version.
+    const number = parseInput(ConfigVersionNumberSchema, /^[0-9]{1,15}$/.test(version) ? Number(version) : version, 'config version');
+    return this.config.get(number);
+  }
+
+  /** 201 with the version now current; `unchanged: true` when the text equals the current one. */
+  @Post()
+  @HttpCode(201)
+  @RequireRole('admin')
+  publish(@CurrentOperator() operator: OperatorIdentity, @Body() body: unknown): Promise<PublishConfigResponse> {
+    const { source } = parseInput(PublishConfigBodySchema, body, 'config');
+    return this.config.publish(operator, source, Date.now());
+  }
+}

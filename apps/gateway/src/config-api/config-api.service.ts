@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { validateHooksConfig } from '@ahp/oracles';
+import {
+  MAX_CONFIG_SOURCE_BYTES,
+  makeError,
+  type ConfigVersionDetail,
+  type ConfigVersionSummary,
+  type OperatorIdentity,
+  type PublishConfigResponse,
+  type StoredConfigVersion,
+} from '@ahp/protocol';
+import type { RedisConfigStore } from '@ahp/store';
+import { LOGGER } from '../config/config.tokens.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { OperatorApiError } from '../operators/api-error.js';
+import { CONFIG_STORE } from '../store/store.tokens.js';
+
+/** Most issues one refused publish lists; the first ones are what a person fixes first anyway. */
+const MAX_REPORTED_ISSUES = 50;
+
+/** A stored version as the API shows it: the parsed `config` stays internal, the text is what people read. */
+function detailOf(stored: StoredConfigVersion): ConfigVersionDetail {
+  return { version: stored.version, digest: stored.digest, published_at: stored.published_at, published_by: stored.published_by, source: stored.source };
+}
+
+/**
+ * Reads and publishes hooks configuration versions for operators. Publishing validates the text
+ * completely (YAML, schema, expressions, oracle names) before anything is stored, so a version
+ * that workers would refuse never becomes current.
+ */
+@Injectable()
+export class ConfigApiService {
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(CONFIG_STORE) private readonly store: RedisConfigStore,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    this.log = logger.child({ component: 'config-api' });
+  }
+
+  /** The current version, or a 404 when nothing was ever published. */
+  async current(): Promise<ConfigVersionDetail> {
+    const stored = await this.store.current();
+    if (stored === null) throw new OperatorApiError(makeError('E_NOT_FOUND', 'no hooks configuration has been published yet'));
+    return detailOf(stored);
+  }
+
+  /** One version, or a 404. */
+  async get(version: number): Promise<ConfigVersionDetail> {
+    const stored = await this.store.get(version);
+    if (stored === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no hooks configuration version ${version}`, { version }));
+    return detailOf(stored);
+  }
+
+  /** The newest `limit` versions, newest first. */
+  history(limit: number): Promise<ConfigVersionSummary[]> {
+    return this.store.history(limit);
+  }
+
+  /**
+   * Validates `source` and publishes it as `operator`. Throws 413 for a text over
+   * {@link MAX_CONFIG_SOURCE_BYTES} and 400 `E_INVALID_FRAME` listing every issue with its line
+   * and column; the store records who published and when, and the log line keeps an audit trail.
+   */
+  async publish(operator: OperatorIdentity, source: string, now: number): Promise<PublishConfigResponse> {
+    const bytes = Buffer.byteLength(source, 'utf8');
+    if (bytes > MAX_CONFIG_SOURCE_BYTES) {
+      throw new OperatorApiError(
+        makeError('E_FRAME_TOO_LARGE', `the configuration is ${bytes} bytes; at most ${MAX_CONFIG_SOURCE_BYTES} are accepted`, { bytes, max_bytes: MAX_CONFIG_SOURCE_BYTES }),
+      );
+    }
+    const checked = validateHooksConfig(source);
+    if (!checked.ok) {
+      const issues = checked.issues.slice(0, MAX_REPORTED_ISSUES).map(({ line, column, path, message }) => ({ line, column, path, message }));
+      this.log.info({ operator: operator.id, issues: checked.issues.length }, 'hooks configuration refused');
+      // Same code and status (400) as any other invalid input, so clients need one error path;
+      // `details.issues` carries the positions the console marks in the editor.
+      throw new OperatorApiError(
+        makeError('E_INVALID_FRAME', `the hooks configuration has ${checked.issues.length} problem(s)`, { issue_count: checked.issues.length, issues }),
+      );
+    }
+    const result = await this.store.publish({ source, config: checked.config, publishedBy: operator.id, now });
+    this.log.info({ operator: operator.id, role: operator.role, configVersion: result.version, unchanged: result.unchanged }, 'hooks configuration published');
+    return result;
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { OperatorsModule } from '../operators/operators.module.js';
+import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { SignalsApiController } from './signals-api.controller.js';
+import { SignalsApiService } from './signals-api.service.js';
+
+/** `/v1/operator/signals`: the signal log and its statistics for operators (docs/operator-api.md). */
+@Module({
+  imports: [OperatorsModule],
+  controllers: [SignalsApiController],
+  providers: [SignalsApiService, OperatorAuthGuard],
+})
+export class SignalsApiModule {}

@@ -1,0 +1,43 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { makeError, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
+import { StoreInputError, exportSignalLog, readSignalLogStats, type RedisClient, type SignalLogExport, type StoreKeys } from '@ahp/store';
+import { OperatorApiError } from '../operators/api-error.js';
+import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
+
+/** The API's query names (`agent`, `session`) mapped onto the store's filter fields. */
+function filterOf(query: SignalLogStatsQuery): SignalLogFilter {
+  const { agent, session, ...rest } = query;
+  return { ...rest, ...(agent === undefined ? {} : { agent_id: agent }), ...(session === undefined ? {} : { session_id: session }) };
+}
+
+/**
+ * The signal log for operators: signals joined with their responses, and statistics, read
+ * through the store's export (the same functions `ahp log export|stats` uses).
+ */
+@Injectable()
+export class SignalsApiService {
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(STORE_KEYS) private readonly keys: StoreKeys,
+  ) {}
+
+  /** The oldest `limit` signals matching `query`, each with its response when there is one. */
+  export(query: SignalLogStatsQuery, limit: number): Promise<SignalLogExport> {
+    return this.guarded(() => exportSignalLog(this.redis, this.keys, { filter: filterOf(query), limit }));
+  }
+
+  /** Counts per hook, oracle, intensity, action, rule and configuration version over every matching signal. */
+  stats(query: SignalLogStatsQuery): Promise<SignalLogStats> {
+    return this.guarded(() => readSignalLogStats(this.redis, this.keys, { filter: filterOf(query) }));
+  }
+
+  /** The query schema already checked the filter; a store refusal left over (e.g. a date it cannot place) is still the caller's input. */
+  private async guarded<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof StoreInputError) throw new OperatorApiError(makeError('E_INVALID_FRAME', error.message));
+      throw error;
+    }
+  }
+}
