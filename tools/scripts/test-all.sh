@@ -13,6 +13,9 @@ say "building, type-checking, linting and testing every project (Nx, 2 at a time
 status=0
 npx nx run-many -t build typecheck lint test --parallel=2 --outputStyle=stream || status=$?
 
+say "benchmark smoke run (checks that tools/bench still works; no timing assertions)…"
+node tools/bench/dist/cli.js --smoke || status=$?
+
 say "summing up test results from $report_dir"
 node tools/scripts/summarize-tests.mjs "$report_dir" || status=$?
 exit "$status"

@@ -1,0 +1,32 @@
+/**
+ * `spawn` baseline: a command hook as today's coding agents run it — a fresh Node process per
+ * event, the event on its stdin, the decision on its stdout (`node hook.js < event.json`).
+ */
+import { spawn } from 'node:child_process';
+import { hookEvent } from '../../workload/hook-events.js';
+import { codedError, type LoadTarget } from './target.js';
+
+export function openSpawnTarget(script: string): LoadTarget {
+  const input = JSON.stringify({ hook_event_name: 'PreToolUse', ...hookEvent(0).context });
+  return {
+    report: { connections: 0, failed: 0, failures: [] },
+    op: () =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'ignore'] });
+        let output = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+        child.once('error', reject);
+        child.once('close', (code) => {
+          try {
+            if (code !== 0) throw codedError('E_EXIT', `hook exited with ${String(code)}`);
+            JSON.parse(output);
+            resolve();
+          } catch (error) {
+            reject(error instanceof Error && 'code' in error ? error : codedError('E_OUTPUT', 'hook printed no JSON decision'));
+          }
+        });
+        child.stdin.end(input);
+      }),
+    close: async () => undefined,
+  };
+}

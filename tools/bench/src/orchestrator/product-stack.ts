@@ -1,0 +1,84 @@
+/**
+ * The product as the benchmark runs it: gateways and oracle workers as separate processes
+ * (tools/stack), on the run's Redis, listening on 127.0.0.1 only, with their logs in the run
+ * folder. Everything else is the production configuration.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startStack, type ServiceProcess, type Stack } from '@ahp/stack';
+import type { WatchedProcess } from '../system/cpu-meter.js';
+import type { PhaseContext } from './context.js';
+import { describeWorkerRules, publishRules } from './publish-rules.js';
+
+/** Options of {@link startProductStack}. */
+export interface ProductStackOptions {
+  /** Names the log folder and the Redis key prefix, so stacks of one run never share keys. */
+  name: string;
+  /** @defaultValue 1 */
+  gateways?: number;
+  workers: number;
+  /** Node flags for every process (profiling, the memory probe). */
+  nodeArgs?: string[];
+  /** Extra gateway settings (on top of HOST=127.0.0.1). */
+  gatewayEnv?: Record<string, string>;
+  /** Sees every output line of every process (the memory probe's readings arrive this way). */
+  onLine?: (service: string, line: string) => void;
+}
+
+/** A running stack whose worker count can change between measurements. */
+export class ProductStack {
+  readonly #active: ServiceProcess[];
+
+  private constructor(
+    readonly stack: Stack,
+    /** What the workers evaluate with (see publish-rules.ts). */
+    readonly rules: string,
+  ) {
+    this.#active = [...stack.workers];
+  }
+
+  static async start(ctx: PhaseContext, options: ProductStackOptions): Promise<ProductStack> {
+    const logDir = join(ctx.runDir, 'logs', options.name);
+    await mkdir(logDir, { recursive: true });
+    const onLine = options.onLine;
+    const keyPrefix = `bench-${options.name}`;
+    const published = await publishRules(ctx.redis.url, keyPrefix, ctx.rules);
+    const stack = await startStack({
+      redisUrl: ctx.redis.url,
+      tokensFile: ctx.tokensFile,
+      gateways: options.gateways ?? 1,
+      workers: options.workers,
+      keyPrefix,
+      logDir,
+      // Load only to 127.0.0.1: the gateway's default would listen on every interface.
+      gatewayEnv: { HOST: '127.0.0.1', ...options.gatewayEnv },
+      ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
+      ...(onLine === undefined ? {} : { onLine: (service: string, line: string) => onLine(service, line) }),
+    });
+    return new ProductStack(stack, await describeWorkerRules(published, stack.workers));
+  }
+
+  /** Agent endpoints of the gateways. */
+  urls(): string[] {
+    return this.stack.gatewayUrls();
+  }
+
+  get workerCount(): number {
+    return this.#active.length;
+  }
+
+  /** Stops or adds workers until `count` run. */
+  async setWorkers(count: number): Promise<void> {
+    while (this.#active.length > count) await this.#active.pop()?.stop();
+    while (this.#active.length < count) this.#active.push(await this.stack.addWorker());
+  }
+
+  /** Its processes, for CPU windows. */
+  processes(): WatchedProcess[] {
+    return [...this.stack.gateways, ...this.#active].map((service) => ({ name: service.name, pid: service.pid }));
+  }
+
+  stop(): Promise<void> {
+    return this.stack.stop();
+  }
+}

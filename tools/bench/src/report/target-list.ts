@@ -1,0 +1,135 @@
+/**
+ * The issue's targets, built from a run's results. Limits that derive from baselines are computed
+ * from the baselines measured in the same run; a target whose figure or baseline is missing is
+ * skipped, never guessed.
+ */
+import type { BenchResults } from '../results.js';
+import { evaluateTarget, type TargetResult, type TargetSpec } from './targets.js';
+
+/** Targets that hold only on this class of machine (2 cores), as the issue states them. */
+export const ABSOLUTE_LIMITS = {
+  decisionP50Ms: 2,
+  sustainedPerSecond: 3000,
+  idleConnectionKB: 20,
+  connectedAgents: 20_000,
+  approvalP50Ms: 10,
+} as const;
+
+const sum = (...values: (number | undefined)[]) =>
+  values.every((value) => value !== undefined && Number.isFinite(value)) ? (values as number[]).reduce((a, b) => a + b, 0) : undefined;
+const times = (factor: number, value: number | undefined) => (value === undefined ? undefined : factor * value);
+
+export function buildTargets(results: BenchResults): TargetResult[] {
+  const { baselines: base, product } = results;
+  const decisionP50 = product.decision?.roundTrip.latency.p50;
+  const wsP50 = base.ws?.roundTrip.latency.p50;
+  const capacity = product.capacity;
+  const triedUpTo = capacity === undefined || capacity.steps.length === 0 ? undefined : Math.max(...capacity.steps.map((step) => step.agents));
+  const capacityNeverFailed = capacity !== undefined && capacity.steps.length > 0 && capacity.steps.every((step) => step.passed);
+  const approvals = product.approvals;
+
+  const specs: (TargetSpec & { skip?: string })[] = [
+    {
+      id: 'decision-p50-vs-parts',
+      label: 'decision p50 ≤ ws p50 + bullmq p50 + eval p50 + 0.5 ms',
+      actual: decisionP50,
+      limit: sum(wsP50, base.bullmq?.roundTrip.latency.p50, base.eval?.call.latency.p50, 0.5),
+      comparison: 'at_most',
+      unit: 'ms',
+    },
+    {
+      id: 'decision-p50-vs-spawn',
+      label: 'decision p50 ≤ 0.05 × spawn p50',
+      actual: decisionP50,
+      limit: times(0.05, base.spawn?.roundTrip.latency.p50),
+      comparison: 'at_most',
+      unit: 'ms',
+    },
+    {
+      id: 'decision-p50-absolute',
+      label: `decision p50 < ${ABSOLUTE_LIMITS.decisionP50Ms} ms (this machine)`,
+      actual: decisionP50,
+      limit: ABSOLUTE_LIMITS.decisionP50Ms,
+      comparison: 'at_most',
+      unit: 'ms',
+    },
+    {
+      id: 'half-load-p99',
+      label: 'p99 at 50 % of the max sustained rate ≤ 4 × decision p50',
+      actual: product.halfLoad?.latency.p99,
+      limit: times(4, decisionP50),
+      comparison: 'at_most',
+      unit: 'ms',
+      ...(product.halfLoad !== undefined && product.maxSustainedPerSecond === null
+        ? { skip: 'no rate was sustained, so there is no "50 % of the max sustained rate" (the half-load run used half the flat-out rate)' }
+        : {}),
+    },
+    {
+      id: 'sustained-vs-bullmq',
+      label: 'sustained decisions/s ≥ 0.8 × bare BullMQ max jobs/s (same workers × concurrency)',
+      actual: product.maxSustainedPerSecond ?? (product.rateSteps === undefined ? undefined : 0),
+      limit: times(0.8, base.bullmq?.maxJobsPerSecond),
+      comparison: 'at_least',
+      unit: '/s',
+    },
+    {
+      id: 'sustained-absolute',
+      label: `sustained decisions/s ≥ ${ABSOLUTE_LIMITS.sustainedPerSecond.toLocaleString('en-US')} (this machine)`,
+      actual: product.maxSustainedPerSecond ?? (product.rateSteps === undefined ? undefined : 0),
+      limit: ABSOLUTE_LIMITS.sustainedPerSecond,
+      comparison: 'at_least',
+      unit: '/s',
+    },
+    {
+      id: 'redis-commands',
+      label: 'Redis commands per decision ≤ bare BullMQ per job + 3',
+      actual: product.decision?.commandsPerDecision.perOperation,
+      limit: sum(base.bullmq?.commandsPerJob.perOperation, 3),
+      comparison: 'at_most',
+      unit: 'commands',
+    },
+    {
+      id: 'nest-vs-ws',
+      label: 'nest p50 ≤ 1.2 × ws p50',
+      actual: base.nest?.roundTrip.latency.p50,
+      limit: times(1.2, wsP50),
+      comparison: 'at_most',
+      unit: 'ms',
+    },
+    {
+      id: 'idle-connection-memory',
+      label: `gateway RSS per idle connection ≤ ${ABSOLUTE_LIMITS.idleConnectionKB} KB`,
+      actual: product.memory === undefined ? undefined : product.memory.rssPerConnection / 1024,
+      limit: ABSOLUTE_LIMITS.idleConnectionKB,
+      comparison: 'at_most',
+      unit: 'KB',
+    },
+    {
+      id: 'connected-agents',
+      label: `connected agents on one gateway (decision p95 ≤ 250 ms at 1/agent/min) ≥ ${ABSOLUTE_LIMITS.connectedAgents.toLocaleString('en-US')}`,
+      actual: capacity === undefined ? undefined : (capacity.maxAgents ?? 0),
+      limit: ABSOLUTE_LIMITS.connectedAgents,
+      comparison: 'at_least',
+      unit: 'agents',
+      ...(capacityNeverFailed && triedUpTo !== undefined && triedUpTo < ABSOLUTE_LIMITS.connectedAgents
+        ? {
+            skip:
+              capacity?.ceiling !== undefined && triedUpTo >= capacity.ceiling.connections
+                ? `held all ${triedUpTo.toLocaleString('en-US')} agents it could try within the limit; more cannot be tried here: ${capacity.ceiling.reason}`
+                : `this mode only tries up to ${triedUpTo.toLocaleString('en-US')} agents, all within the limit`,
+          }
+        : {}),
+    },
+    {
+      id: 'approval-p50',
+      label: `approval across gateways p50 ≤ ${ABSOLUTE_LIMITS.approvalP50Ms} ms`,
+      actual: approvals?.status === 'measured' ? approvals.latency.latency.p50 : undefined,
+      limit: ABSOLUTE_LIMITS.approvalP50Ms,
+      comparison: 'at_most',
+      unit: 'ms',
+      ...(approvals?.status === 'skipped' ? { skip: `approvals not available: ${approvals.reason}` } : {}),
+    },
+  ];
+
+  return specs.map(({ skip, ...spec }) => (skip === undefined ? evaluateTarget(spec) : { ...spec, status: 'SKIP', ratio: null, reason: skip }));
+}

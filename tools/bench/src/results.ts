@@ -1,0 +1,160 @@
+/**
+ * The shape of `results/latest.json`: everything one run measured, with the conditions it was
+ * measured under. All latencies are in milliseconds, rates per second, sizes in bytes unless the
+ * field name says otherwise.
+ */
+import type { BenchMode } from './plan.js';
+import type { ProfileSummary } from './profile/cpuprofile.js';
+import type { CommandsPerOperation } from './redis/commandstats.js';
+import type { TargetResult } from './report/targets.js';
+import type { MemoryReading } from './shared/memory-probe-line.js';
+import type { LatencySummary } from './stats/latency.js';
+import type { CpuPerOperation, CpuWindow } from './system/cpu-meter.js';
+import type { FileLimitReport } from './system/fd-limit.js';
+import type { MachineInfo, Versions } from './system/machine.js';
+
+/** A latency figure and the failures beside it. */
+export interface Measured {
+  latency: LatencySummary;
+  errors: number;
+  errorCodes: Record<string, number>;
+}
+
+/** An echo baseline (`ws`, `nest`, `nestRaw`). */
+export interface EchoBaseline {
+  /** One message at a time on one connection. */
+  roundTrip: Measured;
+  /** Many messages in flight over several connections. */
+  messagesPerSecond: number;
+  messageBytes: number;
+  cpu: CpuWindow;
+}
+
+export interface BullmqBaseline {
+  /** One job at a time: add → worker → XADD → producer's XREAD. */
+  roundTrip: Measured;
+  maxJobsPerSecond: number;
+  workers: number;
+  concurrencyPerWorker: number;
+  /** Redis commands per job at one job at a time, and at full load. */
+  commandsPerJob: CommandsPerOperation;
+  commandsPerJobLoaded: CommandsPerOperation;
+  cpu: CpuWindow;
+  /** CPU per job at the maximum rate. */
+  cpuPerJob: CpuPerOperation;
+}
+
+/** One step of the sustained-rate search. */
+export interface RateStepResult extends Measured {
+  rate: number;
+  /** Decisions completed per second of the step. */
+  achievedRate: number;
+  passed: boolean;
+  /** The latest a request was sent after it was due (a saturated load generator shows here). */
+  maxStartLagMs: number;
+  cpu: CpuWindow;
+}
+
+export interface ScalingRow extends Measured {
+  workers: number;
+  decisionsPerSecond: number;
+  cpu: CpuWindow;
+  cpuPerDecision: CpuPerOperation;
+  /** Which process limits throughput, in words, from the CPU figures. */
+  bottleneck: string;
+}
+
+export interface MemoryResult {
+  connections: number;
+  connected: number;
+  failed: number;
+  heartbeatMs: number;
+  before: MemoryReading;
+  after: MemoryReading;
+  rssPerConnection: number;
+  heapPerConnection: number;
+  /** Buffers outside the JS heap (sockets' buffers) per connection. */
+  externalPerConnection: number;
+}
+
+export interface CapacityStep extends Measured {
+  agents: number;
+  connected: number;
+  connectFailures: number;
+  /** One decision per agent per minute. */
+  rate: number;
+  passed: boolean;
+  cpu: CpuWindow;
+}
+
+export interface CapacityResult {
+  p95LimitMs: number;
+  steps: CapacityStep[];
+  /** Most agents at which the decision p95 stayed within the limit with no errors; null if none. */
+  maxAgents: number | null;
+  /** Set when the machine caps how many connections the phase can try, and why. */
+  ceiling?: { connections: number; reason: string };
+}
+
+export type ApprovalsResult = { status: 'skipped'; reason: string } | { status: 'measured'; latency: Measured };
+
+/** One process's CPU profile, summarised. */
+export interface ProcessProfile {
+  process: string;
+  file: string;
+  summary: ProfileSummary;
+}
+
+/** How a phase went. */
+export interface PhaseRecord {
+  name: string;
+  status: 'ok' | 'error';
+  seconds: number;
+  error?: string;
+}
+
+export interface BenchResults {
+  tool: '@ahp/bench';
+  schemaVersion: 1;
+  mode: BenchMode;
+  command: string;
+  startedAt: string;
+  finishedAt?: string;
+  durationSeconds?: number;
+  machine: MachineInfo;
+  versions: Versions;
+  fileLimit: FileLimitReport;
+  workload: {
+    trigger: string;
+    contextBytes: number;
+    mix: string;
+    /** What the product's workers evaluate with. */
+    workerRules: string;
+    /** What the eval baseline evaluates with. */
+    evalRules?: string;
+  };
+  setup: { gateways: number; workers: number; workerConcurrency: number; agents: number };
+  baselines: {
+    redis?: { roundTrip: Measured };
+    ws?: EchoBaseline;
+    nest?: EchoBaseline;
+    nestRaw?: EchoBaseline;
+    bullmq?: BullmqBaseline;
+    spawn?: { roundTrip: Measured; cpu: CpuWindow };
+    eval?: { call: Measured; callsPerSecond: number; rules: string };
+  };
+  product: {
+    decision?: { roundTrip: Measured; commandsPerDecision: CommandsPerOperation };
+    saturation?: { decisionsPerSecond: number; concurrency: number; cpu: CpuWindow; cpuPerDecision: CpuPerOperation } & Measured;
+    rateSteps?: RateStepResult[];
+    maxSustainedPerSecond?: number | null;
+    halfLoad?: { rate: number; commandsPerDecision: CommandsPerOperation; cpu: CpuWindow; maxStartLagMs: number } & Measured;
+    scaling?: ScalingRow[];
+    memory?: MemoryResult;
+    capacity?: CapacityResult;
+    approvals?: ApprovalsResult;
+  };
+  profiles?: ProcessProfile[];
+  targets: TargetResult[];
+  phases: PhaseRecord[];
+}
