@@ -54,8 +54,8 @@ export const ConfigSchema = z.object({
     .regex(ID_CHARS, 'must be 1-128 of letters, digits and . _ : -')
     .default(() => defaultWorkerId()),
   AHP_WORKER_CONCURRENCY: wholeNumber(1, 1000).default(16),
-  AHP_WORKER_LOCK_MS: wholeNumber(1000, 600_000).default(10_000),
-  AHP_WORKER_STALLED_INTERVAL_MS: wholeNumber(500, 600_000).default(5_000),
+  AHP_WORKER_LOCK_MS: wholeNumber(1000, 600_000).default(4_000),
+  AHP_WORKER_STALLED_INTERVAL_MS: wholeNumber(500, 600_000).default(2_000),
   AHP_WORKER_MAX_STALLED: wholeNumber(0, 100).default(2),
   AHP_ORACLE_BUDGET_MS: wholeNumber(1, 600_000).default(2_000),
   AHP_ORACLE_PLUGINS: z
@@ -102,11 +102,11 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     description: 'Hook jobs evaluated at once by this process (1-1000). Evaluation mostly waits on I/O.',
   },
   AHP_WORKER_LOCK_MS: {
-    default: '10000',
-    description: "How long a job's lock lasts without renewal; after a crash its job runs again once the lock expired.",
+    default: '4000',
+    description: "How long a job's lock lasts without renewal; after a crash its job runs again once the lock expired. With the stalled interval it bounds the takeover time (~4.5 s at 4000/2000, measured), which must fit inside the hook deadline (docs/reliability.md).",
   },
   AHP_WORKER_STALLED_INTERVAL_MS: {
-    default: '5000',
+    default: '2000',
     description: 'How often this worker looks for jobs whose lock expired (their worker died) and puts them back.',
   },
   AHP_WORKER_MAX_STALLED: {

@@ -33,13 +33,15 @@ export interface HookWorkerOptions {
    */
   concurrency?: number;
   /**
-   * How long a job's lock lasts without renewal.
-   * @defaultValue `10000`
+   * How long a job's lock lasts without renewal. With `stalledIntervalMs` it bounds how long a
+   * dead worker's job waits before another worker takes it (measured ~4.5 s at 4000/2000; see
+   * docs/reliability.md) — that must fit inside the hook deadline, or the failure policy answers.
+   * @defaultValue `4000`
    */
   lockDurationMs?: number;
   /**
    * How often this worker looks for jobs whose lock expired.
-   * @defaultValue `5000`
+   * @defaultValue `2000`
    */
   stalledIntervalMs?: number;
   /**
@@ -87,8 +89,8 @@ export function createHookWorker(options: HookWorkerOptions): HookWorker {
     connection: options.redis,
     prefix: keys.bullPrefix,
     concurrency: options.concurrency ?? 8,
-    lockDuration: options.lockDurationMs ?? 10_000,
-    stalledInterval: options.stalledIntervalMs ?? 5_000,
+    lockDuration: options.lockDurationMs ?? 4_000,
+    stalledInterval: options.stalledIntervalMs ?? 2_000,
     maxStalledCount: options.maxStalledCount ?? 2,
     autorun: options.autorun ?? true,
   });
