@@ -437,3 +437,27 @@ export type {
   ClaudeCodeHookSpecificOutput,
   ClaudeCodePermissionDecision,
 } from './claude-code.js';
+// --- the fleet view and the operators' live feed (see fleet.ts) ---
+export {
+  FLEET_AGENT_STATUSES,
+  FLEET_WORKING_WINDOW_MS,
+  FleetAgentSchema,
+  FleetAgentStatusSchema,
+  FleetCountsSchema,
+  FleetLastDecisionSchema,
+  FleetLastHookSchema,
+  FleetResponseSchema,
+  LiveRequestEventSchema,
+  OperatorLiveEventSchema,
+  countFleet,
+} from './fleet.js';
+export type {
+  FleetAgent,
+  FleetAgentStatus,
+  FleetCounts,
+  FleetLastDecision,
+  FleetLastHook,
+  FleetResponse,
+  OperatorLiveEvent,
+  OperatorLiveEventKind,
+} from './fleet.js';

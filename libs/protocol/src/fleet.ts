@@ -1,0 +1,142 @@
+/**
+ * The fleet view and the operators' live feed: what the console shows about every agent the
+ * control plane has seen, and the events a gateway pushes to operators while something changes.
+ *
+ * The live feed is a Server-Sent Events stream (`GET /v1/operator/live`). Its events are hints on
+ * top of snapshots, never the only copy of anything: after every (re)connection the first event is
+ * `ready`, on which a client re-reads the snapshots it shows (fleet, pending requests, …) and then
+ * applies the events that follow. An event lost while disconnected is therefore never missed.
+ */
+import { z } from 'zod';
+import { AgentIdentitySchema } from './agent.js';
+import { GatewayInfoSchema } from './hook-job.js';
+import { IntensitySchema } from './intensity.js';
+import { MAX_LIST_LIMIT, TimelineEntrySchema } from './operator.js';
+import { IdSchema, ShortStringSchema, TimestampSchema, UuidSchema, boundedArray } from './primitives.js';
+import { RequestIdSchema, RequestStatusSchema, RequestTypeSchema } from './request.js';
+import { HookTriggerSchema } from './trigger.js';
+
+/**
+ * How an agent is doing, as the console shows it:
+ * - `connected`: connected, and no hook since it connected;
+ * - `working`: connected, with a hook awaiting its decision or one sent within the last
+ *   {@link FLEET_WORKING_WINDOW_MS};
+ * - `idle`: connected, quiet for longer than that;
+ * - `offline`: seen before, not connected now.
+ */
+export const FLEET_AGENT_STATUSES = ['connected', 'working', 'idle', 'offline'] as const;
+export const FleetAgentStatusSchema = z.enum(FLEET_AGENT_STATUSES).meta({ id: 'FleetAgentStatus', description: 'connected | working | idle | offline.' });
+export type FleetAgentStatus = z.infer<typeof FleetAgentStatusSchema>;
+
+/** An agent whose last hook is more recent than this is `working`. */
+export const FLEET_WORKING_WINDOW_MS = 30_000;
+
+/** The agent's most recent hook. */
+export const FleetLastHookSchema = z
+  .strictObject({
+    hook_id: UuidSchema,
+    trigger: HookTriggerSchema,
+    /** `context.tool.name` of a tool hook, when it named one. */
+    tool: ShortStringSchema.optional(),
+    at: TimestampSchema,
+  })
+  .meta({ id: 'FleetLastHook' });
+export type FleetLastHook = z.infer<typeof FleetLastHookSchema>;
+
+/** The decision the agent last received. */
+export const FleetLastDecisionSchema = z
+  .strictObject({
+    hook_id: UuidSchema,
+    allowed: z.boolean(),
+    intensity: IntensitySchema.nullable(),
+    decided_by: z.enum(['oracles', 'failure_policy']),
+    at: TimestampSchema,
+  })
+  .meta({ id: 'FleetLastDecision' });
+export type FleetLastDecision = z.infer<typeof FleetLastDecisionSchema>;
+
+/** One row of the fleet: an agent, where it is connected (if it is) and what it last did. */
+export const FleetAgentSchema = z
+  .strictObject({
+    agent: AgentIdentitySchema,
+    status: FleetAgentStatusSchema,
+    /** While connected: the gateway and session of its current connection. */
+    gateway_id: IdSchema.optional(),
+    session_id: IdSchema.optional(),
+    connected_at: TimestampSchema.optional(),
+    /** Last time anything was heard from it (connection, hook, event, heartbeat). */
+    last_seen_at: TimestampSchema,
+    last_hook: FleetLastHookSchema.optional(),
+    last_decision: FleetLastDecisionSchema.optional(),
+    /** Hooks awaiting a decision on its connection, as last reported by its gateway. */
+    hooks_in_flight: z.int().nonnegative(),
+  })
+  .meta({ id: 'FleetAgent', description: 'An agent as the fleet view shows it.' });
+export type FleetAgent = z.infer<typeof FleetAgentSchema>;
+
+/** Agents per status, and in total. */
+export const FleetCountsSchema = z
+  .strictObject({
+    total: z.int().nonnegative(),
+    connected: z.int().nonnegative(),
+    working: z.int().nonnegative(),
+    idle: z.int().nonnegative(),
+    offline: z.int().nonnegative(),
+  })
+  .meta({ id: 'FleetCounts' });
+export type FleetCounts = z.infer<typeof FleetCountsSchema>;
+
+/** Counts every status of `agents`. */
+export function countFleet(agents: readonly Pick<FleetAgent, 'status'>[]): FleetCounts {
+  const counts: FleetCounts = { total: agents.length, connected: 0, working: 0, idle: 0, offline: 0 };
+  for (const { status } of agents) counts[status] += 1;
+  return counts;
+}
+
+/** `GET /v1/operator/fleet`: every agent seen in the retention window, sorted by id, with counts and the live gateways. */
+export const FleetResponseSchema = z
+  .strictObject({
+    agents: z.array(FleetAgentSchema),
+    counts: FleetCountsSchema,
+    gateways: z.array(GatewayInfoSchema),
+  })
+  .meta({ id: 'FleetResponse' });
+export type FleetResponse = z.infer<typeof FleetResponseSchema>;
+
+// --- the live feed ------------------------------------------------------------------------------
+
+/** Request events pushed on the live feed (the request's history `event`). */
+export const LiveRequestEventSchema = z
+  .strictObject({
+    kind: z.literal('request'),
+    request_id: RequestIdSchema,
+    type: RequestTypeSchema,
+    /** created | approved | rejected | expired | cancelled | refused */
+    event: ShortStringSchema,
+    status: RequestStatusSchema,
+    actor: z.strictObject({ kind: z.enum(['agent', 'operator', 'system']), id: IdSchema }),
+    at: TimestampSchema,
+  })
+  .meta({ id: 'LiveRequestEvent' });
+
+/**
+ * Every event of `GET /v1/operator/live`. The SSE `event:` field is the `kind`; `data:` is this
+ * object as JSON.
+ */
+export const OperatorLiveEventSchema = z
+  .discriminatedUnion('kind', [
+    /** First event of every connection: re-read your snapshots now. */
+    z.strictObject({ kind: z.literal('ready'), gateway_id: IdSchema, at: TimestampSchema }),
+    /** An agent's fleet row changed (connected, disconnected, hooked, got a decision). */
+    z.strictObject({ kind: z.literal('agent'), agent: FleetAgentSchema }),
+    LiveRequestEventSchema,
+    /** Signals were sent or answered; `agent_ids` names whose (re-read the log for the lines). */
+    z.strictObject({ kind: z.literal('signals'), agent_ids: boundedArray(IdSchema, MAX_LIST_LIMIT), at: TimestampSchema }),
+    /** An agent reported an event (its timeline grew). */
+    z.strictObject({ kind: z.literal('timeline'), entry: TimelineEntrySchema }),
+    /** A hooks configuration version became current. */
+    z.strictObject({ kind: z.literal('config'), version: z.int().positive(), at: TimestampSchema }),
+  ])
+  .meta({ id: 'OperatorLiveEvent', description: 'An event of the operators live feed (SSE).' });
+export type OperatorLiveEvent = z.infer<typeof OperatorLiveEventSchema>;
+export type OperatorLiveEventKind = OperatorLiveEvent['kind'];
