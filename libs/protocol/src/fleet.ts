@@ -140,3 +140,61 @@ export const OperatorLiveEventSchema = z
   .meta({ id: 'OperatorLiveEvent', description: 'An event of the operators live feed (SSE).' });
 export type OperatorLiveEvent = z.infer<typeof OperatorLiveEventSchema>;
 export type OperatorLiveEventKind = OperatorLiveEvent['kind'];
+
+// --- health of the control plane (the console's health page) -------------------------------------
+
+/** Decision latency percentiles over a window, in milliseconds (hook received → decision sent). */
+export const LatencyPercentilesSchema = z
+  .strictObject({
+    samples: z.int().nonnegative(),
+    p50: z.number().nonnegative().nullable(),
+    p95: z.number().nonnegative().nullable(),
+    p99: z.number().nonnegative().nullable(),
+  })
+  .meta({ id: 'LatencyPercentiles', description: 'Percentiles of a latency sample (null while there are no samples).' });
+export type LatencyPercentiles = z.infer<typeof LatencyPercentilesSchema>;
+
+/** A live oracle worker process, refreshed while it runs. */
+export const WorkerInfoSchema = z
+  .strictObject({
+    worker_id: IdSchema,
+    hostname: ShortStringSchema,
+    pid: z.int().positive(),
+    concurrency: z.int().positive(),
+    started_at: TimestampSchema,
+    last_seen_at: TimestampSchema,
+    /** Jobs this process evaluated since it started. */
+    jobs_processed: z.int().nonnegative(),
+    /** The hooks configuration version it evaluates with (absent: built-in defaults). */
+    config_version: z.int().positive().optional(),
+  })
+  .meta({ id: 'WorkerInfo', description: 'A live oracle worker process.' });
+export type WorkerInfo = z.infer<typeof WorkerInfoSchema>;
+
+/** One gateway's health: its presence entry, hooks waiting on it, and its recent decision latency. */
+export const GatewayHealthSchema = z
+  .strictObject({
+    gateway: GatewayInfoSchema,
+    hooks_in_flight: z.int().nonnegative().optional(),
+    decision_latency_ms: LatencyPercentilesSchema.optional(),
+  })
+  .meta({ id: 'GatewayHealth' });
+export type GatewayHealth = z.infer<typeof GatewayHealthSchema>;
+
+/** `GET /v1/operator/health`: gateways, workers, the hook queue and decision latency across gateways. */
+export const OperatorHealthResponseSchema = z
+  .strictObject({
+    gateways: z.array(GatewayHealthSchema),
+    workers: z.array(WorkerInfoSchema),
+    queue: z.strictObject({
+      waiting: z.int().nonnegative(),
+      active: z.int().nonnegative(),
+      delayed: z.int().nonnegative(),
+      failed: z.int().nonnegative(),
+    }),
+    /** Over the last minute, all gateways together (each gateway's recent samples, merged). */
+    decision_latency_ms: LatencyPercentilesSchema,
+    at: TimestampSchema,
+  })
+  .meta({ id: 'OperatorHealthResponse' });
+export type OperatorHealthResponse = z.infer<typeof OperatorHealthResponseSchema>;

@@ -448,7 +448,11 @@ export {
   FleetLastHookSchema,
   FleetResponseSchema,
   LiveRequestEventSchema,
+  GatewayHealthSchema,
+  LatencyPercentilesSchema,
+  OperatorHealthResponseSchema,
   OperatorLiveEventSchema,
+  WorkerInfoSchema,
   countFleet,
 } from './fleet.js';
 export type {
@@ -458,6 +462,10 @@ export type {
   FleetLastDecision,
   FleetLastHook,
   FleetResponse,
+  GatewayHealth,
+  LatencyPercentiles,
+  OperatorHealthResponse,
   OperatorLiveEvent,
   OperatorLiveEventKind,
+  WorkerInfo,
 } from './fleet.js';
