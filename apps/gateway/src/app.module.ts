@@ -6,6 +6,7 @@ import { ClaudeCodeModule } from './claude-code/claude-code.module.js';
 import { ConfigApiModule } from './config-api/config-api.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { EventsModule } from './events/events.module.js';
 import { FeedModule } from './feed/feed.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HooksModule } from './hooks/hooks.module.js';
@@ -27,6 +28,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config, logger),
+        EventsModule,
         StoreModule,
         LifecycleModule,
         ConnectionsModule,

@@ -38,6 +38,8 @@ export interface AgentConnectionOptions {
    * @defaultValue `2000`
    */
   closeTimeoutMs?: number;
+  /** Told the code of every error frame sent (metrics count errors by code). */
+  onErrorSent?: (code: string) => void;
 }
 
 /** A connected agent and its socket. */
@@ -128,6 +130,7 @@ export class AgentConnection {
 
   /** Sends an `error` frame answering the request `id` (null when the request's id is unknown). */
   sendError(id: string | null, error: AhpError): boolean {
+    this.options.onErrorSent?.(error.code);
     return this.send({ type: 'error', id, error });
   }
 

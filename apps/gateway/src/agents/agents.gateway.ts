@@ -6,6 +6,7 @@ import type { RawData, WebSocket } from 'ws';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { GatewayEvents } from '../events/gateway-events.js';
 import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
@@ -49,6 +50,7 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
     @Inject(HooksService) private readonly hooks: HooksService,
     @Inject(PresenceService) private readonly presence: PresenceService,
     @Inject(AgentAuthService) private readonly auth: AgentAuthService,
+    @Inject(GatewayEvents) private readonly events: GatewayEvents,
   ) {
     this.log = logger.child({ component: 'agents' });
   }
@@ -79,6 +81,7 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
         maxBufferedBytes: this.config.maxBufferedBytes,
         slowConsumerCode: CLOSE_CODES.SLOW_CONSUMER,
         logger: this.log,
+        onErrorSent: (code) => this.events.emit('errorSent', { agentId: agent.identity.id, code }),
       });
       this.registry.add(connection);
       ws.on('message', (data: RawData, isBinary: boolean) => this.onMessage(connection, data, isBinary));

@@ -14,6 +14,7 @@ import type { HookQueue, HookStore, SessionStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
+import { GatewayEvents } from '../events/gateway-events.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
@@ -25,6 +26,8 @@ interface PendingHook {
   readonly connection: AgentConnection;
   readonly deadlineAt: number;
   readonly timer: NodeJS.Timeout;
+  /** When this gateway received the hook (epoch ms), for the decision latency. */
+  readonly receivedAt: number;
 }
 
 /** A hook asked over plain HTTP (no socket): its caller waits on a promise instead. */
@@ -34,6 +37,7 @@ interface DirectHook {
   readonly agentId: string;
   readonly timer: NodeJS.Timeout;
   readonly resolve: (decision: HookDecision) => void;
+  readonly receivedAt: number;
 }
 
 /** A hook asked without a connection (the Claude Code endpoint): who asks, about what, and how long it may take. */
@@ -81,6 +85,7 @@ export class HooksService implements OnModuleDestroy {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(DrainState) private readonly drain: DrainState,
+    @Inject(GatewayEvents) private readonly events: GatewayEvents,
   ) {
     this.log = logger.child({ component: 'hooks' });
   }
@@ -161,6 +166,7 @@ export class HooksService implements OnModuleDestroy {
       case 'decided':
         this.log.debug(fields, 'hook already decided; answering with the stored decision');
         this.sendDecision(connection, outcome.decision);
+        this.events.emit('decisionDelivered', { agentId: connection.agentId, decision: outcome.decision, latencyMs: Date.now() - now, via: 'ws', at: Date.now() });
         return;
       case 'created':
       case 'joined': {
@@ -168,6 +174,7 @@ export class HooksService implements OnModuleDestroy {
         // that closed while Redis answered is not waited for; the job is still enqueued so the
         // decision is ready when the SDK re-sends the hook.
         if (connection.isOpen) this.track(connection, hookId, frame.trigger, outcome.correlation.deadline_at, now);
+        this.events.emit('hookReceived', { agentId: connection.agentId, sessionId, hookId, trigger: frame.trigger, tool: toolName(frame.context), via: 'ws', at: now });
         try {
           // A joined hook is enqueued again on purpose: the job may have been lost with the
           // gateway that first opened it; the queue ignores a job id it still holds.
@@ -219,8 +226,9 @@ export class HooksService implements OnModuleDestroy {
     const decided = new Promise<HookDecision>((resolve) => {
       const timer = setTimeout(() => void this.offerPolicy(hookId, trigger, 'E_TIMEOUT', 'no decision arrived before the hook deadline'), Math.max(0, outcome.correlation.deadline_at - now));
       timer.unref();
-      this.direct.set(hookId, { hookId, trigger, agentId: agent.id, timer, resolve });
+      this.direct.set(hookId, { hookId, trigger, agentId: agent.id, timer, resolve, receivedAt: now });
     });
+    this.events.emit('hookReceived', { agentId: agent.id, sessionId, hookId, trigger, tool: toolName(input.context), via: 'http', at: now });
     try {
       await this.enqueue(hookId, trigger, agent, sessionId, input.context, now, outcome.correlation.deadline_at);
       this.log.debug({ ...fields, jobId: hookId }, 'hook enqueued');
@@ -247,6 +255,8 @@ export class HooksService implements OnModuleDestroy {
     if (entry === undefined) return false;
     this.untrack(entry);
     this.sendDecision(entry.connection, decision);
+    const at = Date.now();
+    this.events.emit('decisionDelivered', { agentId: entry.connection.agentId, decision, latencyMs: at - entry.receivedAt, via: 'ws', at });
     entry.connection.log.debug({ sessionId: entry.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
     return true;
   }
@@ -290,7 +300,7 @@ export class HooksService implements OnModuleDestroy {
     if (previous !== undefined) this.untrack(previous);
     const timer = setTimeout(() => void this.onDeadline(hookId), Math.max(0, deadlineAt - now));
     timer.unref();
-    this.pending.set(hookId, { hookId, trigger, connection, deadlineAt, timer });
+    this.pending.set(hookId, { hookId, trigger, connection, deadlineAt, timer, receivedAt: previous?.receivedAt ?? now });
     connection.pendingHooks.add(hookId);
   }
 
@@ -306,6 +316,8 @@ export class HooksService implements OnModuleDestroy {
     if (this.direct.get(waiter.hookId) !== waiter) return;
     this.direct.delete(waiter.hookId);
     waiter.resolve(decision);
+    const at = Date.now();
+    this.events.emit('decisionDelivered', { agentId: waiter.agentId, decision, latencyMs: at - waiter.receivedAt, via: 'http', at });
     this.notifyIfIdle();
   }
 
@@ -404,4 +416,12 @@ export class HooksService implements OnModuleDestroy {
     if (connection.extraSessions.size < MAX_CACHED_SESSIONS) connection.extraSessions.add(outcome.sessionId);
     return outcome.sessionId;
   }
+}
+
+/** `context.tool.name` of a tool hook, when the agent named one (for the fleet view and metrics). */
+function toolName(context: JsonObject): string | undefined {
+  const tool = context['tool'];
+  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return undefined;
+  const name = (tool as JsonObject)['name'];
+  return typeof name === 'string' && name.length > 0 ? name.slice(0, 200) : undefined;
 }

@@ -5,6 +5,7 @@ import type { AgentConnection } from '../agents/agent-connection.js';
 import { ConnectionRegistry } from '../agents/connection-registry.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { GatewayEvents } from '../events/gateway-events.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PRESENCE_STORE } from '../store/store.tokens.js';
@@ -36,6 +37,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(ConnectionRegistry) private readonly registry: ConnectionRegistry,
     @Inject(DrainState) private readonly drain: DrainState,
+    @Inject(GatewayEvents) private readonly events: GatewayEvents,
   ) {
     this.log = logger.child({ component: 'presence' });
     // A third of the TTL leaves two refreshes of slack before an entry expires.
@@ -77,6 +79,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
       'presence connect failed',
     );
     this.connectionsChanged();
+    this.events.emit('agentConnected', { agent: connection.agent.identity, sessionId: connection.sessionId, connectedAt: connection.connectedAt, at: now });
   }
 
   /** Refreshes the agent's entry, at most once per interval per connection; never waits. */
@@ -98,6 +101,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
    */
   async disconnected(connection: AgentConnection, wasCurrent: boolean, remaining?: AgentConnection): Promise<void> {
     this.connectionsChanged();
+    this.events.emit('agentDisconnected', { agent: connection.agent.identity, sessionId: connection.sessionId, wasCurrent, at: Date.now() });
     if (!wasCurrent || connection.sessionId === undefined) return;
     await this.track(
       this.presence.disconnect(connection.agentId, connection.sessionId, this.config.gatewayId),

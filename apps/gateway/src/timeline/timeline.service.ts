@@ -3,6 +3,7 @@ import { makeError, type EventFrame, type TimelineEntry } from '@ahp/protocol';
 import type { TimelineStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { LOGGER } from '../config/config.tokens.js';
+import { GatewayEvents } from '../events/gateway-events.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { TIMELINE_STORE } from '../store/store.tokens.js';
 
@@ -17,14 +18,16 @@ export class TimelineService {
   constructor(
     @Inject(TIMELINE_STORE) private readonly timeline: TimelineStore,
     @Inject(LOGGER) logger: JsonLogger,
+    @Inject(GatewayEvents) private readonly events: GatewayEvents,
   ) {
     this.log = logger.child({ component: 'timeline' });
   }
 
   /** Serves an `event` frame. */
   async record(connection: AgentConnection, frame: EventFrame, now: number = Date.now()): Promise<void> {
+    let entry: TimelineEntry;
     try {
-      await this.timeline.append({
+      entry = await this.timeline.append({
         agentId: connection.agentId,
         ...(connection.sessionId === undefined ? {} : { sessionId: connection.sessionId }),
         event: frame.event,
@@ -36,6 +39,7 @@ export class TimelineService {
       return;
     }
     connection.send({ type: 'ack', id: frame.id });
+    this.events.emit('timelineRecorded', { entry });
   }
 
   /** The newest `limit` events of an agent, newest first. */
