@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countFleet, FleetAgentSchema, OperatorLiveEventSchema } from './fleet.js';
+import { countFleet, FLEET_WORKING_WINDOW_MS, FleetAgentSchema, fleetStatus, LATENCY_BUCKET_BOUNDS_MS, latencyBucket, latencyPercentiles, OperatorLiveEventSchema } from './fleet.js';
 
 const row = {
   agent: { id: 'alice', name: 'Alice', team: 'core', role: 'teammate' },
@@ -57,5 +57,53 @@ describe('OperatorLiveEventSchema', () => {
   it('refuses an unknown kind and extra fields', () => {
     expect(OperatorLiveEventSchema.safeParse({ kind: 'gossip', at: '2026-11-22T10:00:00.000Z' }).success).toBe(false);
     expect(OperatorLiveEventSchema.safeParse({ kind: 'config', version: 3, at: '2026-11-22T10:00:00.000Z', extra: 1 }).success).toBe(false);
+  });
+});
+
+describe('fleetStatus', () => {
+  const now = Date.parse('2026-11-22T10:00:00.000Z');
+  const base = { connected: true, hooks_in_flight: 0, last_hook_at_ms: undefined, connected_at_ms: now - 60_000 };
+
+  it('is offline when not connected, whatever else is true', () => {
+    expect(fleetStatus({ ...base, connected: false, hooks_in_flight: 3 }, now)).toBe('offline');
+  });
+
+  it('is connected before the first hook of this connection', () => {
+    expect(fleetStatus(base, now)).toBe('connected');
+    expect(fleetStatus({ ...base, last_hook_at_ms: now - 120_000 }, now)).toBe('connected');
+  });
+
+  it('is working with a hook in flight or a recent hook, idle after the window', () => {
+    expect(fleetStatus({ ...base, hooks_in_flight: 1 }, now)).toBe('working');
+    expect(fleetStatus({ ...base, last_hook_at_ms: now - FLEET_WORKING_WINDOW_MS }, now)).toBe('working');
+    expect(fleetStatus({ ...base, last_hook_at_ms: now - FLEET_WORKING_WINDOW_MS - 1 }, now)).toBe('idle');
+  });
+});
+
+describe('latency histogram', () => {
+  it('puts a latency in the first bucket whose bound is at least it, and overflow past the last', () => {
+    expect(latencyBucket(0)).toBe(0);
+    expect(latencyBucket(0.25)).toBe(0);
+    expect(latencyBucket(0.26)).toBe(1);
+    const last = LATENCY_BUCKET_BOUNDS_MS.length - 1;
+    expect(latencyBucket(LATENCY_BUCKET_BOUNDS_MS[last] as number)).toBe(last);
+    expect(latencyBucket(10 ** 9)).toBe(last + 1);
+  });
+
+  it('reports percentiles as bucket bounds within 25 % of the exact value', () => {
+    const counts = new Array<number>(LATENCY_BUCKET_BOUNDS_MS.length + 1).fill(0);
+    const samples = Array.from({ length: 1000 }, (_, i) => 1 + i / 100); // 1.00 … 10.99 ms
+    for (const ms of samples) counts[latencyBucket(ms)] = (counts[latencyBucket(ms)] as number) + 1;
+    const result = latencyPercentiles(counts);
+    expect(result.samples).toBe(1000);
+    for (const [q, value] of [[0.5, result.p50], [0.95, result.p95], [0.99, result.p99]] as const) {
+      const exact = samples[Math.ceil(q * samples.length) - 1] as number;
+      expect(value).toBeGreaterThanOrEqual(exact);
+      expect(value).toBeLessThanOrEqual(exact * 1.25 + 0.001);
+    }
+  });
+
+  it('has no percentiles without samples', () => {
+    expect(latencyPercentiles([0, 0, 0])).toEqual({ samples: 0, p50: null, p95: null, p99: null });
   });
 });

@@ -198,3 +198,75 @@ export const OperatorHealthResponseSchema = z
   })
   .meta({ id: 'OperatorHealthResponse' });
 export type OperatorHealthResponse = z.infer<typeof OperatorHealthResponseSchema>;
+
+/** What the status of a fleet row is derived from. */
+export interface FleetStatusInput {
+  connected: boolean;
+  hooks_in_flight: number;
+  /** Epoch ms of the agent's last hook, if it sent one since connecting. */
+  last_hook_at_ms: number | undefined;
+  /** Epoch ms of its current connection. */
+  connected_at_ms: number | undefined;
+}
+
+/** The {@link FleetAgentStatus} of an agent at `now` (see the status list for the rules). */
+export function fleetStatus(input: FleetStatusInput, now: number): FleetAgentStatus {
+  if (!input.connected) return 'offline';
+  if (input.hooks_in_flight > 0) return 'working';
+  const sinceConnect = input.last_hook_at_ms !== undefined && (input.connected_at_ms === undefined || input.last_hook_at_ms >= input.connected_at_ms);
+  if (!sinceConnect) return 'connected';
+  return now - (input.last_hook_at_ms as number) <= FLEET_WORKING_WINDOW_MS ? 'working' : 'idle';
+}
+
+// --- decision latency as a mergeable histogram ----------------------------------------------------
+
+/**
+ * Upper bounds (ms) of the latency buckets every gateway uses: 0.25 ms growing by 25 % per bucket
+ * up to about 60 s, plus an overflow bucket. Fixed bounds make histograms of several gateways
+ * addable, so fleet-wide percentiles come from all samples rather than an average of averages;
+ * a percentile read from them is within one bucket (≤ 25 %) of the exact value.
+ */
+export const LATENCY_BUCKET_BOUNDS_MS: readonly number[] = Object.freeze(
+  Array.from({ length: 56 }, (_, i) => Math.round(0.25 * 1.25 ** i * 1000) / 1000),
+);
+
+/** The bucket of a latency: the first whose bound is ≥ it; the last index (overflow) above every bound. */
+export function latencyBucket(ms: number): number {
+  let low = 0;
+  let high = LATENCY_BUCKET_BOUNDS_MS.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((LATENCY_BUCKET_BOUNDS_MS[mid] as number) >= ms) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+/** Percentiles of a histogram over {@link LATENCY_BUCKET_BOUNDS_MS} (counts has one more slot: overflow), each reported as its bucket's upper bound. */
+export function latencyPercentiles(counts: readonly number[]): LatencyPercentiles {
+  const samples = counts.reduce((sum, count) => sum + count, 0);
+  const at = (q: number): number | null => {
+    if (samples === 0) return null;
+    const rank = Math.ceil(q * samples);
+    let seen = 0;
+    for (let i = 0; i < counts.length; i += 1) {
+      seen += counts[i] as number;
+      if (seen >= rank) return LATENCY_BUCKET_BOUNDS_MS[Math.min(i, LATENCY_BUCKET_BOUNDS_MS.length - 1)] as number;
+    }
+    return LATENCY_BUCKET_BOUNDS_MS[LATENCY_BUCKET_BOUNDS_MS.length - 1] as number;
+  };
+  return { samples, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}
+
+/** One gateway's health as it publishes it to Redis (read back by every gateway's health endpoint). */
+export const GatewayHealthSnapshotSchema = z
+  .strictObject({
+    gateway_id: IdSchema,
+    hooks_in_flight: z.int().nonnegative(),
+    /** Decisions delivered in the last `window_ms`, per bucket of {@link LATENCY_BUCKET_BOUNDS_MS} (+ overflow). */
+    latency_counts: z.array(z.int().nonnegative()).length(LATENCY_BUCKET_BOUNDS_MS.length + 1),
+    window_ms: z.int().positive(),
+    at: TimestampSchema,
+  })
+  .meta({ id: 'GatewayHealthSnapshot' });
+export type GatewayHealthSnapshot = z.infer<typeof GatewayHealthSnapshotSchema>;

@@ -30,6 +30,12 @@
  * | `ahp:rule:{<agentId>}:<ruleKey>`  | hash   | rule-counter scripts                | the rule's TTL after last use  |
  * | `ahp:breaker:{<sessionId>}:calls` | hash   | count-tool-call                     | the breaker TTL after last use |
  * | `ahp:breaker:{<sessionId>}:iterations` | set | count-iteration                    | the breaker TTL after last use |
+ * | `ahp:fleet:agent:{<agentId>}`     | hash   | fleet-update (the agent's fleet row) | fleet retention (7 days) after last seen |
+ * | `ahp:fleet:agents`                | zset   | fleet-update (score = last seen ms) | pruned by `list` after retention |
+ * | `ahp:live`                        | stream | gateways (fleet rows, timeline events for the operators' live feed) | MAXLEN ~ (10k entries) |
+ * | `ahp:worker:{<workerId>}`         | string | heartbeatWorker (WorkerInfo JSON)   | worker TTL                     |
+ * | `ahp:workers`                     | zset   | heartbeatWorker (score = expiry)    | pruned by `listWorkers`        |
+ * | `ahp:gw-health:{<gatewayId>}`     | string | gateway health (latency histogram, hooks in flight) | gateway TTL    |
  *
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook, session-open) are Cluster-safe as they are. Scripts
@@ -38,7 +44,7 @@
  *
  * - decide-hook: the hook hash, one signal record per signal, the signal log.
  * - respond-signal: the signal record and the signal log.
- * - presence scripts: the agent's entry and the presence index.
+ * - presence scripts: the agent's entry and the presence index; fleet-update likewise (row and index).
  * - open-hook: the hook hash and the agent's plan gate (read only).
  * - cas-request: the request hash and history (one tag), the request indexes, the deadline and
  *   retention sets, the audit stream, the sender's plan gate and up to two inboxes. Under Cluster
@@ -138,6 +144,18 @@ export interface StoreKeys {
   breakerCalls(sessionId: string): string;
   /** Distinct loop iterations of one session (circuit breaker). */
   breakerIterations(sessionId: string): string;
+  /** Fleet row of one agent (hash): identity, connection, last hook and decision. */
+  fleetAgent(agentId: string): string;
+  /** Index of fleet rows, scored by last seen (epoch ms). */
+  readonly fleetAgents: string;
+  /** Stream of operator live events written by gateways (fleet rows, timeline entries). */
+  readonly liveEvents: string;
+  /** WorkerInfo JSON of one live oracle worker. */
+  workerInfo(workerId: string): string;
+  /** Index of live workers, scored by expiry (epoch ms). */
+  readonly workers: string;
+  /** One gateway's health snapshot (JSON): decision latency histogram, hooks in flight. */
+  gatewayHealth(gatewayId: string): string;
 }
 
 /** What an id must look like to be part of a key: the protocol's IdSchema (UUIDs included). No braces, so no id can move a key to another hash tag. */
@@ -200,5 +218,11 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     ruleCounter: (agentId: string, ruleKey: string) => `${prefix}:rule:{${part('agent', agentId)}}:${rulePart(ruleKey)}`,
     breakerCalls: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:calls`,
     breakerIterations: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:iterations`,
+    fleetAgent: (agentId: string) => `${prefix}:fleet:agent:{${part('agent', agentId)}}`,
+    fleetAgents: `${prefix}:fleet:agents`,
+    liveEvents: `${prefix}:live`,
+    workerInfo: (workerId: string) => `${prefix}:worker:{${part('worker', workerId)}}`,
+    workers: `${prefix}:workers`,
+    gatewayHealth: (gatewayId: string) => `${prefix}:gw-health:{${part('gateway', gatewayId)}}`,
   });
 }

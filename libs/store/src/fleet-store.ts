@@ -1,0 +1,213 @@
+/**
+ * The fleet: one row per agent the control plane has seen — who it is, where it is connected,
+ * what it last did — kept after it disconnects (as `offline`) until it has not been seen for the
+ * retention period. Gateways write the rows of the agents they hold; operators read them.
+ *
+ * Guarantees:
+ * - A row is merged field by field (fleet-update script), so what one gateway reports never
+ *   erases what another reported (an agent's last hook survives its move to another gateway).
+ * - Only the gateway that holds the agent's current connection can mark it offline or set its
+ *   in-flight count (see the script's header).
+ * - `list` crosses the rows with presence: a row still marked connected whose gateway died
+ *   without saying goodbye shows `offline` once its presence entry expired.
+ * - Rows are validated before they are written (StoreInputError) and parsed when read back
+ *   (StoreDataError naming the key).
+ */
+import {
+  AgentIdentitySchema,
+  FleetAgentSchema,
+  FleetLastDecisionSchema,
+  FleetLastHookSchema,
+  OperatorLiveEventSchema,
+  fleetStatus,
+  type AgentIdentity,
+  type FleetAgent,
+  type FleetLastDecision,
+  type FleetLastHook,
+  type OperatorLiveEvent,
+  type PresenceEntry,
+} from '@ahp/protocol';
+import { StoreInputError } from './errors.js';
+import type { StoreKeys } from './keys.js';
+import { LuaScript, pairsToRecord, parseStored, parseStoredJson } from './lua.js';
+import type { RedisClient } from './redis-client.js';
+import { FLEET_UPDATE_LUA } from './scripts/fleet-update.lua.js';
+import { describeIssues } from './validate.js';
+
+const fleetUpdate = new LuaScript('fleet-update', FLEET_UPDATE_LUA);
+
+/** Default of {@link FleetStoreOptions.retentionMs}: 7 days. */
+export const DEFAULT_FLEET_RETENTION_MS = 7 * 24 * 3_600_000;
+/** Default of {@link FleetStoreOptions.liveMaxLen}. */
+export const DEFAULT_LIVE_MAX_LEN = 10_000;
+/** The most rows `list` returns; a fleet larger than this is listed by most recently seen. */
+export const MAX_FLEET_ROWS = 5_000;
+
+/** Options of {@link createFleetStore}. */
+export interface FleetStoreOptions {
+  redis: RedisClient;
+  keys: StoreKeys;
+  /**
+   * A row is dropped this long after its agent was last seen.
+   * @defaultValue {@link DEFAULT_FLEET_RETENTION_MS}
+   */
+  retentionMs?: number;
+  /**
+   * Approximate number of live events kept in the live stream.
+   * @defaultValue {@link DEFAULT_LIVE_MAX_LEN}
+   */
+  liveMaxLen?: number;
+}
+
+/** What a gateway reports about an agent it holds. */
+export interface FleetActivity {
+  agentId: string;
+  gatewayId: string;
+  now: number;
+  lastHook?: FleetLastHook;
+  lastDecision?: FleetLastDecision;
+  hooksInFlight?: number;
+}
+
+/** See the module comment for the guarantees. */
+export interface FleetStore {
+  /** The agent connected to `gatewayId`; returns its row as it is now. */
+  connect(input: { agent: AgentIdentity; gatewayId: string; sessionId: string; connectedAt: number; now: number }): Promise<FleetAgent>;
+  /** Records activity; null when the agent has no row (it was never connected, or its row expired). */
+  activity(input: FleetActivity): Promise<FleetAgent | null>;
+  /** The agent's connection to `gatewayId` closed; returns its row, or null when it has none. */
+  disconnect(input: { agentId: string; gatewayId: string; now: number }): Promise<FleetAgent | null>;
+  /** Every row seen within the retention period (at most {@link MAX_FLEET_ROWS}, most recently seen first), sorted by agent id, with status from `presence`. */
+  list(now: number, presence: readonly PresenceEntry[]): Promise<FleetAgent[]>;
+  /** Appends events to the live stream that every gateway's live feed tails. */
+  publishLive(events: readonly OperatorLiveEvent[]): Promise<void>;
+}
+
+/** Creates the Redis fleet store. */
+export function createFleetStore(options: FleetStoreOptions): FleetStore {
+  const { redis, keys } = options;
+  const retentionMs = options.retentionMs ?? DEFAULT_FLEET_RETENTION_MS;
+  const liveMaxLen = options.liveMaxLen ?? DEFAULT_LIVE_MAX_LEN;
+
+  async function update(agentId: string, gatewayId: string, mode: 'connect' | 'activity' | 'disconnect', now: number, pairs: string[]): Promise<FleetAgent | null> {
+    const key = keys.fleetAgent(agentId);
+    const reply = await fleetUpdate.run(redis, [key, keys.fleetAgents], [agentId, gatewayId, mode, now, retentionMs, ...pairs]);
+    const row = pairsToRecord(reply, key, 'fleet-update');
+    if (row['agent'] === undefined) {
+      // Activity for an agent whose row expired (or was never written): drop the orphan fields.
+      await redis.multi().del(key).zRem(keys.fleetAgents, agentId).exec();
+      return null;
+    }
+    return rowToFleetAgent(row, key, now, undefined);
+  }
+
+  return {
+    async connect({ agent, gatewayId, sessionId, connectedAt, now }) {
+      const identity = checked(AgentIdentitySchema, agent, 'agent');
+      const at = new Date(now).toISOString();
+      const row = await update(identity.id, gatewayId, 'connect', now, [
+        'agent', JSON.stringify(identity),
+        'session_id', sessionId,
+        'connected_at', new Date(connectedAt).toISOString(),
+        'last_seen_at', at,
+        'hooks_in_flight', '0',
+      ]);
+      if (row === null) throw new StoreInputError(`fleet row of ${identity.id} vanished while it was written`);
+      return row;
+    },
+
+    activity({ agentId, gatewayId, now, lastHook, lastDecision, hooksInFlight }) {
+      const pairs = ['last_seen_at', new Date(now).toISOString()];
+      if (lastHook !== undefined) pairs.push('last_hook', JSON.stringify(checked(FleetLastHookSchema, lastHook, 'last hook')));
+      if (lastDecision !== undefined) pairs.push('last_decision', JSON.stringify(checked(FleetLastDecisionSchema, lastDecision, 'last decision')));
+      if (hooksInFlight !== undefined) pairs.push('hooks_in_flight', String(Math.max(0, Math.trunc(hooksInFlight))));
+      return update(agentId, gatewayId, 'activity', now, pairs);
+    },
+
+    disconnect({ agentId, gatewayId, now }) {
+      return update(agentId, gatewayId, 'disconnect', now, ['last_seen_at', new Date(now).toISOString()]);
+    },
+
+    async list(now, presence) {
+      const [, ids] = await redis
+        .multi()
+        .zRemRangeByScore(keys.fleetAgents, '-inf', now - retentionMs)
+        .zRange(keys.fleetAgents, '+inf', '-inf', { BY: 'SCORE', REV: true, LIMIT: { offset: 0, count: MAX_FLEET_ROWS } })
+        .exec();
+      if (!Array.isArray(ids)) return [];
+      const present = new Map(presence.map((entry) => [entry.agent.id, entry]));
+      const rows = await Promise.all(
+        (ids as unknown[]).filter((id): id is string => typeof id === 'string').map(async (id) => {
+          const key = keys.fleetAgent(id);
+          const row = await redis.hGetAll(key);
+          return row['agent'] === undefined ? null : rowToFleetAgent(row, key, now, present.get(id) ?? null);
+        }),
+      );
+      return rows.filter((row): row is FleetAgent => row !== null).sort((a, b) => (a.agent.id < b.agent.id ? -1 : a.agent.id > b.agent.id ? 1 : 0));
+    },
+
+    async publishLive(events) {
+      if (events.length === 0) return;
+      await Promise.all(
+        events.map((event) =>
+          redis.xAdd(keys.liveEvents, '*', { event: JSON.stringify(checked(OperatorLiveEventSchema, event, 'live event')) }, {
+            TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: liveMaxLen },
+          }),
+        ),
+      );
+    },
+  };
+}
+
+/**
+ * A stored row as a {@link FleetAgent}. `presence` is the agent's presence entry when the caller
+ * looked it up (null: not connected anywhere), undefined when the caller trusts the row's own
+ * connected flag (a gateway that has just written it).
+ */
+export function rowToFleetAgent(row: Record<string, string>, key: string, now: number, presence: PresenceEntry | null | undefined): FleetAgent {
+  const agent = parseStored(AgentIdentitySchema, parseStoredJson(row['agent'] ?? '', key, 'agent'), key, 'agent');
+  const lastHook = row['last_hook'] === undefined ? undefined : parseStored(FleetLastHookSchema, parseStoredJson(row['last_hook'], key, 'last_hook'), key, 'last_hook');
+  const lastDecision =
+    row['last_decision'] === undefined ? undefined : parseStored(FleetLastDecisionSchema, parseStoredJson(row['last_decision'], key, 'last_decision'), key, 'last_decision');
+  const flagged = row['connected'] === '1';
+  // The row's gateway must still be the one presence names: otherwise it died or the agent moved.
+  const connected = presence === undefined ? flagged : presence !== null && flagged && presence.gateway_id === row['gateway_id'];
+  const hooksInFlight = connected ? Number(row['hooks_in_flight'] ?? '0') || 0 : 0;
+  const connectedAt = connected ? (row['connected_at'] ?? presence?.connected_at) : undefined;
+  const candidate = {
+    agent,
+    status: fleetStatus(
+      {
+        connected,
+        hooks_in_flight: hooksInFlight,
+        last_hook_at_ms: lastHook === undefined ? undefined : Date.parse(lastHook.at),
+        connected_at_ms: connectedAt === undefined ? undefined : Date.parse(connectedAt),
+      },
+      now,
+    ),
+    ...(connected && row['gateway_id'] !== undefined ? { gateway_id: row['gateway_id'] } : {}),
+    ...(connected && row['session_id'] !== undefined ? { session_id: row['session_id'] } : {}),
+    ...(connectedAt === undefined ? {} : { connected_at: connectedAt }),
+    last_seen_at: latest(row['last_seen_at'], presence?.last_activity_at) ?? new Date(now).toISOString(),
+    ...(lastHook === undefined ? {} : { last_hook: lastHook }),
+    ...(lastDecision === undefined ? {} : { last_decision: lastDecision }),
+    hooks_in_flight: hooksInFlight,
+  };
+  return parseStored(FleetAgentSchema, candidate, key);
+}
+
+function latest(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}
+
+interface SafeParser<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
+function checked<T>(schema: SafeParser<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new StoreInputError(`invalid ${what}: ${describeIssues(result.error.issues)}`);
+  return result.data;
+}

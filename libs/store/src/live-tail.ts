@@ -1,0 +1,183 @@
+/**
+ * Tails what operators watch live — the live stream gateways write (fleet rows, timeline
+ * entries), the request audit stream and the signal log — and turns each entry into an
+ * {@link OperatorLiveEvent}.
+ *
+ * Guarantee: while it runs, every entry appended after `start` is delivered once, in stream
+ * order per stream, across Redis reconnects (each stream is read on from the last id seen).
+ * Nothing before `start` is replayed: live events are hints on top of snapshots (see the
+ * protocol's fleet module), and a consumer re-reads its snapshots whenever it (re)subscribes.
+ * An entry that does not parse is logged and skipped; it never stops the tail.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OperatorLiveEventSchema, type OperatorLiveEvent } from '@ahp/protocol';
+import type { Logger } from './contracts.js';
+import type { StoreKeys } from './keys.js';
+import { attachLogging, reconnectDelay, type RedisClient } from './redis-client.js';
+import { requestEventFromFields } from './request-events.js';
+import { describeIssues } from './validate.js';
+
+/** Options of {@link createLiveTail}. */
+export interface LiveTailOptions {
+  /** The process's client; the tail blocks on its own `duplicate()`. */
+  redis: RedisClient;
+  keys: StoreKeys;
+  logger: Logger;
+  /** Called with the events of one read, in order. */
+  onEvents: (events: OperatorLiveEvent[]) => void;
+  /**
+   * How long one XREAD blocks before it is issued again.
+   * @defaultValue `5000`
+   */
+  blockMs?: number;
+}
+
+/** A running tail. */
+export interface LiveTail {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface Entry {
+  stream: string;
+  id: string;
+  fields: Record<string, string>;
+}
+
+/** node-redis's XREAD reply (`[{ name, messages: [{ id, message }] }]`) as flat entries. */
+function entriesOf(reply: unknown): Entry[] {
+  if (!Array.isArray(reply)) return [];
+  const out: Entry[] = [];
+  for (const stream of reply as { name?: unknown; messages?: unknown }[]) {
+    if (typeof stream?.name !== 'string' || !Array.isArray(stream.messages)) continue;
+    for (const message of stream.messages as { id?: unknown; message?: unknown }[]) {
+      if (typeof message?.id !== 'string' || typeof message.message !== 'object' || message.message === null) continue;
+      out.push({ stream: stream.name, id: message.id, fields: message.message as Record<string, string> });
+    }
+  }
+  return out;
+}
+
+/** Creates the tail; it reads nothing until {@link LiveTail.start}. */
+export function createLiveTail(options: LiveTailOptions): LiveTail {
+  const { redis, keys, logger, onEvents } = options;
+  const blockMs = options.blockMs ?? 5000;
+  const streams = [keys.liveEvents, keys.requestEvents, keys.signalLog];
+  const abort = new AbortController();
+  let running = false;
+  let connection: RedisClient | undefined;
+  let loop: Promise<void> | undefined;
+
+  /** The events one entry stands for (signal entries are merged per read by the caller). */
+  function convert(entry: Entry): OperatorLiveEvent | { agentId: string; at: string } | undefined {
+    if (entry.stream === keys.liveEvents) {
+      const raw = entry.fields['event'];
+      const parsed = OperatorLiveEventSchema.safeParse(raw === undefined ? undefined : JSON.parse(raw));
+      if (!parsed.success) throw new Error(describeIssues(parsed.error.issues));
+      return parsed.data;
+    }
+    if (entry.stream === keys.requestEvents) {
+      const record = requestEventFromFields(entry.id, entry.fields, entry.stream);
+      return {
+        kind: 'request',
+        request_id: record.requestId,
+        type: record.type,
+        event: record.event,
+        status: record.status,
+        actor: record.actor,
+        at: record.at,
+      };
+    }
+    const agentId = entry.fields['agent_id'];
+    return agentId === undefined || agentId === '' ? undefined : { agentId, at: entry.fields['timestamp'] ?? new Date().toISOString() };
+  }
+
+  function deliver(entries: Entry[]): void {
+    const events: OperatorLiveEvent[] = [];
+    const signalAgents = new Set<string>();
+    let signalsAt = '';
+    for (const entry of entries) {
+      let converted: ReturnType<typeof convert>;
+      try {
+        converted = convert(entry);
+      } catch (error) {
+        logger.error({ stream: entry.stream, entryId: entry.id, error: error instanceof Error ? error.message : String(error) }, 'skipping a live entry that does not parse');
+        continue;
+      }
+      if (converted === undefined) continue;
+      if ('kind' in converted) events.push(converted);
+      else {
+        signalAgents.add(converted.agentId);
+        signalsAt = converted.at;
+      }
+    }
+    // One `signals` hint per read: a burst of signals costs the console one re-read, not one per line.
+    if (signalAgents.size > 0) events.push({ kind: 'signals', agent_ids: [...signalAgents].slice(0, 500), at: signalsAt });
+    if (events.length === 0) return;
+    try {
+      onEvents(events);
+    } catch (error) {
+      logger.error({ error: error instanceof Error ? error.message : String(error) }, 'live event handler threw');
+    }
+  }
+
+  /** The last id of each stream now ("0-0" for an empty or missing one): reading starts after it. */
+  async function currentIds(client: RedisClient): Promise<string[]> {
+    return Promise.all(
+      streams.map(async (stream) => {
+        const last = await client.xRevRange(stream, '+', '-', { COUNT: 1 });
+        return last?.[0]?.id ?? '0-0';
+      }),
+    );
+  }
+
+  async function run(client: RedisClient, fromIds: string[]): Promise<void> {
+    const lastIds = [...fromIds];
+    let failures = 0;
+    while (running) {
+      let reply: unknown;
+      try {
+        reply = await client.xRead(
+          streams.map((key, i) => ({ key, id: lastIds[i] as string })),
+          { BLOCK: blockMs, COUNT: 500 },
+        );
+        failures = 0;
+      } catch (error) {
+        if (!running) return;
+        const delayMs = reconnectDelay(failures++, 50, 2000);
+        logger.warn({ delayMs, error: error instanceof Error ? error.message : String(error) }, 'live tail read failed; retrying from the last entries seen');
+        await sleep(delayMs, undefined, { signal: abort.signal }).catch(() => undefined);
+        continue;
+      }
+      const entries = entriesOf(reply);
+      for (const entry of entries) {
+        const index = streams.indexOf(entry.stream);
+        if (index >= 0) lastIds[index] = entry.id;
+      }
+      deliver(entries);
+    }
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      connection = redis.duplicate();
+      attachLogging(connection, `${keys.prefix}:live-tail`, logger);
+      await connection.connect();
+      const ids = await currentIds(connection);
+      loop = run(connection, ids);
+    },
+
+    async stop() {
+      if (!running) return;
+      running = false;
+      abort.abort();
+      // A blocked XREAD only returns when its connection goes away.
+      if (connection?.isOpen) connection.destroy();
+      await loop?.catch(() => undefined);
+      connection = undefined;
+      loop = undefined;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** Source of the fleet-update script; see its header. */
+export const FLEET_UPDATE_LUA = `--[[
+  fleet-update (2 keys): merges what one gateway saw of an agent into its fleet row.
+
+  KEYS[1]  fleet row hash     <prefix>:fleet:agent:{<agentId>}
+  KEYS[2]  fleet index zset   <prefix>:fleet:agents (score = last seen, epoch ms)
+
+  ARGV[1]  agent id
+  ARGV[2]  gateway id: the gateway reporting
+  ARGV[3]  mode: connect | activity | disconnect
+  ARGV[4]  last seen (epoch ms): the index score
+  ARGV[5]  retention (ms): the row expires this long after the agent was last seen
+  ARGV[6…] field, value pairs to set
+
+  connect    sets the pairs and makes this gateway the row's owner.
+  activity   sets the pairs, except hooks_in_flight unless this gateway owns the row: a gateway
+             still finishing a hook of an agent that moved elsewhere must not overwrite the
+             count the new gateway reports.
+  disconnect marks the row offline only while this gateway owns it, so the late close of an old
+             connection cannot mark an agent offline that already reconnected to another gateway.
+             The pairs (last_seen_at) are set either way.
+
+  Returns the row after the update as HGETALL pairs.
+]]
+local mode = ARGV[3]
+local owner = redis.call('HGET', KEYS[1], 'gateway_id')
+local owns = owner == ARGV[2]
+for i = 6, #ARGV, 2 do
+  local field = ARGV[i]
+  if not (mode == 'activity' and field == 'hooks_in_flight' and not owns) then
+    redis.call('HSET', KEYS[1], field, ARGV[i + 1])
+  end
+end
+if mode == 'connect' then
+  redis.call('HSET', KEYS[1], 'gateway_id', ARGV[2], 'connected', '1')
+elseif mode == 'disconnect' and owns then
+  redis.call('HSET', KEYS[1], 'connected', '0', 'hooks_in_flight', '0')
+  redis.call('HDEL', KEYS[1], 'gateway_id', 'session_id', 'connected_at')
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+`;

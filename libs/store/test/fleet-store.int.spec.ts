@@ -1,0 +1,148 @@
+/**
+ * FleetStore, HealthStore and the live tail against the run's Redis: field-wise merge, ownership
+ * of the offline mark, status crossed with presence, retention, the live stream and its tail.
+ */
+import type { OperatorLiveEvent, PresenceEntry } from '@ahp/protocol';
+import { LATENCY_BUCKET_BOUNDS_MS, createRequest } from '@ahp/protocol';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createFleetStore, createHealthStore, createLiveTail, createRedisStores, type FleetStore, type RedisClient, type StoreKeys } from '../src/index.js';
+import { openClient, testKeys } from './support.js';
+
+const T0 = Date.parse('2026-11-22T10:00:00.000Z');
+const HOOK = '0b5f0d0e-8c1a-4c59-9d57-2f3b1b1f3c11';
+const alice = { id: 'alice', name: 'Alice', team: 'core', role: 'teammate' as const };
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+let redis: RedisClient;
+let keys: StoreKeys;
+let fleet: FleetStore;
+
+beforeAll(async () => {
+  redis = await openClient('store-test:fleet');
+});
+afterAll(async () => {
+  await redis.close();
+});
+beforeEach((context) => {
+  keys = testKeys(context.task.name);
+  fleet = createFleetStore({ redis, keys, retentionMs: 60_000 });
+});
+
+function presence(agentId: string, gatewayId: string, at: number): PresenceEntry {
+  const iso = new Date(at).toISOString();
+  return { agent: { id: agentId, name: agentId }, session_id: 's1', gateway_id: gatewayId, connected_at: iso, last_activity_at: iso };
+}
+
+describe('FleetStore', () => {
+  it('shows a connected agent, then working after a hook, then idle once the window passed', async () => {
+    const row = await fleet.connect({ agent: alice, gatewayId: 'gw-a', sessionId: 's1', connectedAt: T0, now: T0 });
+    expect(row).toMatchObject({ agent: alice, status: 'connected', gateway_id: 'gw-a', session_id: 's1', hooks_in_flight: 0 });
+
+    const hookAt = new Date(T0 + 1000).toISOString();
+    const working = await fleet.activity({
+      agentId: 'alice',
+      gatewayId: 'gw-a',
+      now: T0 + 1000,
+      lastHook: { hook_id: HOOK, trigger: 'pre-tool-use', tool: 'bash', at: hookAt },
+      hooksInFlight: 1,
+    });
+    expect(working).toMatchObject({ status: 'working', hooks_in_flight: 1, last_hook: { tool: 'bash' } });
+
+    await fleet.activity({
+      agentId: 'alice',
+      gatewayId: 'gw-a',
+      now: T0 + 1010,
+      lastDecision: { hook_id: HOOK, allowed: true, intensity: null, decided_by: 'oracles', at: hookAt },
+      hooksInFlight: 0,
+    });
+    const [later] = await fleet.list(T0 + 40_000, [presence('alice', 'gw-a', T0)]);
+    expect(later).toMatchObject({ status: 'idle', last_hook: { hook_id: HOOK }, last_decision: { allowed: true } });
+  });
+
+  it('keeps the last hook when the agent moves to another gateway, and ignores the old gateway’s late close', async () => {
+    await fleet.connect({ agent: alice, gatewayId: 'gw-a', sessionId: 's1', connectedAt: T0, now: T0 });
+    await fleet.activity({ agentId: 'alice', gatewayId: 'gw-a', now: T0 + 1, lastHook: { hook_id: HOOK, trigger: 'pre-tool-use', at: new Date(T0 + 1).toISOString() } });
+    await fleet.connect({ agent: alice, gatewayId: 'gw-b', sessionId: 's1', connectedAt: T0 + 5, now: T0 + 5 });
+    // gw-a still reports a hook of the old connection finishing: its in-flight count is not taken.
+    await fleet.activity({ agentId: 'alice', gatewayId: 'gw-a', now: T0 + 6, hooksInFlight: 3 });
+    const afterLateClose = await fleet.disconnect({ agentId: 'alice', gatewayId: 'gw-a', now: T0 + 7 });
+    expect(afterLateClose).toMatchObject({ gateway_id: 'gw-b', hooks_in_flight: 0, last_hook: { hook_id: HOOK } });
+    expect(afterLateClose?.status).not.toBe('offline');
+
+    const offline = await fleet.disconnect({ agentId: 'alice', gatewayId: 'gw-b', now: T0 + 8 });
+    expect(offline).toMatchObject({ status: 'offline', hooks_in_flight: 0 });
+    expect(offline?.gateway_id).toBeUndefined();
+  });
+
+  it('lists a row whose gateway died as offline, and drops rows past retention', async () => {
+    await fleet.connect({ agent: alice, gatewayId: 'gw-dead', sessionId: 's1', connectedAt: T0, now: T0 });
+    await fleet.connect({ agent: { id: 'bob', name: 'Bob' }, gatewayId: 'gw-a', sessionId: 's2', connectedAt: T0 + 30_000, now: T0 + 30_000 });
+    const rows = await fleet.list(T0 + 31_000, [presence('bob', 'gw-a', T0 + 30_000)]);
+    expect(rows.map((r) => [r.agent.id, r.status])).toEqual([
+      ['alice', 'offline'],
+      ['bob', 'connected'],
+    ]);
+    expect((await fleet.list(T0 + 61_000, [presence('bob', 'gw-a', T0 + 30_000)])).map((r) => r.agent.id)).toEqual(['bob']);
+  });
+
+  it('returns null for activity of an agent without a row and leaves nothing behind', async () => {
+    expect(await fleet.activity({ agentId: 'ghost', gatewayId: 'gw-a', now: T0, hooksInFlight: 1 })).toBeNull();
+    expect(await redis.exists(keys.fleetAgent('ghost'))).toBe(0);
+    expect(await fleet.list(T0, [])).toEqual([]);
+  });
+
+  it('refuses invalid input before writing anything', async () => {
+    await expect(fleet.connect({ agent: { id: 'bad id!', name: 'x' }, gatewayId: 'gw-a', sessionId: 's', connectedAt: T0, now: T0 })).rejects.toThrow(/invalid agent/);
+    await expect(fleet.publishLive([{ kind: 'config', version: 0, at: 'yesterday' } as never])).rejects.toThrow(/invalid live event/);
+  });
+});
+
+describe('live tail', () => {
+  it('delivers live events, request changes and signal hints appended after it started, and nothing before', async () => {
+    await fleet.publishLive([{ kind: 'config', version: 1, at: new Date(T0).toISOString() }]);
+    const seen: OperatorLiveEvent[] = [];
+    const tail = createLiveTail({ redis, keys, logger: silent, onEvents: (events) => seen.push(...events), blockMs: 200 });
+    await tail.start();
+    try {
+      await fleet.publishLive([{ kind: 'config', version: 2, at: new Date(T0).toISOString() }]);
+      const stores = createRedisStores({ redis, keys });
+      const now = Date.now();
+      const at = new Date(now).toISOString();
+      await stores.requests.create(
+        createRequest({ requestId: 'req_live_1', type: 'shutdown', sender: 'lead', target: { kind: 'agent', agent: 'alice' }, now: at, payload: { reason: 'done' } }),
+        now,
+      );
+      // Garbage in the live stream is skipped, not fatal.
+      await redis.xAdd(keys.liveEvents, '*', { event: '{"kind":"nope"}' });
+      await fleet.publishLive([{ kind: 'config', version: 3, at: new Date(T0).toISOString() }]);
+      await expect.poll(() => seen.map((e) => (e.kind === 'config' ? `config:${e.version}` : e.kind === 'request' ? `request:${e.event}` : e.kind)), { timeout: 5000 }).toEqual([
+        'config:2',
+        'request:created',
+        'config:3',
+      ]);
+    } finally {
+      await tail.stop();
+    }
+  });
+});
+
+describe('HealthStore', () => {
+  it('lists live workers, forgets expired ones, and keeps gateway snapshots', async () => {
+    const health = createHealthStore({ redis, keys });
+    const iso = new Date(T0).toISOString();
+    const worker = (id: string) => ({ worker_id: id, hostname: 'h', pid: 1, concurrency: 8, started_at: iso, last_seen_at: iso, jobs_processed: 0 });
+    await health.heartbeatWorker(worker('w-1'), 10_000, T0);
+    await health.heartbeatWorker(worker('w-2'), 1_000, T0);
+    expect((await health.listWorkers(T0 + 500)).map((w) => w.worker_id)).toEqual(['w-1', 'w-2']);
+    expect((await health.listWorkers(T0 + 2_000)).map((w) => w.worker_id)).toEqual(['w-1']);
+    await health.removeWorker('w-1');
+    expect(await health.listWorkers(T0 + 2_000)).toEqual([]);
+
+    const counts = new Array<number>(LATENCY_BUCKET_BOUNDS_MS.length + 1).fill(0);
+    counts[3] = 5;
+    await health.putGatewayHealth({ gateway_id: 'gw-a', hooks_in_flight: 2, latency_counts: counts, window_ms: 60_000, at: iso }, 10_000);
+    expect(await health.gatewayHealth(['gw-a', 'gw-none'])).toEqual([
+      { gateway_id: 'gw-a', hooks_in_flight: 2, latency_counts: counts, window_ms: 60_000, at: iso },
+    ]);
+  });
+});
