@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { EventsModule } from './events/events.module.js';
 import { FeedModule } from './feed/feed.module.js';
+import { FleetModule } from './fleet/fleet.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HooksModule } from './hooks/hooks.module.js';
 import { InboxModule } from './inbox/inbox.module.js';
@@ -41,6 +42,7 @@ export class AppModule {
         AgentsModule,
         OperatorsModule,
         ConfigApiModule,
+        FleetModule,
         SignalsApiModule,
         ClaudeCodeModule,
         HealthModule,

@@ -102,6 +102,14 @@ export const GatewayEnvSchema = z.object({
     z.string({ error: 'is required: path of the JSON file with the agents and their token digests' }),
   ),
   AHP_OPERATOR_TOKENS_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+  AHP_CONSOLE_ORIGINS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin.length > 0))
+      .pipe(z.array(z.url({ protocol: /^https?$/ }).refine((origin) => new URL(origin).origin === origin, 'must be an origin: scheme://host[:port], no path')))
+      .optional(),
+  ),
   AHP_REQUEST_SWEEP_MS: intVar(50, 60 * 60 * 1000, 1000),
   AHP_HOOK_DEADLINE_MS: intVar(1, FRAME_LIMITS.maxHookDeadlineMs, 10_000),
   AHP_HOOK_DEADLINES: jsonVar(z.partialRecord(HookTriggerSchema, deadlineMs)),
@@ -135,6 +143,8 @@ export interface GatewayConfig {
   /** Undefined: the operator API refuses every call (no operator can authenticate). */
   operatorTokensFile: string | undefined;
   requestSweepMs: number;
+  /** Browser origins allowed on the operators live feed (`AHP_CONSOLE_ORIGINS`). */
+  consoleOrigins: readonly string[];
   hookDeadlineMs: number;
   hookDeadlines: Readonly<Partial<Record<HookTrigger, number>>>;
   /**
@@ -188,6 +198,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
   AHP_REQUEST_SWEEP_MS: {
     required: false,
     default: '1000',
+  AHP_CONSOLE_ORIGINS: {
+    required: false,
+    default: undefined,
+    description:
+      'Comma-separated origins (e.g. https://console.example.com) allowed to open the operators live feed from a browser; a request to /v1/operator/live with any other Origin is refused. Unset: only requests without an Origin header (the console server, scripts).',
+  },
     description: 'How often this gateway expires pending requests past their deadline (every gateway sweeps; the store makes that safe).',
   },
   AHP_HOOK_DEADLINE_MS: { required: false, default: '10000', description: 'Evaluation deadline of a hook; the failure policy decides after it.' },
@@ -277,6 +293,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     heartbeatMs: e.AHP_HEARTBEAT_MS,
     helloTimeoutMs: e.AHP_HELLO_TIMEOUT_MS,
     presenceTtlMs: e.AHP_PRESENCE_TTL_MS,
+    consoleOrigins: Object.freeze([...(e.AHP_CONSOLE_ORIGINS ?? [])]),
     sessionTtlMs: e.AHP_SESSION_TTL_MS,
     maxFrameBytes: e.AHP_MAX_FRAME_BYTES,
     maxBufferedBytes: e.AHP_MAX_BUFFERED_BYTES,

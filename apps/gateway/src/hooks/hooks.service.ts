@@ -418,10 +418,9 @@ export class HooksService implements OnModuleDestroy {
   }
 }
 
-/** `context.tool.name` of a tool hook, when the agent named one (for the fleet view and metrics). */
+/** The tool a hook names, for the fleet view and metrics: `context.tool` as a string, or `context.tool.name` (both shapes are in use). */
 function toolName(context: JsonObject): string | undefined {
   const tool = context['tool'];
-  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return undefined;
-  const name = (tool as JsonObject)['name'];
+  const name = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? (tool as JsonObject)['name'] : tool;
   return typeof name === 'string' && name.length > 0 ? name.slice(0, 200) : undefined;
 }

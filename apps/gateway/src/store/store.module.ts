@@ -2,12 +2,18 @@ import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '
 import {
   connectRedis,
   createConfigStore,
+  createFleetStore,
+  createHealthStore,
+  createLiveTail,
   createGatewayFeed,
   createHookQueue,
   createKeys,
   createRedisStores,
   createTimelineStore,
+  type FleetStore,
   type GatewayFeed,
+  type HealthStore,
+  type LiveTail,
   type HookQueue,
   type RedisClient,
   type RedisConfigStore,
@@ -22,7 +28,10 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import {
   CONFIG_STORE,
+  FLEET_STORE,
   GATEWAY_FEED,
+  HEALTH_STORE,
+  LIVE_TAIL,
   HOOK_QUEUE,
   HOOK_STORE,
   INBOX_STORE,
@@ -44,6 +53,9 @@ interface StoreBundle {
   config: RedisConfigStore;
   queue: HookQueue;
   feed: GatewayFeed;
+  fleet: FleetStore;
+  health: HealthStore;
+  liveTail: LiveTail;
 }
 
 const STORE_BUNDLE = Symbol('STORE_BUNDLE');
@@ -64,6 +76,10 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
     config: createConfigStore({ redis, keys, logger: storeLogger }),
     queue: createHookQueue({ redis, keys }),
     feed: createGatewayFeed({ redis, keys, gatewayId: config.gatewayId, logger: storeLogger }),
+    fleet: createFleetStore({ redis, keys }),
+    health: createHealthStore({ redis, keys }),
+    // Relays to operators' live feeds; it only starts when the live feed does (LiveFeedService).
+    liveTail: createLiveTail({ redis, keys, logger: storeLogger }),
   };
 }
 
@@ -85,6 +101,7 @@ export class StoreLifecycle implements OnApplicationShutdown {
     this.closing ??= (async () => {
       const steps: [string, () => Promise<void>][] = [
         ['gateway feed', () => this.bundle.feed.stop()],
+        ['live tail', () => this.bundle.liveTail.stop()],
         ['hook queue', () => this.bundle.queue.close()],
         ['redis', () => (this.bundle.redis.isOpen ? this.bundle.redis.close() : Promise.resolve())],
       ];
@@ -125,6 +142,9 @@ export class StoreLifecycle implements OnApplicationShutdown {
     { provide: SESSION_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.sessions },
     { provide: REQUEST_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.requests },
     { provide: INBOX_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.stores.inboxes },
+    { provide: FLEET_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.fleet },
+    { provide: HEALTH_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.health },
+    { provide: LIVE_TAIL, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.liveTail },
     { provide: TIMELINE_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.timeline },
     { provide: CONFIG_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.config },
     { provide: HOOK_QUEUE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.queue },
@@ -144,6 +164,9 @@ export class StoreLifecycle implements OnApplicationShutdown {
     CONFIG_STORE,
     HOOK_QUEUE,
     GATEWAY_FEED,
+    FLEET_STORE,
+    HEALTH_STORE,
+    LIVE_TAIL,
     StoreLifecycle,
   ],
 })

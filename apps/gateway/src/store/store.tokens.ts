@@ -27,3 +27,9 @@ export const INBOX_STORE = Symbol('INBOX_STORE');
 export const TIMELINE_STORE = Symbol('TIMELINE_STORE');
 /** `RedisConfigStore` (published hooks configuration versions). */
 export const CONFIG_STORE = Symbol('CONFIG_STORE');
+/** `FleetStore` (one row per agent seen, for the fleet view and the live feed). */
+export const FLEET_STORE = Symbol('FLEET_STORE');
+/** `HealthStore` (live workers, gateway health snapshots). */
+export const HEALTH_STORE = Symbol('HEALTH_STORE');
+/** This gateway's `LiveTail` (what the operators' live feed relays). */
+export const LIVE_TAIL = Symbol('LIVE_TAIL');

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { HooksModule } from '../hooks/hooks.module.js';
+import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { OperatorsModule } from '../operators/operators.module.js';
+import { FleetActivityService } from './fleet-activity.service.js';
+import { FleetController } from './fleet.controller.js';
+import { GatewayHealthService } from './gateway-health.service.js';
+import { LiveFeedService } from './live-feed.service.js';
+import { LiveController } from './live.controller.js';
+
+/** The fleet view, the health view and the operators' live feed (docs/operator-api.md). */
+@Module({
+  imports: [OperatorsModule, HooksModule],
+  controllers: [FleetController, LiveController],
+  providers: [FleetActivityService, GatewayHealthService, LiveFeedService, OperatorAuthGuard],
+})
+export class FleetModule {}

@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Controller, Get, Inject, Req, Res, UseGuards } from '@nestjs/common';
+import { makeError, type OperatorIdentity, type OperatorLiveEvent } from '@ahp/protocol';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { OperatorApiError } from '../operators/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { LiveFeedService } from './live-feed.service.js';
+
+/** A comment line every this often keeps proxies from closing an idle stream and lets the client notice a dead one. */
+export const LIVE_PING_MS = 15_000;
+/** A subscriber whose socket buffers more than this is not reading: it is disconnected and re-syncs on reconnect. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * `GET /v1/operator/live`: the operators' live feed as Server-Sent Events (docs/operator-api.md).
+ * Every connection starts with `ready` (re-read your snapshots), then relays what changes.
+ */
+@Controller('v1/operator')
+@UseGuards(OperatorAuthGuard)
+export class LiveController {
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(LiveFeedService) private readonly feed: LiveFeedService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    this.log = logger.child({ component: 'live-feed' });
+  }
+
+  @Get('live')
+  live(@Req() request: IncomingMessage, @Res() response: ServerResponse, @CurrentOperator() operator: OperatorIdentity): void {
+    // A browser sends Origin; only the console's own origins may read the feed with an operator's
+    // credentials. Servers and scripts send none.
+    const origin = request.headers.origin;
+    if (origin !== undefined && !this.config.consoleOrigins.includes(origin)) {
+      throw new OperatorApiError(makeError('E_FORBIDDEN', `origin ${origin.slice(0, 200)} may not open the live feed (AHP_CONSOLE_ORIGINS)`, { origin: origin.slice(0, 200) }));
+    }
+    let closed = false;
+    const close = (): void => {
+      if (closed) return;
+      closed = true;
+      clearInterval(ping);
+      unsubscribe?.();
+      if (!response.writableEnded) response.end();
+    };
+    const write = (chunk: string): void => {
+      if (closed) return;
+      if (response.writableLength > MAX_BUFFERED_BYTES) {
+        this.log.warn({ operator: operator.id, bufferedBytes: response.writableLength }, 'closing a live stream that does not read');
+        close();
+        return;
+      }
+      response.write(chunk);
+    };
+    const send = (event: OperatorLiveEvent): void => write(`event: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
+
+    const unsubscribe = this.feed.subscribe((events) => {
+      for (const event of events) send(event);
+    });
+    if (unsubscribe === null) {
+      throw new OperatorApiError(makeError('E_UNAVAILABLE', 'this gateway serves as many live streams as it can; retry on another', undefined, { retryAfterMs: 5000 }));
+    }
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // Nginx and similar proxies buffer responses unless told not to.
+      'x-accel-buffering': 'no',
+    });
+    // `retry` tells EventSource how soon to reconnect after the stream drops.
+    write('retry: 2000\n\n');
+    send({ kind: 'ready', gateway_id: this.config.gatewayId, at: new Date().toISOString() });
+    const ping = setInterval(() => write(': ping\n\n'), LIVE_PING_MS);
+    ping.unref();
+    request.once('close', close);
+    response.once('error', close);
+    this.log.debug({ operator: operator.id, subscribers: this.feed.subscriberCount }, 'live stream opened');
+  }
+}
