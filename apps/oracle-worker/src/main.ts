@@ -23,7 +23,7 @@
 import { combineOracles, compileHooksConfig, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
 import type { Oracle } from '@ahp/oracles';
 import type { StoredConfigVersion } from '@ahp/protocol';
-import { connectRedis, createConfigStore, createHookWorker, createKeys, createRedisStores, createRuleCounterStore } from '@ahp/store';
+import { connectRedis, createConfigStore, createHealthStore, createHookWorker, createKeys, createRedisStores, createRuleCounterStore } from '@ahp/store';
 import type { HookWorker, Logger, RedisClient, RuleCounterStore } from '@ahp/store';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
 import type { WorkerConfig } from './config.js';
@@ -32,6 +32,7 @@ import type { HookEvaluator, HooksConfigRuntime } from './hooks-config.js';
 import { createJsonLogger } from './logger.js';
 import { createHookProcessor, oraclesEvaluator } from './processor.js';
 import type { OracleHookProcessor } from './processor.js';
+import { startWorkerPresence } from './worker-presence.js';
 
 const SERVICE = 'oracle-worker';
 const EXIT_CONFIG = 78;
@@ -40,6 +41,7 @@ let worker: HookWorker | undefined;
 let redis: RedisClient | undefined;
 let processor: OracleHookProcessor | undefined;
 let hooksConfig: HooksConfigRuntime | undefined;
+let presence: { stop(): Promise<void> } | undefined;
 let stopping = false;
 
 function loadConfigOrExit(): WorkerConfig {
@@ -79,6 +81,7 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
     code = 1;
     log.error({ error }, 'stopping the hooks configuration watch failed');
   }
+  await presence?.stop();
   try {
     await worker?.close();
   } catch (error) {
@@ -152,6 +155,15 @@ async function start(): Promise<void> {
   });
   await worker.worker.waitUntilReady();
   if (stopping) return;
+  const evaluated = processor;
+  presence = await startWorkerPresence({
+    health: createHealthStore({ redis, keys }),
+    workerId: config.workerId,
+    concurrency: config.concurrency,
+    jobsProcessed: () => evaluated.stats().evaluated + evaluated.stats().skippedPastDeadline,
+    configVersion: () => runtime.active().version,
+    logger: log,
+  });
 
   process.stdout.write(
     `${JSON.stringify({ event: 'ready', service: SERVICE, worker_id: config.workerId, pid: process.pid, concurrency: config.concurrency })}\n`,
