@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentIdentitySchema, AgentTokensFileSchema } from './agent.js';
+import { AgentCredentialsFileSchema, AgentIdentitySchema, AgentTokensFileSchema } from './agent.js';
 
 const digest = (c: string) => c.repeat(64);
 
@@ -49,5 +49,14 @@ describe('AgentTokensFileSchema', () => {
     const upper = AgentTokensFileSchema.safeParse({ agents: [{ id: 'a', name: 'A', token_sha256: digest('A') }] });
     expect(plain.error!.issues[0]!.message).toMatch(/SHA-256/);
     expect(upper.success).toBe(false);
+  });
+});
+
+describe('AgentCredentialsFileSchema', () => {
+  it('accepts one plain token per agent and refuses a repeated id or a short token', () => {
+    const token = 'ahp_' + 'x'.repeat(40);
+    expect(AgentCredentialsFileSchema.parse({ agents: [{ id: 'demo-coder', token }] }).agents).toHaveLength(1);
+    expect(AgentCredentialsFileSchema.safeParse({ agents: [{ id: 'a', token }, { id: 'a', token: `${token}y` }] }).success).toBe(false);
+    expect(AgentCredentialsFileSchema.safeParse({ agents: [{ id: 'a', token: 'short' }] }).success).toBe(false);
   });
 });

@@ -54,3 +54,21 @@ export const AgentTokensFileSchema = z
   })
   .meta({ id: 'AgentTokensFile', description: 'Agent identities with the SHA-256 of their bearer tokens.' });
 export type AgentTokensFile = z.infer<typeof AgentTokensFileSchema>;
+
+/**
+ * Plain agent tokens kept by whoever runs those agents locally (the main job's demo fleet), never
+ * by the gateway: one entry per agent id.
+ */
+export const AgentCredentialsFileSchema = z
+  .strictObject({
+    agents: boundedArray(z.strictObject({ id: IdSchema, token: z.string().min(16).max(512) }), 10_000),
+  })
+  .superRefine((file, ctx) => {
+    const ids = new Set<string>();
+    file.agents.forEach((entry, index) => {
+      if (ids.has(entry.id)) ctx.addIssue({ code: 'custom', path: ['agents', index, 'id'], message: `agent id "${entry.id}" appears twice` });
+      ids.add(entry.id);
+    });
+  })
+  .meta({ id: 'AgentCredentialsFile' });
+export type AgentCredentialsFile = z.infer<typeof AgentCredentialsFileSchema>;

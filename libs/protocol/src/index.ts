@@ -227,13 +227,14 @@ export {
   AgentTokensFileSchema,
   Sha256HexSchema,
 } from './agent.js';
-export type { AgentIdentity, AgentRole, AgentTokenEntry, AgentTokensFile } from './agent.js';
+export type { AgentCredentialsFile, AgentIdentity, AgentRole, AgentTokenEntry, AgentTokensFile } from './agent.js';
 export {
   EpochMsSchema,
   GatewayInfoSchema,
   HookCorrelationSchema,
   HookJobDataSchema,
   HookStatusSchema,
+  AgentCredentialsFileSchema,
   PresenceEntrySchema,
 } from './hook-job.js';
 export type { GatewayInfo, HookCorrelation, HookJobData, HookStatus, PresenceEntry } from './hook-job.js';

@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findWorkspaceRoot, provideRedis, redactRedisUrl } from '@ahp/embedded-redis';
 import { mintCredentials, writeTokensFile } from './agent-tokens.js';
+import { DEMO_FLEET, ensureDemoCredentials, startDemoFleet, type DemoFleet } from './demo-fleet.js';
 import { publishHooksFile } from './hooks-config-file.js';
 import { agentEndpoint, startStack } from './start-stack.js';
 
@@ -23,6 +24,7 @@ Options:
   --workers N    oracle worker processes to start (default 2)
   --port N       port of the first gateway (default 8080, or AHP_GATEWAY_PORT)
   --data-dir D   where Redis data, tokens and logs live (default .data)
+  --no-demo      do not run the demo fleet (scripted agents; also AHP_DEMO=0)
   -h, --help     this text
 
 Environment: REDIS_URL to use your own Redis instead of the embedded one.
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
       workers: { type: 'string', default: '2' },
       port: { type: 'string', default: process.env['AHP_GATEWAY_PORT'] ?? '8080' },
       'data-dir': { type: 'string' },
+      'no-demo': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -65,6 +68,10 @@ async function main(): Promise<void> {
     await writeFile(demoTokenFile, `${demo.token}\n`, { mode: 0o600 });
   }
   const demoToken = existsSync(demoTokenFile) ? (await readFile(demoTokenFile, 'utf8')).trim() : undefined;
+  const withDemo = !values['no-demo'] && process.env['AHP_DEMO'] !== '0';
+  const demoCredentialsFile = join(dataDir, 'demo-fleet.json');
+  if (withDemo) step(`demo fleet: ${DEMO_FLEET.length} scripted agents (tokens in ${show(demoCredentialsFile)}; --no-demo turns it off)`);
+  const demoCredentials = withDemo ? await ensureDemoCredentials(tokensFile, demoCredentialsFile) : [];
 
   const hooksFile = join(root, '.ahp', 'hooks.yaml');
   const hooks = await publishHooksFile({ redisUrl: redis.url, path: hooksFile });
@@ -102,6 +109,11 @@ async function main(): Promise<void> {
   const [first] = stack.gateways;
   if (!first) throw new Error('no gateway started');
   const endpoint = agentEndpoint(first, 'localhost');
+  let demo: DemoFleet | undefined;
+  if (withDemo) {
+    step('starting the demo fleet (its lines are prefixed [demo])');
+    demo = await startDemoFleet({ url: endpoint, credentials: demoCredentials, runId: 'local', log: (line) => console.log(`[demo] ${line}`) });
+  }
   console.log(`
 AHP is running.
   agent endpoint   ${stack.gateways.map((gateway) => agentEndpoint(gateway, 'localhost')).join('  ')}
@@ -122,6 +134,7 @@ Press Ctrl-C to stop.`);
     stopping = true;
     step(`${signal}: stopping gateways (agents are told to reconnect), workers, then Redis…`);
     await stack.stop();
+    await demo?.stop();
     await redis.stop();
     step('stopped. Data kept for the next start.');
     process.exit(0);
