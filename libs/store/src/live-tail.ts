@@ -23,8 +23,6 @@ export interface LiveTailOptions {
   redis: RedisClient;
   keys: StoreKeys;
   logger: Logger;
-  /** Called with the events of one read, in order. */
-  onEvents: (events: OperatorLiveEvent[]) => void;
   /**
    * How long one XREAD blocks before it is issued again.
    * @defaultValue `5000`
@@ -34,7 +32,9 @@ export interface LiveTailOptions {
 
 /** A running tail. */
 export interface LiveTail {
-  start(): Promise<void>;
+  /** Starts reading; `onEvents` is called with the events of each read, in order. Once only. */
+  start(onEvents: (events: OperatorLiveEvent[]) => void): Promise<void>;
+  /** Stops for good (a stopped tail does not start again). */
   stop(): Promise<void>;
 }
 
@@ -60,7 +60,8 @@ function entriesOf(reply: unknown): Entry[] {
 
 /** Creates the tail; it reads nothing until {@link LiveTail.start}. */
 export function createLiveTail(options: LiveTailOptions): LiveTail {
-  const { redis, keys, logger, onEvents } = options;
+  const { redis, keys, logger } = options;
+  let onEvents: (events: OperatorLiveEvent[]) => void = () => undefined;
   const blockMs = options.blockMs ?? 5000;
   const streams = [keys.liveEvents, keys.requestEvents, keys.signalLog];
   const abort = new AbortController();
@@ -159,9 +160,10 @@ export function createLiveTail(options: LiveTailOptions): LiveTail {
   }
 
   return {
-    async start() {
-      if (running) return;
+    async start(handler) {
+      if (running || abort.signal.aborted) return;
       running = true;
+      onEvents = handler;
       connection = redis.duplicate();
       attachLogging(connection, `${keys.prefix}:live-tail`, logger);
       await connection.connect();

@@ -101,8 +101,8 @@ describe('live tail', () => {
   it('delivers live events, request changes and signal hints appended after it started, and nothing before', async () => {
     await fleet.publishLive([{ kind: 'config', version: 1, at: new Date(T0).toISOString() }]);
     const seen: OperatorLiveEvent[] = [];
-    const tail = createLiveTail({ redis, keys, logger: silent, onEvents: (events) => seen.push(...events), blockMs: 200 });
-    await tail.start();
+    const tail = createLiveTail({ redis, keys, logger: silent, blockMs: 200 });
+    await tail.start((events) => seen.push(...events));
     try {
       await fleet.publishLive([{ kind: 'config', version: 2, at: new Date(T0).toISOString() }]);
       const stores = createRedisStores({ redis, keys });
