@@ -77,16 +77,12 @@ export function parseStoredDecision(raw: string | undefined, hookId: string, key
 export function createHookStore(options: HookStoreOptions): HookStore {
   const { redis, keys } = options;
 
-  async function route(ownerGatewayId: string, hookId: string, decisionJson: string, key: string): Promise<void> {
+  // The script builds the owner's stream name around the owner id; split a sample name to get the
+  // parts, so the layout stays defined in keys.ts alone.
+  const [streamHead, streamTail] = keys.gatewayDecisions('OWNER').split('OWNER') as [string, string];
+  /** decide-hook routed the decision itself; an empty owner means it could not. */
+  function routed(ownerGatewayId: string, key: string): void {
     if (ownerGatewayId === '') throw new StoreDataError(key, 'hook has no owner gateway to route to', { field: 'gateway_id' });
-    const stream = keys.gatewayDecisions(ownerGatewayId);
-    await redis
-      .multi()
-      .xAdd(stream, '*', { hook_id: hookId, decision: decisionJson }, {
-        TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen },
-      })
-      .pExpire(stream, options.decisionStreamTtlMs)
-      .exec();
   }
 
   return {
@@ -119,13 +115,14 @@ export function createHookStore(options: HookStoreOptions): HookStore {
         openHook.name,
       );
       const kind = stringAt(reply, 0, key, openHook.name);
+      // A new hook's hash holds exactly what was just validated and written.
+      if (kind === 'created') return { kind, correlation: checked.data };
       if (kind === 'foreign') return { kind: 'foreign' };
       if (kind === 'gated') return { kind: 'gated', requestId: parseStored(RequestIdSchema, reply[1], keys.planGate(input.agentId)) };
       const fields = pairsToRecord(reply[1], key, openHook.name);
       if (kind === 'corrupt') throw new StoreDataError(key, 'hook hash has no agent_id', { field: 'agent_id' });
       const correlation = correlationFromHash(fields, key);
       switch (kind) {
-        case 'created':
         case 'joined':
           return { kind, correlation };
         case 'decided':
@@ -159,6 +156,10 @@ export function createHookStore(options: HookStoreOptions): HookStore {
             new Date(now).toISOString(),
             valid.trigger,
             valid.config_version === undefined ? '' : valid.config_version,
+            streamHead,
+            streamTail,
+            options.decisionStreamMaxLen,
+            options.decisionStreamTtlMs,
             ...signalArgs,
           ],
         ),
@@ -174,13 +175,13 @@ export function createHookStore(options: HookStoreOptions): HookStore {
             `decision for hook ${hookId} is for trigger ${valid.trigger}, the hook's is ${stringAt(reply, 1, key, decideHook.name)}`,
           );
         case 'first': {
-          await route(stringAt(reply, 2, key, decideHook.name), hookId, json, key);
+          routed(stringAt(reply, 2, key, decideHook.name), key);
           return { decision: valid, first: true };
         }
         case 'stored': {
           const storedJson = stringAt(reply, 1, key, decideHook.name);
           const stored = parseStoredDecision(storedJson, hookId, key);
-          await route(stringAt(reply, 2, key, decideHook.name), hookId, storedJson, key);
+          routed(stringAt(reply, 2, key, decideHook.name), key);
           return { decision: stored, first: false };
         }
         default:

@@ -1,7 +1,7 @@
 /** Number of ARGV values per signal of a decision, after the fixed ones. */
 export const DECIDE_HOOK_ARGS_PER_SIGNAL = 5;
 /** Number of fixed ARGV values before the per-signal ones. */
-export const DECIDE_HOOK_FIXED_ARGS = 8;
+export const DECIDE_HOOK_FIXED_ARGS = 12;
 
 /** Source of the decide-hook script; see its header. */
 export const DECIDE_HOOK_LUA = `--[[
@@ -20,7 +20,11 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[6]  log timestamp (ISO 8601) of the entries written now
   ARGV[7]  the decision's trigger, which must be the hook's
   ARGV[8]  the hooks configuration version of the decision, '' when it has none
-  then, for signal i, ARGV[9 + 5(i-1) ..]: signal id, intensity, source, type, rule ('' for none)
+  ARGV[9]  decision stream key before the owner id (<prefix>:gw:{)
+  ARGV[10] decision stream key after the owner id (}:decisions)
+  ARGV[11] decision stream MAXLEN (approximate trimming)
+  ARGV[12] decision stream TTL (ms)
+  then, for signal i, ARGV[13 + 5(i-1) ..]: signal id, intensity, source, type, rule ('' for none)
 
   Each log entry also carries config_version (when given), rule (when given) and latency_ms: the
   time from the hook's created_at (set by open-hook) to decided_at.
@@ -31,13 +35,13 @@ export const DECIDE_HOOK_LUA = `--[[
     { 'missing' }                             no correlation (never opened or expired); nothing changed
     { 'mismatch', stored trigger }            the decision is for another trigger; nothing changed
 
-  Routing happens after this script, by the caller, with XADD to the owner's decision stream
-  (<prefix>:gw:{<owner>}:decisions): the owner is only known in here, and a Lua script must
-  declare its keys up front. No decision can be lost in between: open-hook, the only writer of
-  the owner, runs atomically on the same hash. If it runs before this script, the owner returned
-  here is the new one; if it runs after, it sees status 'decided' and answers the agent with the
-  stored decision itself. The caller routes on 'stored' as well, so a worker that died between
-  this script and its XADD is repaired by the job's retry; receivers tolerate duplicates.
+  The decision (the stored one on 'stored') is also routed here, in the same step: XADD to the
+  owner's decision stream <prefix>:gw:{<owner>}:decisions, whose name is built from ARGV[9..10]
+  because the owner is only known once the hash is read. That key is not declared in KEYS, which
+  a single Redis allows and Redis Cluster does not (see keys.ts: under Cluster the route becomes a
+  second call). Routing on 'stored' as well means that a re-run after any failure re-delivers;
+  receivers tolerate duplicates. Nothing is routed while the hook has no owner (the caller
+  reports that hash as corrupt).
 
   A signal record that already exists is left alone (its response must survive); its log entry
   is still written.
@@ -47,7 +51,14 @@ local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_i
 if not h[1] then
   return { 'missing' }
 end
+local function route(decision, owner)
+  if owner == nil or owner == '' then return end
+  local stream = ARGV[9] .. owner .. ARGV[10]
+  redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', h[7] or '', 'decision', decision)
+  redis.call('PEXPIRE', stream, ARGV[12])
+end
 if h[1] == 'decided' then
+  route(h[2] or '', h[3])
   return { 'stored', h[2] or '', h[3] or '' }
 end
 if h[6] ~= ARGV[7] then
@@ -87,5 +98,6 @@ for i = 1, #KEYS - 2 do
   end
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', unpack(entry))
 end
+route(ARGV[1], h[3])
 return { 'first', ARGV[1], h[3] or '' }
 `;

@@ -14,8 +14,9 @@ export const OPEN_HOOK_LUA = `--[[
   ARGV[7]  deadline (epoch ms)
   ARGV[8]  TTL of a new pending hook (ms): time left to the deadline plus the decision TTL
 
-  Returns { kind, HGETALL of the hash } where kind is
-    'created'  no hash existed; a pending one now does, owned by ARGV[4]
+  Returns { 'created' } when no hash existed and a pending one now does, owned by ARGV[4] (its
+  fields are exactly the arguments, so they are not read back), or { kind, HGETALL of the hash }
+  where kind is
     'joined'   the hook is pending and ARGV[4] is now its owner (its deadline, trigger and
                session stay those of the first open; its TTL is unchanged)
     'decided'  the hook is decided; the hash holds the decision; nothing changed
@@ -42,7 +43,7 @@ if redis.call('EXISTS', key) == 0 then
     'hook_id', ARGV[1], 'agent_id', ARGV[2], 'session_id', ARGV[3], 'gateway_id', ARGV[4],
     'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7])
   redis.call('PEXPIRE', key, ARGV[8])
-  return { 'created', redis.call('HGETALL', key) }
+  return { 'created' }
 end
 local fields = redis.call('HMGET', key, 'agent_id', 'status')
 if not fields[1] then
