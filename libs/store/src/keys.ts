@@ -8,7 +8,7 @@
  * | `ahp:hook:{<hookId>}`             | hash   | open-hook, decide-hook              | deadline + decision TTL, then decision TTL |
  * | `ahp:signal:{<signalId>}`         | hash   | decide-hook, respond-signal         | signal TTL (24 h)              |
  * | `ahp:signal-log`                  | stream | decide-hook, respond-signal         | MAXLEN ~ (100k entries)        |
- * | `ahp:gw:{<gatewayId>}:decisions`  | stream | route after decide                  | MAXLEN ~ and decision TTL      |
+ * | `ahp:gw:{<gatewayId>}:decisions`  | stream | decide-hook (route), inbox notices  | MAXLEN ~ and decision TTL      |
  * | `ahp:presence:agent:{<agentId>}`  | hash   | presence scripts                    | presence TTL                   |
  * | `ahp:presence:agents`             | zset   | presence scripts (score = expiry)   | pruned by `list`               |
  * | `ahp:presence:gw:{<gatewayId>}`   | string | heartbeatGateway                    | gateway TTL                    |
@@ -42,7 +42,9 @@
  * that touch several keys do so across tags, which a single Redis (our deployment today) runs
  * atomically and a Cluster refuses with CROSSSLOT:
  *
- * - decide-hook: the hook hash, one signal record per signal, the signal log.
+ * - decide-hook: the hook hash, one signal record per signal, the signal log, and the owner
+ *   gateway's decision stream — not even declared in KEYS, since its name comes from the owner the
+ *   script reads; under Cluster the route becomes a second call (XADD + PEXPIRE), as it was before.
  * - respond-signal: the signal record and the signal log.
  * - presence scripts: the agent's entry and the presence index; fleet-update likewise (row and index).
  * - open-hook: the hook hash and the agent's plan gate (read only).
