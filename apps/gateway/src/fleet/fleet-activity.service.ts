@@ -9,7 +9,7 @@ import { FLEET_STORE } from '../store/store.tokens.js';
 import { LatencyWindow } from './latency-window.js';
 
 /** How often pending activity is written: the fleet view is at most this much behind. */
-export const FLEET_FLUSH_MS = 250;
+export const FLEET_FLUSH_MS = 500;
 
 /** What changed about one agent since the last flush. */
 interface PendingActivity {

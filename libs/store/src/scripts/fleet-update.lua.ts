@@ -23,19 +23,30 @@ export const FLEET_UPDATE_LUA = `--[[
   Returns the row after the update as HGETALL pairs.
 ]]
 local mode = ARGV[3]
-local owner = redis.call('HGET', KEYS[1], 'gateway_id')
-local owns = owner == ARGV[2]
+local owns = redis.call('HGET', KEYS[1], 'gateway_id') == ARGV[2]
+-- One variadic HSET for everything this call sets: a busy agent costs the same few commands per
+-- flush whatever it reported.
+local set = {}
 for i = 6, #ARGV, 2 do
-  local field = ARGV[i]
-  if not (mode == 'activity' and field == 'hooks_in_flight' and not owns) then
-    redis.call('HSET', KEYS[1], field, ARGV[i + 1])
+  if not (mode == 'activity' and ARGV[i] == 'hooks_in_flight' and not owns) then
+    set[#set + 1] = ARGV[i]
+    set[#set + 1] = ARGV[i + 1]
   end
 end
 if mode == 'connect' then
-  redis.call('HSET', KEYS[1], 'gateway_id', ARGV[2], 'connected', '1')
+  set[#set + 1] = 'gateway_id'
+  set[#set + 1] = ARGV[2]
+  set[#set + 1] = 'connected'
+  set[#set + 1] = '1'
 elseif mode == 'disconnect' and owns then
-  redis.call('HSET', KEYS[1], 'connected', '0', 'hooks_in_flight', '0')
+  set[#set + 1] = 'connected'
+  set[#set + 1] = '0'
+  set[#set + 1] = 'hooks_in_flight'
+  set[#set + 1] = '0'
   redis.call('HDEL', KEYS[1], 'gateway_id', 'session_id', 'connected_at')
+end
+if #set > 0 then
+  redis.call('HSET', KEYS[1], unpack(set))
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
