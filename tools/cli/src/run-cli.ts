@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { CliError, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, type CliIo } from './cli-support.js';
+import { DELEGATED_COMMANDS, runDelegated } from './delegated-commands.js';
 import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
 import { GATEWAY_OPTIONS } from './gateway-client.js';
 import { hookClaudeCode } from './hook-command.js';
@@ -247,9 +248,12 @@ const GROUP_SUMMARY: Record<string, string> = {
 };
 
 function mainHelp(): string {
-  const lines = Object.entries(COMMANDS).flatMap(([group, commands]) =>
-    Object.entries(commands).map(([name, command]) => `  ahp ${group} ${name}${command.args === '' ? '' : ` ${command.args}`}`.padEnd(34) + command.summary),
-  );
+  const lines = [
+    ...Object.entries(DELEGATED_COMMANDS).map(([name, { summary }]) => `  ahp ${name} [options]`.padEnd(34) + summary),
+    ...Object.entries(COMMANDS).flatMap(([group, commands]) =>
+      Object.entries(commands).map(([name, command]) => `  ahp ${group} ${name}${command.args === '' ? '' : ` ${command.args}`}`.padEnd(34) + command.summary),
+    ),
+  ];
   return `Usage: ahp <command> [options]
 
 The AHP command line: hooks configuration versions, the signal log, agents, requests and tokens.
@@ -261,7 +265,7 @@ ${GLOBAL_HELP}
 
 Exit codes: 0 ok, 1 invalid input or configuration, 2 usage error, 3 Redis unreachable.
 Commands that call a gateway exit 1 when it refuses the call and 3 when it cannot be reached.
-Run "ahp <command> --help" for a command's options.
+Run "ahp <command> --help" for a command's options ("ahp start --help", "ahp bench --help" included).
 `;
 }
 
@@ -299,6 +303,9 @@ function allOptions(): OptionSpec {
 
 /** Runs `ahp` with `argv` (without node and the script) and returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv;
+  // Whole programs of their own: everything after the word is theirs, --help included.
+  if (first !== undefined && Object.hasOwn(DELEGATED_COMMANDS, first)) return runDelegated(first, rest, io);
   try {
     let loose;
     try {
