@@ -21,6 +21,7 @@ USER node
 
 FROM runtime AS gateway
 COPY --from=build /app/apps/gateway ./apps/gateway
+# Agents (WebSocket /v1/agents), the operator API, /healthz, /readyz and /metrics share this port.
 EXPOSE 8080
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
@@ -29,5 +30,10 @@ CMD ["node", "apps/gateway/dist/main.js"]
 
 FROM runtime AS oracle-worker
 COPY --from=build /app/apps/oracle-worker ./apps/oracle-worker
+# GET /metrics (Prometheus) and GET /healthz on AHP_WORKER_METRICS_PORT; keep it fixed (not 0) in a container.
+EXPOSE 9464
 STOPSIGNAL SIGTERM
+# Healthy once the worker takes jobs; 503 while it connects to Redis or drains.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.AHP_WORKER_METRICS_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "apps/oracle-worker/dist/main.js"]

@@ -17,7 +17,7 @@ import WebSocket from 'ws';
 
 export const SLOW_ORACLE_PLUGIN = fileURLToPath(new URL('../fixtures/slow-oracle.mjs', import.meta.url));
 
-export interface SystemOptions extends Pick<StackOptions, 'gateways' | 'workers' | 'gatewayEnv' | 'workerEnv'> {
+export interface SystemOptions extends Pick<StackOptions, 'gateways' | 'workers' | 'gatewayEnv' | 'workerEnv' | 'console'> {
   name: string;
   agents: AgentIdentity[];
 }
@@ -52,6 +52,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     logDir: dir,
     ...(options.gatewayEnv ? { gatewayEnv: options.gatewayEnv } : {}),
     ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
+    ...(options.console ? { console: options.console } : {}),
   });
   const redis = await connectRedis({ url: redisUrl, name: `e2e-${options.name}`, logger: silent });
   const stores = createRedisStores({ redis, keys: createKeys({ prefix: keyPrefix }) });

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AgentsModule } from './agents/agents.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { ConnectionsModule } from './agents/connections.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClaudeCodeModule } from './claude-code/claude-code.module.js';
@@ -15,8 +16,11 @@ import { InboxModule } from './inbox/inbox.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ShutdownService } from './lifecycle/shutdown.service.js';
 import type { JsonLogger } from './logging/json-logger.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { GrantsModule } from './grants/grants.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RequestsModule } from './requests/requests.module.js';
 import { SignalsApiModule } from './signals-api/signals-api.module.js';
 import { StoreModule } from './store/store.module.js';
@@ -31,6 +35,7 @@ export class AppModule {
         ConfigModule.forRoot(config, logger),
         EventsModule,
         StoreModule,
+        RateLimitModule,
         LifecycleModule,
         ConnectionsModule,
         AuthModule,
@@ -41,11 +46,14 @@ export class AppModule {
         FeedModule,
         AgentsModule,
         OperatorsModule,
-        ConfigApiModule,
+        AuditModule,
         FleetModule,
+        ConfigApiModule,
         SignalsApiModule,
+        GrantsModule,
         ClaudeCodeModule,
         HealthModule,
+        MetricsModule,
       ],
       providers: [ShutdownService],
     };

@@ -28,6 +28,9 @@ describe('loadConfig', () => {
       oraclePlugins: [],
       configRecheckMs: 5_000,
       logLevel: 'info',
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
+      metricsToken: undefined,
     });
     expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
   });
@@ -45,6 +48,9 @@ describe('loadConfig', () => {
       AHP_ORACLE_PLUGINS: ' ./plugins/a.js, @acme/oracles ,,',
       AHP_CONFIG_RECHECK_MS: '250',
       AHP_LOG_LEVEL: 'debug',
+      AHP_WORKER_METRICS_PORT: '0',
+      AHP_WORKER_METRICS_HOST: '127.0.0.1',
+      AHP_METRICS_TOKEN: ' scrape-token-0123456789 ',
     });
     expect(config).toEqual({
       redisUrl: 'rediss://user:pw@redis.internal:6380/2',
@@ -58,6 +64,9 @@ describe('loadConfig', () => {
       oraclePlugins: ['./plugins/a.js', '@acme/oracles'],
       configRecheckMs: 250,
       logLevel: 'debug',
+      metricsPort: 0,
+      metricsHost: '127.0.0.1',
+      metricsToken: 'scrape-token-0123456789',
     });
   });
 
@@ -90,6 +99,7 @@ describe('loadConfig', () => {
     ['AHP_LOG_LEVEL', 'verbose', 'must be one of debug, info, warn, error (got "verbose")'],
     ['AHP_KEY_PREFIX', 'a {b}', 'must be non-empty, without spaces or braces'],
     ['AHP_WORKER_ID', 'worker one', 'must be 1-128 of letters, digits and . _ : -'],
+    ['AHP_WORKER_METRICS_PORT', '65536', 'must be at most 65535'],
   ])('rejects %s=%s', (variable, value, message) => {
     const [problem, ...rest] = problems({ REDIS_URL, [variable]: value });
     expect(rest).toEqual([]);
@@ -143,6 +153,9 @@ describe('describeConfig', () => {
       'AHP_ORACLE_PLUGINS',
       'AHP_CONFIG_RECHECK_MS',
       'AHP_LOG_LEVEL',
+      'AHP_WORKER_METRICS_PORT',
+      'AHP_WORKER_METRICS_HOST',
+      'AHP_METRICS_TOKEN',
     ]);
     for (const option of described) expect(option.description.length).toBeGreaterThan(10);
     expect(described.find((o) => o.name === 'REDIS_URL')!.default).toBeNull();
@@ -161,6 +174,12 @@ describe('describeConfig', () => {
       AHP_ORACLE_BUDGET_MS: String(parsed.oracleBudgetMs),
       AHP_CONFIG_RECHECK_MS: String(parsed.configRecheckMs),
       AHP_LOG_LEVEL: parsed.logLevel,
+      AHP_WORKER_METRICS_PORT: String(parsed.metricsPort),
+      AHP_WORKER_METRICS_HOST: parsed.metricsHost,
     });
+  });
+
+  it('never repeats the metrics token in an error', () => {
+    expect(problems({ REDIS_URL, AHP_METRICS_TOKEN: 'short-secret' })).toEqual([{ variable: 'AHP_METRICS_TOKEN', message: 'must be at least 16 characters' }]);
   });
 });

@@ -69,6 +69,9 @@ export const ConfigSchema = z.object({
     .default([]),
   AHP_CONFIG_RECHECK_MS: wholeNumber(100, 3_600_000).default(5_000),
   AHP_LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  AHP_WORKER_METRICS_PORT: wholeNumber(0, 65_535).default(9464),
+  AHP_WORKER_METRICS_HOST: z.string().trim().min(1).default('0.0.0.0'),
+  AHP_METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
 });
 
 /** A variable's name. */
@@ -129,6 +132,18 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: 'info',
     description: `Least severe level logged: ${LOG_LEVELS.join(', ')}.`,
   },
+  AHP_WORKER_METRICS_PORT: {
+    default: '9464',
+    description: 'Port of the HTTP server with GET /metrics (Prometheus) and GET /healthz. 0 picks a free port, printed in the ready line (metrics_port) and the start-up log; give each worker on one host its own port or 0.',
+  },
+  AHP_WORKER_METRICS_HOST: {
+    default: '0.0.0.0',
+    description: 'Interface the metrics and health server listens on.',
+  },
+  AHP_METRICS_TOKEN: {
+    default: '(none)',
+    description: 'Bearer token that GET /metrics requires (at least 16 characters). Unset: /metrics is served without authentication; keep the port on a private network. /healthz stays open.',
+  },
 };
 
 /** Every variable, in schema order, with its default and meaning (for docs, `--help` and compose checks). */
@@ -153,10 +168,15 @@ export interface WorkerConfig {
   readonly oraclePlugins: readonly string[];
   readonly configRecheckMs: number;
   readonly logLevel: LogLevel;
+  /** Port of the metrics and health server; 0 picks a free one. */
+  readonly metricsPort: number;
+  readonly metricsHost: string;
+  /** Bearer token `GET /metrics` requires; undefined: open. */
+  readonly metricsToken: string | undefined;
 }
 
 /** Variables whose values must not be repeated in error messages (they may hold a password). */
-const SECRET: ReadonlySet<ConfigVariable> = new Set(['REDIS_URL']);
+const SECRET: ReadonlySet<ConfigVariable> = new Set(['REDIS_URL', 'AHP_METRICS_TOKEN']);
 
 /** The configuration is invalid. `problems` has one entry per offending variable. */
 export class ConfigError extends Error {
@@ -208,5 +228,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     oraclePlugins: c.AHP_ORACLE_PLUGINS,
     configRecheckMs: c.AHP_CONFIG_RECHECK_MS,
     logLevel: c.AHP_LOG_LEVEL,
+    metricsPort: c.AHP_WORKER_METRICS_PORT,
+    metricsHost: c.AHP_WORKER_METRICS_HOST,
+    metricsToken: c.AHP_METRICS_TOKEN,
   };
 }

@@ -5,8 +5,12 @@
  *
  * Process contract:
  * - stdout carries exactly one line, `{"event":"ready","service":"oracle-worker","worker_id":…,
- *   "pid":…,"concurrency":…}`, once the worker is connected and takes jobs. Supervisors and tests
- *   wait for it.
+ *   "pid":…,"concurrency":…,"metrics_port":…}`, once the worker is connected and takes jobs.
+ *   Supervisors and tests wait for it.
+ * - HTTP on `AHP_WORKER_METRICS_PORT` (default 9464; 0 picks a free port, reported as
+ *   `metrics_port`): `GET /metrics` (Prometheus) and `GET /healthz` (200 once it takes jobs, 503
+ *   while starting or stopping). It listens before Redis is reached, so a worker stuck at start
+ *   shows as unhealthy rather than absent.
  * - stderr carries the logs, one JSON object per line (see `createJsonLogger`).
  * - SIGTERM or SIGINT: stop taking jobs, let active ones finish, close Redis, exit 0. A second
  *   signal exits at once with 1.
@@ -25,13 +29,18 @@ import type { Oracle } from '@ahp/oracles';
 import type { StoredConfigVersion } from '@ahp/protocol';
 import { connectRedis, createConfigStore, createHealthStore, createHookWorker, createKeys, createRedisStores, createRuleCounterStore } from '@ahp/store';
 import type { HookWorker, Logger, RedisClient, RuleCounterStore } from '@ahp/store';
+import { createToolApprovalStore, createToolGrantStore } from '@ahp/store';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
 import type { WorkerConfig } from './config.js';
 import { createHooksConfigRuntime } from './hooks-config.js';
 import type { HookEvaluator, HooksConfigRuntime } from './hooks-config.js';
 import { createJsonLogger } from './logger.js';
+import { startMetricsServer } from './metrics-server.js';
+import type { MetricsServer } from './metrics-server.js';
+import { WorkerMetrics } from './metrics.js';
 import { createHookProcessor, oraclesEvaluator } from './processor.js';
 import type { OracleHookProcessor } from './processor.js';
+import { createToolApprovals } from './tool-approvals.js';
 import { startWorkerPresence } from './worker-presence.js';
 
 const SERVICE = 'oracle-worker';
@@ -42,6 +51,8 @@ let redis: RedisClient | undefined;
 let processor: OracleHookProcessor | undefined;
 let hooksConfig: HooksConfigRuntime | undefined;
 let presence: { stop(): Promise<void> } | undefined;
+let metricsServer: MetricsServer | undefined;
+let ready = false;
 let stopping = false;
 
 function loadConfigOrExit(): WorkerConfig {
@@ -61,6 +72,7 @@ if (process.argv.includes('--describe-config')) {
 
 const config = loadConfigOrExit();
 const log: Logger = createJsonLogger({ level: config.logLevel, base: { service: SERVICE, workerId: config.workerId } });
+const metrics = new WorkerMetrics({ configVersion: () => hooksConfig?.active().version });
 
 function fail(code: number, message: string, error?: unknown): never {
   log.error({ error }, message);
@@ -96,6 +108,7 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
     log.error({ error }, 'closing the Redis connection failed');
   }
   log.info({ exitCode: code }, 'stopped');
+  await metricsServer?.close();
   process.exit(code);
 }
 
@@ -117,6 +130,21 @@ function compiledEvaluator(stored: StoredConfigVersion, plugins: readonly Oracle
 }
 
 async function start(): Promise<void> {
+  try {
+    metricsServer = await startMetricsServer({
+      port: config.metricsPort,
+      host: config.metricsHost,
+      token: config.metricsToken,
+      metrics: () => metrics.render(),
+      health: () => ({ ok: ready && !stopping, body: { status: stopping ? 'stopping' : ready ? 'ok' : 'starting', worker_id: config.workerId } }),
+      onError: (error) => log.error({ error }, 'rendering the metrics failed'),
+    });
+  } catch (error) {
+    fail(1, `the metrics server cannot listen on ${config.metricsHost}:${config.metricsPort} (AHP_WORKER_METRICS_PORT): ${error instanceof Error ? error.message : String(error)}`, error);
+  }
+  log.info({ metricsPort: metricsServer.port, metrics: `http://${config.metricsHost}:${metricsServer.port}/metrics` }, 'metrics and health server listening');
+  if (stopping) return;
+
   let oracles: Oracle[];
   let plugins: Oracle[];
   try {
@@ -142,7 +170,13 @@ async function start(): Promise<void> {
   hooksConfig = runtime;
   await runtime.start();
   if (stopping) return;
-  processor = createHookProcessor({ hooks: stores.hooks, evaluator: runtime.active, budgetMs: config.oracleBudgetMs, logger: log });
+  // Rules with require_approval: requests, grants and the two-round decision (tool-approvals.ts).
+  const approvals = createToolApprovals({
+    approvals: createToolApprovalStore({ redis, keys, requests: stores.requests }),
+    grants: createToolGrantStore({ redis, keys }),
+    logger: log,
+  });
+  processor = createHookProcessor({ hooks: stores.hooks, evaluator: runtime.active, budgetMs: config.oracleBudgetMs, logger: log, metrics: metrics.processor, approvals });
   worker = createHookWorker({
     redis,
     keys,
@@ -153,6 +187,7 @@ async function start(): Promise<void> {
     processor: processor.process,
     logger: log,
   });
+  worker.worker.on('failed', () => metrics.jobFailed());
   await worker.worker.waitUntilReady();
   if (stopping) return;
   const evaluated = processor;
@@ -165,8 +200,9 @@ async function start(): Promise<void> {
     logger: log,
   });
 
+  ready = true;
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', service: SERVICE, worker_id: config.workerId, pid: process.pid, concurrency: config.concurrency })}\n`,
+    `${JSON.stringify({ event: 'ready', service: SERVICE, worker_id: config.workerId, pid: process.pid, concurrency: config.concurrency, metrics_port: metricsServer.port })}\n`,
   );
   log.info(
     {
@@ -176,6 +212,7 @@ async function start(): Promise<void> {
       keyPrefix: config.keyPrefix,
       concurrency: config.concurrency,
       oracleBudgetMs: config.oracleBudgetMs,
+      metrics: `http://${config.metricsHost}:${metricsServer.port}/metrics`,
     },
     'oracle worker ready',
   );

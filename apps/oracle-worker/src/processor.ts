@@ -8,6 +8,8 @@ import type { Oracle, OracleRunReport } from '@ahp/oracles';
 import type { HookJobData } from '@ahp/protocol';
 import type { HookProcessor, HookStore, Logger } from '@ahp/store';
 import type { HookEvaluator } from './hooks-config.js';
+import type { ToolApprovals } from './tool-approvals.js';
+import type { HookProcessorMetrics } from './metrics.js';
 
 /** Options of {@link createHookProcessor}. */
 export interface HookProcessorOptions {
@@ -28,6 +30,14 @@ export interface HookProcessorOptions {
   readonly now?: () => number;
   /** Mints signal ids. @defaultValue `crypto.randomUUID` */
   readonly newId?: () => string;
+  /**
+   * Turns a rule's "approval required" into the request and the wait, or into the person's
+   * decision (see tool-approvals.ts). Runs before `decide`, so the request exists before the
+   * decision naming it is stored. @defaultValue none: such a decision stays a plain block
+   */
+  readonly approvals?: ToolApprovals;
+  /** Told of each job's queue wait, outcome and oracle runs (Prometheus, see metrics.ts). @defaultValue none */
+  readonly metrics?: HookProcessorMetrics;
 }
 
 /** Counters since the processor was created (reported at shutdown). */
@@ -80,8 +90,10 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
       attemptsMade: meta.attemptsMade,
     };
     const startedAt = now();
+    options.metrics?.jobStarted(job.trigger, startedAt - job.enqueued_at);
     if (startedAt >= job.deadline_at) {
       stats.skippedPastDeadline += 1;
+      options.metrics?.jobFinished('skipped_past_deadline', job.trigger, undefined);
       logger.info(
         { ...fields, deadlineAt: job.deadline_at, lateByMs: startedAt - job.deadline_at, queuedMs: startedAt - job.enqueued_at },
         'hook job skipped: its deadline passed and the gateway answered by failure policy',
@@ -91,7 +103,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
 
     const evaluator = evaluatorFor();
     const configVersion = evaluator.version;
-    const decision = await evaluator.evaluate(
+    const evaluated = await evaluator.evaluate(
       {
         hookId: job.hook_id,
         trigger: job.trigger,
@@ -104,9 +116,13 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
         newId,
         budgetMs,
         deadlineAt: job.deadline_at,
-        onOracleSettled: (report) => logOracle(logger, { ...fields, configVersion }, report),
+        onOracleSettled: (report) => {
+          logOracle(logger, { ...fields, configVersion }, report);
+          options.metrics?.oracleSettled(report);
+        },
       },
     );
+    const decision = options.approvals === undefined ? evaluated : await options.approvals(job, evaluated, { now, newId });
     stats.evaluated += 1;
     if (decision.decided_by === 'failure_policy') stats.oracleFailures += 1;
 
@@ -122,6 +138,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
       durationMs: now() - startedAt,
       queuedMs: startedAt - job.enqueued_at,
     };
+    options.metrics?.jobFinished(decision.decided_by === 'failure_policy' ? 'oracle_failure' : stored.first ? 'decided' : 'duplicate', job.trigger, outcome.durationMs);
     if (stored.first) {
       stats.decided += 1;
       logger.info(outcome, 'hook decided');

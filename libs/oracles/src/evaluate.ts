@@ -3,12 +3,14 @@
  * into validated signals and fold those into the decision the agent receives.
  */
 import {
+  ApprovalRequirementSchema,
   HookDecisionSchema,
   IntensitySchema,
   SignalPayloadSchema,
   SignalSchema,
   TRIGGERS,
   aggregateSignals,
+  approvalRequirementOf,
   defaultFailurePolicy,
   failurePolicyDecision,
   intensityForLevel,
@@ -105,7 +107,9 @@ export interface EvaluateHookOptions {
  *   signal is checked against `SignalSchema`.
  * - A block is final: once an oracle blocks, later oracles are not consulted. Nothing they could
  *   answer would allow the operation, and a later oracle's failure must not replace a concrete
- *   reason and resolution path with a generic failure-policy answer.
+ *   reason and resolution path with a generic failure-policy answer. A block that asks for a
+ *   person's approval (`OracleVerdict.approval`) is the exception: the evaluation goes on, since
+ *   the call may still be approved and the other oracles' answers then apply.
  * - The first oracle failure (throw, rejection, timeout, output that is not a list of valid
  *   verdicts, a verdict with an intensity the trigger does not allow) ends the evaluation: the
  *   failure policy decides, `decided_by: 'failure_policy'`, with `E_TIMEOUT` for timeouts and
@@ -175,7 +179,8 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
       if (built.ok) {
         settle(options, { oracle: oracle.name, outcome: 'answered', durationMs: run.durationMs, signals: built.signals.length });
         signals.push(...built.signals);
-        if (built.signals.some((s) => s.header.intensity === 'block')) break;
+        // A block is final, except one that asks for approval: see OracleVerdict.approval.
+        if (built.signals.some((s) => s.header.intensity === 'block' && approvalRequirementOf(s) === undefined)) break;
         continue;
       }
       const message = `oracle "${oracle.name}" returned an invalid answer: ${built.problem}`;
@@ -310,6 +315,14 @@ function buildSignals(oracle: Oracle, answer: unknown, options: EvaluateHookOpti
     if (rule !== undefined) context['rule'] = rule;
     if (options.configVersion !== undefined) context['config_version'] = options.configVersion;
     if (details !== undefined) context['details'] = details as JsonObject;
+    if (fields['approval'] !== undefined) {
+      const approval = ApprovalRequirementSchema.safeParse(fields['approval']);
+      if (!approval.success) return { ok: false, problem: `${at}: "approval" must be { deadline_ms: positive integer, on_expiry: reject | approve }` };
+      if (trigger !== 'pre-tool-use' || intensity.data !== 'block') {
+        return { ok: false, problem: `${at}: "approval" is only for a block at pre-tool-use (a person approves a tool call)` };
+      }
+      context['approval'] = approval.data;
+    }
     const signal = SignalSchema.safeParse({
       header: {
         id: options.newId(),

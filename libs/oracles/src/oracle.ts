@@ -3,7 +3,7 @@
  * users write themselves all implement {@link Oracle}; the evaluator knows nothing else about them.
  */
 import { HOOK_ORACLE_NAME_PATTERN, HOOK_TRIGGERS } from '@ahp/protocol';
-import type { AgentIdentity, HookTrigger, Intensity, JsonObject, SignalPayload } from '@ahp/protocol';
+import type { AgentIdentity, ApprovalRequirement, HookTrigger, Intensity, JsonObject, SignalPayload } from '@ahp/protocol';
 import type { RuleCounters } from './rules/counters.js';
 
 /**
@@ -63,6 +63,14 @@ export interface OracleVerdict {
    * escalation step and violation count, the circuit breaker's code and count.
    */
   readonly details?: JsonObject;
+  /**
+   * The call needs a person's approval (hooks.yaml `require_approval`): only on a `block` verdict
+   * at `pre-tool-use`. Recorded as `context.approval` of the signal; the worker opens the
+   * `tool_approval` request and replaces the signal with the outcome. Unlike other blocks, such a
+   * verdict does not stop the evaluation: a later oracle's own block makes asking moot, and its
+   * control signals still apply once the call is approved.
+   */
+  readonly approval?: ApprovalRequirement;
 }
 
 /**

@@ -4,14 +4,32 @@
  * these, discriminated on `level`.
  */
 import { z } from 'zod';
-import { JsonValueSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
+import { JsonValueSchema, ShortStringSchema, TextSchema, TimestampSchema, boundedArray } from './primitives.js';
+import { RequestIdSchema } from './request.js';
 
 /** Non-empty human text; a reason or message that says nothing is a bug in the oracle. */
 const RequiredTextSchema = TextSchema.min(1);
 
 /**
+ * A machine-readable way out of a block, for clients that act on it without reading the text.
+ * Discriminated on `kind`; clients must treat a kind they do not know as a plain block.
+ *
+ * - `await_approval`: the call waits for a person's decision on the `tool_approval` request
+ *   `request_id`, which expires at `deadline`. Once it is settled, the agent sends the same call
+ *   again as a new hook with `context.approval = { request_id }` and gets the final decision
+ *   (docs/protocol.md, "Tool approvals required by rules").
+ */
+export const BlockResolutionSchema = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('await_approval'), request_id: RequestIdSchema, deadline: TimestampSchema }),
+  ])
+  .meta({ id: 'BlockResolution', description: 'A machine-readable way out of a block, e.g. await_approval { request_id, deadline }.' });
+export type BlockResolution = z.infer<typeof BlockResolutionSchema>;
+
+/**
  * Blocking: deny the operation. `resolvable` tells the agent whether it can fix the cause itself;
- * `resolution_path` lists the steps that would lift the block (may be empty when not resolvable).
+ * `resolution_path` lists the steps that would lift the block (may be empty when not resolvable);
+ * `resolution`, when present, says the same for programs (see {@link BlockResolutionSchema}).
  */
 export const BlockingDecisionSchema = z
   .strictObject({
@@ -20,6 +38,7 @@ export const BlockingDecisionSchema = z
     reason: RequiredTextSchema,
     resolvable: z.boolean(),
     resolution_path: boundedArray(RequiredTextSchema),
+    resolution: BlockResolutionSchema.optional(),
   })
   .meta({ id: 'BlockingDecision', description: 'Deny execution, with the reason and how to resolve it.' });
 export type BlockingDecision = z.infer<typeof BlockingDecisionSchema>;

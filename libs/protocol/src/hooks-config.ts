@@ -19,7 +19,9 @@
  * intensity a rule can produce (its `intensity`, each `escalation` step, each override's) is one
  * its trigger allows (seed 001 §4.2, {@link isIntensityAllowed}); escalation ladders never weaken;
  * a rule that can produce `control` has an `action` and an `action` is never dead; `fail_closed`
- * only where the trigger may block; oracle names unique per hook, rule ids unique per oracle.
+ * only where the trigger may block; oracle names unique per hook, rule ids unique per oracle; a
+ * rule with `require_approval` sits at `pre-tool-use`, has no intensity or signal fields of its
+ * own, and its overrides change only `condition` and `params`.
  *
  * The parsed value is plain JSON and is stored as it is (no defaults are filled in, no field is
  * renamed), so a stored configuration parses again to the same value.
@@ -28,6 +30,7 @@ import { z } from 'zod';
 import { SeveritySchema } from './decision.js';
 import { INTENSITIES, IntensitySchema, compareIntensity, type Intensity } from './intensity.js';
 import { JsonObjectSchema, JsonValueSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
+import { ApprovalOnExpirySchema } from './request.js';
 import { SignalTypeSchema } from './signal.js';
 import {
   FailurePolicySchema,
@@ -216,7 +219,33 @@ export const HookRuleOverrideSchema = z
   .meta({ id: 'HookRuleOverride', description: 'Replaces fields of a rule when `when` holds, e.g. env == "production".' });
 export type HookRuleOverride = z.infer<typeof HookRuleOverrideSchema>;
 
-/** A rule (seed 001 §4.3): when `condition` holds, the oracle produces a signal of `intensity`. */
+/** How long a person has to decide a tool approval a rule asks for, unless the rule says: 15 minutes. */
+export const DEFAULT_APPROVAL_DEADLINE_MS = 15 * 60_000;
+
+/**
+ * `require_approval` of a `pre-tool-use` rule: when the condition holds, the tool call waits for
+ * a person's decision on a `tool_approval` request instead of being decided at once.
+ *
+ * - `deadline`: how long the request stays open (default {@link DEFAULT_APPROVAL_DEADLINE_MS}).
+ * - `on_expiry`: what an undecided request decides at its deadline, `reject` (default) or
+ *   `approve`. The request's status is `expired` either way, never `rejected`.
+ * - `message`: a template shown to the operator and, while the call waits, to the agent
+ *   (default: "<tool> needs an operator's approval (rule <id>)").
+ */
+export const HookApprovalSchema = z
+  .strictObject({
+    deadline: HookDurationSchema.optional(),
+    on_expiry: ApprovalOnExpirySchema.optional(),
+    message: HookTemplateSchema.optional(),
+  })
+  .meta({ id: 'HookApproval', description: 'A tool call waits for a person: { deadline (15m), on_expiry (reject | approve), message }.' });
+export type HookApproval = z.infer<typeof HookApprovalSchema>;
+
+/**
+ * A rule (seed 001 §4.3): when `condition` holds, the oracle produces a signal of `intensity`, or,
+ * with `require_approval` (only at `pre-tool-use`), asks a person to approve the tool call. A rule
+ * that requires approval has no intensity of its own: its outcome is the approval.
+ */
 export const HookRuleSchema = z
   .strictObject({
     /** Default: `rules[<index>]`. Renaming a rule restarts its escalation ladders. */
@@ -224,6 +253,7 @@ export const HookRuleSchema = z
     description: TextSchema.optional(),
     condition: HookExpressionSchema,
     ...ruleBody,
+    require_approval: HookApprovalSchema.optional(),
     overrides: boundedArray(HookRuleOverrideSchema, HOOKS_CONFIG_LIMITS.maxOverridesPerRule).optional(),
   })
   .meta({ id: 'HookRule', description: 'condition → a signal of intensity (or an escalation ladder), with message and action.' });
@@ -351,6 +381,10 @@ function ladderOf(body: { intensity?: Intensity | undefined; escalation?: HookEs
 }
 
 function checkRule(trigger: HookTrigger, rule: HookRule, at: Path, issue: Report): void {
+  if (rule.require_approval !== undefined) {
+    checkApprovalRule(trigger, rule, at, issue);
+    return;
+  }
   if (rule.intensity !== undefined && rule.escalation !== undefined) {
     issue([...at, 'escalation'], 'a rule has either "intensity" or "escalation", not both');
     return;
@@ -400,6 +434,51 @@ function checkLadder(trigger: HookTrigger, ladder: Ladder, issue: Report): void 
     const previous = ladder.steps[index - 1];
     if (previous !== undefined && compareIntensity(step, previous) > 0) {
       issue(path, `an escalation never weakens: "${step}" after "${previous}" (order: block ≺ control ≺ prompt ≺ aid)`);
+    }
+  });
+}
+
+/** Fields of a rule that say how a signal looks, which an approval rule does not produce. */
+const NOT_FOR_APPROVAL_RULES = [
+  'intensity',
+  'escalation',
+  'action',
+  'message',
+  'severity',
+  'suggestions',
+  'resolution_path',
+  'resolvable',
+  'continue_allowed',
+  'reversible',
+] as const;
+
+/** What an override of an approval rule may change: when it applies and what it tests. */
+const APPROVAL_OVERRIDE_FIELDS: ReadonlySet<string> = new Set(['when', 'condition', 'params']);
+
+/**
+ * A rule with `require_approval`: only at `pre-tool-use` (a person approves a tool call, and only
+ * a pre hook can hold the call back), no intensity or signal fields of its own (the approval is
+ * the outcome: a wait, then the person's allow, modification or block), and overrides that only
+ * change `condition` and `params`.
+ */
+function checkApprovalRule(trigger: HookTrigger, rule: HookRule, at: Path, issue: Report): void {
+  if (trigger !== 'pre-tool-use') {
+    issue([...at, 'require_approval'], `require_approval is only for pre-tool-use rules (a person approves a tool call before it runs), not at ${trigger}`);
+  }
+  for (const field of NOT_FOR_APPROVAL_RULES) {
+    if (rule[field] === undefined) continue;
+    const why =
+      field === 'intensity' || field === 'escalation'
+        ? 'a rule with require_approval has no intensity of its own: the call waits for a person, who allows, modifies or blocks it'
+        : field === 'message'
+          ? 'the text of an approval rule is require_approval.message'
+          : `"${field}" does not apply to a rule with require_approval`;
+    issue([...at, field], why);
+  }
+  rule.overrides?.forEach((override, index) => {
+    for (const [field, value] of Object.entries(override)) {
+      if (value === undefined || APPROVAL_OVERRIDE_FIELDS.has(field)) continue;
+      issue([...at, 'overrides', index, field], 'an override of a rule with require_approval may change only "condition" and "params"');
     }
   });
 }

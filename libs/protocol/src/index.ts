@@ -19,6 +19,9 @@ export {
   inspectJsonValue,
 } from './primitives.js';
 export type { Id, JsonObject, JsonValue, JsonValueIssue, Timestamp } from './primitives.js';
+// --- secrets: what counts as one, and blanking them out of logs and queued data ------------
+export { REDACTED, SECRET_KEY_PATTERNS, isSecretKey, normalizeKeyName, redactSecrets, redactText } from './redact.js';
+export type { RedactOptions } from './redact.js';
 
 // --- domain: signals, decisions, triggers, envelope, plans, requests, inbox ---------------
 export {
@@ -36,6 +39,7 @@ export type { DecisionLevel, Intensity } from './intensity.js';
 export {
   AidSuggestionSchema,
   AidingDecisionSchema,
+  BlockResolutionSchema,
   BlockingDecisionSchema,
   ControllingDecisionSchema,
   ModificationSchema,
@@ -46,6 +50,7 @@ export {
 export type {
   AidSuggestion,
   AidingDecision,
+  BlockResolution,
   BlockingDecision,
   ControllingDecision,
   Modification,
@@ -103,9 +108,11 @@ export type {
   HookDecisionError,
 } from './hook-decision.js';
 export {
+  DEFAULT_APPROVAL_DEADLINE_MS,
   HOOKS_CONFIG_LIMITS,
   HOOK_ORACLE_NAME_PATTERN,
   HookActionSchema,
+  HookApprovalSchema,
   HookBudgetMsSchema,
   HookConfigSchema,
   HookDurationSchema,
@@ -125,6 +132,7 @@ export {
 } from './hooks-config.js';
 export type {
   HookAction,
+  HookApproval,
   HookConfig,
   HookDuration,
   HookEscalation,
@@ -168,6 +176,7 @@ export {
 } from './circuit-breaker.js';
 export type { CircuitBreakerCode, CircuitBreakerLimits, StopReason } from './circuit-breaker.js';
 export {
+  ApprovalOnExpirySchema,
   PlanApprovalPayloadSchema,
   ProtocolResponseSchema,
   ProtocolStateSchema,
@@ -191,6 +200,7 @@ export {
 } from './request.js';
 export type {
   ApplyResponseResult,
+  ApprovalOnExpiry,
   CancelRequestResult,
   CreateRequestInput,
   DecisionContext,
@@ -224,6 +234,7 @@ export {
   AgentIdentitySchema,
   AgentRoleSchema,
   AgentTokenEntrySchema,
+  AgentCredentialsFileSchema,
   AgentTokensFileSchema,
   Sha256HexSchema,
 } from './agent.js';
@@ -234,7 +245,6 @@ export {
   HookCorrelationSchema,
   HookJobDataSchema,
   HookStatusSchema,
-  AgentCredentialsFileSchema,
   PresenceEntrySchema,
 } from './hook-job.js';
 export type { GatewayInfo, HookCorrelation, HookJobData, HookStatus, PresenceEntry } from './hook-job.js';
@@ -243,7 +253,15 @@ export type { SignalRecord } from './signal-record.js';
 
 // --- operator API: operators, their tokens, request bodies and responses ----------------------
 export {
+  AUDIT_ACTIONS,
+  AUDIT_OUTCOMES,
   AgentListResponseSchema,
+  AuditActionSchema,
+  AuditEntrySchema,
+  AuditListResponseSchema,
+  AuditOutcomeSchema,
+  AuditQuerySchema,
+  AuditRecordSchema,
   ConfigHistoryQuerySchema,
   ConfigHistoryResponseSchema,
   ConfigVersionDetailSchema,
@@ -276,6 +294,12 @@ export {
 } from './operator.js';
 export type {
   AgentListResponse,
+  AuditAction,
+  AuditEntry,
+  AuditListResponse,
+  AuditOutcome,
+  AuditQuery,
+  AuditRecord,
   ConfigHistoryQuery,
   ConfigHistoryResponse,
   ConfigVersionDetail,
@@ -477,3 +501,32 @@ export type {
   OperatorLiveEventKind,
   WorkerInfo,
 } from './fleet.js';
+// --- tool approvals required by rules, session grants (see tool-approval.ts) ---
+export {
+  APPROVAL_SIGNAL_TYPES,
+  ApprovalRequirementSchema,
+  ApprovalScopeSchema,
+  GrantListQuerySchema,
+  GrantListResponseSchema,
+  GrantRevokeResponseSchema,
+  HookApprovalRefSchema,
+  MAX_GRANT_LIST,
+  TOOL_APPROVAL_REQUEST_PREFIX,
+  ToolGrantIdSchema,
+  ToolGrantSchema,
+  approvalRequirementOf,
+  awaitingApproval,
+  grantCovers,
+  presentedApproval,
+  toolApprovalRequestId,
+} from './tool-approval.js';
+export type {
+  ApprovalRequirement,
+  ApprovalScope,
+  AwaitingApproval,
+  GrantListQuery,
+  GrantListResponse,
+  GrantRevokeResponse,
+  HookApprovalRef,
+  ToolGrant,
+} from './tool-approval.js';

@@ -19,6 +19,7 @@ import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSch
 import { IntensitySchema } from './intensity.js';
 import { ProtocolStateSchema, RequestStatusSchema, RequestTypeSchema } from './request.js';
 import { SignalLogLineSchema } from './signal-log-export.js';
+import { ApprovalScopeSchema, ToolGrantSchema } from './tool-approval.js';
 import { HookTriggerSchema } from './trigger.js';
 
 // --- identities and tokens ---------------------------------------------------------------------
@@ -116,17 +117,22 @@ export type TimelineQuery = z.infer<typeof TimelineQuerySchema>;
 /**
  * Body of `POST /v1/operator/requests/:requestId/decision`. The response type is implied by the
  * request, so the body only says yes or no. `modified_input` is only for approving a tool
- * approval (the gateway checks the request type).
+ * approval (the gateway checks the request type). `scope` (default `once`) widens an approval of a
+ * tool approval to the rest of the session (see `ApprovalScopeSchema`); a rejection is always once.
  */
 export const RequestDecisionBodySchema = z
   .strictObject({
     approve: z.boolean(),
     feedback: TextSchema.optional(),
     modified_input: JsonObjectSchema.optional(),
+    scope: ApprovalScopeSchema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.modified_input !== undefined && !body.approve) {
       ctx.addIssue({ code: 'custom', path: ['modified_input'], message: 'a rejection cannot modify the input' });
+    }
+    if (body.scope !== undefined && body.scope !== 'once' && !body.approve) {
+      ctx.addIssue({ code: 'custom', path: ['scope'], message: 'a rejection applies once; only an approval can cover the rest of the session' });
     }
   })
   .meta({ id: 'RequestDecisionBody', description: 'An operator decision: approve or reject, with feedback.' });
@@ -173,7 +179,12 @@ export type RequestDetailResponse = z.infer<typeof RequestDetailResponseSchema>;
  * decision had been made before (idempotent; `request.decided_by` says by whom).
  */
 export const RequestDecisionResponseSchema = z
-  .strictObject({ outcome: z.enum(['applied', 'already_decided']), request: ProtocolStateSchema })
+  .strictObject({
+    outcome: z.enum(['applied', 'already_decided']),
+    request: ProtocolStateSchema,
+    /** The session grant an approval with a `scope` wider than `once` recorded. */
+    grant: ToolGrantSchema.optional(),
+  })
   .meta({ id: 'RequestDecisionResponse' });
 export type RequestDecisionResponse = z.infer<typeof RequestDecisionResponseSchema>;
 
@@ -293,3 +304,66 @@ export const SignalLogListResponseSchema = z
   .strictObject({ lines: z.array(SignalLogLineSchema), truncated: z.boolean() })
   .meta({ id: 'SignalLogListResponse' });
 export type SignalLogListResponse = z.infer<typeof SignalLogListResponseSchema>;
+
+// --- the audit trail ---------------------------------------------------------------------------
+
+/**
+ * What an operator did that changes something. `request.decide`: a decision on a request (also in
+ * the request's own history); `config.publish`: a hooks configuration publish, refused ones
+ * included; `grant.revoke`: an approval grant withdrawn.
+ */
+export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'grant.revoke'] as const;
+export const AuditActionSchema = z.enum(AUDIT_ACTIONS).meta({ id: 'AuditAction', description: 'request.decide | config.publish | grant.revoke.' });
+export type AuditAction = z.infer<typeof AuditActionSchema>;
+
+/**
+ * How the action ended: `applied` (it changed something), `unchanged` (allowed, but it was
+ * already so: the same decision again, the same configuration text), `refused` (the API said no:
+ * invalid, forbidden for this target, in conflict; `details.error_code` says why), `failed` (the
+ * gateway could not complete it, e.g. Redis unavailable).
+ */
+export const AUDIT_OUTCOMES = ['applied', 'unchanged', 'refused', 'failed'] as const;
+export const AuditOutcomeSchema = z.enum(AUDIT_OUTCOMES).meta({ id: 'AuditOutcome', description: 'applied | unchanged | refused | failed.' });
+export type AuditOutcome = z.infer<typeof AuditOutcomeSchema>;
+
+/** One audited operator action as it is appended: who (id and role at the time), what, on what, how it ended, when. */
+export const AuditRecordSchema = z
+  .strictObject({
+    at: TimestampSchema,
+    operator: z.strictObject({ id: IdSchema, role: OperatorRoleSchema }),
+    action: AuditActionSchema,
+    /** What the action was about: a request id, `hooks` for the configuration, a grant id. */
+    target: ShortStringSchema,
+    outcome: AuditOutcomeSchema,
+    /** Small, action-specific facts: `approve`, `version`, `error_code`, `issue_count`, … Never secrets. */
+    details: JsonObjectSchema.optional(),
+  })
+  .meta({ id: 'AuditRecord', description: 'An operator action: who, what, target, outcome, when.' });
+export type AuditRecord = z.infer<typeof AuditRecordSchema>;
+
+/** An audit record as read back, with its id (opaque, increasing in time). */
+export const AuditEntrySchema = AuditRecordSchema.extend({ id: ShortStringSchema })
+  .strict()
+  .meta({ id: 'AuditEntry', description: 'An audited operator action with its entry id.' });
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+/** Query of `GET /v1/operator/audit` (admins only): a time range, an operator, an action, and how many of the newest. Unknown parameters are refused. */
+export const AuditQuerySchema = z
+  .strictObject({
+    /** Entries at or after this time. */
+    since: TimestampSchema.optional(),
+    /** Entries before this time (exclusive). */
+    until: TimestampSchema.optional(),
+    operator: IdSchema.optional(),
+    action: AuditActionSchema.optional(),
+    /** @defaultValue 100 */
+    limit: queryInt(1, MAX_LIST_LIMIT, 100),
+  })
+  .meta({ id: 'AuditQuery', description: 'Audit trail filters: since, until, operator, action, limit.' });
+export type AuditQuery = z.infer<typeof AuditQuerySchema>;
+
+/** Answer of `GET /v1/operator/audit`: matching entries, newest first; `truncated` when `limit` cut them short. */
+export const AuditListResponseSchema = z
+  .strictObject({ entries: boundedArray(AuditEntrySchema, MAX_LIST_LIMIT), truncated: z.boolean() })
+  .meta({ id: 'AuditListResponse' });
+export type AuditListResponse = z.infer<typeof AuditListResponseSchema>;

@@ -106,10 +106,25 @@ export type PlanApprovalPayload = z.infer<typeof PlanApprovalPayloadSchema>;
 const InputDigestSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256 digest (64 characters)');
 
 /**
- * Payload of a tool approval request. `input_digest` is the SHA-256 (lowercase hex) of the tool
- * input as the agent will run it, so an approval cannot be replayed for a different input; the
- * caller computes it (hashing needs a crypto API, which this library does not import), the schema
- * checks only its format. `hook_id` links the request to the hook that asked for approval.
+ * What a tool approval turns into when its deadline passes undecided: `reject` (the default) or
+ * `approve`. Either way the request's status is `expired`; this says how the call is decided.
+ */
+export const ApprovalOnExpirySchema = z.enum(['reject', 'approve']).meta({
+  id: 'ApprovalOnExpiry',
+  description: 'How an expired tool approval decides the call: reject (default) or approve.',
+});
+export type ApprovalOnExpiry = z.infer<typeof ApprovalOnExpirySchema>;
+
+/**
+ * Payload of a tool approval request. `input_digest` is the SHA-256 (lowercase hex) of the
+ * canonical JSON of the tool input (keys sorted, no whitespace) as the agent will run it, so an
+ * approval cannot be replayed for a different input; the caller computes it (hashing needs a
+ * crypto API, which this library does not import), the schema checks only its format. `hook_id`
+ * links the request to the hook that asked for approval.
+ *
+ * Requests a rule opens (hooks.yaml `require_approval`) also carry `session_id` (an approval
+ * applies only in the session that asked for it), `on_expiry`, `reason` (the rule's message,
+ * shown to the operator) and `rule` (`<trigger>/<oracle>/<rule id>`).
  */
 export const ToolApprovalPayloadSchema = z
   .strictObject({
@@ -117,6 +132,10 @@ export const ToolApprovalPayloadSchema = z
     input: JsonObjectSchema,
     input_digest: InputDigestSchema,
     hook_id: UuidSchema.optional(),
+    session_id: IdSchema.optional(),
+    on_expiry: ApprovalOnExpirySchema.optional(),
+    reason: TextSchema.optional(),
+    rule: ShortStringSchema.optional(),
   })
   .meta({ id: 'ToolApprovalPayload', description: 'Tool approval request payload: tool, input, input digest.' });
 export type ToolApprovalPayload = z.infer<typeof ToolApprovalPayloadSchema>;

@@ -13,6 +13,7 @@ import {
   SendFrameSchema,
   SignalResponseFrameSchema,
   actionsForIntensity,
+  awaitingApproval,
   isActionValidFor,
 } from '@ahp/protocol';
 import type {
@@ -144,6 +145,29 @@ export interface HookOptions {
    * @defaultValue the connection's session
    */
   sessionId?: string;
+  /**
+   * When a rule requires a person's approval of a `pre-tool-use` call, the decision is a block
+   * that awaits a `tool_approval` request. By default `hook()` then waits for the request to be
+   * decided (at most until its deadline), sends the same call again with
+   * `context.approval = { request_id }` and resolves with that decision: allowed, allowed with
+   * the person's modifications, or blocked (their feedback, or the expiry). `false` resolves with
+   * the waiting block at once (`block.awaitingApproval` names the request).
+   * @defaultValue true
+   */
+  waitForApproval?: boolean;
+  /** Called each time this hook starts waiting for an approval (also emitted as the client event `awaiting_approval`). */
+  onAwaitingApproval?: (info: AwaitingApprovalInfo) => void;
+}
+
+/** A `pre-tool-use` hook waits for a person's decision on a tool approval request. */
+export interface AwaitingApprovalInfo {
+  /** The hook whose decision said to wait (the first one, or a re-sent one). */
+  readonly hookId: string;
+  readonly requestId: string;
+  /** ISO 8601: the request expires undecided at this time. */
+  readonly deadline: string;
+  /** Why approval is needed (the rule's message), for a "waiting for approval" display. */
+  readonly reason: string;
 }
 
 /** Per-call options of {@link AhpClient.respond}. */
@@ -171,6 +195,8 @@ export interface HookBlock {
   readonly source: string;
   /** The blocking signal (absent for a failure-policy block); answer it with `respond()`. */
   readonly signal?: Signal;
+  /** Set when the block waits for a person's decision on a tool approval (see `HookOptions.waitForApproval`). */
+  readonly awaitingApproval?: { readonly requestId: string; readonly deadline: string };
 }
 
 interface HookResultBase {
@@ -221,6 +247,8 @@ export interface ClientEvents {
   goaway: GoawayInfo;
   /** A request this agent sent or must decide changed state (also delivered again after a reconnect). */
   request_update: ProtocolState;
+  /** A `pre-tool-use` hook waits for a person's approval (see `HookOptions.waitForApproval`). */
+  awaiting_approval: AwaitingApprovalInfo;
 }
 
 /** Per-call options of {@link AhpClient.submitPlan} and {@link AhpClient.requestShutdown}. */
@@ -287,6 +315,16 @@ const DEFAULTS = {
 /** Signals remembered for client-side action checks in `respond(signalId, …)`. */
 const MAX_KNOWN_SIGNALS = 4_096;
 
+/**
+ * Waiting for an approval lasts until the request's deadline plus this much: the gateways expire
+ * requests on a periodic sweep, and the worker expires a due one when the call is re-sent.
+ */
+const APPROVAL_GRACE_MS = 2_000;
+/** Re-sends of one tool call while it waits for approvals (a new request each time another hook used the approval first, or a still-pending one after a reconnect). */
+const MAX_APPROVAL_ROUNDS = 20;
+/** Longest single timer (setTimeout's limit); a longer wait is taken in steps. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function checkDuration(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer of milliseconds, got ${String(value)}`);
@@ -316,6 +354,8 @@ function checkUrls(url: string | readonly string[]): readonly string[] {
 }
 
 function blockOf(decision: HookDecision): HookBlock {
+  const waiting = awaitingApproval(decision);
+  if (waiting !== undefined && waiting.signal.payload.level === 'blocking') return blockFromPayload(waiting.signal.payload, waiting.signal);
   for (const signal of decision.signals) {
     const payload = signal.payload;
     if (payload.level === 'blocking') return blockFromPayload(payload, signal);
@@ -331,12 +371,14 @@ function blockOf(decision: HookDecision): HookBlock {
 }
 
 function blockFromPayload(payload: BlockingDecision, signal: Signal): HookBlock {
+  const resolution = payload.resolution;
   return {
     reason: payload.reason,
     resolvable: payload.resolvable,
     resolutionPath: payload.resolution_path,
     source: signal.header.source,
     signal,
+    ...(resolution?.kind === 'await_approval' ? { awaitingApproval: { requestId: resolution.request_id, deadline: resolution.deadline } } : {}),
   };
 }
 
@@ -532,7 +574,80 @@ export class AhpClient {
     if (!checked.success) throw invalidFrame(`invalid hook: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, checked.error.issues);
     const reply = await this.#requests.send(frame, { deadlineMs });
     for (const signal of reply.decision.signals) this.#remember(signal);
-    return toHookResult(reply.decision);
+    if (trigger !== 'pre-tool-use' || options.waitForApproval === false) return toHookResult(reply.decision);
+    return toHookResult(await this.#awaitApprovals(checked.data, reply.decision, deadlineMs, options.onAwaitingApproval));
+  }
+
+  /**
+   * The second round of a tool call that waits for a person: wait for the request to settle (its
+   * response, a state push, or simply a reconnect, after which the server is asked again), then
+   * send the same call again as a new hook presenting the request, and repeat while the answer is
+   * still a wait (the request is still pending, or another hook used the approval first).
+   */
+  async #awaitApprovals(frame: HookFrame, first: HookDecision, deadlineMs: number, callback: HookOptions['onAwaitingApproval']): Promise<HookDecision> {
+    let decision = first;
+    for (let round = 0; round < MAX_APPROVAL_ROUNDS; round += 1) {
+      const waiting = awaitingApproval(decision);
+      if (waiting === undefined) return decision;
+      const info: AwaitingApprovalInfo = {
+        hookId: decision.hook_id,
+        requestId: waiting.request_id,
+        deadline: waiting.deadline,
+        reason: waiting.signal.payload.level === 'blocking' ? waiting.signal.payload.reason : '',
+      };
+      this.#logger.info('tool call waits for approval', { hookId: info.hookId, requestId: info.requestId, deadline: info.deadline });
+      try {
+        callback?.(info);
+      } catch (error) {
+        this.#logger.warn('onAwaitingApproval threw', { requestId: info.requestId, error: String(error) });
+      }
+      this.#events.emit('awaiting_approval', info);
+      await this.#untilSettled(waiting.request_id, waiting.deadline);
+      const again: HookFrame = { ...frame, id: globalThis.crypto.randomUUID(), context: { ...frame.context, approval: { request_id: waiting.request_id } } };
+      const reply = await this.#requests.send(again, { deadlineMs });
+      for (const signal of reply.decision.signals) this.#remember(signal);
+      decision = reply.decision;
+    }
+    return decision;
+  }
+
+  /**
+   * Resolves when request `requestId` settled, when its deadline (plus a grace) passed, or when
+   * the client reconnected (a response may have been missed: the re-sent call asks the server).
+   * Rejects when the client closes.
+   */
+  #untilSettled(requestId: string, deadline: string): Promise<void> {
+    const watch = this.#team.watch(requestId);
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        watch.cancel();
+        offSession();
+        offState();
+        resolve();
+      };
+      const arm = (): void => {
+        const left = Date.parse(deadline) + APPROVAL_GRACE_MS - Date.now();
+        timer = setTimeout(left > MAX_TIMER_MS ? arm : done, Math.min(Math.max(left, 0), MAX_TIMER_MS));
+      };
+      const offSession = this.#events.on('session', () => done());
+      const offState = this.#events.on('state', (change) => {
+        if (change.state !== 'closed') return;
+        clearTimeout(timer);
+        watch.cancel();
+        offSession();
+        offState();
+        reject(change.error ?? new AhpClientError('E_CLOSED', 'the client was closed'));
+      });
+      watch.settled.then(done, (error: unknown) => {
+        clearTimeout(timer);
+        offSession();
+        offState();
+        reject(error);
+      });
+      arm();
+    });
   }
 
   /**

@@ -7,6 +7,7 @@
 // --- the client ----------------------------------------------------------------------------
 export { AhpClient, connect, toHookResult } from './client.js';
 export type {
+  AwaitingApprovalInfo,
   ClientEvents,
   ClientOptions,
   GoawayInfo,

@@ -34,6 +34,7 @@ import type {
   RequestType,
   ResponseFrame,
 } from '@ahp/protocol';
+import { backoffDelay, resolveBackoffOptions } from './backoff.js';
 import { AhpClientError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -93,6 +94,12 @@ export interface TeamChannelDeps {
   logger: Logger;
 }
 
+/**
+ * Waits between attempts of an answer that failed with a retryable error: full jitter from
+ * 200 ms, doubling up to 5 s — and never less than the gateway's `retry_after_ms`.
+ */
+const ANSWER_RETRY_BACKOFF = resolveBackoffOptions({ initialDelayMs: 200, maxDelayMs: 5_000 });
+
 /** Message ids remembered for deduplication; older ones are forgotten first. */
 const MAX_REMEMBERED_MESSAGES = 10_000;
 /** Request states remembered; older ones are forgotten first (those still awaited are re-read). */
@@ -102,6 +109,14 @@ interface OpenedRequest {
   readonly open: OpenRequest;
   readonly waiters: { resolve(decision: RequestDecision): void; reject(error: AhpClientError): void }[];
 }
+
+/** Someone waiting for a request it did not open to settle (a tool approval a rule opened for this agent). */
+interface Watcher {
+  resolve(status: Exclude<RequestStatus, 'pending'>): void;
+  reject(error: AhpClientError): void;
+}
+
+const SETTLED_STATUSES: ReadonlySet<string> = new Set(['approved', 'rejected', 'expired', 'cancelled']);
 
 interface IdleWaiter {
   resolve(result: IdleResult): void;
@@ -146,6 +161,10 @@ export class TeamChannel {
   readonly #states = new Map<string, ProtocolState>();
   /** Requests this client opened and still waits for. */
   readonly #opened = new Map<string, OpenedRequest>();
+  /** Requests this client learnt of (from a decision) and waits for. */
+  readonly #watchers = new Map<string, Set<Watcher>>();
+  /** How requests settled, from `*_response` messages whose state never came (for watchers that start late). */
+  readonly #settledByMessage = new Map<string, Exclude<RequestStatus, 'pending'>>();
   /** Unacknowledged `*_request` message ids per request addressed to this agent. */
   readonly #incoming = new Map<string, Set<string>>();
   /** Requests handed to a handler (or held for one), so a re-delivery does not dispatch them twice. */
@@ -157,6 +176,8 @@ export class TeamChannel {
   readonly #queue: InboxMessage[] = [];
   readonly #idleWaiters: IdleWaiter[] = [];
   #shutdown: ProtocolState | undefined;
+  /** Wakes the answers waiting to retry, so that closing the client ends them at once. */
+  readonly #pauses = new Set<() => void>();
   #closed: AhpClientError | undefined;
 
   constructor(deps: TeamChannelDeps) {
@@ -278,16 +299,7 @@ export class TeamChannel {
         details: { issues: checked.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) },
       });
     }
-    let reply: AckFrame;
-    try {
-      reply = await this.#deps.send(frame);
-    } catch (error) {
-      const clientError = asClientError(error);
-      // A final refusal (decided by someone else, expired, not ours): the request messages are
-      // of no further use. A retryable failure keeps them for the next delivery.
-      if (!clientError.retryable && clientError.code !== 'E_CLOSED') this.#ackIncoming(requestId);
-      throw clientError;
-    }
+    const reply = await this.#sendAnswer(requestId, frame);
     const state = this.#stateFromAck(reply);
     if (state === undefined) throw new AhpClientError('E_PROTOCOL', 'the gateway acknowledged an answer without the request state');
     await this.#ackIncoming(requestId);
@@ -298,6 +310,57 @@ export class TeamChannel {
       this.#deps.shutdownApproved(state);
     }
     return state;
+  }
+
+  /**
+   * Sends an answer until the gateway takes it (KI-2 in docs/reliability.md). A retryable failure —
+   * `E_UNAVAILABLE` while Redis restarts, `E_RATE_LIMITED`, `E_SHUTTING_DOWN`, no reply in time —
+   * is retried with backoff (at least the gateway's `retry_after_ms`) under a new frame id, which
+   * is safe because answers are idempotent: the same answer again is acknowledged, a contrary one
+   * refused. It stops when the gateway accepts, when it refuses for good (the request is final:
+   * decided otherwise, expired, not ours), when the request's deadline would pass before the next
+   * attempt, or when the client closes; the last error is thrown then.
+   */
+  async #sendAnswer(requestId: string, frame: ResponseFrame): Promise<AckFrame> {
+    for (let attempt = 0; ; attempt++) {
+      let clientError: AhpClientError;
+      try {
+        return await this.#deps.send(attempt === 0 ? frame : { ...frame, id: newId() });
+      } catch (error) {
+        clientError = asClientError(error);
+      }
+      const delayMs = clientError.retryable && clientError.code !== 'E_CLOSED' && this.#closed === undefined ? this.#answerRetryDelay(requestId, attempt, clientError) : undefined;
+      if (delayMs === undefined) {
+        // A final refusal (decided by someone else, expired, not ours): the request messages are
+        // of no further use. A retryable failure keeps them for the next delivery.
+        if (!clientError.retryable && clientError.code !== 'E_CLOSED') void this.#ackIncoming(requestId);
+        throw clientError;
+      }
+      this.#logger.warn('answering a request failed; retrying', { requestId, code: clientError.code, attempt: attempt + 1, delayMs });
+      await this.#pause(delayMs);
+      if (this.#closed !== undefined) throw this.#closed;
+    }
+  }
+
+  /** The wait before retry number `attempt` of an answer, or undefined when the request's deadline comes first. */
+  #answerRetryDelay(requestId: string, attempt: number, error: AhpClientError): number | undefined {
+    const delayMs = Math.max(error.retryAfterMs ?? 0, backoffDelay(attempt, ANSWER_RETRY_BACKOFF));
+    const deadline = this.#states.get(requestId)?.deadline;
+    if (deadline !== undefined && Date.now() + delayMs >= Date.parse(deadline)) return undefined;
+    return delayMs;
+  }
+
+  /** Resolves after `ms`, or at once when the client closes. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#pauses.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#pauses.add(wake);
+    });
   }
 
   /** The latest known state of a request (from a push or an ack). */
@@ -330,12 +393,56 @@ export class TeamChannel {
     });
   }
 
-  /** Final: rejects every waiter (opened requests, idle loops) with `error`. Idempotent. */
+  // --- requests this agent learnt of -------------------------------------------------------------
+
+  /**
+   * Waits until a request this client did not open itself settles — a `tool_approval` a rule
+   * opened on this agent's behalf, named by a hook decision. Resolves with the final status as soon
+   * as it is known: from a `request_update`, from the `*_response` in the inbox, or at once when
+   * either already arrived. `cancel` stops waiting (the promise then never settles); the promise
+   * rejects when the client closes.
+   */
+  watch(requestId: string): { settled: Promise<Exclude<RequestStatus, 'pending'>>; cancel(): void } {
+    let watcher: Watcher | undefined;
+    const settled = new Promise<Exclude<RequestStatus, 'pending'>>((resolve, reject) => {
+      if (this.#closed !== undefined) {
+        reject(this.#closed);
+        return;
+      }
+      const known = this.#states.get(requestId);
+      const status = known !== undefined && known.status !== 'pending' ? known.status : this.#settledByMessage.get(requestId);
+      if (status !== undefined) {
+        resolve(status);
+        return;
+      }
+      watcher = { resolve, reject };
+      let set = this.#watchers.get(requestId);
+      if (set === undefined) {
+        set = new Set();
+        this.#watchers.set(requestId, set);
+      }
+      set.add(watcher);
+    });
+    return {
+      settled,
+      cancel: () => {
+        if (watcher === undefined) return;
+        const set = this.#watchers.get(requestId);
+        set?.delete(watcher);
+        if (set?.size === 0) this.#watchers.delete(requestId);
+      },
+    };
+  }
+
+  /** Final: rejects every waiter (opened requests, watchers, idle loops) with `error`. Idempotent. */
   close(error: AhpClientError): void {
     if (this.#closed !== undefined) return;
     this.#closed = error;
+    for (const wake of [...this.#pauses]) wake();
     for (const opened of this.#opened.values()) for (const waiter of opened.waiters) waiter.reject(error);
     this.#opened.clear();
+    for (const set of this.#watchers.values()) for (const watcher of set) watcher.reject(error);
+    this.#watchers.clear();
     for (const waiter of this.#idleWaiters.splice(0)) {
       clearTimeout(waiter.timer);
       waiter.reject(error);
@@ -352,6 +459,7 @@ export class TeamChannel {
 
   /** Resolves whoever waits for a request that reached its final state. */
   #settle(state: ProtocolState): void {
+    if (state.status !== 'pending') this.#notifyWatchers(state.request_id, state.status);
     const opened = this.#opened.get(state.request_id);
     if (opened === undefined) return;
     this.#opened.delete(state.request_id);
@@ -359,7 +467,21 @@ export class TeamChannel {
     for (const waiter of opened.waiters) waiter.resolve(decision);
   }
 
+  #notifyWatchers(requestId: string, status: Exclude<RequestStatus, 'pending'>): void {
+    const set = this.#watchers.get(requestId);
+    this.#watchers.delete(requestId);
+    for (const watcher of set ?? []) watcher.resolve(status);
+  }
+
   async #onResponseMessage(message: InboxMessage, requestId: string): Promise<void> {
+    const status = message.metadata?.['status'];
+    if (typeof status === 'string' && SETTLED_STATUSES.has(status) && this.#states.get(requestId)?.status !== status) {
+      // A response to a request this client did not open (a rule opened it for a hook): the
+      // message says how it settled, which is all a hook waiting for it needs.
+      const settled = status as Exclude<RequestStatus, 'pending'>;
+      remember(this.#settledByMessage, requestId, settled, MAX_REMEMBERED_STATES);
+      this.#notifyWatchers(requestId, settled);
+    }
     const opened = this.#opened.get(requestId);
     const known = this.#states.get(requestId);
     if (opened !== undefined && (known === undefined || !isTerminalStatus(known.status))) {

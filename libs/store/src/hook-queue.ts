@@ -2,7 +2,7 @@
  * The BullMQ queue of hook evaluations, over the node-redis client.
  */
 import { Queue } from 'bullmq';
-import { HookJobDataSchema, type HookJobData } from '@ahp/protocol';
+import { HookJobDataSchema, redactSecrets, type HookJobData } from '@ahp/protocol';
 import type { HookQueue } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
@@ -49,6 +49,11 @@ export interface RedisHookQueue extends HookQueue {
  * adding it again is a no-op. Completed jobs are removed at once (the hook hash holds the
  * decision), so a hook re-sent after its job completed is evaluated again and its decision is
  * the first one anyway.
+ *
+ * Job data is readable by anyone who can read the queue, and failed jobs stay for an hour: the
+ * context's secret-named fields (`authorization`, `token`, `*_token`, `password`, `secret`,
+ * `api_key`, … — `redactSecrets` of `@ahp/protocol`) are replaced by `"[redacted]"` before the
+ * job is added. Text is left as it is, so a rule still sees the command line the agent will run.
  */
 export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
   const { keys } = options;
@@ -67,7 +72,8 @@ export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
     async enqueue(job: HookJobData): Promise<void> {
       const checked = HookJobDataSchema.safeParse(job);
       if (!checked.success) throw new StoreInputError(`invalid hook job: ${describeIssues(checked.error.issues)}`);
-      await queue.add(HOOK_JOB_NAME, checked.data, { jobId: checked.data.hook_id });
+      const data: HookJobData = { ...checked.data, context: redactSecrets(checked.data.context, { credentialsInText: false }) };
+      await queue.add(HOOK_JOB_NAME, data, { jobId: data.hook_id });
     },
     async counts() {
       const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');

@@ -19,8 +19,19 @@ import { describeIssues } from './validate.js';
 const inboxSend = new LuaScript('inbox-send', INBOX_SEND_LUA);
 const inboxAck = new LuaScript('inbox-ack', INBOX_ACK_LUA);
 
+/** Default of {@link InboxStoreOptions.sendDedupMs}: 24 hours. */
+export const DEFAULT_INBOX_SEND_DEDUP_MS = 24 * 3_600_000;
+
 /** Options of {@link createInboxStore}; {@link createRedisStores} fills them from its own. */
-export type InboxStoreOptions = InboxNotifyOptions;
+export interface InboxStoreOptions extends InboxNotifyOptions {
+  /**
+   * How long `send` remembers a message id after sending it, so that the same id sent again
+   * returns the stored message instead of delivering a second copy — also after the recipient
+   * acknowledged it.
+   * @defaultValue {@link DEFAULT_INBOX_SEND_DEDUP_MS}
+   */
+  sendDedupMs?: number;
+}
 
 /** Largest `limit` of `pending`. */
 const MAX_PENDING = 1000;
@@ -33,9 +44,10 @@ const CURSOR = /^\d{1,20}-\d{1,20}$/;
  *
  * Beyond the interface:
  * - `send` validates the message with InboxMessageSchema (StoreInputError) and is idempotent per
- *   message id while the message is unacknowledged: sending the same id again appends nothing and
- *   returns the stored entry (and notifies again, which repairs a notice lost with a failed call).
- *   `now` is not needed: the message carries `sent_at`.
+ *   message id for `sendDedupMs` (24 h) after the first send, acknowledged or not: sending the
+ *   same id again appends nothing and returns the first entry — its cursor and the message as
+ *   first stored — and notifies again, which repairs a notice lost with a failed call. `now` is
+ *   not needed: the message carries `sent_at`.
  * - `pending(agentId, afterCursor, limit = 100)`: `afterCursor` must be a cursor this store
  *   returned (StoreInputError otherwise); `limit` is 1 to 1000.
  * - Inboxes never expire and are not trimmed: durability wins over memory; an agent that is gone
@@ -45,6 +57,8 @@ const CURSOR = /^\d{1,20}-\d{1,20}$/;
  */
 export function createInboxStore(options: InboxStoreOptions): InboxStore {
   const { redis, keys } = options;
+  const sendDedupMs = options.sendDedupMs ?? DEFAULT_INBOX_SEND_DEDUP_MS;
+  if (!Number.isInteger(sendDedupMs) || sendDedupMs < 1) throw new StoreInputError(`sendDedupMs must be a positive integer, got ${sendDedupMs}`);
 
   function entryMessage(agentId: string, entryId: string, messageId: unknown, json: unknown): InboxMessage {
     const key = keys.inbox(agentId);
@@ -62,7 +76,11 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
       if (!checked.success) throw new StoreInputError(`invalid inbox message: ${describeIssues(checked.error.issues)}`);
       const valid = checked.data;
       const key = keys.inbox(valid.to);
-      const reply = arrayReply(await inboxSend.run(redis, [key, keys.inboxIds(valid.to)], [valid.id, JSON.stringify(valid)]), key, inboxSend.name);
+      const reply = arrayReply(
+        await inboxSend.run(redis, [key, keys.inboxIds(valid.to), keys.inboxSent(valid.to, valid.id)], [valid.id, JSON.stringify(valid), sendDedupMs]),
+        key,
+        inboxSend.name,
+      );
       const kind = stringAt(reply, 0, key, inboxSend.name);
       const cursor = stringAt(reply, 1, key, inboxSend.name);
       let entry: InboxEntry;

@@ -65,6 +65,22 @@ export { DEFAULT_CONFIG_RECHECK_MS, configDigest, createConfigStore } from './co
 export type { ConfigStoreOptions, RedisConfigStore } from './config-store.js';
 export { DEFAULT_COMPLIANCE_TTL_MS, DEFAULT_REMEMBERED_HOOKS, createRuleCounterStore } from './rule-counter-store.js';
 export type { RuleCounterStoreOptions } from './rule-counter-store.js';
+export {
+  DEFAULT_TOOL_APPROVAL_INDEX_TTL_MS,
+  approvalBindsTo,
+  createToolApprovalStore,
+  toolInputDigest,
+} from './tool-approval-store.js';
+export type {
+  ConsumeToolApprovalResult,
+  OpenToolApprovalInput,
+  OpenToolApprovalResult,
+  ToolApprovalStore,
+  ToolApprovalStoreOptions,
+  ToolCall,
+} from './tool-approval-store.js';
+export { createToolGrantStore, grantIdFor } from './tool-grant-store.js';
+export type { GrantCall, GrantFromApproval, ToolGrantStore, ToolGrantStoreOptions } from './tool-grant-store.js';
 export { DEFAULT_TIMELINE_MAX_LEN, DEFAULT_TIMELINE_TTL_MS, createTimelineStore, timelineKey } from './timeline-store.js';
 export type { TimelineAppend, TimelineStore, TimelineStoreOptions } from './timeline-store.js';
 
@@ -79,3 +95,10 @@ export { createHealthStore } from './health-store.js';
 export type { HealthStore } from './health-store.js';
 export { createLiveTail } from './live-tail.js';
 export type { LiveTail, LiveTailOptions } from './live-tail.js';
+// --- access control: rate limits shared by every gateway, the operators' audit trail ----------
+export { MAX_BURST, MAX_RATE_PER_SECOND, createRateLimiter, decodeRateReply, emissionIntervalUs } from './rate-limiter.js';
+export type { RateDecision, RateLimit, RateLimiter, RateLimiterOptions } from './rate-limiter.js';
+export { DEFAULT_AUDIT_MAX_LEN, createAuditLog } from './audit-log.js';
+export type { AuditFilter, AuditLog, AuditLogOptions } from './audit-log.js';
+export { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
+export type { InboxStoreOptions } from './inbox-store.js';

@@ -24,12 +24,20 @@
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
  * | `ahp:inbox:{<agentId>}`           | stream | inbox-send, cas-request, inbox-ack  | never; entries removed on ack  |
  * | `ahp:inbox:{<agentId>}:ids`       | hash   | as its inbox (message id → entry id) | never; fields removed on ack  |
+ * | `ahp:inbox:{<agentId>}:sent:<messageId>` | hash | inbox-send (entry id, message JSON) | send dedup window (24 h), also after ack |
+ * | `ahp:ratelimit:{<kind>:<subject>}` | string | rate-limit (theoretical arrival time, µs) | when the bucket is full again |
+ * | `ahp:audit`                       | stream | the gateway's audit service (operator actions) | MAXLEN ~ (100k entries) |
  * | `ahp:config:{hooks}:meta`         | hash   | publish-config (seq, current, digest) | never                        |
  * | `ahp:config:{hooks}:versions`     | hash   | publish-config (version → JSON)     | never (versions are kept)      |
  * | `ahp:config:{hooks}:published`    | pub/sub channel | publish-config (the new version) | —                        |
  * | `ahp:rule:{<agentId>}:<ruleKey>`  | hash   | rule-counter scripts                | the rule's TTL after last use  |
  * | `ahp:breaker:{<sessionId>}:calls` | hash   | count-tool-call                     | the breaker TTL after last use |
  * | `ahp:breaker:{<sessionId>}:iterations` | set | count-iteration                    | the breaker TTL after last use |
+ * | `ahp:tool-approvals:{<sessionId>}:calls` | hash | index-tool-approval (call digest → request id of the latest approval a rule opened) | approval deadline + 24 h after the last one |
+ * | `ahp:request:{<requestId>}` field `consumed_by` | hash field | consume-tool-approval (the hook that used a settled tool approval) | as its request |
+ * | `ahp:grant:{<grantId>}`           | hash   | grant-create, grant-touch, grant-revoke (`grant` JSON, `expires_ms`, `ttl_ms`) | at `expires_ms` (session TTL after its last use) |
+ * | `ahp:grants:session:{<sessionId>}` | set   | grant-create (grant ids of a session) | with its last grant           |
+ * | `ahp:grants:all`                  | zset   | grant-create, grant-touch (score = expiry ms) | pruned by `list`        |
  * | `ahp:fleet:agent:{<agentId>}`     | hash   | fleet-update (the agent's fleet row) | fleet retention (7 days) after last seen |
  * | `ahp:fleet:agents`                | zset   | fleet-update (score = last seen ms) | pruned by `list` after retention |
  * | `ahp:live`                        | stream | gateways (fleet rows, timeline events for the operators' live feed) | MAXLEN ~ (10k entries) |
@@ -51,10 +59,15 @@
  * - cas-request: the request hash and history (one tag), the request indexes, the deadline and
  *   retention sets, the audit stream, the sender's plan gate and up to two inboxes. Under Cluster
  *   the compare-and-set on the request hash decides and the rest becomes idempotent follow-ups.
- * - inbox-send and inbox-ack touch one inbox stream and its id hash, which share the agent's tag.
+ * - inbox-send and inbox-ack touch one inbox stream, its id hash and (send) the message's dedup
+ *   record, which share the agent's tag.
+ * - rate-limit touches one bucket key, tagged by its subject.
  *
  * The configuration keys share the tag `{hooks}`, and the rule-counter and breaker keys are
  * tagged by their agent or session, so publish-config and the counter scripts are Cluster-safe.
+ * consume-tool-approval and index-tool-approval touch one key each; grant-create and grant-touch
+ * touch the grant, its session's set and the global grant index (three tags), grant-revoke only
+ * the grant.
  *
  * Under Cluster each of them splits into a script on the hash-tagged entity key (the part that
  * decides: first writer wins, session and action checks, newest connection wins) followed by
@@ -134,6 +147,12 @@ export interface StoreKeys {
   inbox(agentId: string): string;
   /** Hash message id → stream entry id of one inbox, for O(1) acknowledgement by message id. */
   inboxIds(agentId: string): string;
+  /** Hash `entry`, `message` of one sent message, kept for the send dedup window so a re-sent `send` is answered with it, also after it was acknowledged. */
+  inboxSent(agentId: string, messageId: string): string;
+  /** One rate-limit bucket (GCRA state) of a subject of one kind (`agent`, `operator`). */
+  rateLimit(kind: string, subject: string): string;
+  /** Stream of audited operator actions (decisions, configuration publishes), for `GET /v1/operator/audit`. */
+  readonly audit: string;
   /** Hash: `seq` (last version assigned), `current` (the current version), `digest` (of the current text). */
   readonly configMeta: string;
   /** Hash: one field per published version (the number), holding its JSON. */
@@ -146,6 +165,14 @@ export interface StoreKeys {
   breakerCalls(sessionId: string): string;
   /** Distinct loop iterations of one session (circuit breaker). */
   breakerIterations(sessionId: string): string;
+  /** Hash of one session: call digest (agent, tool, input) → id of the latest tool approval a rule opened for it. */
+  toolApprovalCalls(sessionId: string): string;
+  /** Hash of one session grant: `grant` (JSON), `expires_ms`, `ttl_ms`. */
+  grant(grantId: string): string;
+  /** Set of the grant ids of one session. */
+  sessionGrants(sessionId: string): string;
+  /** Index of every grant id, scored by expiry (epoch ms). */
+  readonly grantsAll: string;
   /** Fleet row of one agent (hash): identity, connection, last hook and decision. */
   fleetAgent(agentId: string): string;
   /** Index of fleet rows, scored by last seen (epoch ms). */
@@ -214,12 +241,19 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
     inbox: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}`,
     inboxIds: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:ids`,
+    inboxSent: (agentId: string, messageId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:sent:${part('message', messageId)}`,
+    rateLimit: (kind: string, subject: string) => `${prefix}:ratelimit:{${part('rate-limit kind', kind)}:${part('rate-limit subject', subject)}}`,
+    audit: `${prefix}:audit`,
     configMeta: `${prefix}:config:{hooks}:meta`,
     configVersions: `${prefix}:config:{hooks}:versions`,
     configChannel: `${prefix}:config:{hooks}:published`,
     ruleCounter: (agentId: string, ruleKey: string) => `${prefix}:rule:{${part('agent', agentId)}}:${rulePart(ruleKey)}`,
     breakerCalls: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:calls`,
     breakerIterations: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:iterations`,
+    toolApprovalCalls: (sessionId: string) => `${prefix}:tool-approvals:{${part('session', sessionId)}}:calls`,
+    grant: (grantId: string) => `${prefix}:grant:{${part('grant', grantId)}}`,
+    sessionGrants: (sessionId: string) => `${prefix}:grants:session:{${part('session', sessionId)}}`,
+    grantsAll: `${prefix}:grants:all`,
     fleetAgent: (agentId: string) => `${prefix}:fleet:agent:{${part('agent', agentId)}}`,
     fleetAgents: `${prefix}:fleet:agents`,
     liveEvents: `${prefix}:live`,

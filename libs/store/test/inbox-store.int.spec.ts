@@ -81,6 +81,26 @@ describe('InboxStore', () => {
     expect(await stores.inboxes.pending('bob')).toEqual([first]);
   });
 
+  it('answers a message id sent again after it was acknowledged with the first copy, within the dedup window (KI-1)', async () => {
+    const m = message('bob', 'hello once');
+    const first = await stores.inboxes.send(m, T0);
+    expect(await stores.inboxes.ack('bob', [m.id])).toBe(1);
+    expect(await stores.inboxes.send({ ...m, sent_at: new Date(T0 + 5000).toISOString() }, T0 + 5000)).toEqual(first);
+    expect(await stores.inboxes.pending('bob')).toEqual([]);
+    // The record of the send expires with the window, acknowledged or not.
+    const ttl = await redis.pTTL(keys.inboxSent('bob', m.id));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(24 * 3_600_000);
+
+    const short = createRedisStores({ redis, keys }).inboxes;
+    const other = message('bob', 'another');
+    await short.send(other, T0);
+    await redis.del(keys.inboxSent('bob', other.id));
+    // Without the record (window over) and still unacknowledged, the inbox itself still dedups.
+    expect((await short.send(other, T0)).message).toEqual(other);
+    expect((await stores.inboxes.pending('bob')).map((entry) => entry.message.id)).toEqual([other.id]);
+  });
+
   it('keeps a message sent while the recipient is offline, and notifies its gateway once it is connected', async () => {
     const offline = await stores.inboxes.send(message('bob', 'while you were away'), T0);
     expect(await redis.exists(keys.gatewayDecisions('gw-a'))).toBe(0);

@@ -8,7 +8,8 @@
  * - lost: the planner never learned it was approved — it expired, the gateway never acknowledged
  *   the submission (`E_TIMEOUT`), or nothing settled by the deadline — although the lead is always
  *   online and approves at once. Lost after the lead's answer failed and was never retried is
- *   counted apart: it is a known issue (docs/reliability.md, KI-2);
+ *   also counted apart, to name the cause: that was KI-2 (docs/reliability.md), fixed since the SDK
+ *   retries answers — it fails the run like any other loss;
  * - duplicate: the lead was shown the request again although its answer had not failed (after a
  *   failed answer the SDK shows it again on purpose: answers are idempotent), or the planner's
  *   call settled twice;
@@ -33,7 +34,7 @@ export interface ApprovalSummary {
   readonly failed: Readonly<Record<string, number>>;
   readonly untypedFailures: number;
   readonly lost: number;
-  /** Of those, the ones whose only answer failed and was not retried: the known issue KI-2. */
+  /** Of those, the ones whose only answer failed and was not retried (KI-2, fixed: expected 0). */
   readonly lostAfterFailedAnswer: number;
   /** Showings of one request to the lead beyond the first that no failed answer explains. */
   readonly duplicateReviews: number;

@@ -33,7 +33,7 @@ function trackLines(report: ChaosReport): string[] {
       row('submitted', approvals.submitted),
       row('approved', approvals.approved, `latency ms p50 ${approvals.latencyMs.p50}, p99 ${approvals.latencyMs.p99}, max ${approvals.latencyMs.max}`),
       row('typed errors', sum(approvals.failed), codes(approvals.failed)),
-      row('lost', approvals.lost + approvals.pending, `${approvals.lostAfterFailedAnswer} after the lead's answer failed: known issue KI-2`),
+      row('lost', approvals.lost + approvals.pending, `${approvals.lostAfterFailedAnswer} after the lead's answer failed (KI-2, fixed: must stay 0)`),
       row('duplicates delivered', approvals.duplicateReviews + approvals.duplicateSettles),
       row('shown again (answer failed)', approvals.reviewsAfterFailedAnswer, "the SDK's retry; answers are idempotent"),
       row('wrong outcomes', approvals.wrong),
@@ -50,7 +50,7 @@ function trackLines(report: ChaosReport): string[] {
       row(
         'duplicates delivered',
         inbox.duplicatesDelivered,
-        `same id ${inbox.duplicatesSameId}, stored twice ${inbox.duplicatesNewId} (${inbox.storedTwiceAfterResend} after a mid-send reconnect: known issue KI-1)`,
+        `same id ${inbox.duplicatesSameId}, stored twice ${inbox.duplicatesNewId} (${inbox.storedTwiceAfterResend} after a mid-send reconnect: KI-1, fixed)`,
       ),
       row('received after a failed send', inbox.receivedAfterFailure, 'stored before the error reached the sender'),
       row('misdelivered / unknown', `${inbox.misdelivered}/${inbox.unknown}`),

@@ -8,10 +8,10 @@
  * exactly once, and only its recipient.
  * - lost: accepted (`send()` resolved) but never received;
  * - duplicate: received more than once. Told apart by the message id: the same id again means the
- *   SDK handed one stored message over twice; a new id means the message was stored twice — which
- *   is known to happen when the sender reconnected while its `send()` was pending (the SDK sends
- *   the frame again, and the gateway stores every `send` frame as a new message; see
- *   docs/reliability.md, known issues), so those are counted apart;
+ *   SDK handed one stored message over twice; a new id means the message was stored twice. Those
+ *   whose sender reconnected while its `send()` was pending are counted apart, to name the cause:
+ *   that was KI-1 (docs/reliability.md), fixed since `send` is idempotent by frame id — every
+ *   duplicate fails the run;
  * - misdelivered: received by an agent it was not sent to;
  * - unknown: received, but the ledger never saw it sent.
  */
@@ -49,7 +49,7 @@ export interface InboxSummary {
   readonly duplicatesSameId: number;
   /** …of the same stamp under another message id (stored twice). */
   readonly duplicatesNewId: number;
-  /** Of those, the ones whose sender reconnected while sending: the known issue, not a new finding. */
+  /** Of those, the ones whose sender reconnected while sending (KI-1, fixed: expected 0). */
   readonly storedTwiceAfterResend: number;
   /** Received although `send()` failed: stored before the failure reached the sender (at-least-once). */
   readonly receivedAfterFailure: number;

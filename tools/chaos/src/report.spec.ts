@@ -89,19 +89,19 @@ describe('verdict', () => {
     ]);
   });
 
-  it('reports a message stored twice after a mid-send reconnect as the known issue, not as a new failure', () => {
+  it('fails a message stored twice after a mid-send reconnect: KI-1 is fixed, so it is a regression', () => {
     const inbox = new InboxLedger();
     inbox.sent({ from: 'a', seq: 1 }, 'b', 0);
     inbox.accepted({ from: 'a', seq: 1 }, 1, true);
     inbox.received('b', { from: 'a', seq: 1 }, 'm1', 2);
     inbox.received('b', { from: 'a', seq: 1 }, 'm2', 3);
     const report = withVerdict({ ...clean(), inbox: inbox.summarize() });
-    expect(report.failures).toEqual([]);
-    expect(report.knownIssues).toEqual([expect.stringContaining('inbox: 1 message(s) delivered twice because the sender reconnected mid-send')]);
-    expect(report.ok).toBe(true);
+    expect(report.failures).toEqual([expect.stringContaining('inbox: 1 duplicate(s) delivered to the application (0 same id, 1 stored twice, 1 of them after a mid-send reconnect: KI-1 is back)')]);
+    expect(report.knownIssues).toEqual([]);
+    expect(report.ok).toBe(false);
   });
 
-  it('reports an approval lost after its only answer failed as the known issue, not as a new failure', () => {
+  it('fails an approval lost after its only answer failed: KI-2 is fixed, so it is a regression', () => {
     const approvals = new ApprovalLedger();
     approvals.submitted('req_1', 'p1', 0, 10);
     approvals.reviewed('req_1', 1);
@@ -111,8 +111,8 @@ describe('verdict', () => {
     approvals.reviewed('req_2', 1);
     approvals.settled('req_2', 2, 'approved');
     const report = withVerdict({ ...clean(), approvals: approvals.summarize(100, 0) });
-    expect(report.failures).toEqual([]);
-    expect(report.knownIssues).toEqual([expect.stringContaining('approvals: 1 request(s) expired although the lead approved them')]);
+    expect(report.failures).toEqual([expect.stringContaining("approvals: 1 request(s) lost (1 after the lead's answer failed and was not retried: KI-2 is back)")]);
+    expect(report.knownIssues).toEqual([]);
   });
 
   it('fails a track that ran but got nothing through', () => {

@@ -13,21 +13,26 @@ import { findWorkspaceRoot, provideRedis, redactRedisUrl } from '@ahp/embedded-r
 import { mintCredentials, writeTokensFile } from './agent-tokens.js';
 import { DEMO_FLEET, ensureDemoCredentials, startDemoFleet, type DemoFleet } from './demo-fleet.js';
 import { publishHooksFile } from './hooks-config-file.js';
-import { agentEndpoint, startStack } from './start-stack.js';
+import { ensureOperatorTokens } from './operator-tokens.js';
+import { agentEndpoint, metricsEndpoint, startStack } from './start-stack.js';
 
 const HELP = `Usage: npm start [-- options]
 
-Starts the AHP stack on this machine: Redis, gateways and oracle workers.
+Starts the AHP stack on this machine: Redis, gateways, oracle workers and the ops console.
 
 Options:
   --gateways N   gateways to start (default 1)
   --workers N    oracle worker processes to start (default 2)
   --port N       port of the first gateway (default 8080, or AHP_GATEWAY_PORT)
   --data-dir D   where Redis data, tokens and logs live (default .data)
+  --console-port N  port of the ops console (default 3000, or AHP_CONSOLE_PORT)
+  --no-console   do not start the ops console
   --no-demo      do not run the demo fleet (scripted agents; also AHP_DEMO=0)
   -h, --help     this text
 
-Environment: REDIS_URL to use your own Redis instead of the embedded one.
+Environment: REDIS_URL to use your own Redis instead of the embedded one; AHP_OPERATOR_TOKENS_FILE
+to use your own operator tokens file (default: .data/operator-tokens.json, created on first start
+with an admin token in .data/operator.token).
 
 Hooks configuration: when .ahp/hooks.yaml exists it is validated and, when its text differs from
 the current version in Redis, published as a new version before the workers start. A file with
@@ -41,6 +46,8 @@ async function main(): Promise<void> {
       workers: { type: 'string', default: '2' },
       port: { type: 'string', default: process.env['AHP_GATEWAY_PORT'] ?? '8080' },
       'data-dir': { type: 'string' },
+      'console-port': { type: 'string', default: process.env['AHP_CONSOLE_PORT'] ?? '3000' },
+      'no-console': { type: 'boolean', default: false },
       'no-demo': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -94,9 +101,18 @@ async function main(): Promise<void> {
       break;
   }
 
+  // Operators (the console, `ahp requests …`): the user's own tokens file, or one made here on first start.
+  const ownOperatorTokens = process.env['AHP_OPERATOR_TOKENS_FILE'];
+  const operatorTokensFile = ownOperatorTokens ?? join(dataDir, 'operator-tokens.json');
+  const operatorTokenFile = join(dataDir, 'operator.token');
+  const operators = ownOperatorTokens ? { created: false, adminToken: undefined } : await ensureOperatorTokens(operatorTokensFile, operatorTokenFile);
+  if (operators.created) step(`creating operator tokens (${show(operatorTokensFile)}, digests only); the admin token is in ${show(operatorTokenFile)}`);
+
+  const withConsole = !values['no-console'];
+  const consolePort = Number(values['console-port']);
   const gateways = Number(values.gateways);
   const workers = Number(values.workers);
-  step(`starting ${gateways} gateway(s) and ${workers} oracle worker(s); logs in ${show(join(dataDir, 'logs'))}`);
+  step(`starting ${gateways} gateway(s) and ${workers} oracle worker(s)${withConsole ? ` and the ops console (port ${consolePort})` : ''}; logs in ${show(join(dataDir, 'logs'))}`);
   const stack = await startStack({
     redisUrl: redis.url,
     tokensFile,
@@ -104,6 +120,12 @@ async function main(): Promise<void> {
     workers,
     gatewayPort: Number(values.port),
     logDir: join(dataDir, 'logs'),
+    gatewayEnv: {
+      AHP_OPERATOR_TOKENS_FILE: operatorTokensFile,
+      // The console reads the live feed server-side (no Origin); these are the origins its pages have.
+      AHP_CONSOLE_ORIGINS: `http://localhost:${consolePort},http://127.0.0.1:${consolePort}`,
+    },
+    ...(withConsole ? { console: { port: consolePort } } : {}),
   });
 
   const [first] = stack.gateways;
@@ -118,10 +140,11 @@ async function main(): Promise<void> {
 AHP is running.
   agent endpoint   ${stack.gateways.map((gateway) => agentEndpoint(gateway, 'localhost')).join('  ')}
   health           http://localhost:${String(first.ready['port'])}/readyz
+  metrics          ${[...stack.gateways, ...stack.workers].map((service) => metricsEndpoint(service, 'localhost') ?? `${service.name}: none`).join('  ')}
   redis            ${redactRedisUrl(redis.url)}${redis.embedded ? ' (embedded)' : ''}
   demo agent token ${demoToken ?? '(see your tokens file)'}${demoToken ? `  (also in ${show(demoTokenFile)})` : ''}
   logs             ${show(join(dataDir, 'logs'))}/
-
+${consoleHelp(stack.console ? `http://localhost:${String(stack.console.ready['port'])}` : undefined, operators.adminToken, show(operatorTokenFile), show(operatorTokensFile))}
 Connect an agent with the SDK (libs/sdk):
   const client = await connect({ url: '${endpoint}', token: process.env.AHP_TOKEN });
   const decision = await client.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ls' } } });
@@ -132,22 +155,36 @@ Press Ctrl-C to stop.`);
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    step(`${signal}: stopping gateways (agents are told to reconnect), workers, then Redis…`);
-    await stack.stop();
+    step(`${signal}: stopping the console, gateways (agents are told to reconnect), workers, then Redis…`);
     await demo?.stop();
+    await stack.stop();
     await redis.stop();
     step('stopped. Data kept for the next start.');
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  for (const service of [...stack.gateways, ...stack.workers]) {
+  for (const service of [...stack.gateways, ...stack.workers, ...(stack.console ? [stack.console] : [])]) {
     void service.exited.then((exit) => {
       if (stopping) return;
       console.error(`[ahp] ${service.name} exited (${exit.signal ?? `code ${exit.code}`}); last output:\n${service.recentLines().slice(-20).join('\n')}`);
       void shutdown('service exit');
     });
   }
+}
+
+/** The lines about the ops console: where it is and how to sign in. */
+function consoleHelp(url: string | undefined, adminToken: string | undefined, tokenFile: string, tokensFile: string): string {
+  if (url === undefined) return '  ops console      not started (--no-console)\n';
+  const signIn = adminToken
+    ? `sign in with the admin token in ${tokenFile}:\n                   ${adminToken}`
+    : `sign in with an operator token from your tokens file (${tokensFile})`;
+  return `
+Ops console        ${url}
+  ${signIn}
+  more operators:  npm run ahp -- tokens operator <id> --name <name> --role viewer|approver|admin --file ${tokensFile}
+                   (then restart, or send SIGHUP to the gateways)
+`;
 }
 
 function step(message: string): void {

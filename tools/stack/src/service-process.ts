@@ -24,6 +24,14 @@ export interface SpawnServiceOptions {
   cwd?: string;
   /** Extra arguments for Node itself (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
+  /** Arguments for the entry script (e.g. `['start', '--port', '3000']`). */
+  args?: string[];
+  /**
+   * Recognises the ready line, for services that cannot print the JSON one (e.g. `next start`).
+   * Called with every stdout line until it returns a value.
+   * @defaultValue {@link parseReadyLine}
+   */
+  readyLine?: (line: string) => ReadyLine | undefined;
   /**
    * How long to wait for the ready line.
    * @defaultValue 20000
@@ -72,7 +80,7 @@ export async function spawnService(options: SpawnServiceOptions): Promise<Servic
   const keep = options.keepLines ?? 200;
   const lines: string[] = [];
   const logStream: WriteStream | undefined = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,7 +99,7 @@ export async function spawnService(options: SpawnServiceOptions): Promise<Servic
     logStream?.write(`${line}\n`);
     options.onLine?.(line, stream);
     if (stream === 'stdout' && onReady) {
-      const ready = parseReadyLine(line);
+      const ready = (options.readyLine ?? parseReadyLine)(line);
       if (ready) onReady(ready);
     }
   };

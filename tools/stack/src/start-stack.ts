@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { findWorkspaceRoot } from '@ahp/embedded-redis';
+import { startConsole, type ConsoleProcess } from './console-process.js';
 import { spawnService, type ServiceProcess } from './service-process.js';
 
 /** Where the built entry points of the apps live, relative to the workspace root. */
@@ -51,20 +52,43 @@ export interface StackOptions {
   nodeArgs?: string[];
   /** @defaultValue the workspace root */
   workspaceRoot?: string;
+  /**
+   * Also start the ops console (apps/console, built), serving the first gateway's operator API.
+   * @defaultValue not started
+   */
+  console?: {
+    /**
+     * Port of the console; 0 picks a free one.
+     * @defaultValue 3000
+     */
+    port?: number;
+    /** @defaultValue "0.0.0.0" */
+    hostname?: string;
+    /** Extra environment for the console process. */
+    env?: Record<string, string>;
+  };
 }
 
 /** A running stack. */
 export interface Stack {
   readonly gateways: ServiceProcess[];
   readonly workers: ServiceProcess[];
+  /** The ops console, when {@link StackOptions.console} asked for it. */
+  readonly console: ConsoleProcess | undefined;
   /** The agent endpoint of each gateway, in start order. */
   gatewayUrls(): string[];
-  /** Starts one more gateway (e.g. to replace a killed one). */
-  addGateway(): Promise<ServiceProcess>;
+  /** Starts one more gateway (e.g. to replace a killed one); `port` reuses a stopped gateway's port. */
+  addGateway(options?: { port?: number }): Promise<ServiceProcess>;
   /** Starts one more worker. */
   addWorker(): Promise<ServiceProcess>;
-  /** Stops everything, gateways first (they drain agents), then workers. */
+  /** Stops everything: the console, then the gateways (they drain agents), then the workers. */
   stop(): Promise<void>;
+}
+
+/** Where a gateway or worker serves Prometheus metrics, from its ready line (`port` for gateways, `metrics_port` for workers). */
+export function metricsEndpoint(service: ServiceProcess, host = '127.0.0.1'): string | undefined {
+  const port = service.ready['metrics_port'] ?? service.ready['port'];
+  return typeof port === 'number' ? `http://${host}:${String(port)}/metrics` : undefined;
 }
 
 /** The agent WebSocket endpoint of a gateway from its ready line. */
@@ -94,10 +118,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...(forward ? { onLine: (line: string, stream: 'stdout' | 'stderr') => forward(name, line, stream) } : {}),
     });
 
-  const addGateway = async () => {
+  const addGateway = async (overrides: { port?: number } = {}) => {
     gatewayCount += 1;
     const index = gatewayCount;
-    const port = options.gatewayPort ? options.gatewayPort + index - 1 : 0;
+    const port = overrides.port ?? (options.gatewayPort ? options.gatewayPort + index - 1 : 0);
     const gateway = await launch(`gateway-${index}`, APP_ENTRIES.gateway, {
       PORT: String(port),
       AHP_GATEWAY_ID: `gw-${index}-${process.pid}`,
@@ -111,19 +135,27 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     workerCount += 1;
     const worker = await launch(`worker-${workerCount}`, APP_ENTRIES.worker, {
       AHP_WORKER_ID: `worker-${workerCount}-${process.pid}`,
+      // Several workers share this machine: each takes a free metrics port and reports it in its ready line (metrics_port).
+      AHP_WORKER_METRICS_PORT: '0',
       ...options.workerEnv,
     });
     workers.push(worker);
     return worker;
   };
 
+  let consoleProcess: ConsoleProcess | undefined;
   const stack: Stack = {
     gateways,
     workers,
+    get console() {
+      return consoleProcess;
+    },
     gatewayUrls: () => gateways.map((gateway) => agentEndpoint(gateway)),
     addGateway,
     addWorker,
     stop: async () => {
+      // The console first: it holds live-feed streams open on the gateways.
+      await consoleProcess?.stop();
       await Promise.all(gateways.map((gateway) => gateway.stop()));
       await Promise.all(workers.map((worker) => worker.stop()));
     },
@@ -133,6 +165,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...Array.from({ length: options.gateways ?? 1 }, () => addGateway()),
       ...Array.from({ length: options.workers ?? 2 }, () => addWorker()),
     ]);
+    const [first] = gateways;
+    if (options.console && first) {
+      consoleProcess = await startConsole({
+        workspaceRoot: root,
+        gatewayUrl: `http://127.0.0.1:${String(first.ready['port'])}`,
+        ...(options.console.port === undefined ? {} : { port: options.console.port }),
+        ...(options.console.hostname === undefined ? {} : { hostname: options.console.hostname }),
+        ...(options.console.env ? { env: options.console.env } : {}),
+        ...(options.logDir ? { logFile: join(options.logDir, 'console.log') } : {}),
+        ...(forward ? { onLine: (line: string, stream: 'stdout' | 'stderr') => forward('console', line, stream) } : {}),
+      });
+    }
   } catch (error) {
     await stack.stop();
     throw error;

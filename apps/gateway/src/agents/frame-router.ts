@@ -3,6 +3,7 @@ import { assertNever, makeError, type ClientFrame } from '@ahp/protocol';
 import { HooksService } from '../hooks/hooks.service.js';
 import { InboxService } from '../inbox/inbox.service.js';
 import { PresenceService } from '../presence/presence.service.js';
+import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import { RequestsService } from '../requests/requests.service.js';
 import { SignalResponsesService } from '../signals/signal-responses.service.js';
 import { TimelineService } from '../timeline/timeline.service.js';
@@ -11,9 +12,14 @@ import { HandshakeService } from './handshake.service.js';
 
 /**
  * Sends each parsed frame to the service that serves it, enforcing the handshake: nothing but
- * `hello` before the welcome, no second `hello`, no new requests on a closing connection. The
- * switch is exhaustive over the client frame types, so a type added to the protocol fails to
- * compile here until it is routed.
+ * `hello` before the welcome, no second `hello`, no new requests on a closing connection — and
+ * the agent's rate limit on the frames that make the control plane work (`E_RATE_LIMITED` with
+ * `retry_after_ms`, counted in Redis across all its connections and gateways). The switch is
+ * exhaustive over the client frame types, so a type added to the protocol fails to compile here
+ * until it is routed.
+ *
+ * Limited frames wait for one Redis round trip before they are served; Redis answers one
+ * connection's commands in order, so they still reach their services in the order they came.
  */
 @Injectable()
 export class FrameRouter {
@@ -25,6 +31,7 @@ export class FrameRouter {
     @Inject(RequestsService) private readonly requests: RequestsService,
     @Inject(InboxService) private readonly inbox: InboxService,
     @Inject(TimelineService) private readonly timeline: TimelineService,
+    @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
   ) {}
 
   async route(connection: AgentConnection, frame: ClientFrame): Promise<void> {
@@ -35,6 +42,18 @@ export class FrameRouter {
     if (frame.type !== 'hello' && connection.state === 'awaiting_hello') {
       connection.fail(frame.id, 'E_HANDSHAKE', `send hello and wait for welcome first ("${frame.type}" arrived before the welcome)`);
       return;
+    }
+    if (connection.state === 'ready' && this.rateLimits.counts(frame.type)) {
+      const limited = await this.rateLimits.checkAgent(connection.agentId);
+      if (limited !== null) {
+        connection.log.debug({ sessionId: connection.sessionId, frameId: frame.id, frameType: frame.type, retryAfterMs: limited.retry_after_ms }, 'frame rate limited');
+        connection.sendError(frame.id, limited);
+        return;
+      }
+      if (connection.state !== 'ready') {
+        connection.sendError(frame.id, makeError('E_SHUTTING_DOWN', 'this connection is closing; reconnect and re-send', undefined, { retryAfterMs: 1000 }));
+        return;
+      }
     }
     if (connection.state === 'ready') this.presence.touch(connection);
 

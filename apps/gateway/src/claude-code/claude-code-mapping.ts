@@ -3,7 +3,9 @@
  * context the oracles see, and how a {@link HookDecision} reads as Claude Code's answer. Pure, so
  * the rules are tested without a gateway; docs/claude-code.md has the same tables.
  */
+import { awaitingApproval } from '@ahp/protocol';
 import type {
+  AwaitingApproval,
   ClaudeCodeEvent,
   ClaudeCodeHookInput,
   ClaudeCodeHookOutput,
@@ -92,6 +94,21 @@ export function applyModifications(toolInput: Readonly<Record<string, unknown>>,
   return result;
 }
 
+/**
+ * What Claude reads when its call waits for an operator (a rule's `require_approval`): Claude
+ * Code cannot hold a call open for minutes, so the call is denied for now, with the instruction
+ * to send exactly the same call again once it is approved. The retry finds the request by the
+ * call's digest (docs/claude-code.md).
+ */
+export function approvalWaitReason(waiting: AwaitingApproval): string {
+  const why = waiting.signal.payload.level === 'blocking' ? waiting.signal.payload.reason.replace(/\s*Waiting for an operator's decision.*$/s, '').replace(/[.\s]+$/, '') : '';
+  return (
+    `AHP: this call waits for an operator's approval (request ${waiting.request_id}, until ${waiting.deadline})` +
+    `${why === '' ? '' : `: ${why}`}. Do not work around it. Once an operator has approved it, retry exactly the same call ` +
+    '(same tool, same input); a changed call needs a new approval. If it is rejected or expires, the retry is denied with the reason.'
+  );
+}
+
 /** Why the decision blocks, in one line for Claude and the user. */
 function blockReason(decision: HookDecision): string {
   if (decision.decided_by === 'failure_policy') {
@@ -127,7 +144,9 @@ function needsConfirmation(decision: HookDecision): boolean {
  * Claude Code's answer for `decision`:
  * - block: PreToolUse `permissionDecision: "deny"`; PostToolUse, UserPromptSubmit, Stop,
  *   SubagentStop `decision: "block"`; other events cannot be blocked, the reason becomes a
- *   `systemMessage`. Each carries the reason (the oracles', or the failure policy's cause).
+ *   `systemMessage`. Each carries the reason (the oracles', or the failure policy's cause). A
+ *   block that awaits an operator's approval is a "deny" telling Claude to retry the same call
+ *   once it is approved ({@link approvalWaitReason}).
  * - control (PreToolUse): `permissionDecision: "allow"` with `updatedInput`, the tool input with
  *   the modifications applied — "ask" instead when a prompt signal wants a confirmation.
  * - prompt: the warnings as `systemMessage` (for the user) and `additionalContext` (for Claude);
@@ -139,7 +158,8 @@ function needsConfirmation(decision: HookDecision): boolean {
 export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDecision): ClaudeCodeHookOutput {
   const event = input.hook_event_name;
   if (!decision.allowed) {
-    const reason = blockReason(decision);
+    const waiting = awaitingApproval(decision);
+    const reason = waiting === undefined ? blockReason(decision) : approvalWaitReason(waiting);
     if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
     if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
     return { systemMessage: reason };

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ConfigHistoryQuerySchema,
   ConfigVersionNumberSchema,
@@ -8,6 +8,9 @@ import {
   type OperatorIdentity,
   type PublishConfigResponse,
 } from '@ahp/protocol';
+import { CONFIG_PUBLISH_AUDIT } from '../audit/audit-specs.js';
+import { AuditInterceptor } from '../audit/audit.interceptor.js';
+import { Audited } from '../audit/audited.decorator.js';
 import { parseInput } from '../operators/api-error.js';
 import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
 import { ConfigApiService } from './config-api.service.js';
@@ -44,6 +47,8 @@ export class ConfigApiController {
   @Post()
   @HttpCode(201)
   @RequireRole('admin')
+  @Audited(CONFIG_PUBLISH_AUDIT)
+  @UseInterceptors(AuditInterceptor)
   publish(@CurrentOperator() operator: OperatorIdentity, @Body() body: unknown): Promise<PublishConfigResponse> {
     const { source } = parseInput(PublishConfigBodySchema, body, 'config');
     return this.config.publish(operator, source, Date.now());

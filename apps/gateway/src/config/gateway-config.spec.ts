@@ -45,6 +45,7 @@ describe('parseGatewayConfig', () => {
       maxInFlight: 256,
       shutdownGraceMs: 10_000,
       logLevel: 'info',
+      metricsToken: undefined,
     });
     expect(config.gatewayId).toBe(defaultGatewayId());
     expect(config.gatewayId).toMatch(/^gw-[A-Za-z0-9.-]+-\d+$/);
@@ -120,11 +121,16 @@ describe('parseGatewayConfig', () => {
     ['AHP_MAX_FRAME_BYTES', '100', /1024|too small/i],
     ['AHP_REQUEST_SWEEP_MS', '10', /50|too small/i],
     ['AHP_LOG_LEVEL', 'chatty', /debug|invalid/i],
+    ['AHP_METRICS_TOKEN', 'short', /16 characters/],
   ])('refuses %s=%s, naming the variable', (variable, value, message) => {
     const issues = issuesOf({ ...REQUIRED, [variable]: value });
     expect(issues).toHaveLength(1);
     expect(issues[0]!.variable).toBe(variable);
     expect(issues[0]!.message).toMatch(message);
+  });
+
+  it('reads the metrics token, trimmed', () => {
+    expect(parseGatewayConfig({ ...REQUIRED, AHP_METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');
   });
 
   it('refuses an unknown trigger in the per-trigger tables', () => {

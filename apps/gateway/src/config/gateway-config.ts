@@ -43,6 +43,20 @@ function intVar(min: number, max: number, fallback: number) {
   );
 }
 
+/** A rate per second from an environment string: a decimal number of `0..max` (0 switches the limit off). */
+function rateVar(max: number, fallback: number) {
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[0-9]{1,7}(\.[0-9]{1,6})?$/, 'must be a number such as 100 or 0.5 (0 switches the limit off)')
+      .transform(Number)
+      .pipe(z.number().min(0).max(max))
+      .default(fallback),
+  );
+}
+
 /** A JSON document from an environment string, then checked by `schema`. */
 function jsonVar<T extends z.ZodType>(schema: T) {
   return z.preprocess(
@@ -122,11 +136,16 @@ export const GatewayEnvSchema = z.object({
   AHP_MAX_FRAME_BYTES: intVar(1024, 64 * MIB, MIB),
   AHP_MAX_BUFFERED_BYTES: intVar(64 * 1024, 1024 * MIB, 4 * MIB),
   AHP_MAX_IN_FLIGHT: intVar(1, 100_000, 256),
+  AHP_AGENT_RATE_PER_S: rateVar(1_000_000, 100),
+  AHP_AGENT_BURST: intVar(1, 1_000_000, 500),
+  AHP_OPERATOR_RATE_PER_S: rateVar(1_000_000, 50),
+  AHP_OPERATOR_BURST: intVar(1, 1_000_000, 200),
   AHP_SHUTDOWN_GRACE_MS: intVar(0, 10 * 60 * 1000, 10_000),
   AHP_LOG_LEVEL: z.preprocess(
     (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
     z.enum(LOG_LEVELS).default('info'),
   ),
+  AHP_METRICS_TOKEN: z.preprocess(blankToUndefined, z.string().trim().min(16, 'must be at least 16 characters').optional()),
 });
 
 /** The variable names of {@link GatewayEnvSchema}. */
@@ -142,9 +161,9 @@ export interface GatewayConfig {
   agentTokensFile: string;
   /** Undefined: the operator API refuses every call (no operator can authenticate). */
   operatorTokensFile: string | undefined;
-  requestSweepMs: number;
   /** Browser origins allowed on the operators live feed (`AHP_CONSOLE_ORIGINS`). */
   consoleOrigins: readonly string[];
+  requestSweepMs: number;
   hookDeadlineMs: number;
   hookDeadlines: Readonly<Partial<Record<HookTrigger, number>>>;
   /**
@@ -161,8 +180,22 @@ export interface GatewayConfig {
   maxFrameBytes: number;
   maxBufferedBytes: number;
   maxInFlight: number;
+  /**
+   * Frames per second one agent may send on average (across all its connections and gateways),
+   * counting `hook`, `request`, `response`, `send`, `signal_response` and `event`; 0: no limit.
+   * @defaultValue 100
+   */
+  agentRatePerSecond: number;
+  /** Such frames an agent may send at once after a quiet period. @defaultValue 500 */
+  agentBurst: number;
+  /** Operator API calls per second one operator may make on average (across gateways); 0: no limit. @defaultValue 50 */
+  operatorRatePerSecond: number;
+  /** Operator API calls one operator may make at once. @defaultValue 200 */
+  operatorBurst: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
+  /** Bearer token `GET /metrics` requires; undefined: the endpoint is open (keep it on a private network). */
+  metricsToken: string | undefined;
 }
 
 /** What one variable means, for docs and deployment checks. */
@@ -195,15 +228,15 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     description:
       'JSON file {"operators":[{id,name,role,token_sha256,revoked?}]} with role viewer | approver | admin; re-read on SIGHUP. Unset: the operator API refuses every call (401).',
   },
-  AHP_REQUEST_SWEEP_MS: {
-    required: false,
-    default: '1000',
   AHP_CONSOLE_ORIGINS: {
     required: false,
     default: undefined,
     description:
       'Comma-separated origins (e.g. https://console.example.com) allowed to open the operators live feed from a browser; a request to /v1/operator/live with any other Origin is refused. Unset: only requests without an Origin header (the console server, scripts).',
   },
+  AHP_REQUEST_SWEEP_MS: {
+    required: false,
+    default: '1000',
     description: 'How often this gateway expires pending requests past their deadline (every gateway sweeps; the store makes that safe).',
   },
   AHP_HOOK_DEADLINE_MS: { required: false, default: '10000', description: 'Evaluation deadline of a hook; the failure policy decides after it.' },
@@ -230,8 +263,26 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     description: 'Send buffer per connection; above it the connection is closed as a slow consumer (4004).',
   },
   AHP_MAX_IN_FLIGHT: { required: false, default: '256', description: 'Hooks one connection may have awaiting a decision; more are refused with E_RATE_LIMITED.' },
+  AHP_AGENT_RATE_PER_S: {
+    required: false,
+    default: '100',
+    description:
+      'Frames per second one agent may send on average, over all its connections and gateways (a token bucket in Redis), counting hook, request, response, send, signal_response and event; more are refused with E_RATE_LIMITED and retry_after_ms. Decimals allowed; 0 switches the limit off.',
+  },
+  AHP_AGENT_BURST: { required: false, default: '500', description: 'Frames an agent may send at once after a quiet period (the bucket size); at least max_in_flight, so a reconnect that re-sends every pending hook is not refused.' },
+  AHP_OPERATOR_RATE_PER_S: {
+    required: false,
+    default: '50',
+    description: 'Operator API calls per second one operator may make on average, over all gateways; more are answered 429 E_RATE_LIMITED with Retry-After. Decimals allowed; 0 switches the limit off.',
+  },
+  AHP_OPERATOR_BURST: { required: false, default: '200', description: 'Operator API calls one operator may make at once after a quiet period.' },
   AHP_SHUTDOWN_GRACE_MS: { required: false, default: '10000', description: 'On SIGTERM/SIGINT, how long to wait for pending hooks before closing sockets.' },
   AHP_LOG_LEVEL: { required: false, default: 'info', description: 'debug | info | warn | error.' },
+  AHP_METRICS_TOKEN: {
+    required: false,
+    default: undefined,
+    description: 'Bearer token that GET /metrics requires (at least 16 characters). Unset: /metrics is served without authentication; keep the port on a private network.',
+  },
 };
 
 /** Every variable the gateway reads, in schema order, with its default and meaning. */
@@ -285,6 +336,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     gatewayId: e.AHP_GATEWAY_ID ?? defaultGatewayId(),
     agentTokensFile: e.AHP_AGENT_TOKENS_FILE,
     operatorTokensFile: e.AHP_OPERATOR_TOKENS_FILE,
+    consoleOrigins: Object.freeze([...(e.AHP_CONSOLE_ORIGINS ?? [])]),
     requestSweepMs: e.AHP_REQUEST_SWEEP_MS,
     hookDeadlineMs: e.AHP_HOOK_DEADLINE_MS,
     hookDeadlines: Object.freeze({ ...(e.AHP_HOOK_DEADLINES ?? {}) }),
@@ -293,13 +345,17 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     heartbeatMs: e.AHP_HEARTBEAT_MS,
     helloTimeoutMs: e.AHP_HELLO_TIMEOUT_MS,
     presenceTtlMs: e.AHP_PRESENCE_TTL_MS,
-    consoleOrigins: Object.freeze([...(e.AHP_CONSOLE_ORIGINS ?? [])]),
     sessionTtlMs: e.AHP_SESSION_TTL_MS,
     maxFrameBytes: e.AHP_MAX_FRAME_BYTES,
     maxBufferedBytes: e.AHP_MAX_BUFFERED_BYTES,
     maxInFlight: e.AHP_MAX_IN_FLIGHT,
+    agentRatePerSecond: e.AHP_AGENT_RATE_PER_S,
+    agentBurst: e.AHP_AGENT_BURST,
+    operatorRatePerSecond: e.AHP_OPERATOR_RATE_PER_S,
+    operatorBurst: e.AHP_OPERATOR_BURST,
     shutdownGraceMs: e.AHP_SHUTDOWN_GRACE_MS,
     logLevel: e.AHP_LOG_LEVEL,
+    metricsToken: e.AHP_METRICS_TOKEN,
   };
 }
 

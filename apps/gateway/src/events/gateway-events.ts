@@ -20,6 +20,8 @@ export interface GatewayEventMap {
   timelineRecorded: { entry: TimelineEntry };
   /** This gateway answered an agent frame with a typed error. */
   errorSent: { agentId: string; code: string };
+  /** The operator API answered a call with a typed error (`status` is the HTTP status sent). */
+  operatorErrorSent: { code: string; status: number };
 }
 
 export type GatewayEventName = keyof GatewayEventMap;

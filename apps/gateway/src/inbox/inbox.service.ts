@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable } from '@nestjs/common';
 import { isProtocolMessage, makeError, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
 import type { InboxEntry, InboxStore, RequestStore } from '@ahp/store';
@@ -9,6 +10,24 @@ import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { checkSend } from '../requests/request-access.js';
 import { INBOX_STORE, REQUEST_STORE } from '../store/store.tokens.js';
+
+/**
+ * The id of the message a `send` frame stores: derived from the sender, the frame id and the
+ * recipient, so a frame sent again — after a reconnect, to any gateway — names the same message,
+ * and the store answers it with the stored copy instead of delivering a second one (KI-1 in
+ * docs/reliability.md). The frame id is the idempotency key: a client picks a fresh one for every
+ * new message (the SDK uses a UUID) and keeps it when it re-sends. The recipient is part of the
+ * id so that message ids stay unique even when a client reuses a frame id for another recipient
+ * (the dedup record lives in the recipient's inbox, so that is simply another message).
+ */
+export function sentMessageId(senderId: string, frameId: string, recipientId: string): string {
+  return `msg_${createHash('sha256').update(`${senderId}\n${frameId}\n${recipientId}`).digest('hex').slice(0, 32)}`;
+}
+
+/** Whether a stored message is the one a (re-sent) frame asks to send: same recipient, content, type and metadata. */
+function sameMessage(stored: InboxMessage, wanted: InboxMessage): boolean {
+  return stored.to === wanted.to && stored.content === wanted.content && stored.type === wanted.type && isDeepStrictEqual(stored.metadata, wanted.metadata);
+}
 
 /** Messages read from the store per round trip while pushing an inbox. */
 const DELIVERY_BATCH = 100;
@@ -53,7 +72,10 @@ export class InboxService {
 
   /**
    * Serves a `send` frame: a `message` or `idle_notification` to a teammate. The sender is the
-   * connection's agent; the store assigns nothing, so the id and time are set here.
+   * connection's agent; the store assigns nothing, so the id ({@link sentMessageId}) and time are
+   * set here. A frame sent again within the store's dedup window (24 h) is acknowledged with the
+   * message as first stored; the same frame id reused for a different message is refused with
+   * `E_CONFLICT`, showing the stored one.
    */
   async send(connection: AgentConnection, frame: SendFrame, now: number = Date.now()): Promise<void> {
     const { message } = frame;
@@ -63,7 +85,7 @@ export class InboxService {
       return;
     }
     const stored: InboxMessage = {
-      id: `msg_${randomUUID()}`,
+      id: sentMessageId(connection.agentId, frame.id, message.to),
       from: connection.agentId,
       to: message.to,
       content: message.content,
@@ -77,6 +99,16 @@ export class InboxService {
     } catch (error) {
       this.log.error({ agentId: connection.agentId, to: message.to, error }, 'storing the message failed');
       connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the message could not be stored; retry shortly', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    if (!sameMessage(entry.message, stored)) {
+      connection.sendError(
+        frame.id,
+        makeError('E_CONFLICT', `frame id ${frame.id} already sent a different message; use a new id for a new message`, {
+          message_id: entry.message.id,
+          stored: { to: entry.message.to, type: entry.message.type, sent_at: entry.message.sent_at },
+        }),
+      );
       return;
     }
     this.log.debug({ agentId: connection.agentId, to: message.to, messageId: entry.message.id, type: message.type }, 'message sent');

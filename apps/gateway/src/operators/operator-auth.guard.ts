@@ -4,6 +4,7 @@ import { Reflector } from '@nestjs/core';
 import { makeError, roleAllows, type OperatorIdentity, type OperatorRole } from '@ahp/protocol';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
+import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import { OperatorApiError } from './api-error.js';
 import { OperatorAuthService } from './operator-auth.service.js';
 
@@ -18,6 +19,11 @@ export const RequireRole = (role: OperatorRole) => SetMetadata(REQUIRED_ROLE, ro
 /** The operator each authenticated request was made by (keyed by the request object itself). */
 const operators = new WeakMap<IncomingMessage, OperatorIdentity>();
 
+/** The operator a request was authenticated as by {@link OperatorAuthGuard}; undefined before the guard ran or when it refused. */
+export function operatorOf(request: IncomingMessage): OperatorIdentity | undefined {
+  return operators.get(request);
+}
+
 /** Injects the operator the call was authenticated as; only on routes behind {@link OperatorAuthGuard}. */
 export const CurrentOperator = createParamDecorator((_data: unknown, context: ExecutionContext): OperatorIdentity => {
   const operator = operators.get(context.switchToHttp().getRequest<IncomingMessage>());
@@ -27,8 +33,9 @@ export const CurrentOperator = createParamDecorator((_data: unknown, context: Ex
 
 /**
  * Authenticates every operator API call by its bearer token (401 `E_UNAUTHORIZED`, with
- * `WWW-Authenticate`, for a missing, unknown or revoked token) and checks the route's role (403
- * `E_FORBIDDEN` naming the role needed).
+ * `WWW-Authenticate`, for a missing, unknown or revoked token), counts it against the operator's
+ * rate limit (429 `E_RATE_LIMITED` with `Retry-After`; shared by all gateways through Redis) and
+ * checks the route's role (403 `E_FORBIDDEN` naming the role needed).
  */
 @Injectable()
 export class OperatorAuthGuard implements CanActivate {
@@ -38,11 +45,12 @@ export class OperatorAuthGuard implements CanActivate {
     @Inject(OperatorAuthService) private readonly auth: OperatorAuthService,
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(LOGGER) logger: JsonLogger,
+    @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
   ) {
     this.log = logger.child({ component: 'operator-auth' });
   }
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<IncomingMessage>();
     const result = this.auth.authenticate(request.headers.authorization);
     if (!result.ok) {
@@ -52,6 +60,11 @@ export class OperatorAuthGuard implements CanActivate {
           ? 'this gateway has no operator tokens (AHP_OPERATOR_TOKENS_FILE is not set)'
           : 'a valid operator bearer token is required';
       throw new OperatorApiError(makeError('E_UNAUTHORIZED', message));
+    }
+    const limited = await this.rateLimits.checkOperator(result.operator.id);
+    if (limited !== null) {
+      this.log.info({ operator: result.operator.id, method: request.method, url: request.url?.split('?')[0], retryAfterMs: limited.retry_after_ms }, 'operator call rate limited');
+      throw new OperatorApiError(limited);
     }
     const needed = this.reflector.getAllAndOverride<OperatorRole | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ?? 'viewer';
     if (!roleAllows(result.operator.role, needed)) {

@@ -3,6 +3,7 @@ import { Catch, HttpException, Inject, type ArgumentsHost } from '@nestjs/common
 import { BaseExceptionFilter, HttpAdapterHost } from '@nestjs/core';
 import { makeError, type AhpError } from '@ahp/protocol';
 import { LOGGER } from '../config/config.tokens.js';
+import { GatewayEvents } from '../events/gateway-events.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError, httpStatusFor } from './api-error.js';
 
@@ -32,7 +33,11 @@ export const OPERATOR_API_PREFIX = '/v1/operator';
 export class OperatorErrorFilter extends BaseExceptionFilter {
   private readonly log: JsonLogger;
 
-  constructor(@Inject(LOGGER) logger: JsonLogger, @Inject(HttpAdapterHost) adapterHost: HttpAdapterHost) {
+  constructor(
+    @Inject(LOGGER) logger: JsonLogger,
+    @Inject(HttpAdapterHost) adapterHost: HttpAdapterHost,
+    @Inject(GatewayEvents) private readonly events: GatewayEvents,
+  ) {
     super(adapterHost.httpAdapter);
     this.log = logger.child({ component: 'operator-api' });
   }
@@ -60,8 +65,11 @@ export class OperatorErrorFilter extends BaseExceptionFilter {
     }
     const response = host.switchToHttp().getResponse<ServerResponse>();
     if (response.headersSent) return;
+    this.events.emit('operatorErrorSent', { code: error.code, status });
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
     if (status === 401) headers['www-authenticate'] = 'Bearer realm="ahp-operators"';
+    // HTTP's own retry hint, in whole seconds (rounded up), beside the body's retry_after_ms.
+    if (status === 429 && error.retry_after_ms !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retry_after_ms / 1000)));
     response.writeHead(status, headers);
     response.end(JSON.stringify({ error }));
   }

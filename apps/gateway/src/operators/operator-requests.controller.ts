@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ListRequestsQuerySchema,
   RequestDecisionBodySchema,
@@ -9,6 +9,10 @@ import {
   type RequestDetailResponse,
   type RequestListResponse,
 } from '@ahp/protocol';
+import { REQUEST_DECISION_AUDIT } from '../audit/audit-specs.js';
+import { AuditInterceptor } from '../audit/audit.interceptor.js';
+import { Audited } from '../audit/audited.decorator.js';
+import { GrantsService } from '../grants/grants.service.js';
 import { RequestsService } from '../requests/requests.service.js';
 import { OperatorApiError, parseInput } from './api-error.js';
 import { CurrentOperator, OperatorAuthGuard, RequireRole } from './operator-auth.guard.js';
@@ -21,7 +25,10 @@ import { CurrentOperator, OperatorAuthGuard, RequireRole } from './operator-auth
 @Controller('v1/operator/requests')
 @UseGuards(OperatorAuthGuard)
 export class OperatorRequestsController {
-  constructor(@Inject(RequestsService) private readonly requests: RequestsService) {}
+  constructor(
+    @Inject(RequestsService) private readonly requests: RequestsService,
+    @Inject(GrantsService) private readonly grants: GrantsService,
+  ) {}
 
   @Get()
   async list(@Query() query: unknown): Promise<RequestListResponse> {
@@ -41,11 +48,16 @@ export class OperatorRequestsController {
   @Post(':requestId/decision')
   @HttpCode(200)
   @RequireRole('approver')
+  @Audited(REQUEST_DECISION_AUDIT)
+  @UseInterceptors(AuditInterceptor)
   async decide(@CurrentOperator() operator: OperatorIdentity, @Param('requestId') requestId: string, @Body() body: unknown): Promise<RequestDecisionResponse> {
     const id = parseInput(RequestIdSchema, requestId, 'request id');
     const decision = parseInput(RequestDecisionBodySchema, body, 'decision');
+    // A session-wide approval (`scope`) is refused before anything is decided when the request cannot take it.
+    await this.grants.checkScope(id, decision.scope);
     const result = await this.requests.decideAsOperator(operator, id, decision);
     if (!result.ok) throw new OperatorApiError(result.error);
-    return { outcome: result.outcome, request: result.state };
+    const grant = await this.grants.grantFor(operator, result.state, decision.scope);
+    return { outcome: result.outcome, request: result.state, ...(grant === undefined ? {} : { grant }) };
   }
 }

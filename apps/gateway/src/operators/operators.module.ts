@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { GrantsService } from '../grants/grants.service.js';
 import { PresenceModule } from '../presence/presence.module.js';
 import { RequestsModule } from '../requests/requests.module.js';
 import { TimelineModule } from '../timeline/timeline.module.js';
@@ -13,7 +14,8 @@ import { OperatorRequestsController } from './operator-requests.controller.js';
 @Module({
   imports: [RequestsModule, PresenceModule, TimelineModule],
   controllers: [OperatorRequestsController, OperatorAgentsController],
-  providers: [OperatorAuthService, OperatorAuthGuard, { provide: APP_FILTER, useClass: OperatorErrorFilter }],
+  // GrantsService: the decision route records session grants (GrantsModule serves /grants).
+  providers: [OperatorAuthService, OperatorAuthGuard, GrantsService, { provide: APP_FILTER, useClass: OperatorErrorFilter }],
   exports: [OperatorAuthService],
 })
 export class OperatorsModule {}

@@ -52,6 +52,17 @@ describe('checkOpenRequest', () => {
     expect(checkOpenRequest(lead, open('plan_approval', toAgent('lead')), lookup)?.message).toMatch(/own sender/);
     expect(checkOpenRequest(alice, open('plan_approval', toAgent('ghost')), lookup)?.code).toBe('E_NOT_FOUND');
   });
+
+  it('keeps the ids of approvals that rules open (req_tool_…) to the control plane', () => {
+    const planted: OpenRequest = {
+      request_id: 'req_tool_0b9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b',
+      type: 'tool_approval',
+      target: operators,
+      payload: { tool: 'bash', input: { command: 'ls' }, input_digest: 'a'.repeat(64) },
+    };
+    expect(checkOpenRequest(alice, planted, lookup)).toMatchObject({ code: 'E_FORBIDDEN', details: { request_id: planted.request_id } });
+    expect(checkOpenRequest(alice, { ...planted, request_id: 'req_toolbox' }, lookup)).toBeNull();
+  });
 });
 
 describe('checkAgentAnswer', () => {

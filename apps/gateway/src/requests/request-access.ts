@@ -6,7 +6,7 @@
  * The acting agent is always the connection's (from its token), never a name in a frame, so these
  * rules only ever compare the token's identity with the request or message.
  */
-import { makeError, roleAllows, type AgentIdentity, type AhpError, type OpenRequest, type OperatorIdentity, type ProtocolState } from '@ahp/protocol';
+import { TOOL_APPROVAL_REQUEST_PREFIX, makeError, roleAllows, type AgentIdentity, type AhpError, type OpenRequest, type OperatorIdentity, type ProtocolState } from '@ahp/protocol';
 
 /** Looks up a known, unrevoked agent (from the tokens file). */
 export type AgentLookup = (agentId: string) => AgentIdentity | undefined;
@@ -35,8 +35,13 @@ export function checkSend(sender: AgentIdentity, to: string, lookup: AgentLookup
  *   team's lead (seed 004: the lead stops its teammates); a `plan_approval` or `tool_approval`
  *   goes to the team's lead.
  * - addressed to operators: plan and tool approvals only; stopping an agent is its lead's call.
+ * - never under an id starting with `req_tool_`: those are the approvals rules open for hooks.
  */
 export function checkOpenRequest(sender: AgentIdentity, request: OpenRequest, lookup: AgentLookup): AhpError | null {
+  if (request.request_id.startsWith(TOOL_APPROVAL_REQUEST_PREFIX)) {
+    // Reserved for the approvals rules open on an agent's behalf (their id derives from the hook id).
+    return makeError('E_FORBIDDEN', `request ids starting with "${TOOL_APPROVAL_REQUEST_PREFIX}" are reserved for approvals that rules open`, { request_id: request.request_id });
+  }
   const target = request.target;
   if (target.kind === 'operators') {
     return request.type === 'shutdown'

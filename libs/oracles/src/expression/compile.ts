@@ -6,6 +6,7 @@
 import { FORBIDDEN_KEYS } from '@ahp/protocol';
 import { ExpressionError } from './errors.js';
 import { EXPRESSION_LIMITS, parse } from './parser.js';
+import { findNestedQuantifier } from './regex-safety.js';
 import type { Node } from './parser.js';
 import { asValue, equals, includes, member, orderedCompare, truthy } from './values.js';
 import type { Value } from './values.js';
@@ -175,6 +176,14 @@ function compilePattern(node: Node): RegExp {
   }
   if (source.length > EXPRESSION_LIMITS.maxRegexChars) {
     throw new ExpressionError(`regular expression longer than ${EXPRESSION_LIMITS.maxRegexChars} characters`, node.start);
+  }
+  // Patterns run on agent-supplied text; a nested quantifier can backtrack for seconds and stall the worker.
+  const nested = findNestedQuantifier(source);
+  if (nested !== undefined) {
+    throw new ExpressionError(
+      `regular expression repeats a group that itself repeats without bound (at "${source.slice(nested, nested + 24)}"), which can take exponential time on some inputs; rewrite it without nested quantifiers`,
+      node.start,
+    );
   }
   try {
     return new RegExp(source, flags);

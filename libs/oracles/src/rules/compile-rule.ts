@@ -4,8 +4,9 @@
  * configuration version; problems are collected (with the field path and, for expressions, the
  * offset inside the string) instead of thrown, so one pass reports them all.
  */
-import { FORBIDDEN_KEYS, durationToMs, escalationSteps } from '@ahp/protocol';
+import { APPROVAL_SIGNAL_TYPES, DEFAULT_APPROVAL_DEADLINE_MS, FORBIDDEN_KEYS, durationToMs, escalationSteps } from '@ahp/protocol';
 import type {
+  ApprovalRequirement,
   HookAction,
   HookEscalation,
   HookRule,
@@ -45,6 +46,8 @@ export interface CompiledVariant {
   readonly ttlMs: number;
   readonly type: string | undefined;
   readonly payload: Readonly<Partial<Record<Intensity, PayloadBuilder>>>;
+  /** Set for a rule with `require_approval`: its one payload is the `block` that asks for approval. */
+  readonly approval?: ApprovalRequirement;
 }
 
 /** A compiled rule. */
@@ -146,6 +149,11 @@ function compileVariant(
   const at = (field: string, ...rest: PathSegment[]): PathSegment[] =>
     own[field as keyof RuleFields] !== undefined ? [...setup.path, field, ...rest] : [...rulePath(setup.path, override), field, ...rest];
   const condition = expression(fields.condition, at('condition'), setup, cache);
+  if (fields.require_approval !== undefined) {
+    const approval = compileApproval(fields.require_approval, [...rulePath(setup.path, override), 'require_approval'], id, setup, cache);
+    if (condition === undefined || approval === undefined) return undefined;
+    return { override, when: undefined, condition, params: fields.params ?? {}, ladder: ['block'], ttlMs: inheritedTtlMs, type: fields.type ?? APPROVAL_SIGNAL_TYPES.required, ...approval };
+  }
   const ladder = fields.intensity !== undefined ? [fields.intensity] : fields.escalation !== undefined ? escalationSteps(fields.escalation) : [];
   const ttlMs = ttlOf(fields.escalation) ?? inheritedTtlMs;
 
@@ -219,6 +227,40 @@ function compileVariant(
     }
   }
   return { override, when: undefined, condition, params: fields.params ?? {}, ladder, ttlMs, type: fields.type, payload };
+}
+
+/**
+ * A rule with `require_approval`: a block whose reason is the rendered message (what the operator
+ * and, while it waits, the agent read), marked with the requirement the worker acts on.
+ */
+function compileApproval(
+  options: NonNullable<HookRule['require_approval']>,
+  at: PathSegment[],
+  id: string,
+  setup: RuleCompileSetup,
+  cache: Map<string, unknown>,
+): { approval: ApprovalRequirement; payload: Partial<Record<Intensity, PayloadBuilder>> } | undefined {
+  const message = options.message === undefined ? undefined : template(options.message, [...at, 'message'], setup, cache);
+  if (options.message !== undefined && message === undefined) return undefined;
+  const approval: ApprovalRequirement = {
+    deadline_ms: options.deadline === undefined ? DEFAULT_APPROVAL_DEADLINE_MS : (durationToMs(options.deadline) ?? DEFAULT_APPROVAL_DEADLINE_MS),
+    on_expiry: options.on_expiry ?? 'reject',
+  };
+  const fallback = (scope: ExpressionScope): string => {
+    const tool = member(member(scope.context, 'tool'), 'name');
+    return `${typeof tool === 'string' ? `this call of ${tool.slice(0, 200)}` : 'this tool call'} needs an operator's approval (rule "${id}" of ${setup.oracle})`;
+  };
+  const block: PayloadBuilder = (scope) => {
+    const rendered = message?.render(scope).trim();
+    return {
+      level: 'blocking',
+      decision: 'deny',
+      reason: rendered === undefined || rendered === '' ? fallback(scope) : rendered.slice(0, MAX_TEXT),
+      resolvable: true,
+      resolution_path: [],
+    };
+  };
+  return { approval, payload: { block } };
 }
 
 function rulePath(path: readonly PathSegment[], override: number | undefined): PathSegment[] {

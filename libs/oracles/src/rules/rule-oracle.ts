@@ -96,6 +96,7 @@ async function evaluateRule(
     rule: rule.id,
     payload: build(scope),
     details,
+    ...(variant.approval === undefined ? {} : { approval: variant.approval }),
   };
 }
 

@@ -50,8 +50,17 @@ export class ProductStack {
       workers: options.workers,
       keyPrefix,
       logDir,
-      // Load only to 127.0.0.1: the gateway's default would listen on every interface.
-      gatewayEnv: { HOST: '127.0.0.1', ...options.gatewayEnv },
+      // Load only to 127.0.0.1: the gateway's default would listen on every interface. The rate
+      // limits stay on (their Redis round trip is part of what is measured) but far above any
+      // rate the load generator offers, so a saturation search measures the system, not the limit.
+      gatewayEnv: {
+        HOST: '127.0.0.1',
+        AHP_AGENT_RATE_PER_S: '1000000',
+        AHP_AGENT_BURST: '1000000',
+        AHP_OPERATOR_RATE_PER_S: '1000000',
+        AHP_OPERATOR_BURST: '1000000',
+        ...options.gatewayEnv,
+      },
       ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
       ...(onLine === undefined ? {} : { onLine: (service: string, line: string) => onLine(service, line) }),
     });

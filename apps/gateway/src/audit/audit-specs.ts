@@ -1,0 +1,42 @@
+/**
+ * How each audited operator route is recorded (see `@Audited`). Kept here, beside the trail,
+ * so that what the trail says about each action is one reviewable list.
+ */
+import type { JsonObject, PublishConfigResponse, RequestDecisionResponse } from '@ahp/protocol';
+import type { AuditSpec, AuditedRequest } from './audited.decorator.js';
+
+function field(request: AuditedRequest, name: string): unknown {
+  const body = request.body;
+  return body !== null && typeof body === 'object' && Object.hasOwn(body, name) ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/** `POST /v1/operator/requests/:requestId/decision`: the request, yes or no, and the status it ended in. */
+export const REQUEST_DECISION_AUDIT: AuditSpec<RequestDecisionResponse> = {
+  action: 'request.decide',
+  target: (request) => request.params['requestId'] ?? '',
+  outcome: (result) => (result.outcome === 'applied' ? 'applied' : 'unchanged'),
+  details: (request, result) => {
+    const details: JsonObject = {};
+    const approve = field(request, 'approve');
+    if (typeof approve === 'boolean') details['approve'] = approve;
+    if (field(request, 'modified_input') !== undefined) details['modified_input'] = true;
+    if (result !== undefined) {
+      details['status'] = result.request.status;
+      details['request_type'] = result.request.type;
+    }
+    return details;
+  },
+};
+
+/** `POST /v1/operator/config`: the hooks configuration, the version now current, or why it was refused. */
+export const CONFIG_PUBLISH_AUDIT: AuditSpec<PublishConfigResponse> = {
+  action: 'config.publish',
+  target: () => 'hooks',
+  outcome: (result) => (result.unchanged ? 'unchanged' : 'applied'),
+  details: (request, result) => {
+    const source = field(request, 'source');
+    const details: JsonObject = typeof source === 'string' ? { bytes: Buffer.byteLength(source, 'utf8') } : {};
+    if (result !== undefined) details['version'] = result.version;
+    return details;
+  },
+};

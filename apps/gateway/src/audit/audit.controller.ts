@@ -1,0 +1,25 @@
+import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
+import { AuditQuerySchema, type AuditListResponse } from '@ahp/protocol';
+import { parseInput } from '../operators/api-error.js';
+import { OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
+import { AuditService } from './audit.service.js';
+
+/** `GET /v1/operator/audit`: the audit trail, newest first, for admins. */
+@Controller('v1/operator/audit')
+@UseGuards(OperatorAuthGuard)
+export class AuditController {
+  constructor(@Inject(AuditService) private readonly audit: AuditService) {}
+
+  @Get()
+  @RequireRole('admin')
+  async list(@Query() query: unknown): Promise<AuditListResponse> {
+    const filter = parseInput(AuditQuerySchema, { ...(query as object) }, 'query');
+    return this.audit.read({
+      limit: filter.limit,
+      ...(filter.since === undefined ? {} : { since: Date.parse(filter.since) }),
+      ...(filter.until === undefined ? {} : { until: Date.parse(filter.until) }),
+      ...(filter.operator === undefined ? {} : { operator: filter.operator }),
+      ...(filter.action === undefined ? {} : { action: filter.action }),
+    });
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayConfigError, describeConfig, parseGatewayConfig } from './gateway-config.js';
+
+const REQUIRED = { REDIS_URL: 'redis://127.0.0.1:1', AHP_AGENT_TOKENS_FILE: '/etc/ahp/agents.json' };
+
+function refusedVariables(env: Record<string, string>): string[] {
+  try {
+    parseGatewayConfig({ ...REQUIRED, ...env });
+  } catch (error) {
+    if (error instanceof GatewayConfigError) return error.issues.map((issue) => issue.variable);
+    throw error;
+  }
+  return [];
+}
+
+describe('rate limit configuration', () => {
+  it('has generous documented defaults: a reconnect re-sending every in-flight hook stays inside the agent burst', () => {
+    const config = parseGatewayConfig(REQUIRED);
+    expect(config).toMatchObject({ agentRatePerSecond: 100, agentBurst: 500, operatorRatePerSecond: 50, operatorBurst: 200 });
+    expect(config.agentBurst).toBeGreaterThanOrEqual(config.maxInFlight);
+  });
+
+  it('reads decimals, 0 (off) and bursts', () => {
+    const config = parseGatewayConfig({
+      ...REQUIRED,
+      AHP_AGENT_RATE_PER_S: '0.5',
+      AHP_AGENT_BURST: '3',
+      AHP_OPERATOR_RATE_PER_S: '0',
+      AHP_OPERATOR_BURST: ' 7 ',
+    });
+    expect(config).toMatchObject({ agentRatePerSecond: 0.5, agentBurst: 3, operatorRatePerSecond: 0, operatorBurst: 7 });
+  });
+
+  it('names the variable of a bad value', () => {
+    expect(refusedVariables({ AHP_AGENT_RATE_PER_S: '-1' })).toEqual(['AHP_AGENT_RATE_PER_S']);
+    expect(refusedVariables({ AHP_AGENT_RATE_PER_S: 'fast' })).toEqual(['AHP_AGENT_RATE_PER_S']);
+    expect(refusedVariables({ AHP_OPERATOR_RATE_PER_S: '2000000' })).toEqual(['AHP_OPERATOR_RATE_PER_S']);
+    expect(refusedVariables({ AHP_AGENT_BURST: '0' })).toEqual(['AHP_AGENT_BURST']);
+    expect(refusedVariables({ AHP_OPERATOR_BURST: '1.5' })).toEqual(['AHP_OPERATOR_BURST']);
+  });
+
+  it('describes the four variables with their defaults (for --describe-config and compose-check)', () => {
+    const described = Object.fromEntries(describeConfig().map((variable) => [variable.name, variable]));
+    expect(described['AHP_AGENT_RATE_PER_S']).toMatchObject({ required: false, default: '100' });
+    expect(described['AHP_AGENT_BURST']).toMatchObject({ required: false, default: '500' });
+    expect(described['AHP_OPERATOR_RATE_PER_S']).toMatchObject({ required: false, default: '50' });
+    expect(described['AHP_OPERATOR_BURST']).toMatchObject({ required: false, default: '200' });
+  });
+});

@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { makeError, type AhpError, type ClientFrameType } from '@ahp/protocol';
+import { createRateLimiter, type RateLimiter, type RedisClient, type StoreKeys } from '@ahp/store';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
+
+/**
+ * The frames an agent's rate limit counts: the ones that make the control plane work (a hook
+ * enqueues an evaluation, the others write to Redis). `hello` and `inbox_ack` are free: a
+ * handshake has its own deadline, and acknowledging only ever removes work — refusing it would
+ * make the gateway deliver the same messages again.
+ */
+export const RATE_LIMITED_FRAME_TYPES: ReadonlySet<ClientFrameType> = new Set<ClientFrameType>([
+  'hook',
+  'request',
+  'response',
+  'send',
+  'signal_response',
+  'event',
+]);
+
+/**
+ * Per-agent and per-operator rate limits (`AHP_AGENT_RATE_PER_S` / `AHP_AGENT_BURST`,
+ * `AHP_OPERATOR_RATE_PER_S` / `AHP_OPERATOR_BURST`), counted in Redis so they hold across
+ * gateways. Each check answers `null` (go ahead) or the `E_RATE_LIMITED` error to send, with
+ * `retry_after_ms` from the bucket. A rate of 0 switches a limit off; when Redis cannot be asked
+ * the request goes ahead (the store's limiter fails open and logs it).
+ */
+@Injectable()
+export class RateLimitsService {
+  private readonly agents: RateLimiter | undefined;
+  private readonly operators: RateLimiter | undefined;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(REDIS) redis: RedisClient,
+    @Inject(STORE_KEYS) keys: StoreKeys,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    const log = logger.child({ component: 'rate-limit' });
+    const limiter = (kind: string, ratePerSecond: number, burst: number) =>
+      ratePerSecond > 0 ? createRateLimiter({ redis, keys, kind, limit: { ratePerSecond, burst }, logger: log }) : undefined;
+    this.agents = limiter('agent', config.agentRatePerSecond, config.agentBurst);
+    this.operators = limiter('operator', config.operatorRatePerSecond, config.operatorBurst);
+  }
+
+  /** Whether frames of this type count against the agent's limit at all. */
+  counts(type: ClientFrameType): boolean {
+    return this.agents !== undefined && RATE_LIMITED_FRAME_TYPES.has(type);
+  }
+
+  /** Takes one frame from the agent's bucket: null when allowed, else the error to answer the frame with. */
+  checkAgent(agentId: string): Promise<AhpError | null> {
+    return this.check(this.agents, agentId, 'frames from this agent');
+  }
+
+  /** Takes one call from the operator's bucket: null when allowed, else the error for a 429. */
+  checkOperator(operatorId: string): Promise<AhpError | null> {
+    return this.check(this.operators, operatorId, 'operator API calls by this operator');
+  }
+
+  private async check(limiter: RateLimiter | undefined, subject: string, what: string): Promise<AhpError | null> {
+    if (limiter === undefined) return null;
+    const decision = await limiter.take(subject);
+    if (decision.allowed) return null;
+    const { ratePerSecond, burst } = limiter.limit;
+    return makeError(
+      'E_RATE_LIMITED',
+      `too many ${what}: at most ${ratePerSecond} per second (bursts of ${burst}); retry after ${decision.retryAfterMs} ms`,
+      { limit: { rate_per_second: ratePerSecond, burst }, subject: limiter.kind },
+      { retryAfterMs: decision.retryAfterMs },
+    );
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * The worker's half of tool approvals required by rules (docs/protocol.md, "Tool approvals
+ * required by rules"). A hook never waits for a person inside one evaluation: the oracles'
+ * decision says "approval required" (a block signal with `context.approval`), and this module
+ * turns it into the answer the server stands by, in two rounds:
+ *
+ * 1. First round: no usable approval yet. A `tool_approval` request is opened for the hook
+ *    (idempotently: its id derives from the hook id) BEFORE the decision is stored, and the
+ *    decision is a block with `resolution: { kind: 'await_approval', request_id, deadline }`.
+ * 2. Second round: the agent sends the same call again as a new hook, with
+ *    `context.approval = { request_id }`. A request that binds to this call (same agent, session,
+ *    tool, input digest) and is settled decides, used exactly once (`consume`): approved → allow
+ *    (an aid signal), or control with the person's input; rejected → block with their feedback;
+ *    expired → block with its own reason, or allow when the rule says `on_expiry: approve`. Still
+ *    pending → the same wait again. A request that does not bind is ignored.
+ *
+ * Before opening a request, a live session grant covering the call allows it (an aid signal
+ * naming the grant), and a request an earlier hook opened for the identical call in this session
+ * is used as if presented (a Claude Code retry carries no `context.approval`).
+ *
+ * Other oracles still count: a hard block from another oracle makes the approval moot (the
+ * approval signals are dropped and nothing is asked), and their control signals apply alongside
+ * the person's decision.
+ */
+import { canonicalJson } from '@ahp/oracles';
+import {
+  APPROVAL_SIGNAL_TYPES,
+  HookDecisionSchema,
+  SignalSchema,
+  aggregateSignals,
+  approvalRequirementOf,
+  presentedApproval,
+} from '@ahp/protocol';
+import type { ApprovalRequirement, HookDecision, HookJobData, JsonObject, Modification, ProtocolState, Signal, SignalPayload, ToolGrant } from '@ahp/protocol';
+import type { Logger, ToolApprovalStore, ToolCall, ToolGrantStore } from '@ahp/store';
+import { approvalBindsTo, toolInputDigest } from '@ahp/store';
+
+/** What {@link createToolApprovals} needs. */
+export interface ToolApprovalsOptions {
+  readonly approvals: Pick<ToolApprovalStore, 'open' | 'findForCall' | 'get' | 'consume' | 'settleIfDue'>;
+  readonly grants: Pick<ToolGrantStore, 'match'>;
+  readonly logger: Logger;
+}
+
+/** Extra clock and ids of one job, shared with the evaluation that produced the decision. */
+export interface ToolApprovalsDeps {
+  readonly now: () => number;
+  readonly newId: () => string;
+}
+
+/** Applies the approval flow to one evaluated decision; returns it unchanged when no rule asked for approval. */
+export type ToolApprovals = (job: HookJobData, decision: HookDecision, deps: ToolApprovalsDeps) => Promise<HookDecision>;
+
+/** A Modification per top-level key of the tool input that the person changed (a removed key becomes `null`). */
+export function inputModifications(original: JsonObject, approved: JsonObject, reason: string): Modification[] {
+  const keys = [...new Set([...Object.keys(original), ...Object.keys(approved)])];
+  return keys.flatMap((key) => {
+    const before = original[key];
+    const after = approved[key];
+    if (canonicalJson(before) === canonicalJson(after)) return [];
+    return [{ target: key, original: before ?? null, updated: after ?? null, reason }];
+  });
+}
+
+/** The tool call of a `pre-tool-use` context (`tool.name`, `tool.input`), or undefined when it names no tool. */
+export function toolCallOf(job: HookJobData): ToolCall | undefined {
+  const tool = job.context['tool'];
+  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return undefined;
+  const name = (tool as JsonObject)['name'];
+  const input = (tool as JsonObject)['input'];
+  if (typeof name !== 'string' || name.length === 0 || name.length > 256) return undefined;
+  const object = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as JsonObject) : {};
+  return { agentId: job.agent.id, sessionId: job.session_id, tool: name, input: object };
+}
+
+/** Several approval rules matched: one request, on the strictest terms (shortest deadline; reject unless all approve). */
+function combinedRequirement(asking: readonly Signal[]): ApprovalRequirement {
+  const requirements = asking.flatMap((signal) => approvalRequirementOf(signal) ?? []);
+  return {
+    deadline_ms: Math.min(...requirements.map((r) => r.deadline_ms)),
+    on_expiry: requirements.every((r) => r.on_expiry === 'approve') ? 'approve' : 'reject',
+  };
+}
+
+function reasonOf(signal: Signal): string {
+  return signal.payload.level === 'blocking' ? signal.payload.reason : signal.header.type;
+}
+
+/** Creates the flow; see the module comment. */
+export function createToolApprovals(options: ToolApprovalsOptions): ToolApprovals {
+  const { approvals, grants, logger } = options;
+
+  return async (job, decision, deps) => {
+    if (job.trigger !== 'pre-tool-use' || decision.decided_by !== 'oracles') return decision;
+    const asking = decision.signals.filter((signal) => approvalRequirementOf(signal) !== undefined);
+    const first = asking[0];
+    if (first === undefined) return decision;
+    const others = decision.signals.filter((signal) => !asking.includes(signal));
+    const fields = { agentId: job.agent.id, sessionId: job.session_id, correlationId: job.hook_id };
+    const at = () => new Date(deps.now()).toISOString();
+
+    /** The decision with the approval signals replaced by `outcome` (none: dropped), at the first one's place. */
+    const rebuild = (outcome: Signal | undefined): HookDecision => {
+      const signals = decision.signals.flatMap((signal) => (signal === first && outcome !== undefined ? [outcome] : asking.includes(signal) ? [] : [signal]));
+      const aggregated = aggregateSignals({
+        hookId: decision.hook_id,
+        trigger: decision.trigger,
+        signals,
+        now: at(),
+        ...(decision.config_version === undefined ? {} : { configVersion: decision.config_version }),
+      });
+      return HookDecisionSchema.parse(decision.error === undefined ? aggregated : { ...aggregated, error: decision.error });
+    };
+
+    /** A signal of the approval flow, from the rule that asked: same source and provenance, the outcome in `context.approval`. */
+    const outcomeSignal = (type: string, payload: SignalPayload, approval: JsonObject): Signal => {
+      const { approval: _requirement, ...provenance } = first.context;
+      return SignalSchema.parse({
+        header: {
+          id: deps.newId(),
+          type,
+          timestamp: at(),
+          source: first.header.source,
+          intensity: payload.level === 'blocking' ? 'block' : payload.level === 'controlling' ? 'control' : 'aid',
+          correlation_id: job.hook_id,
+        },
+        context: { ...provenance, approval },
+        payload,
+      });
+    };
+
+    // Another oracle blocks on its own: asking a person would change nothing.
+    if (others.some((signal) => signal.header.intensity === 'block')) return rebuild(undefined);
+
+    const reason = asking.map(reasonOf).join('; ');
+    const call = toolCallOf(job);
+    if (call === undefined) {
+      logger.warn(fields, 'a rule asks for approval of a hook that names no tool (context.tool.name); blocking without a request');
+      return rebuild(
+        outcomeSignal(
+          APPROVAL_SIGNAL_TYPES.required,
+          { level: 'blocking', decision: 'deny', reason: `${reason} (it cannot be submitted for approval: the hook names no tool in context.tool.name)`, resolvable: false, resolution_path: [] },
+          { status: 'unavailable' },
+        ),
+      );
+    }
+    const digest = toolInputDigest(call.input);
+    const requirement = combinedRequirement(asking);
+
+    const awaiting = (state: ProtocolState): HookDecision => {
+      const deadline = state.deadline ?? at();
+      return rebuild(
+        outcomeSignal(
+          first.header.type,
+          {
+            level: 'blocking',
+            decision: 'deny',
+            reason: `${reason.replace(/[.\s]+$/, '')}. Waiting for an operator's decision on approval request ${state.request_id} (deadline ${deadline}).`,
+            resolvable: true,
+            resolution_path: [
+              `wait until an operator decides approval request ${state.request_id} (deadline ${deadline})`,
+              `then send the same call again (with context.approval = { "request_id": "${state.request_id}" })`,
+            ],
+            resolution: { kind: 'await_approval', request_id: state.request_id, deadline },
+          },
+          { request_id: state.request_id, status: 'pending', deadline, on_expiry: state.type === 'tool_approval' ? (state.payload.on_expiry ?? 'reject') : 'reject' },
+        ),
+      );
+    };
+
+    /** The decision a settled request gives this hook, once; undefined when it cannot be used (taken by another hook, cancelled). */
+    const fromSettled = async (found: ProtocolState): Promise<HookDecision | undefined> => {
+      const state = await approvals.settleIfDue(found, deps.now());
+      if (state.status === 'pending') return awaiting(state);
+      if (state.status === 'cancelled' || state.type !== 'tool_approval') return undefined;
+      const used = await approvals.consume(state.request_id, job.hook_id);
+      if (used.outcome !== 'consumed') {
+        logger.info({ ...fields, requestId: state.request_id, consume: used.outcome }, 'approval request already used by another hook; asking again');
+        return undefined;
+      }
+      const id = state.request_id;
+      const by = state.decided_by ?? 'an operator';
+      const approval = { request_id: id, status: state.status, ...(state.decided_by === undefined ? {} : { decided_by: state.decided_by }) };
+      logger.info({ ...fields, requestId: id, status: state.status, decidedBy: state.decided_by }, `tool approval used: ${state.status}`);
+      switch (state.status) {
+        case 'approved': {
+          const modifications =
+            state.modified_input === undefined ? [] : inputModifications(call.input, state.modified_input, `modified by ${by} when approving request ${id}`);
+          if (modifications.length > 0) {
+            return rebuild(
+              outcomeSignal(APPROVAL_SIGNAL_TYPES.approved, { level: 'controlling', decision: 'allow_with_modification', modifications, reversible: false }, approval),
+            );
+          }
+          const said = state.feedback === undefined || state.feedback === '' ? '' : `: ${state.feedback}`;
+          return rebuild(outcomeSignal(APPROVAL_SIGNAL_TYPES.approved, { level: 'aiding', decision: 'suggest', context: `Approved by ${by} (approval request ${id})${said}`, suggestions: [] }, approval));
+        }
+        case 'rejected':
+          return rebuild(
+            outcomeSignal(
+              APPROVAL_SIGNAL_TYPES.rejected,
+              {
+                level: 'blocking',
+                decision: 'deny',
+                reason: state.feedback === undefined || state.feedback === '' ? `${by} rejected this call (approval request ${id})` : state.feedback,
+                resolvable: false,
+                resolution_path: [],
+              },
+              approval,
+            ),
+          );
+        case 'expired': {
+          const text = `approval request ${id} expired without a decision`;
+          if (state.payload.on_expiry === 'approve') {
+            return rebuild(
+              outcomeSignal(APPROVAL_SIGNAL_TYPES.expired, { level: 'aiding', decision: 'suggest', context: `${text}; the rule allows the call on expiry (on_expiry: approve)`, suggestions: [] }, approval),
+            );
+          }
+          return rebuild(
+            outcomeSignal(
+              APPROVAL_SIGNAL_TYPES.expired,
+              { level: 'blocking', decision: 'deny', reason: text, resolvable: true, resolution_path: ['send the call again to ask for a new approval'] },
+              approval,
+            ),
+          );
+        }
+      }
+    };
+
+    const byGrant = (grant: ToolGrant): HookDecision => {
+      logger.info({ ...fields, grantId: grant.grant_id, requestId: grant.request_id }, 'tool call allowed by a session grant');
+      return rebuild(
+        outcomeSignal(
+          APPROVAL_SIGNAL_TYPES.granted,
+          {
+            level: 'aiding',
+            decision: 'suggest',
+            context: `Allowed by session grant ${grant.grant_id} (granted by ${grant.granted_by} from approval request ${grant.request_id}, ${grant.scope === 'session' ? 'this input' : 'any input of this tool'})`,
+            suggestions: [],
+          },
+          { grant_id: grant.grant_id, request_id: grant.request_id, status: 'granted', granted_by: grant.granted_by },
+        ),
+      );
+    };
+
+    // 1. The approval the agent presents, when it binds to this very call.
+    const presented = presentedApproval(job.context);
+    if (presented !== undefined) {
+      const state = await approvals.get(presented);
+      if (state !== null && approvalBindsTo(state, call, digest)) {
+        const decided = await fromSettled(state);
+        if (decided !== undefined) return decided;
+      } else {
+        logger.info({ ...fields, requestId: presented }, 'presented approval does not bind to this call (agent, session, tool or input differ); ignored');
+      }
+    }
+    // 2. A session grant.
+    const grant = await grants.match({ agentId: call.agentId, sessionId: call.sessionId, tool: call.tool, inputDigest: digest }, deps.now());
+    if (grant !== null) return byGrant(grant);
+    // 3. A request an earlier hook opened for the identical call.
+    const earlier = await approvals.findForCall(call);
+    if (earlier !== null && earlier.request_id !== presented) {
+      const decided = await fromSettled(earlier);
+      if (decided !== undefined) return decided;
+    }
+    // 4. A new request for this hook.
+    const opened = await approvals.open({
+      hookId: job.hook_id,
+      call,
+      deadlineMs: requirement.deadline_ms,
+      onExpiry: requirement.on_expiry,
+      reason: reason.slice(0, 16 * 1024),
+      ...(typeof first.context['rule'] === 'string' ? { rule: `${job.trigger}/${first.header.source}/${first.context['rule']}`.slice(0, 256) } : {}),
+      now: deps.now(),
+    });
+    if (opened.outcome === 'conflict') {
+      logger.error({ ...fields, requestId: opened.state?.request_id }, 'the approval request id of this hook is taken by a request for another call; blocking');
+      return rebuild(
+        outcomeSignal(
+          APPROVAL_SIGNAL_TYPES.required,
+          { level: 'blocking', decision: 'deny', reason: `${reason} (the approval request could not be opened: its id is taken by another request)`, resolvable: false, resolution_path: [] },
+          { status: 'unavailable' },
+        ),
+      );
+    }
+    logger.info({ ...fields, requestId: opened.state.request_id, created: opened.outcome === 'opened', deadline: opened.state.deadline }, 'tool call waits for approval');
+    // A retried job finds the request it opened and answers as the first run did: the wait. (If the
+    // request was settled meanwhile, the agent sees that at once and presents it in its next hook;
+    // using it here would spend it on a hook whose first answer may already be stored.)
+    return awaiting(opened.state);
+  };
+}
