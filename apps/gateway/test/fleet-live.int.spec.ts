@@ -197,3 +197,18 @@ describe('who may open the live feed', () => {
     expect(OperatorErrorBodySchema.parse(await response.json()).error.code).toBe('E_UNAUTHORIZED');
   });
 });
+
+describe('shutdown', () => {
+  it('ends open live streams, so an operator’s console does not hold the gateway open', async () => {
+    const second = await startTestGateway({
+      name: 'fleet-live-shutdown',
+      operators: [{ id: 'op-viv', name: 'Viv', role: 'viewer', token: newToken() }],
+      env: { AHP_SHUTDOWN_GRACE_MS: '100' },
+    });
+    const response = await fetch(`${second.httpUrl}/v1/operator/live`, { headers: { authorization: `Bearer ${second.operators['op-viv']!.token}` } });
+    expect(response.status).toBe(200);
+    const body = response.text(); // resolves only when the server ends the stream
+    await second.stop();
+    expect(await body).toContain('event: ready');
+  });
+});

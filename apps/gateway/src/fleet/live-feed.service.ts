@@ -19,7 +19,8 @@ export const MAX_LIVE_SUBSCRIBERS = 1000;
  */
 @Injectable()
 export class LiveFeedService implements OnModuleInit, OnModuleDestroy {
-  private readonly subscribers = new Set<LiveSubscriber>();
+  /** Open streams: what to send them, and how to end them (at shutdown). */
+  private readonly subscribers = new Map<LiveSubscriber, () => void>();
   private readonly log: JsonLogger;
   private configWatch: { stop(): Promise<void> } | undefined;
 
@@ -43,6 +44,9 @@ export class LiveFeedService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    // An open event stream is an open HTTP request: the server cannot close until it ends, and an
+    // operator's console would otherwise hold a gateway's shutdown. Clients reconnect elsewhere.
+    for (const end of [...this.subscribers.values()]) end();
     this.subscribers.clear();
     await this.configWatch?.stop();
     await this.tail.stop();
@@ -52,15 +56,18 @@ export class LiveFeedService implements OnModuleInit, OnModuleDestroy {
     return this.subscribers.size;
   }
 
-  /** Adds a subscriber; returns its unsubscribe function, or null when the gateway is at {@link MAX_LIVE_SUBSCRIBERS}. */
-  subscribe(subscriber: LiveSubscriber): (() => void) | null {
+  /**
+   * Adds a subscriber and the function that ends its stream (called at shutdown); returns its
+   * unsubscribe function, or null when the gateway is at {@link MAX_LIVE_SUBSCRIBERS}.
+   */
+  subscribe(subscriber: LiveSubscriber, end: () => void): (() => void) | null {
     if (this.subscribers.size >= MAX_LIVE_SUBSCRIBERS) return null;
-    this.subscribers.add(subscriber);
+    this.subscribers.set(subscriber, end);
     return () => this.subscribers.delete(subscriber);
   }
 
   private broadcast(events: readonly OperatorLiveEvent[]): void {
-    for (const subscriber of [...this.subscribers]) {
+    for (const subscriber of [...this.subscribers.keys()]) {
       try {
         subscriber(events);
       } catch (error) {

@@ -59,7 +59,7 @@ export class LiveController {
 
     const unsubscribe = this.feed.subscribe((events) => {
       for (const event of events) send(event);
-    });
+    }, close);
     if (unsubscribe === null) {
       throw new OperatorApiError(makeError('E_UNAVAILABLE', 'this gateway serves as many live streams as it can; retry on another', undefined, { retryAfterMs: 5000 }));
     }
