@@ -7,12 +7,12 @@
 // the operator API's timeline shows the reported events.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { AgentEvent, JsonObject, Plan, TimelineResponse } from '@ahp/protocol';
+import { RequestListResponseSchema, type AgentEvent, type JsonObject, type Plan, type TimelineResponse } from '@ahp/protocol';
 import { connect, runAgentLoop, scriptedModel, type AhpClient, type ModelAction } from '@ahp/sdk';
 import { runTool } from '@ahp/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allWorkersServe, publishThroughStore } from './config-support.js';
-import { startSystem, type System } from './harness.js';
+import { eventually, startSystem, type System } from './harness.js';
 import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../.ahp/hooks.yaml', import.meta.url));
@@ -56,7 +56,10 @@ describe('SDK reference agent loop', () => {
   let client: AhpClient;
 
   beforeAll(async () => {
-    operators = await writeOperatorTokens([{ id: 'op-vera', name: 'Vera', role: 'viewer' }]);
+    operators = await writeOperatorTokens([
+      { id: 'op-vera', name: 'Vera', role: 'viewer' },
+      { id: 'op-ian', name: 'Ian', role: 'approver' },
+    ]);
     system = await startSystem({
       name: 'agent-loop',
       agents: [{ id: 'ada', name: 'ada', team: 'lab', role: 'teammate' }],
@@ -129,10 +132,29 @@ describe('SDK reference agent loop', () => {
     expect(progress.at(-1)).toMatchObject({ title: 'ship the fix, v2', steps: [{ id: 'edit', status: 'done' }, { id: 'release', status: 'done' }] });
   });
 
-  it('stops with MAX_ITER at a low iteration limit', async () => {
+  it('stops with MAX_ITER at a low iteration limit and asks the operators to intervene', async () => {
     const model = scriptedModel({ plans: [{ title: 'think', steps: [step('ponder')] }], actions: [text('hmm'), text('hmm again')] });
     const result = await runAgentLoop({ model, tools: tools([]), client, goal: 'think', limits: { maxIterations: 2 } });
     expect(result).toMatchObject({ stopReason: 'MAX_ITER', iterations: 3 });
     expect(result.plan.steps[0]?.status).toBe('in_progress');
+
+    // The request waits in the operators' queue (the console's approvals page) …
+    const requestId = result.intervention?.requestId ?? '';
+    const api = operatorApi(system.stack.gateways[0]!);
+    const queue = await eventually(async () => {
+      const { json } = await operatorCall(api, operators.token('op-vera'), 'GET', '/requests?status=pending&target=operators&type=intervention');
+      const list = RequestListResponseSchema.parse(json).requests;
+      return list.some((r) => r.request_id === requestId) ? list : undefined;
+    }, 'the intervention request in the operators queue');
+    expect(queue.find((r) => r.request_id === requestId)).toMatchObject({
+      type: 'intervention',
+      sender: 'ada',
+      payload: { reason: 'MAX_ITER', iteration: 3, plan_step: 'ponder' },
+    });
+
+    // … and a person's answer reaches the stopped agent.
+    const decided = await operatorCall(api, operators.token('op-ian'), 'POST', `/requests/${requestId}/decision`, { approve: true, feedback: 'Write down what you know, then continue.' });
+    expect(decided.status).toBe(200);
+    await expect(result.intervention?.decision).resolves.toMatchObject({ approved: true, status: 'approved', feedback: 'Write down what you know, then continue.' });
   });
 });

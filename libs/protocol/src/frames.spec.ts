@@ -236,7 +236,9 @@ describe('frame tables', () => {
               ? { reason: 'done' }
               : type === 'plan_approval'
                 ? { plan }
-                : { tool: 'bash', input: { command: 'ls' }, input_digest: 'a'.repeat(64) },
+                : type === 'intervention'
+                  ? { reason: 'MAX_ITER', summary: 'stopped after 21 iterations on step s2', iteration: 21, plan_step: 's2' }
+                  : { tool: 'bash', input: { command: 'ls' }, input_digest: 'a'.repeat(64) },
         },
       };
       expect(parseClientFrame(text(frame)).ok).toBe(true);

@@ -41,6 +41,7 @@ import {
   RequestIdSchema,
   RequestTargetSchema,
   ShutdownRequestPayloadSchema,
+  InterventionPayloadSchema,
   ToolApprovalPayloadSchema,
 } from './request.js';
 import { SignalResponseSchema } from './signal-response.js';
@@ -163,6 +164,7 @@ export const OpenRequestSchema = z
     z.strictObject({ ...openRequestFields, type: z.literal('shutdown'), payload: ShutdownRequestPayloadSchema }),
     z.strictObject({ ...openRequestFields, type: z.literal('plan_approval'), payload: PlanApprovalPayloadSchema }),
     z.strictObject({ ...openRequestFields, type: z.literal('tool_approval'), payload: ToolApprovalPayloadSchema }),
+    z.strictObject({ ...openRequestFields, type: z.literal('intervention'), payload: InterventionPayloadSchema }),
   ])
   .meta({ id: 'OpenRequest', description: 'A request to open: id, type, target, matching payload, optional deadline.' });
 export type OpenRequest = z.infer<typeof OpenRequestSchema>;

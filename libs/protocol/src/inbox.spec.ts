@@ -48,8 +48,8 @@ describe('InboxMessageSchema', () => {
     expect(InboxMessageSchema.parse(noMeta)).toEqual(CHAT);
   });
 
-  it('knows the eight message types and no others', () => {
-    expect(INBOX_MESSAGE_TYPES).toHaveLength(8);
+  it('knows the ten message types and no others', () => {
+    expect(INBOX_MESSAGE_TYPES).toHaveLength(10);
     expect(issues(InboxMessageSchema, { ...CHAT, type: 'broadcast' })[0]).toMatchObject({ code: 'invalid_value', path: ['type'] });
   });
 

@@ -32,6 +32,8 @@ export const INBOX_MESSAGE_TYPES = [
   'plan_approval_response',
   'tool_approval_request',
   'tool_approval_response',
+  'intervention_request',
+  'intervention_response',
   'idle_notification',
 ] as const;
 

@@ -188,6 +188,7 @@ export {
   RequestTypeSchema,
   ResponseTypeSchema,
   ShutdownRequestPayloadSchema,
+  InterventionPayloadSchema,
   ToolApprovalPayloadSchema,
   applyResponse,
   cancelRequest,
@@ -214,6 +215,7 @@ export type {
   RequestType,
   ResponseType,
   ShutdownRequestPayload,
+  InterventionPayload,
   ToolApprovalPayload,
 } from './request.js';
 export {

@@ -303,3 +303,28 @@ describe('cancelRequest', () => {
     expect(cancelRequest(cancelled.state, 'lead', T2)).toEqual({ outcome: 'not_pending', state: cancelled.state });
   });
 });
+
+describe('intervention requests', () => {
+  const at = '2026-11-22T10:00:00.000Z';
+  const open = () =>
+    createRequest({
+      requestId: 'req_help_1',
+      type: 'intervention',
+      sender: 'alice',
+      target: { kind: 'operators' },
+      now: at,
+      payload: { reason: 'MAX_ITER', summary: 'stopped after 21 iterations on step s2', iteration: 21, plan_step: 's2' },
+    });
+
+  it('is answered only by an intervention_response', () => {
+    expect(ProtocolStateSchema.parse(open()).type).toBe('intervention');
+    expect(responseTypeFor('intervention')).toBe('intervention_response');
+    expect(requestTypeFor('intervention_response')).toBe('intervention');
+  });
+
+  it('needs a reason and a summary, and refuses unknown payload fields', () => {
+    const state = open();
+    expect(ProtocolStateSchema.safeParse({ ...state, payload: { reason: 'MAX_ITER' } }).success).toBe(false);
+    expect(ProtocolStateSchema.safeParse({ ...state, payload: { ...state.payload, extra: 1 } }).success).toBe(false);
+  });
+});

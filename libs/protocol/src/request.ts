@@ -29,12 +29,12 @@ export const RequestIdSchema = z
   .meta({ id: 'RequestId', description: 'Request id: "req_" + letters, digits, . _ : - (max 128 characters).' });
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
-export const REQUEST_TYPES = ['shutdown', 'plan_approval', 'tool_approval'] as const;
+export const REQUEST_TYPES = ['shutdown', 'plan_approval', 'tool_approval', 'intervention'] as const;
 
-/** What is being asked: stop the agent, approve a plan, approve a tool call. */
+/** What is being asked: stop the agent, approve a plan, approve a tool call, or a person's intervention (an agent stuck past a circuit breaker). */
 export const RequestTypeSchema = z.enum(REQUEST_TYPES).meta({
   id: 'RequestType',
-  description: 'shutdown | plan_approval | tool_approval.',
+  description: 'shutdown | plan_approval | tool_approval | intervention.',
 });
 export type RequestType = z.infer<typeof RequestTypeSchema>;
 
@@ -43,11 +43,12 @@ export const RESPONSE_TYPE_FOR = Object.freeze({
   shutdown: 'shutdown_response',
   plan_approval: 'plan_approval_response',
   tool_approval: 'tool_approval_response',
+  intervention: 'intervention_response',
 } as const satisfies Record<RequestType, string>);
 
 export const ResponseTypeSchema = z
-  .enum(['shutdown_response', 'plan_approval_response', 'tool_approval_response'])
-  .meta({ id: 'ResponseType', description: 'shutdown_response | plan_approval_response | tool_approval_response.' });
+  .enum(['shutdown_response', 'plan_approval_response', 'tool_approval_response', 'intervention_response'])
+  .meta({ id: 'ResponseType', description: 'shutdown_response | plan_approval_response | tool_approval_response | intervention_response.' });
 export type ResponseType = z.infer<typeof ResponseTypeSchema>;
 
 /** The only response type a request of `type` accepts. */
@@ -64,6 +65,8 @@ export function requestTypeFor(type: ResponseType): RequestType {
       return 'plan_approval';
     case 'tool_approval_response':
       return 'tool_approval';
+    case 'intervention_response':
+      return 'intervention';
   }
 }
 
@@ -140,6 +143,24 @@ export const ToolApprovalPayloadSchema = z
   .meta({ id: 'ToolApprovalPayload', description: 'Tool approval request payload: tool, input, input digest.' });
 export type ToolApprovalPayload = z.infer<typeof ToolApprovalPayloadSchema>;
 
+/**
+ * Payload of an intervention request: an agent stopped by one of its circuit breakers (seed 002
+ * §4; `MAX_ITER` above all) asks a person to look. Approving means "continue" (the agent may run
+ * again, with `feedback` as guidance); rejecting means "stay stopped".
+ */
+export const InterventionPayloadSchema = z
+  .strictObject({
+    /** Why the agent stopped: a circuit-breaker code (`MAX_ITER`, `E_STUTTERING`, …) or another short reason. */
+    reason: ShortStringSchema,
+    /** What the agent was doing, for the person deciding. */
+    summary: TextSchema,
+    session_id: IdSchema.optional(),
+    iteration: z.int().nonnegative().optional(),
+    plan_step: IdSchema.optional(),
+  })
+  .meta({ id: 'InterventionPayload', description: 'Intervention request payload: why the agent stopped and what it was doing.' });
+export type InterventionPayload = z.infer<typeof InterventionPayloadSchema>;
+
 const stateFields = {
   request_id: RequestIdSchema,
   sender: IdSchema,
@@ -169,6 +190,7 @@ export const ProtocolStateSchema = z
     z.strictObject({ ...stateFields, type: z.literal('shutdown'), payload: ShutdownRequestPayloadSchema }),
     z.strictObject({ ...stateFields, type: z.literal('plan_approval'), payload: PlanApprovalPayloadSchema }),
     z.strictObject({ ...stateFields, type: z.literal('tool_approval'), payload: ToolApprovalPayloadSchema }),
+    z.strictObject({ ...stateFields, type: z.literal('intervention'), payload: InterventionPayloadSchema }),
   ])
   .superRefine((state, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -230,6 +252,7 @@ export type CreateRequestInput = CreateRequestBase &
     | { type: 'shutdown'; payload: ShutdownRequestPayload }
     | { type: 'plan_approval'; payload: PlanApprovalPayload }
     | { type: 'tool_approval'; payload: ToolApprovalPayload }
+    | { type: 'intervention'; payload: InterventionPayload }
   );
 
 /** A new pending request. Pure: the id and the time are arguments. */
@@ -249,7 +272,8 @@ export function createRequest(input: CreateRequestInput): ProtocolState {
     case 'plan_approval':
       return { ...base, type: 'plan_approval', payload: input.payload };
     case 'tool_approval':
-      return { ...base, type: 'tool_approval', payload: input.payload };
+      return { ...base, type: 'tool_approval', payload: input.payload };    case 'intervention':
+      return { ...base, type: 'intervention', payload: input.payload };
   }
 }
 

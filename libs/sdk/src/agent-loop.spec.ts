@@ -1,8 +1,8 @@
-import type { AgentEvent, HookTrigger, JsonObject, Plan, Signal } from '@ahp/protocol';
+import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, Signal } from '@ahp/protocol';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { AgentLoopClient } from './agent-loop.js';
 import { runAgentLoop } from './agent-loop.js';
-import type { AhpClient, HookResult } from './client.js';
+import type { AhpClient, HookResult, RequestInterventionOptions } from './client.js';
 import { scriptedModel } from './scripted-model.js';
 import type { RequestDecision } from './team.js';
 
@@ -122,6 +122,33 @@ describe('runAgentLoop', () => {
     const result = await runAgentLoop({ model, tools, client, goal: 'g', limits: { maxIterations: 2 } });
     expect(result).toMatchObject({ stopReason: 'MAX_ITER', iterations: 3 });
     expect(hooks.at(-1)).toEqual({ trigger: 'stop', context: { stop_reason: 'MAX_ITER', loop: { iteration: 3 }, plan_step: 'a' } });
+  });
+
+  it('asks a person to intervene at MAX_ITER and hands the decision to the application', async () => {
+    const { client } = fakeClient();
+    const asked: { payload: InterventionPayload; options: RequestInterventionOptions | undefined }[] = [];
+    client.requestIntervention = async (payload, options) => {
+      asked.push({ payload, options });
+      return { requestId: options?.requestId ?? '', type: 'intervention', status: 'approved', approved: true, feedback: 'split step a first' } as RequestDecision;
+    };
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [text('thinking'), text('still thinking')] });
+    const result = await runAgentLoop({ model, tools, client, goal: 'g', limits: { maxIterations: 2 }, intervention: { target: 'lead' } });
+    expect(result.stopReason).toBe('MAX_ITER');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.payload).toMatchObject({ reason: 'MAX_ITER', iteration: 3, plan_step: 'a' });
+    expect(asked[0]?.options).toMatchObject({ target: 'lead', requestId: result.intervention?.requestId });
+    expect(result.intervention?.requestId).toMatch(/^req_intervention_/);
+    await expect(result.intervention?.decision).resolves.toMatchObject({ approved: true, feedback: 'split step a first' });
+
+    const quiet = fakeClient();
+    let called = false;
+    quiet.client.requestIntervention = async () => {
+      called = true;
+      throw new Error('not expected');
+    };
+    const stopped = await runAgentLoop({ model: scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [text('x'), text('y')] }), tools, client: quiet.client, goal: 'g', limits: { maxIterations: 2 }, intervention: false });
+    expect(stopped.intervention).toBeUndefined();
+    expect(called).toBe(false);
   });
 
   it('trims the history it shows the model and aborts when the plan is rejected', async () => {

@@ -4,10 +4,10 @@
  * `step_done` / `replan`, verification, and the circuit breakers. Small on purpose: a real agent
  * can use it as it is or copy the parts it needs.
  */
-import type { HookTrigger, JsonObject, Plan, PlanStep, Signal, StopReason, VerificationResult } from '@ahp/protocol';
+import type { HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, Signal, StopReason, VerificationResult } from '@ahp/protocol';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
-import type { HookOptions, HookResult, SubmitPlanOptions } from './client.js';
+import type { HookOptions, HookResult, RequestInterventionOptions, SubmitPlanOptions } from './client.js';
 import { readControlSignal } from './control.js';
 import type { EventSink } from './event-sink.js';
 import { trimHistory } from './history.js';
@@ -43,6 +43,8 @@ export interface AgentLoopClient extends EventSink {
   hook(trigger: HookTrigger, context?: JsonObject, options?: HookOptions): Promise<HookResult>;
   respond(signal: Signal, action: 'retry_after_fix' | 'accept_modification' | 'acknowledge' | 'suggestion_deferred'): Promise<void>;
   submitPlan(plan: Plan, options?: SubmitPlanOptions): Promise<RequestDecision>;
+  /** When present, `MAX_ITER` opens an intervention request with it (see {@link AgentLoopOptions.intervention}). */
+  requestIntervention?(payload: InterventionPayload, options?: RequestInterventionOptions): Promise<RequestDecision>;
 }
 
 /** Options of {@link runAgentLoop}. */
@@ -66,6 +68,12 @@ export interface AgentLoopOptions {
   readonly countTokens?: TokenCounter;
   /** @defaultValue {@link silentLogger} */
   readonly logger?: Logger;
+  /**
+   * At `MAX_ITER`, ask a person to look: an `intervention` request to the operators (or to the
+   * options' `target`), whose decision {@link AgentLoopResult.intervention} carries. `false`: stop
+   * without asking. @defaultValue the operators
+   */
+  readonly intervention?: false | RequestInterventionOptions;
 }
 
 /** How the loop ended. */
@@ -75,6 +83,12 @@ export interface AgentLoopResult {
   readonly plan: Plan;
   readonly iterations: number;
   readonly messages: readonly ChatMessage[];
+  /**
+   * Set at `MAX_ITER` when an intervention was requested: its id (in the console's approval queue)
+   * and the person's decision once made — approved: run the loop again, with the feedback as
+   * guidance; rejected or expired: stay stopped. A request that could not be opened rejects.
+   */
+  readonly intervention?: { readonly requestId: string; readonly decision: Promise<RequestDecision> };
 }
 
 const ENVELOPE_RULES =
@@ -82,8 +96,8 @@ const ENVELOPE_RULES =
 
 /**
  * Runs the loop until every plan step is settled, the iteration breaker trips (`MAX_ITER`: a
- * `stop` hook carries the reason to the control plane, there being no request type for "a person
- * must intervene"), the plan is not approved, or no step can run.
+ * `stop` hook carries the reason to the control plane, and an `intervention` request asks a person
+ * to look), the plan is not approved, or no step can run.
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { model, client } = options;
@@ -120,7 +134,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       if (exceeded) {
         logger.warn('iteration limit reached; a person must intervene', { code: 'MAX_ITER', iteration });
         await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
-        return end('MAX_ITER');
+        return { ...end('MAX_ITER'), ...askForIntervention(options, logger, { iteration, stepId: step.id, description: step.description }) };
       }
       // Only what the model sees is trimmed: the full conversation is the record the result returns.
       const history =
@@ -198,4 +212,28 @@ async function callTool(
     await client.respond(signal, 'suggestion_deferred');
   }
   return [text, ...notes].join('\n');
+}
+
+/** Opens the intervention request of a `MAX_ITER` stop, unless the options or the client say not to. */
+function askForIntervention(
+  options: AgentLoopOptions,
+  logger: Logger,
+  at: { iteration: number; stepId: string; description: string },
+): Pick<AgentLoopResult, 'intervention'> {
+  const { client } = options;
+  if (options.intervention === false || client.requestIntervention === undefined) return {};
+  const requestOptions = options.intervention ?? {};
+  const requestId = requestOptions.requestId ?? `req_intervention_${globalThis.crypto.randomUUID()}`;
+  const decision = client.requestIntervention(
+    {
+      reason: 'MAX_ITER',
+      summary: `Stopped after ${at.iteration - 1} iterations on step ${at.stepId} (${at.description}) without finishing it.`.slice(0, 2000),
+      iteration: at.iteration,
+      plan_step: at.stepId,
+    },
+    { ...requestOptions, requestId },
+  );
+  // The application may never look at the decision; a failure to open is logged, not unhandled.
+  decision.catch((error: unknown) => logger.warn('the intervention request failed', { requestId, error: error instanceof Error ? error.message : String(error) }));
+  return { intervention: { requestId, decision } };
 }

@@ -17,6 +17,7 @@ import {
   isActionValidFor,
 } from '@ahp/protocol';
 import type {
+  InterventionPayload,
   AgentEvent,
   AgentIdentity,
   BlockingDecision,
@@ -275,6 +276,9 @@ export interface SubmitPlanOptions extends OpenRequestOptions {
    */
   target?: string | RequestTarget;
 }
+
+/** Options of {@link AhpClient.requestIntervention}: who should look (default: the operators) and the request id. */
+export type RequestInterventionOptions = SubmitPlanOptions;
 
 /** Options of {@link AhpClient.requestShutdown}. */
 export interface RequestShutdownOptions extends OpenRequestOptions {
@@ -710,6 +714,23 @@ export class AhpClient {
       type: 'plan_approval',
       target: typeof target === 'string' ? { kind: 'agent', agent: target } : target,
       payload: { plan },
+      ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
+    });
+  }
+
+  /**
+   * Asks a person to look at this agent after a circuit breaker stopped it (seed 002 §4: past
+   * `MAX_ITER` iterations a human must intervene) and resolves with the decision: `approved` means
+   * continue, with `feedback` as guidance; `rejected` means stay stopped; `expired` nobody came.
+   * Addressed to the operators (the console's approval queue) unless `target` names the team's lead.
+   */
+  requestIntervention(payload: InterventionPayload, options: RequestInterventionOptions = {}): Promise<RequestDecision> {
+    const target = options.target ?? { kind: 'operators' };
+    return this.#team.openAndWait({
+      request_id: options.requestId ?? newRequestId(),
+      type: 'intervention',
+      target: typeof target === 'string' ? { kind: 'agent', agent: target } : target,
+      payload,
       ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
     });
   }

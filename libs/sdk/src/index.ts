@@ -16,6 +16,7 @@ export type {
   HookResult,
   IdleOptions,
   OpenRequestOptions,
+  RequestInterventionOptions,
   RequestShutdownOptions,
   RespondOptions,
   SendOptions,

@@ -176,6 +176,8 @@ function requestSummary(state: ProtocolState): string {
       return state.payload.plan.title;
     case 'tool_approval':
       return `Approve a call of tool ${state.payload.tool}.`;
+    case 'intervention':
+      return `Stopped (${state.payload.reason}): ${state.payload.summary}`;
   }
 }
 

@@ -171,7 +171,7 @@ ${OPERATOR_HELP}`,
       positionals: 0,
       help: `Options:
   --status S       pending | approved | rejected | expired | cancelled
-  --type T         plan_approval | tool_approval | shutdown
+  --type T         plan_approval | tool_approval | shutdown | intervention
   --agent ID       sent by this agent
   --team ID        sent by an agent of this team
   --limit N        at most N requests (default 100)

@@ -34,7 +34,10 @@ export function checkSend(sender: AgentIdentity, to: string, lookup: AgentLookup
  * - addressed to an agent: a known teammate other than itself. A `shutdown` is asked by the
  *   team's lead (seed 004: the lead stops its teammates); a `plan_approval` or `tool_approval`
  *   goes to the team's lead.
- * - addressed to operators: plan and tool approvals only; stopping an agent is its lead's call.
+ * - addressed to operators: plan and tool approvals and interventions; stopping an agent is its
+ *   lead's call.
+ * - an `intervention` (the sender stopped at a circuit breaker) goes to the operators or to the
+ *   team's lead.
  * - never under an id starting with `req_tool_`: those are the approvals rules open for hooks.
  */
 export function checkOpenRequest(sender: AgentIdentity, request: OpenRequest, lookup: AgentLookup): AhpError | null {
@@ -61,6 +64,7 @@ export function checkOpenRequest(sender: AgentIdentity, request: OpenRequest, lo
         : makeError('E_FORBIDDEN', "only the team's lead can ask a teammate to shut down", { type: request.type });
     case 'plan_approval':
     case 'tool_approval':
+    case 'intervention':
       return targetAgent.role === 'lead'
         ? null
         : makeError('E_FORBIDDEN', `a ${request.type} goes to the team's lead or to operators; "${target.agent}" is not the lead`, {

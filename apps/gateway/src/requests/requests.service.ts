@@ -45,6 +45,8 @@ function pendingState(sender: string, request: OpenRequest, now: number): Protoc
       return createRequest({ ...base, type: 'plan_approval', payload: request.payload });
     case 'tool_approval':
       return createRequest({ ...base, type: 'tool_approval', payload: request.payload });
+    case 'intervention':
+      return createRequest({ ...base, type: 'intervention', payload: request.payload });
   }
 }
 
