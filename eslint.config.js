@@ -27,7 +27,7 @@ function boundaries(dev) {
         {
           sourceTag: 'scope:protocol',
           onlyDependOnLibsWithTags: [],
-          allowedExternalImports: dev ? ['zod', 'vitest', 'vitest/config', 'vite'] : ['zod'],
+          allowedExternalImports: dev ? ['zod', 'vitest', 'vitest/config', 'vite', 'fast-check'] : ['zod'],
         },
         // Libraries never import an app, a tool or the e2e suite.
         { sourceTag: 'type:lib', onlyDependOnLibsWithTags: libDeps },
@@ -82,6 +82,11 @@ export default tseslint.config(
     // Test configuration is not part of any project's runtime graph; it may import the shared base.
     files: ['**/vitest.config.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
+    // The ops console (Next.js): its components and client modules also run in the browser.
+    files: ['apps/console/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     // Command-line tools talk to a person on purpose.

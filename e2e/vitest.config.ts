@@ -2,7 +2,7 @@ import { projectTestConfig } from '../vitest.shared.js';
 
 export default projectTestConfig(import.meta.dirname, {
   test: {
-    include: ['system/**/*.spec.ts'],
+    include: ['system/**/*.spec.ts', 'console/**/*.spec.ts'],
     globalSetup: ['@ahp/embedded-redis/vitest-global-setup'],
     // Each file starts its own gateway and worker processes; on two cores they run one file at a time.
     fileParallelism: false,

@@ -7,5 +7,5 @@ source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$repo_root"
 
 say "building (Nx; cached after the first run)…"
-npx nx run-many -t build --outputStyle=static --projects=@ahp/gateway,@ahp/oracle-worker,@ahp/stack,@ahp/cli
+npx nx run-many -t build --outputStyle=static --projects=@ahp/gateway,@ahp/oracle-worker,@ahp/stack,@ahp/cli,@ahp/console
 exec node tools/stack/dist/cli.js "$@"

@@ -2,6 +2,8 @@
 # The one command that runs every check of the project: build, typecheck, lint and all tests
 # (unit, integration against a private Redis, end to end), then the workspace-level checks.
 set -euo pipefail
+# The ops console's browser tests drive Debian's Chromium: bootstrap installs it through apt when missing.
+export AHP_NEEDS_BROWSER=1
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$repo_root"
 

@@ -1,0 +1,109 @@
+'use client';
+/**
+ * The approval queue: pending requests addressed to operators, oldest first. It re-reads the queue
+ * on every live `request` event; a request decided while on screen stays visible, saying who
+ * decided what and when, until the operator dismisses it — so nobody acts on a stale card
+ * without knowing, and a stale click is refused by the gateway anyway.
+ */
+import { useEffect, useState } from 'react';
+import type { ProtocolState } from '@ahp/protocol';
+import { fetchApprovalQueue } from '../../../src/lib/api/requests';
+import { useLiveEvents } from '../../../src/lib/live/live-provider';
+import { useNow, useResource } from '../../../src/lib/live/use-resource';
+import { settledBySomeoneElse, type DecisionNotice } from '../../../src/lib/view/decision-outcome';
+import { formatTimestamp } from '../../../src/lib/view/format';
+import { useOperator, useRoleAllows } from '../../../src/components/operator-context';
+import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
+import { RequestCard, type Settlement } from './request-card';
+
+function settlementText(status: string, decidedBy: string | undefined, decidedAt: string | undefined, me: string | undefined): string {
+  if (decidedBy !== undefined && decidedBy === me) return `You ${status} this${decidedAt ? ` at ${formatTimestamp(decidedAt)}` : ''}.`;
+  return settledBySomeoneElse(status, decidedBy, decidedAt);
+}
+
+export function ApprovalsView() {
+  const operator = useOperator();
+  const canDecide = useRoleAllows('approver');
+  const queue = useResource('approval-queue', fetchApprovalQueue, { refreshOn: (event) => event.kind === 'request', debounceMs: 150 });
+  const now = useNow(5_000);
+  const [known, setKnown] = useState<Record<string, ProtocolState>>({});
+  const [settlements, setSettlements] = useState<Record<string, Settlement>>({});
+  const [notices, setNotices] = useState<Record<string, DecisionNotice>>({});
+  const [dismissed, setDismissed] = useState<Record<string, true>>({});
+
+  useEffect(() => {
+    const data = queue.data;
+    if (!data) return;
+    setKnown((previous) => {
+      const next = { ...previous };
+      for (const request of data) next[request.request_id] = request;
+      return next;
+    });
+  }, [queue.data]);
+
+  const settle = (requestId: string, status: string, decidedBy: string | undefined, decidedAt: string | undefined) => {
+    setSettlements((previous) => ({
+      ...previous,
+      [requestId]: {
+        status,
+        ...(decidedBy === undefined ? {} : { decidedBy }),
+        ...(decidedAt === undefined ? {} : { decidedAt }),
+        text: settlementText(status, decidedBy, decidedAt, operator?.id),
+      },
+    }));
+  };
+
+  useLiveEvents((event) => {
+    if (event.kind !== 'request' || event.status === 'pending' || event.event === 'refused') return;
+    if (known[event.request_id] === undefined) return;
+    settle(event.request_id, event.status, event.actor.kind === 'system' ? undefined : event.actor.id, event.at);
+  });
+
+  const pendingIds = new Set((queue.data ?? []).map((request) => request.request_id));
+  const shown = Object.values(known)
+    .filter((request) => !dismissed[request.request_id] && (pendingIds.has(request.request_id) || settlements[request.request_id] !== undefined))
+    .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
+  const pendingCount = shown.filter((request) => settlements[request.request_id] === undefined).length;
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>Approvals</h1>
+        <p className="muted">
+          Plan approvals, tool approvals and shutdowns addressed to operators, oldest first.
+          {queue.data ? ` ${pendingCount} pending.` : ''}
+        </p>
+      </div>
+      {!canDecide && operator ? (
+        <p className="notice notice-info" role="note">
+          You are signed in as a {operator.role}: you can watch the queue, but deciding needs the approver role.
+        </p>
+      ) : null}
+      {queue.status === 'loading' ? <Loading label="Loading the approval queue" /> : null}
+      {queue.status === 'error' && queue.error ? <ErrorState title="Could not load the approval queue." error={queue.error} onRetry={queue.reload} /> : null}
+      {queue.data && queue.error ? <StaleNotice error={queue.error} onRetry={queue.reload} /> : null}
+      {queue.data && shown.length === 0 ? (
+        <Empty title="Nothing waits for a decision.">Requests that agents address to operators appear here the moment they are opened.</Empty>
+      ) : null}
+      <ol className="request-list" aria-label="Pending requests">
+        {shown.map((request) => (
+          <li key={request.request_id}>
+            <RequestCard
+              request={request}
+              now={now}
+              settlement={settlements[request.request_id]}
+              notice={notices[request.request_id]}
+              deciderId={canDecide ? operator?.id : undefined}
+              onDecided={(notice, settled) => {
+                setNotices((previous) => ({ ...previous, [request.request_id]: notice }));
+                if (settled && settled.status !== 'pending') settle(request.request_id, settled.status, settled.decidedBy, settled.decidedAt);
+                queue.reload();
+              }}
+              onDismiss={() => setDismissed((previous) => ({ ...previous, [request.request_id]: true }))}
+            />
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}

@@ -1,0 +1,163 @@
+'use client';
+/** One request of the queue: what is asked (a plan, a tool call, a shutdown), by whom, how old, until when, and the decision controls. */
+import Link from 'next/link';
+import type { ProtocolState } from '@ahp/protocol';
+import { formatDeadline, formatTimestamp } from '../../../src/lib/view/format';
+import type { DecisionNotice } from '../../../src/lib/view/decision-outcome';
+import { JsonBlock } from '../../../src/components/json-block';
+import { PlanView } from '../../../src/components/plan-view';
+import { RequestStatusBadge } from '../../../src/components/badges';
+import { Ago } from '../../../src/components/time';
+import { DecisionForm } from './decision-form';
+
+const TYPE_LABEL: Record<ProtocolState['type'], string> = {
+  plan_approval: 'Plan approval',
+  tool_approval: 'Tool approval',
+  shutdown: 'Shutdown',
+  intervention: 'Intervention',
+};
+
+export interface Settlement {
+  status: string;
+  decidedBy?: string;
+  decidedAt?: string;
+  /** What the page says about it. */
+  text: string;
+}
+
+export interface RequestCardProps {
+  request: ProtocolState;
+  now: number;
+  /** Set when the request was decided (by anyone) while on screen. */
+  settlement: Settlement | undefined;
+  notice: DecisionNotice | undefined;
+  /** The operator's id when they may decide; undefined for viewers. */
+  deciderId: string | undefined;
+  onDecided(notice: DecisionNotice, settled: { status: string; decidedBy?: string; decidedAt?: string } | null): void;
+  onDismiss(): void;
+}
+
+/**
+ * What a rule that asked for the approval adds to the payload (its message, the rule, what expiry
+ * decides, the session); read loosely so the card shows them whenever the gateway sends them.
+ */
+function ruleFacts(payload: object): { reason?: string; rule?: string; onExpiry?: string } {
+  const extra = payload as Record<string, unknown>;
+  const text = (key: string) => (typeof extra[key] === 'string' ? (extra[key] as string) : undefined);
+  const facts: { reason?: string; rule?: string; onExpiry?: string } = {};
+  const reason = text('reason');
+  const rule = text('rule');
+  const onExpiry = text('on_expiry');
+  if (reason) facts.reason = reason;
+  if (rule) facts.rule = rule;
+  if (onExpiry) facts.onExpiry = onExpiry;
+  return facts;
+}
+
+function Payload({ request }: { request: ProtocolState }) {
+  switch (request.type) {
+    case 'plan_approval':
+      return <PlanView plan={request.payload.plan} />;
+    case 'tool_approval': {
+      const facts = ruleFacts(request.payload);
+      return (
+        <div className="tool">
+          {facts.reason ? <p className="reason">{facts.reason}</p> : null}
+          {facts.rule || facts.onExpiry ? (
+            <p className="muted">
+              {facts.rule ? (
+                <>
+                  Rule <code>{facts.rule}</code>
+                </>
+              ) : null}
+              {facts.rule && facts.onExpiry ? ' · ' : null}
+              {facts.onExpiry ? `if nobody decides in time: ${facts.onExpiry}` : null}
+            </p>
+          ) : null}
+          <p>
+            Tool <code className="tool-name">{request.payload.tool}</code>
+            {request.payload.hook_id ? (
+              <span className="muted">
+                {' '}
+                · hook <code>{request.payload.hook_id}</code>
+              </span>
+            ) : null}
+          </p>
+          <JsonBlock value={request.payload.input} label={`Input of ${request.payload.tool}`} />
+        </div>
+      );
+    }
+    case 'shutdown':
+      return <p>{request.payload.reason ? <>Reason: {request.payload.reason}</> : <span className="muted">No reason given.</span>}</p>;
+    case 'intervention':
+      // Approve lets the agent continue (the feedback is its guidance); reject keeps it stopped.
+      return (
+        <div className="intervention">
+          <p>
+            Stopped by <code>{request.payload.reason}</code>
+            {request.payload.iteration === undefined ? null : <> after iteration {request.payload.iteration}</>}
+            {request.payload.plan_step === undefined ? null : (
+              <>
+                {' '}
+                on step <code>{request.payload.plan_step}</code>
+              </>
+            )}
+            .
+          </p>
+          <p>{request.payload.summary}</p>
+          <p className="muted">Approve to let it continue (your feedback is its guidance); reject to keep it stopped.</p>
+        </div>
+      );
+  }
+}
+
+export function RequestCard({ request, now, settlement, notice, deciderId, onDecided, onDismiss }: RequestCardProps) {
+  const headingId = `req-${request.request_id}`;
+  const pending = settlement === undefined;
+  return (
+    <article className={`card request${pending ? '' : ' request-settled'}`} aria-labelledby={headingId} data-request-id={request.request_id}>
+      <header className="request-head">
+        <h2 id={headingId}>
+          {TYPE_LABEL[request.type]} from{' '}
+          <Link href={`/agents/${encodeURIComponent(request.sender)}`}>{request.sender}</Link>
+        </h2>
+        <RequestStatusBadge status={pending ? 'pending' : (settlement.status as ProtocolState['status'])} />
+      </header>
+      <dl className="meta">
+        <div>
+          <dt>{pending ? 'Waiting' : 'Opened'}</dt>
+          <dd>
+            <Ago at={request.created_at} now={now} />
+          </dd>
+        </div>
+        <div>
+          <dt>Deadline</dt>
+          <dd>{request.deadline ? <time dateTime={request.deadline} title={formatTimestamp(request.deadline)}>{formatDeadline(request.deadline, now)}</time> : <span className="muted">none</span>}</dd>
+        </div>
+        <div>
+          <dt>Request</dt>
+          <dd>
+            <code>{request.request_id}</code>
+          </dd>
+        </div>
+      </dl>
+      <Payload request={request} />
+      {notice ? (
+        <p className={`notice notice-${notice.tone}`} role={notice.tone === 'success' ? 'status' : 'alert'}>
+          {notice.text}
+        </p>
+      ) : null}
+      {!pending && !notice ? (
+        <p className="notice notice-warning" role="status">
+          {settlement.text}
+        </p>
+      ) : null}
+      {pending && deciderId ? <DecisionForm request={request} operatorId={deciderId} onDone={onDecided} /> : null}
+      {!pending ? (
+        <button type="button" className="button button-quiet" onClick={onDismiss}>
+          Dismiss
+        </button>
+      ) : null}
+    </article>
+  );
+}

@@ -1,0 +1,122 @@
+'use client';
+/**
+ * Publishing a hooks configuration (admins): the gateway validates the text as completely as
+ * `ahp config validate` and refuses an invalid one with every problem's line; the form lists
+ * them, marks the lines, and jumps the cursor to a problem on request.
+ */
+import { useRef, useState, type FormEvent } from 'react';
+import { isApiError } from '../../../src/lib/api/client';
+import { publishConfig } from '../../../src/lib/api/config';
+import { configIssues, offsetOfLine, type ConfigIssue } from '../../../src/lib/view/config-issues';
+import { describeError } from '../../../src/components/states';
+
+type Outcome = { kind: 'published'; version: number; unchanged: boolean } | { kind: 'invalid'; issues: ConfigIssue[]; message: string; source: string } | { kind: 'failed'; message: string };
+
+export function PublishForm({ initial, onPublished }: { initial: string; onPublished(): void }) {
+  const [source, setSource] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const editor = useRef<HTMLTextAreaElement>(null);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const result = await publishConfig(source);
+      setOutcome({ kind: 'published', version: result.version, unchanged: result.unchanged });
+      onPublished();
+    } catch (error) {
+      if (isApiError(error, 'E_INVALID_FRAME')) {
+        setOutcome({ kind: 'invalid', issues: configIssues(error.error.details), message: error.error.message, source });
+      } else {
+        setOutcome({ kind: 'failed', message: describeError(error instanceof Error ? error : new Error(String(error))) });
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const jumpTo = (issue: ConfigIssue) => {
+    const element = editor.current;
+    if (!element) return;
+    const start = offsetOfLine(source, issue.line) + Math.max(0, issue.column - 1);
+    element.focus();
+    element.setSelectionRange(start, start);
+  };
+
+  const badLines = outcome?.kind === 'invalid' ? new Set(outcome.issues.map((issue) => issue.line)) : new Set<number>();
+  return (
+    <form className="card publish" onSubmit={(event) => void submit(event)} aria-labelledby="publish-heading">
+      <h2 id="publish-heading">Publish a new version</h2>
+      <label htmlFor="config-source">hooks.yaml</label>
+      <textarea
+        id="config-source"
+        ref={editor}
+        className="code"
+        rows={18}
+        spellCheck={false}
+        value={source}
+        onChange={(event) => setSource(event.target.value)}
+        aria-invalid={outcome?.kind === 'invalid'}
+        aria-describedby={outcome?.kind === 'invalid' ? 'config-issues' : 'config-hint'}
+      />
+      <p id="config-hint" className="hint">
+        Validated first (YAML, schema, expressions, oracles); nothing is stored unless it is valid. Workers pick a new version up within seconds.
+      </p>
+      <div className="actions">
+        <button type="submit" className="button button-primary" disabled={busy || source.trim() === ''}>
+          {busy ? 'Validating…' : 'Validate and publish'}
+        </button>
+      </div>
+      {outcome?.kind === 'published' ? (
+        <p className="notice notice-success" role="status">
+          {outcome.unchanged ? `Nothing new: the text is identical to the current version ${outcome.version}.` : `Published version ${outcome.version}; it is current now.`}
+        </p>
+      ) : null}
+      {outcome?.kind === 'failed' ? (
+        <p className="notice notice-error" role="alert">
+          {outcome.message}
+        </p>
+      ) : null}
+      {outcome?.kind === 'invalid' ? (
+        <div id="config-issues" className="notice notice-error" role="alert">
+          <p>
+            <strong>Not published.</strong> {outcome.message}
+          </p>
+          <ul className="issues">
+            {outcome.issues.map((issue, i) => (
+              <li key={i}>
+                {issue.line > 0 ? (
+                  <button type="button" className="link-button" onClick={() => jumpTo(issue)}>
+                    Line {issue.line}
+                    {issue.column > 0 ? `, column ${issue.column}` : ''}
+                  </button>
+                ) : (
+                  <span>Whole file</span>
+                )}
+                {issue.path ? (
+                  <>
+                    {' '}
+                    <code>{issue.path}</code>
+                  </>
+                ) : null}
+                : {issue.message}
+              </li>
+            ))}
+          </ul>
+          <details open>
+            <summary>The submitted text, problem lines marked</summary>
+            <ol className="source-lines">
+              {outcome.source.split('\n').map((text, i) => (
+                <li key={i} className={badLines.has(i + 1) ? 'bad-line' : undefined}>
+                  <code>{text || ' '}</code>
+                  {badLines.has(i + 1) ? <span className="visually-hidden"> (problem on this line)</span> : null}
+                </li>
+              ))}
+            </ol>
+          </details>
+        </div>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,58 @@
+/** Requests (plan approvals, tool approvals, shutdowns) and operators' decisions on them. */
+import {
+  RequestDecisionResponseSchema,
+  RequestDetailResponseSchema,
+  RequestListResponseSchema,
+  MAX_LIST_LIMIT,
+  type JsonObject,
+  type ProtocolState,
+  type RequestDecisionResponse,
+  type RequestDetailResponse,
+} from '@ahp/protocol';
+import { callJson, operatorUrl } from './client';
+
+/** The approval queue: pending requests addressed to operators, oldest first. */
+export async function fetchApprovalQueue(signal?: AbortSignal): Promise<ProtocolState[]> {
+  const { requests } = await callJson(
+    operatorUrl('requests', { status: 'pending', target: 'operators', limit: MAX_LIST_LIMIT }),
+    RequestListResponseSchema,
+    signal ? { signal } : {},
+  );
+  return [...requests].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
+}
+
+/** Requests an agent sent or must answer, newest first. */
+export async function fetchAgentRequests(agentId: string, signal?: AbortSignal): Promise<ProtocolState[]> {
+  const { requests } = await callJson(operatorUrl('requests', { agent: agentId, limit: 100 }), RequestListResponseSchema, signal ? { signal } : {});
+  return requests;
+}
+
+/** One request with its history. */
+export function fetchRequest(requestId: string, signal?: AbortSignal): Promise<RequestDetailResponse> {
+  return callJson(operatorUrl(`requests/${encodeURIComponent(requestId)}`), RequestDetailResponseSchema, signal ? { signal } : {});
+}
+
+/** An operator's decision. */
+export interface Decision {
+  approve: boolean;
+  feedback?: string;
+  /** Only when approving a tool approval: the input the agent runs instead. */
+  modifiedInput?: JsonObject;
+}
+
+/**
+ * `POST /requests/:id/decision`. Resolves with `applied` or `already_decided` (the same decision
+ * was made before, maybe by someone else: `request.decided_by` says who); rejects with an
+ * `ApiError` — `E_CONFLICT` (decided the other way first, `details.decided_by`), `E_FORBIDDEN`…
+ */
+export function decideRequest(requestId: string, decision: Decision): Promise<RequestDecisionResponse> {
+  const feedback = decision.feedback?.trim();
+  return callJson(operatorUrl(`requests/${encodeURIComponent(requestId)}/decision`), RequestDecisionResponseSchema, {
+    method: 'POST',
+    body: {
+      approve: decision.approve,
+      ...(feedback ? { feedback } : {}),
+      ...(decision.modifiedInput === undefined ? {} : { modified_input: decision.modifiedInput }),
+    },
+  });
+}

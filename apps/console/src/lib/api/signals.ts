@@ -1,0 +1,31 @@
+/** The signal log: lines, statistics and the JSONL export, all with the same filters. */
+import { SignalLogListResponseSchema, SignalLogStatsSchema, type SignalLogListResponse, type SignalLogStats } from '@ahp/protocol';
+import type { SignalFilters } from '../view/signal-filters';
+import { callJson, operatorUrl } from './client';
+
+/** The query parameters of the operator API for `filters`. */
+function query(filters: SignalFilters): Record<string, string | undefined> {
+  return {
+    since: filters.since,
+    until: filters.until,
+    agent: filters.agent,
+    hook: filters.hook,
+    intensity: filters.intensity,
+    source: filters.source,
+  };
+}
+
+/** Matching lines, oldest first (at most `limit`). */
+export function fetchSignalLines(filters: SignalFilters, limit: number, signal?: AbortSignal): Promise<SignalLogListResponse> {
+  return callJson(operatorUrl('signals', { ...query(filters), limit }), SignalLogListResponseSchema, signal ? { signal } : {});
+}
+
+/** Statistics over every matching line. */
+export function fetchSignalStats(filters: SignalFilters, signal?: AbortSignal): Promise<SignalLogStats> {
+  return callJson(operatorUrl('signals/stats', query(filters)), SignalLogStatsSchema, signal ? { signal } : {});
+}
+
+/** Where the browser downloads the JSONL export of `filters` (through the console's proxy). */
+export function signalExportHref(filters: SignalFilters, limit: number): string {
+  return operatorUrl('signals/export', { ...query(filters), limit });
+}

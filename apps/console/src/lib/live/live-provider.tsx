@@ -1,0 +1,110 @@
+'use client';
+/**
+ * One live feed per browser tab: an `EventSource` on `/api/live` (the gateway's SSE stream,
+ * proxied with the session's token). Views subscribe to its events and re-read their snapshots
+ * whenever a `ready` arrives (after every (re)connection), so nothing is missed while
+ * disconnected. When the feed fails, the status turns `down` (the banner shows) and the provider
+ * reconnects by itself with backoff; the next `ready` turns it `live` again.
+ */
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useRouter } from 'next/navigation';
+import type { OperatorLiveEvent } from '@ahp/protocol';
+import { callJson } from '../api/client';
+import { LIVE_EVENT_KINDS, parseLiveEvent } from './live-events';
+import { reconnectDelayMs } from './reconnect';
+
+export type LiveStatus = 'connecting' | 'live' | 'down';
+export type LiveListener = (event: OperatorLiveEvent) => void;
+
+interface LiveContextValue {
+  status: LiveStatus;
+  /** Increases with every `ready`: views re-read their snapshots when it changes. */
+  generation: number;
+  subscribe(listener: LiveListener): () => void;
+}
+
+const LiveContext = createContext<LiveContextValue>({ status: 'connecting', generation: 0, subscribe: () => () => undefined });
+
+/** A probe that only matters for its side effect: a 401 sends the browser to the sign-in page. */
+const AnySchema = { safeParse: (value: unknown) => ({ success: true as const, data: value }) };
+
+export function LiveProvider({ children, refreshOnReady = false }: { children: ReactNode; refreshOnReady?: boolean }) {
+  const [status, setStatus] = useState<LiveStatus>('connecting');
+  const [generation, setGeneration] = useState(0);
+  const listeners = useRef(new Set<LiveListener>());
+  const router = useRouter();
+  const refresh = useRef(refreshOnReady);
+  refresh.current = refreshOnReady;
+
+  useEffect(() => {
+    let source: EventSource | null = null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let attempt = 0;
+    let disposed = false;
+
+    const retryLater = () => {
+      source?.close();
+      source = null;
+      if (disposed || timer !== undefined) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        // An expired session looks like a dead feed to EventSource (it cannot see the 401): ask once.
+        void callJson('/api/operator/me', AnySchema).catch(() => undefined);
+        if (!disposed) open();
+      }, reconnectDelayMs(attempt++, Math.random()));
+    };
+
+    const open = () => {
+      const next = new EventSource('/api/live');
+      source = next;
+      for (const kind of LIVE_EVENT_KINDS) {
+        next.addEventListener(kind, (message) => {
+          const event = parseLiveEvent(kind, String((message as MessageEvent<unknown>).data));
+          if (event === null) return;
+          if (event.kind === 'ready') {
+            attempt = 0;
+            setStatus('live');
+            setGeneration((value) => value + 1);
+            if (refresh.current) router.refresh();
+          }
+          for (const listener of listeners.current) listener(event);
+        });
+      }
+      next.onerror = () => {
+        setStatus('down');
+        // CONNECTING: the browser retries by itself. CLOSED (the console answered an error): we do.
+        if (next.readyState === EventSource.CLOSED) retryLater();
+      };
+    };
+
+    open();
+    return () => {
+      disposed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      source?.close();
+    };
+  }, [router]);
+
+  const subscribe = useCallback((listener: LiveListener) => {
+    listeners.current.add(listener);
+    return () => {
+      listeners.current.delete(listener);
+    };
+  }, []);
+
+  const value = useMemo(() => ({ status, generation, subscribe }), [status, generation, subscribe]);
+  return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
+}
+
+/** The live feed's status and generation, and its subscribe function. */
+export function useLive(): LiveContextValue {
+  return useContext(LiveContext);
+}
+
+/** Calls `listener` for every live event while mounted (the latest `listener` is used). */
+export function useLiveEvents(listener: LiveListener): void {
+  const { subscribe } = useLive();
+  const latest = useRef(listener);
+  latest.current = listener;
+  useEffect(() => subscribe((event) => latest.current(event)), [subscribe]);
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { operatorApiPath } from './proxy-paths';
+
+describe('operatorApiPath', () => {
+  it('maps the operator API routes the console uses', () => {
+    expect(operatorApiPath('GET', ['fleet'])).toBe('/v1/operator/fleet');
+    expect(operatorApiPath('GET', ['requests', 'req_042871'])).toBe('/v1/operator/requests/req_042871');
+    expect(operatorApiPath('POST', ['requests', 'req_042871', 'decision'])).toBe('/v1/operator/requests/req_042871/decision');
+    expect(operatorApiPath('GET', ['agents', 'alice', 'timeline'])).toBe('/v1/operator/agents/alice/timeline');
+    expect(operatorApiPath('GET', ['config', 'history'])).toBe('/v1/operator/config/history');
+    expect(operatorApiPath('GET', ['config', '3'])).toBe('/v1/operator/config/3');
+    expect(operatorApiPath('POST', ['config'])).toBe('/v1/operator/config');
+    expect(operatorApiPath('GET', ['signals', 'export'])).toBe('/v1/operator/signals/export');
+  });
+
+  it('refuses a method the route does not have', () => {
+    expect(operatorApiPath('POST', ['fleet'])).toBeNull();
+    expect(operatorApiPath('GET', ['requests', 'req_1', 'decision'])).toBeNull();
+    expect(operatorApiPath('DELETE', ['config'])).toBeNull();
+  });
+
+  it('never forwards a path outside the operator API', () => {
+    expect(operatorApiPath('GET', [])).toBeNull();
+    expect(operatorApiPath('GET', ['..', 'healthz'])).toBeNull();
+    expect(operatorApiPath('GET', ['agents', '..', 'timeline'])).toBeNull();
+    expect(operatorApiPath('GET', ['agents', 'a/b', 'timeline'])).toBeNull();
+    expect(operatorApiPath('GET', ['agents', 'a%2Fb', 'timeline'])).toBeNull();
+    expect(operatorApiPath('GET', ['agents', 'http://evil.example', 'timeline'])).toBeNull();
+    expect(operatorApiPath('GET', ['live'])).toBeNull();
+    expect(operatorApiPath('GET', ['fleet', 'extra'])).toBeNull();
+  });
+});

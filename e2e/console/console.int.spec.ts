@@ -1,0 +1,440 @@
+// Starts: a private Redis, one gateway and one oracle-worker process, the built ops console
+// (`next start`) pointed at the gateway, and Debian's Chromium (playwright-core). Real SDK agents
+// (and a raw WebSocket agent for tool approvals) act; operators act in the browser.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { findWorkspaceRoot } from '@ahp/embedded-redis';
+import { RequestDetailResponseSchema, SignalLogLineSchema, type JsonObject, type ServerFrame } from '@ahp/protocol';
+import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
+import { allWorkersServe } from '../system/config-support.js';
+import { RawAgent, eventually } from '../system/harness.js';
+import { operatorCall, samplePlan } from '../system/team-support.js';
+import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
+
+/** A rule that hands destructive shell commands to a person (docs/hooks.md, "Approval by a person"). */
+const APPROVAL_RULES = `version: 1
+hooks:
+  pre-tool-use:
+    oracles:
+      - name: risky-commands
+        use: rules
+        rules:
+          - id: destructive-shell
+            condition: 'tool.name == "bash" and tool.input.command matches /rm\\s+-rf/'
+            require_approval:
+              deadline: 5m
+              message: "{{ tool.input.command }} needs an operator's approval"
+`;
+
+describe('ops console in a real browser', () => {
+  let suite: ConsoleSuite;
+  const clients = new Map<string, AhpClient>();
+  const raws: RawAgent[] = [];
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    suite = await startConsoleSuite('console', [
+      { id: 'fleet-agent', name: 'Fleet agent', team: 'orders', role: 'teammate' },
+      { id: 'planner', name: 'Planner', team: 'orders', role: 'teammate' },
+      { id: 'toolie', name: 'Toolie' },
+      { id: 'duo', name: 'Duo', team: 'orders', role: 'teammate' },
+      { id: 'watched', name: 'Watched' },
+      { id: 'worker-bee', name: 'Worker bee', team: 'orders', role: 'lead' },
+      { id: 'careful', name: 'Careful' },
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(contexts.map((context) => context.close()));
+    await Promise.allSettled([...clients.values()].map((client) => client.close()));
+    for (const raw of raws) raw.close();
+    await suite?.stop();
+  });
+
+  /** The SDK client of `agentId`, connected on first use. */
+  async function agent(agentId: string): Promise<AhpClient> {
+    const known = clients.get(agentId);
+    if (known) return known;
+    const client = await connect({ url: suite.agentUrl(), token: suite.system.token(agentId), reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
+    clients.set(agentId, client);
+    return client;
+  }
+
+  async function operator(operatorId: OperatorId, viewport = LAPTOP_VIEWPORT): Promise<Page> {
+    const { context, page } = await suite.signIn(operatorId, { viewport });
+    contexts.push(context);
+    return page;
+  }
+
+  /** Opens the approvals page through the navigation and waits for the live feed. */
+  async function approvals(page: Page): Promise<void> {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Approvals/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+    await liveReady(page);
+  }
+
+  /**
+   * Marks a decision the agent awaits as handled: when a scenario fails before awaiting it, the
+   * client's close at the end rejects it, and that must not add a second, misleading error.
+   */
+  function awaited<T>(promise: Promise<T>): Promise<T> {
+    promise.catch(() => undefined);
+    return promise;
+  }
+
+  const card = (page: Page, requestId: string) => page.locator(`article[data-request-id="${requestId}"]`);
+
+  async function requestState(requestId: string) {
+    const { status, json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'GET', `/requests/${requestId}`);
+    expect(status).toBe(200);
+    return RequestDetailResponseSchema.parse(json);
+  }
+
+  it('shows an agent that connects while the fleet page is open, live, without re-reading the fleet', async () => {
+    const page = await operator('op-viv');
+    await liveReady(page);
+    const fleetReads: number[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/operator/fleet') fleetReads.push(Date.now());
+    });
+    const row = page.locator('tr[data-agent-id="fleet-agent"]');
+    expect(await row.count()).toBe(0);
+
+    const connectedAt = Date.now();
+    const client = await agent('fleet-agent');
+    await row.waitFor();
+    await expect.poll(() => row.locator('td[data-label="Status"]').textContent()).toContain('connected');
+    expect(await row.textContent()).toContain('orders · teammate');
+
+    await client.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ls' } } });
+    await expect.poll(() => row.locator('td[data-label="Status"]').textContent()).toContain('working');
+    await expect.poll(() => row.locator('td[data-label="Last hook"]').textContent()).toContain('pre-tool-use');
+    await expect.poll(() => page.getByTestId('count-total').locator('dd').textContent()).toBe('1');
+    // Pushed by the gateway: the page never fetched the fleet again after the agent connected.
+    expect(fleetReads.filter((at) => at >= connectedAt)).toEqual([]);
+  });
+
+  it('plan approval: the queue shows the plan, an operator approves it, submitPlan resolves approved', async () => {
+    const planner = await agent('planner');
+    const page = await operator('op-alice');
+    await approvals(page);
+
+    const decision = awaited(planner.submitPlan(samplePlan(), { requestId: 'req_console_plan_ok' }));
+    const item = card(page, 'req_console_plan_ok');
+    await item.waitFor();
+    expect(await item.getByRole('heading', { level: 2 }).textContent()).toBe('Plan approval from planner');
+    const steps = item.locator('tbody tr');
+    await expect.poll(() => steps.count()).toBe(2);
+    expect(await steps.nth(0).textContent()).toContain('Add an index on orders.created_at');
+    expect(await steps.nth(0).locator('td[data-label="Expected tools"]').textContent()).toBe('db.migrate');
+    expect(await steps.nth(1).locator('td[data-label="Depends on"]').textContent()).toBe('s1');
+    expect(await steps.nth(1).locator('td[data-label="Status"]').textContent()).toBe('pending');
+    expect(await item.locator('dl.meta').textContent()).toMatch(/Waiting.*(just now|s ago)/);
+    await suite.screenshot(page, 'approvals');
+
+    await item.getByRole('button', { name: 'Approve', exact: true }).click();
+    await item.getByText('Approved.', { exact: true }).waitFor();
+    await expect(decision).resolves.toMatchObject({ status: 'approved', approved: true, decidedBy: 'op-alice' });
+  });
+
+  it('plan rejection: feedback is required, and it reaches the agent', async () => {
+    const planner = await agent('planner');
+    const page = await operator('op-alice');
+    await approvals(page);
+
+    const decision = awaited(planner.submitPlan(samplePlan('Rewrite the report in one go'), { requestId: 'req_console_plan_no' }));
+    const item = card(page, 'req_console_plan_no');
+    await item.waitFor();
+    await item.getByRole('button', { name: 'Reject', exact: true }).click();
+    await item.getByRole('alert').filter({ hasText: 'feedback is required to reject' }).waitFor();
+    expect((await requestState('req_console_plan_no')).request.status).toBe('pending');
+
+    await item.getByLabel('Feedback to the agent').fill('Split s1 into batches of 1000 rows first.');
+    await item.getByRole('button', { name: 'Reject', exact: true }).click();
+    await item.getByText('Rejected; the agent gets your feedback.').waitFor();
+    await expect(decision).resolves.toMatchObject({ status: 'rejected', approved: false, feedback: 'Split s1 into batches of 1000 rows first.', decidedBy: 'op-alice' });
+  });
+
+  it('tool approval: the operator edits the input as JSON, and the agent receives the edited input', async () => {
+    const raw = await RawAgent.connect(suite.agentUrl(), suite.system.token('toolie'));
+    raws.push(raw);
+    const page = await operator('op-alice');
+    await approvals(page);
+
+    const input = { command: 'rm -rf build', cwd: '/srv/app' };
+    raw.send({
+      type: 'request',
+      id: 'open-tool-1',
+      request: {
+        request_id: 'req_console_tool',
+        type: 'tool_approval',
+        target: { kind: 'operators' },
+        payload: { tool: 'bash', input, input_digest: createHash('sha256').update(JSON.stringify(input)).digest('hex') },
+      },
+    });
+    const opened = await raw.next((frame) => (frame.type === 'ack' || frame.type === 'error') && frame.id === 'open-tool-1');
+    expect(opened.type).toBe('ack');
+
+    const item = card(page, 'req_console_tool');
+    await item.waitFor();
+    expect(await item.locator('.tool-name').textContent()).toBe('bash');
+    expect(JSON.parse((await item.getByLabel('Input of bash').textContent()) ?? '')).toEqual(input);
+
+    await item.getByRole('button', { name: 'Approve with edits' }).click();
+    const editor = item.getByLabel('Edited input for bash (a JSON object)');
+    expect(JSON.parse(await editor.inputValue())).toEqual(input);
+    await editor.fill('["rm", "-rf", "build"]');
+    await item.getByRole('button', { name: 'Approve with these edits' }).click();
+    await item.getByRole('alert').filter({ hasText: 'must be a JSON object' }).waitFor();
+    expect((await requestState('req_console_tool')).request.status).toBe('pending');
+
+    const edited: JsonObject = { command: 'rm -rf ./build', cwd: '/srv/app' };
+    await editor.fill(JSON.stringify(edited, null, 2));
+    await item.getByRole('button', { name: 'Approve with these edits' }).click();
+    await item.getByText('Approved with your edited input.').waitFor();
+
+    const update = await raw.next(
+      (frame): frame is Extract<ServerFrame, { type: 'request_update' }> => frame.type === 'request_update' && frame.request.request_id === 'req_console_tool' && frame.request.status === 'approved',
+    );
+    expect(update.request).toMatchObject({ status: 'approved', decided_by: 'op-alice', modified_input: edited });
+  });
+
+  it('two approvers: the second sees who decided, and a stale decision is refused without changing anything', async () => {
+    const duo = await agent('duo');
+    const alice = await operator('op-alice');
+    const bob = await operator('op-bob');
+    await approvals(alice);
+    await approvals(bob);
+
+    // Both look at the same request; Alice decides; Bob's page says so at once.
+    const first = awaited(duo.submitPlan(samplePlan('Two operators look at this'), { requestId: 'req_console_race_1' }));
+    await card(alice, 'req_console_race_1').waitFor();
+    await card(bob, 'req_console_race_1').waitFor();
+    await card(alice, 'req_console_race_1').getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(first).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-alice' });
+    const bobsCard = card(bob, 'req_console_race_1');
+    await bobsCard.getByText(/^Already approved by op-alice at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\.$/).waitFor();
+    expect(await bobsCard.getByRole('button', { name: /^(Approve|Reject)/ }).count()).toBe(0);
+    await suite.screenshot(bob, 'approvals-decided-elsewhere');
+
+    // A tab whose live feed is cut keeps a stale card: its decision is refused and says who won.
+    const second = awaited(duo.submitPlan(samplePlan('Decided while another tab was stale'), { requestId: 'req_console_race_2' }));
+    await card(alice, 'req_console_race_2').waitFor();
+    const { context: staleContext, page: stale } = await suite.signIn('op-bob', { cutLiveFeed: true });
+    contexts.push(staleContext);
+    await stale.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Approvals/ }).click();
+    const staleCard = card(stale, 'req_console_race_2');
+    await staleCard.waitFor();
+
+    await card(alice, 'req_console_race_2').getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(second).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-alice' });
+    await staleCard.getByLabel('Feedback to the agent').fill('No, wait.');
+    await staleCard.getByRole('button', { name: 'Reject', exact: true }).click();
+    await staleCard.getByText(/^Already approved by op-alice at .* UTC\. Your decision was refused\.$/).waitFor();
+    expect(await staleCard.getByRole('button', { name: /^(Approve|Reject)/ }).count()).toBe(0);
+
+    const after = await requestState('req_console_race_2');
+    expect(after.request).toMatchObject({ status: 'approved', decided_by: 'op-alice' });
+    expect(after.history.filter((entry) => entry.event === 'approved' || entry.event === 'rejected').map((entry) => `${entry.event}:${entry.actor.id}`)).toEqual(['approved:op-alice']);
+  });
+
+  it('a viewer sees no decide buttons, and a forged decision is refused by the console and the API', async () => {
+    const watched = await agent('watched');
+    const pending = awaited(watched.submitPlan(samplePlan('A viewer may only look'), { requestId: 'req_console_viewer' }));
+    await expect.poll(async () => (await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'GET', '/requests/req_console_viewer')).status).toBe(200);
+
+    const { context, page } = await suite.signIn('op-viv');
+    contexts.push(context);
+    await approvals(page);
+    const item = card(page, 'req_console_viewer');
+    await item.waitFor();
+    await page.getByText('you can watch the queue, but deciding needs the approver role').waitFor();
+    expect(await item.getByRole('button').count()).toBe(0);
+    expect(await item.getByLabel('Feedback to the agent').count()).toBe(0);
+
+    // The viewer's own session, through the console's proxy: the gateway refuses the role.
+    const path = '/api/operator/requests/req_console_viewer/decision';
+    const forged = await context.request.post(path, { headers: { 'x-ahp-csrf': '1', origin: suite.baseUrl }, data: { approve: true } });
+    expect(forged.status()).toBe(403);
+    expect(await forged.json()).toMatchObject({ error: { code: 'E_FORBIDDEN', details: { role: 'viewer' } } });
+    // Without the console's CSRF header, or from another site: refused before reaching the gateway.
+    const noHeader = await context.request.post(path, { data: { approve: true } });
+    expect(noHeader.status()).toBe(403);
+    expect(await noHeader.json()).toMatchObject({ error: { code: 'E_FORBIDDEN', message: expect.stringContaining('x-ahp-csrf') } });
+    const crossSite = await context.request.post(path, { headers: { 'x-ahp-csrf': '1', origin: 'https://evil.example' }, data: { approve: true } });
+    expect(crossSite.status()).toBe(403);
+    // And straight to the gateway with the viewer's token.
+    const direct = await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'POST', '/requests/req_console_viewer/decision', { approve: true });
+    expect(direct).toMatchObject({ status: 403, json: { error: { code: 'E_FORBIDDEN' } } });
+
+    expect((await requestState('req_console_viewer')).request.status).toBe('pending');
+    // Settle it so the agent's promise ends.
+    expect((await operatorCall(suite.operatorApi(), suite.operators.token('op-bob'), 'POST', '/requests/req_console_viewer/decision', { approve: true })).status).toBe(200);
+    await expect(pending).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-bob' });
+  });
+
+  it('every page shows real data (fleet, agent timeline, signals, configuration, health, sign-in, phone approvals) and is saved as a screenshot', async () => {
+    // An agent with a story: a blocked and a rewritten tool call (answered), reported events, a pending plan.
+    const bee = await agent('worker-bee');
+    const blocked = await bee.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'rm -rf /' } } });
+    expect(blocked.allowed).toBe(false);
+    for (const signal of blocked.signals) await bee.respond(signal, 'retry_after_fix');
+    const rewritten = await bee.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'git push --force origin main' } } });
+    expect(rewritten.intensity).toBe('control');
+    for (const signal of rewritten.signals) await bee.respond(signal, 'accept_modification');
+    const plan = samplePlan('Ship the orders report');
+    await bee.report({ kind: 'plan_progress', step_id: 's1', plan: { ...plan, steps: plan.steps.map((step) => (step.id === 's1' ? { ...step, status: 'done' } : step)) } });
+    await bee.report({ kind: 'control_signal', control_signal: { step_id: 's1', control: 'step_done', format: 'structured' } });
+    await bee.report({ kind: 'control_signal', control_signal: { step_id: 's2', control: 'replan', format: 'legacy' } });
+    await bee.report({ kind: 'verification', result: { ok: false, type: 'test_failure', summary: '1 test failed', details: [{ file: 'tests/test_report.py', line: 45, error: 'AssertionError: expected 3600 but got 1800' }] } });
+    const beePlan = awaited(bee.submitPlan(samplePlan('Split the orders report by region'), { requestId: 'req_console_phone' }));
+
+    const page = await operator('op-ada');
+    await liveReady(page);
+
+    // Fleet.
+    await page.locator('tr[data-agent-id="worker-bee"]').waitFor();
+    await suite.screenshot(page, 'fleet');
+
+    // Agent timeline: signals with intensity, the answers, control envelope events (legacy flagged), plan progress, the request.
+    await page.locator('tr[data-agent-id="worker-bee"]').getByRole('link', { name: 'Worker bee' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Worker bee' }).waitFor();
+    const timeline = page.getByRole('list', { name: /^Timeline of worker-bee/ });
+    await expect.poll(() => timeline.locator('li[data-kind="response"]').count()).toBe(2);
+    await expect.poll(() => timeline.locator('li[data-kind="event"]').count()).toBe(4);
+    expect(await timeline.locator('li[data-kind="signal"]').count()).toBe(2);
+    expect(await timeline.textContent()).toContain('retry_after_fix');
+    expect(await timeline.textContent()).toContain('accept_modification');
+    expect(await timeline.locator('li[data-kind="event"]').filter({ hasText: 'legacy string' }).count()).toBe(1);
+    expect(await timeline.textContent()).toContain('Plan progress: 1/2 steps settled');
+    await expect.poll(() => timeline.locator('li[data-kind="request"]').count()).toBe(1);
+    await page.getByRole('heading', { name: 'Current plan' }).waitFor();
+    // Newest first: the request opened last is the first item.
+    expect(await timeline.locator('li').first().getAttribute('data-kind')).toBe('request');
+    await suite.screenshot(page, 'agent');
+
+    // Signal log: statistics, both charts, a filter, and the JSONL export through the proxy.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Signals' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Signal log' }).waitFor();
+    await expect.poll(() => page.getByTestId('stat-signals').textContent()).toBe('2');
+    await page.getByRole('img', { name: /2 signals over 24 time buckets/ }).waitFor();
+    await page.getByText('How agents answered, per intensity').waitFor();
+    await suite.screenshot(page, 'signals');
+    await page.getByLabel('Intensity', { exact: true }).selectOption('block');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/intensity=block/);
+    await expect.poll(() => page.getByTestId('stat-signals').textContent()).toBe('1');
+    const href = await page.getByRole('link', { name: 'Export JSONL' }).getAttribute('href');
+    expect(href).toMatch(/^\/api\/operator\/signals\/export\?.*intensity=block/);
+    const exported = await page.context().request.get(href!);
+    expect(exported.status()).toBe(200);
+    expect(exported.headers()['content-type']).toContain('ndjson');
+    const lines = (await exported.text()).trim().split('\n').map((line) => SignalLogLineSchema.parse(JSON.parse(line)));
+    expect(lines.map((line) => [line.agent_id, line.intensity, line.action])).toEqual([['worker-bee', 'block', 'retry_after_fix']]);
+
+    // Configuration: nothing published; an invalid text is refused with its lines; a valid one becomes version 1.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configuration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Configuration' }).waitFor();
+    await page.getByText('Nothing published yet.').waitFor();
+    const editor = page.getByLabel('hooks.yaml', { exact: true });
+    await editor.fill(['version: 1', 'hooks:', '  pre-tool-use:', '    trigger: pre-tool-use', '    oracles:', '      - name: acme/missing', ''].join('\n'));
+    await page.getByRole('button', { name: 'Validate and publish' }).click();
+    const issues = page.locator('#config-issues');
+    await issues.getByText('Not published.').waitFor();
+    expect(await issues.getByRole('button', { name: /^Line \d+/ }).count()).toBeGreaterThan(0);
+    await suite.screenshot(page, 'config-errors');
+    await editor.fill(await readFile(join(findWorkspaceRoot(), '.ahp', 'hooks.yaml'), 'utf8'));
+    await page.getByRole('button', { name: 'Validate and publish' }).click();
+    await page.getByText('Published version 1; it is current now.').waitFor();
+    await page.getByRole('button', { name: 'View v1' }).waitFor();
+    await page.getByText(/Version 1\s*published by op-ada/).first().waitFor();
+    await suite.screenshot(page, 'config');
+
+    // Health: the gateway and the worker with its concurrency.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Health' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Health' }).waitFor();
+    await page.getByRole('heading', { name: 'Oracle workers' }).waitFor();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await suite.screenshot(page, 'health');
+
+    // Sign-in page, as a stranger sees it.
+    const stranger = await suite.browser.newContext({ baseURL: suite.baseUrl, viewport: LAPTOP_VIEWPORT });
+    contexts.push(stranger);
+    const signIn = await stranger.newPage();
+    const landing = await signIn.goto('/approvals');
+    await signIn.getByRole('heading', { name: 'Sign in to the AHP ops console' }).waitFor();
+    expect(new URL(signIn.url()).pathname).toBe('/sign-in');
+    // No other site may frame the console (clickjacking an Approve button).
+    expect(landing?.headers()).toMatchObject({ 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" });
+    await signIn.getByLabel('Operator token').fill('ahp_not-a-real-token');
+    await signIn.getByRole('button', { name: 'Sign in' }).click();
+    await signIn.getByRole('alert').filter({ hasText: 'does not know this token' }).waitFor();
+    await suite.screenshot(signIn, 'sign-in');
+
+    // Approvals on a phone: the card fits the width and the decision buttons are there.
+    const phone = await operator('op-alice', PHONE_VIEWPORT);
+    await approvals(phone);
+    const item = card(phone, 'req_console_phone');
+    await item.waitFor();
+    await item.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
+    await suite.screenshot(phone, 'approvals-phone');
+    await item.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(beePlan).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-alice' });
+  });
+
+  it('a tool call a rule sends to a person: approved with an edited input in the browser, the hook resolves as a control decision', async () => {
+    // An admin publishes, in the console, a rule that hands destructive shell commands to a person.
+    const admin = await operator('op-ada');
+    await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configuration' }).click();
+    await admin.getByRole('heading', { level: 1, name: 'Configuration' }).waitFor();
+    await admin.getByLabel('hooks.yaml', { exact: true }).fill(APPROVAL_RULES);
+    await admin.getByRole('button', { name: 'Validate and publish' }).click();
+    const published = admin.getByText(/^Published version \d+; it is current now\.$/);
+    await published.waitFor();
+    const version = Number(/version (\d+)/.exec((await published.textContent()) ?? '')?.[1]);
+    await allWorkersServe(suite.system, version);
+
+    const careful = await agent('careful');
+    const waits: AwaitingApprovalInfo[] = [];
+    const input = { command: 'rm -rf build', cwd: '/srv/app' };
+    const result = awaited(careful.hook('pre-tool-use', { tool: { name: 'bash', input } }, { onAwaitingApproval: (info) => waits.push(info) }));
+    const info = await eventually(() => waits[0], 'the hook to wait for a person');
+
+    const page = await operator('op-alice');
+    await approvals(page);
+    const item = card(page, info.requestId);
+    await item.waitFor();
+    await item.getByText("rm -rf build needs an operator's approval").waitFor();
+    expect(await item.textContent()).toContain('pre-tool-use/risky-commands/destructive-shell');
+    await item.getByRole('button', { name: 'Approve with edits' }).click();
+    await item.getByLabel('Edited input for bash (a JSON object)').fill(JSON.stringify({ command: 'rm -rf build/tmp', cwd: '/srv/app' }));
+    await item.getByRole('button', { name: 'Approve with these edits' }).click();
+    await item.getByText('Approved with your edited input.').waitFor();
+
+    const outcome = await result;
+    expect(outcome.allowed).toBe(true);
+    expect(outcome.intensity).toBe('control');
+    expect(outcome.modifications).toEqual([expect.objectContaining({ target: 'command', original: 'rm -rf build', updated: 'rm -rf build/tmp' })]);
+  });
+
+  it('gateway down: a banner says so while the console reconnects by itself, and clears when the gateway is back', async () => {
+    const page = await operator('op-alice');
+    await liveReady(page);
+    const banner = page.getByRole('alert').filter({ hasText: 'Gateway unreachable — reconnecting…' });
+    expect(await banner.count()).toBe(0);
+
+    const port = await suite.stopGateway();
+    await banner.waitFor();
+    await page.locator('[data-live="down"]').waitFor();
+    await suite.screenshot(page, 'gateway-down');
+
+    await suite.startGateway(port);
+    await banner.waitFor({ state: 'detached', timeout: 30_000 });
+    await liveReady(page);
+    await page.locator('tr[data-agent-id="worker-bee"]').waitFor();
+  });
+});
