@@ -419,6 +419,19 @@ describe('ops console in a real browser', () => {
     expect(outcome.allowed).toBe(true);
     expect(outcome.intensity).toBe('control');
     expect(outcome.modifications).toEqual([expect.objectContaining({ target: 'command', original: 'rm -rf build', updated: 'rm -rf build/tmp' })]);
+
+    // "For the rest of the session": approved once in the browser, the same call then needs nobody.
+    const again = { command: 'rm -rf dist', cwd: '/srv/app' };
+    const second = awaited(careful.hook('pre-tool-use', { tool: { name: 'bash', input: again } }, { onAwaitingApproval: (wait) => waits.push(wait) }));
+    const secondInfo = await eventually(() => waits[1], 'the second call to wait for a person');
+    const secondItem = card(page, secondInfo.requestId);
+    await secondItem.waitFor();
+    await secondItem.getByLabel('An approval covers').selectOption('session');
+    await secondItem.getByRole('button', { name: 'Approve', exact: true }).click();
+    expect((await second).allowed).toBe(true);
+    const third = await careful.hook('pre-tool-use', { tool: { name: 'bash', input: again } }, { onAwaitingApproval: (wait) => waits.push(wait) });
+    expect(third.allowed).toBe(true);
+    expect(waits).toHaveLength(2);
   });
 
   it('gateway down: a banner says so while the console reconnects by itself, and clears when the gateway is back', async () => {

@@ -70,7 +70,7 @@ export function ApprovalsView() {
       <div className="page-head">
         <h1>Approvals</h1>
         <p className="muted">
-          Plan approvals, tool approvals and shutdowns addressed to operators, oldest first.
+          Plan approvals, tool approvals, interventions and shutdowns addressed to operators, oldest first.
           {queue.data ? ` ${pendingCount} pending.` : ''}
         </p>
       </div>

@@ -4,7 +4,7 @@
  * edited input is checked here as a JSON object before it is sent; the gateway checks it again.
  */
 import { useId, useState, type FormEvent } from 'react';
-import type { JsonObject, ProtocolState } from '@ahp/protocol';
+import type { ApprovalScope, JsonObject, ProtocolState } from '@ahp/protocol';
 import { isApiError } from '../../../src/lib/api/client';
 import { decideRequest, type Decision } from '../../../src/lib/api/requests';
 import { noticeForDecision, noticeForRefusal, type DecisionNotice } from '../../../src/lib/view/decision-outcome';
@@ -26,6 +26,7 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
   const [edited, setEdited] = useState(() => (request.type === 'tool_approval' ? prettyJson(request.payload.input) : ''));
   const [editError, setEditError] = useState<string | null>(null);
   const [busy, setBusy] = useState<null | 'approve' | 'reject' | 'edit'>(null);
+  const [scope, setScope] = useState<ApprovalScope>('once');
 
   const send = async (decision: Decision, which: 'approve' | 'reject' | 'edit') => {
     setBusy(which);
@@ -57,7 +58,7 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
     }
   };
 
-  const approve = () => void send({ approve: true, feedback }, 'approve');
+  const approve = () => void send({ approve: true, feedback, ...(request.type === 'tool_approval' ? { scope } : {}) }, 'approve');
   const reject = () => {
     if (feedback.trim() === '') {
       setFeedbackError('Say why, so the agent can revise: feedback is required to reject.');
@@ -77,7 +78,7 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
     }
     setEditError(null);
     const modifiedInput: JsonObject = parsed.value;
-    void send({ approve: true, feedback, modifiedInput }, 'edit');
+    void send({ approve: true, feedback, modifiedInput, scope }, 'edit');
   };
 
   return (
@@ -101,6 +102,19 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
           </p>
         ) : null}
       </div>
+      {request.type === 'tool_approval' ? (
+        <div className="field">
+          <label htmlFor={`${ids}-scope`}>An approval covers</label>
+          <select id={`${ids}-scope`} value={scope} onChange={(event) => setScope(event.target.value as ApprovalScope)} aria-describedby={`${ids}-scope-hint`}>
+            <option value="once">this call only</option>
+            <option value="session">this call with this input, for the rest of the session</option>
+            <option value="session_tool">any call of {request.payload.tool}, for the rest of the session</option>
+          </select>
+          <p id={`${ids}-scope-hint`} className="hint">
+            A session approval is recorded as a grant that an approver can revoke at any time.
+          </p>
+        </div>
+      ) : null}
       <div className="actions">
         <button type="button" className="button button-primary" onClick={approve} disabled={busy !== null}>
           {busy === 'approve' ? 'Approving…' : 'Approve'}

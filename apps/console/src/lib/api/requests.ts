@@ -1,9 +1,10 @@
-/** Requests (plan approvals, tool approvals, shutdowns) and operators' decisions on them. */
+/** Requests (plan and tool approvals, shutdowns, interventions) and operators' decisions on them. */
 import {
   RequestDecisionResponseSchema,
   RequestDetailResponseSchema,
   RequestListResponseSchema,
   MAX_LIST_LIMIT,
+  type ApprovalScope,
   type JsonObject,
   type ProtocolState,
   type RequestDecisionResponse,
@@ -38,6 +39,8 @@ export interface Decision {
   feedback?: string;
   /** Only when approving a tool approval: the input the agent runs instead. */
   modifiedInput?: JsonObject;
+  /** Only when approving a tool approval: also allow it for the rest of the agent's session (a revocable grant). */
+  scope?: ApprovalScope;
 }
 
 /**
@@ -53,6 +56,7 @@ export function decideRequest(requestId: string, decision: Decision): Promise<Re
       approve: decision.approve,
       ...(feedback ? { feedback } : {}),
       ...(decision.modifiedInput === undefined ? {} : { modified_input: decision.modifiedInput }),
+      ...(decision.scope === undefined || decision.scope === 'once' ? {} : { scope: decision.scope }),
     },
   });
 }
