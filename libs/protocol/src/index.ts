@@ -532,3 +532,5 @@ export type {
   HookApprovalRef,
   ToolGrant,
 } from './tool-approval.js';
+// --- what loggers do to a line's fields (see log-fields.ts) ---
+export { prepareLogFields, redactLogText, serializeError } from './log-fields.js';
