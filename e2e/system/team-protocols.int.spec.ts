@@ -21,6 +21,7 @@ describe('team protocols across two gateways', () => {
         { id: 'alice', name: 'Alice', team: 'orders', role: 'teammate' },
         { id: 'bob', name: 'Bob', team: 'orders', role: 'teammate' },
         { id: 'carol', name: 'Carol', team: 'orders', role: 'teammate' },
+        { id: 'dave', name: 'Dave', team: 'orders', role: 'teammate' },
       ],
       gatewayEnv: { AHP_HOOK_DEADLINE_MS: '5000' },
     });
@@ -101,5 +102,29 @@ describe('team protocols across two gateways', () => {
     expect(result.decidedBy).toBe('oracles');
 
     await carol.report({ kind: 'plan_progress', request_id: second.requestId, step_id: 's1', plan: { ...samplePlan(), steps: samplePlan().steps.map((step) => (step.id === 's1' ? { ...step, status: 'done' } : step)) } });
+  });
+
+  it('cancel: the sender withdraws a pending plan; its gate lifts, nobody else may cancel it, and a re-sent cancel is acknowledged', async () => {
+    const dave = await agent('dave', 1);
+    const requestId = `req_cancel_${Date.now()}`;
+    const pending = dave.submitPlan(samplePlan('A plan withdrawn'), { requestId });
+    await eventually(async () => ((await system.stores.requests.get(requestId))?.state.status === 'pending' ? true : undefined), 'the plan to be pending');
+    const gated = await dave.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
+    expect(isAhpClientError(gated) && gated.code).toBe('E_PLAN_PENDING');
+
+    const byLead = await lead.cancelRequest(requestId).catch((error: unknown) => error);
+    expect(isAhpClientError(byLead) && byLead.code).toBe('E_FORBIDDEN');
+
+    await expect(dave.cancelRequest(requestId)).resolves.toMatchObject({ status: 'cancelled', decided_by: 'dave' });
+    await expect(pending).resolves.toMatchObject({ status: 'cancelled', approved: false });
+    await expect(dave.cancelRequest(requestId)).resolves.toMatchObject({ status: 'cancelled' });
+    const missing = await dave.cancelRequest('req_never_opened').catch((error: unknown) => error);
+    expect(isAhpClientError(missing) && missing.code).toBe('E_NOT_FOUND');
+
+    // Withdrawn: nothing is pending any more, so tool calls are evaluated again.
+    const result = await dave.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } });
+    expect(result.decidedBy).toBe('oracles');
+    const history = (await system.stores.requests.get(requestId))?.history.map((entry) => entry.event);
+    expect(history).toEqual(['created', 'cancelled']);
   });
 });

@@ -133,6 +133,11 @@ const VALID_CLIENT: Record<ClientFrameType, Record<string, unknown>> = {
     id: 'c-4',
     response: { request_id: 'req_042871', type: 'plan_approval_response', approve: true, feedback: 'LGTM' },
   },
+  cancel: {
+    type: 'cancel',
+    id: 'c-4b',
+    request_id: 'req_042871',
+  },
   send: {
     type: 'send',
     id: 'c-5',

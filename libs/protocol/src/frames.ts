@@ -198,6 +198,21 @@ export const ResponseFrameSchema = z
 export type ResponseFrame = z.infer<typeof ResponseFrameSchema>;
 
 /**
+ * Withdraw a pending request this agent opened (seed 004: → cancelled by its sender). The reply is
+ * an `ack` with the cancelled state; the addressee learns it through a `request_update`. Only the
+ * sender may cancel (`E_FORBIDDEN`); a request already settled is `E_CONFLICT` with its state,
+ * except one this agent already cancelled, which is acknowledged again (re-sending is safe).
+ */
+export const CancelFrameSchema = z
+  .strictObject({
+    type: z.literal('cancel'),
+    id: FrameIdSchema,
+    request_id: RequestIdSchema,
+  })
+  .meta({ id: 'CancelFrame', description: 'Client → server: withdraw a pending request this agent opened.' });
+export type CancelFrame = z.infer<typeof CancelFrameSchema>;
+
+/**
  * The message types a client may send with `send`. Protocol traffic (`*_request`, `*_response`)
  * goes through `request` and `response` frames instead, which keep the request state machine
  * consistent; the gateway writes the matching inbox messages itself.
@@ -281,6 +296,7 @@ export const ClientFrameSchema = z
     SignalResponseFrameSchema,
     RequestFrameSchema,
     ResponseFrameSchema,
+    CancelFrameSchema,
     SendFrameSchema,
     InboxAckFrameSchema,
     EventFrameSchema,
@@ -473,6 +489,7 @@ const CLIENT_SCHEMAS = {
   signal_response: SignalResponseFrameSchema,
   request: RequestFrameSchema,
   response: ResponseFrameSchema,
+  cancel: CancelFrameSchema,
   send: SendFrameSchema,
   inbox_ack: InboxAckFrameSchema,
   event: EventFrameSchema,
@@ -504,6 +521,7 @@ export const FRAME_KINDS: Readonly<Record<FrameType, FrameKind>> = Object.freeze
   signal_response: 'request',
   request: 'request',
   response: 'request',
+  cancel: 'request',
   send: 'request',
   inbox_ack: 'request',
   event: 'request',
@@ -532,6 +550,7 @@ export const REPLY_TYPE_FOR: Readonly<Record<ClientFrameType, 'welcome' | 'decis
   signal_response: 'ack',
   request: 'ack',
   response: 'ack',
+  cancel: 'ack',
   send: 'ack',
   inbox_ack: 'ack',
   event: 'ack',

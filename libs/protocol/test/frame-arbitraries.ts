@@ -204,6 +204,7 @@ export const VALID_FRAME_ARBS: { readonly [T in ClientFrameType]: fc.Arbitrary<J
     .map(({ id, details, ...response }) => ({ type: 'signal_response' as const, id, response: withOptional(response, { details }) })),
   request: fc.record({ id: idArb, request: openRequestArb }).map((frame) => ({ type: 'request' as const, ...frame })),
   response: fc.record({ id: idArb, response: responseArb }).map((frame) => ({ type: 'response' as const, ...frame })),
+  cancel: fc.record({ id: idArb, request_id: requestIdArb }).map((frame) => ({ type: 'cancel' as const, ...frame })),
   send: fc
     .record({
       id: idArb,
@@ -234,6 +235,7 @@ export const REQUIRED_PATHS: { readonly [T in ClientFrameType]: readonly Path[] 
   signal_response: [['id'], ['response'], ['response', 'signal_id'], ['response', 'consumed_at'], ['response', 'action']],
   request: [['id'], ['request'], ['request', 'request_id'], ['request', 'type'], ['request', 'target'], ['request', 'payload']],
   response: [['id'], ['response'], ['response', 'request_id'], ['response', 'type'], ['response', 'approve']],
+  cancel: [['id'], ['request_id']],
   send: [['id'], ['message'], ['message', 'to'], ['message', 'content'], ['message', 'type']],
   inbox_ack: [['id'], ['message_ids']],
   event: [['id'], ['event'], ['event', 'kind']],
@@ -246,6 +248,7 @@ export const STRICT_OBJECT_PATHS: { readonly [T in ClientFrameType]: readonly Pa
   signal_response: [[], ['response']],
   request: [[], ['request'], ['request', 'target'], ['request', 'payload']],
   response: [[], ['response']],
+  cancel: [[]],
   send: [[], ['message']],
   inbox_ack: [[]],
   event: [[], ['event']],

@@ -11,6 +11,7 @@ import {
   EventFrameSchema,
   HookFrameSchema,
   SendFrameSchema,
+  CancelFrameSchema,
   SignalResponseFrameSchema,
   actionsForIntensity,
   awaitingApproval,
@@ -771,6 +772,22 @@ export class AhpClient {
       return Promise.reject(new AhpClientError('E_NOT_FOUND', `request ${requestId} has not reached this client`, { details: { request_id: requestId } }));
     }
     return this.#team.answer(requestId, state.type, answer);
+  }
+
+  /**
+   * Withdraws a pending request this agent opened (a plan it no longer wants approved, an
+   * intervention it no longer needs) and resolves with its state, `cancelled`; the promise of
+   * `submitPlan()` / `requestIntervention()` for it resolves `cancelled` too. Rejects with
+   * `E_FORBIDDEN` for someone else's request and `E_CONFLICT` when it was settled first.
+   */
+  async cancelRequest(requestId: string): Promise<ProtocolState> {
+    const checked = CancelFrameSchema.safeParse({ type: 'cancel', id: globalThis.crypto.randomUUID(), request_id: requestId });
+    if (!checked.success) throw invalidFrame(`invalid cancel: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, checked.error.issues);
+    const reply = await this.#requests.send(checked.data, { deadlineMs: this.#requestDeadlineMs });
+    if (reply.result?.kind !== 'request') throw new AhpClientError('E_PROTOCOL', 'the gateway acknowledged a cancel without the request state');
+    // The request_update push follows; settling the local waiters now saves the wait for it.
+    this.#team.onRequestState(reply.result.request);
+    return reply.result.request;
   }
 
   /** Lead helper: approves or rejects a teammate's plan, with feedback (seed 004's `review_plan`). */

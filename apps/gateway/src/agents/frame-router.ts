@@ -72,6 +72,8 @@ export class FrameRouter {
         return this.requests.open(connection, frame);
       case 'response':
         return this.requests.respond(connection, frame);
+      case 'cancel':
+        return this.requests.cancel(connection, frame);
       case 'send':
         return this.inbox.send(connection, frame);
       case 'inbox_ack':

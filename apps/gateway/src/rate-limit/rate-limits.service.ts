@@ -16,6 +16,7 @@ export const RATE_LIMITED_FRAME_TYPES: ReadonlySet<ClientFrameType> = new Set<Cl
   'hook',
   'request',
   'response',
+  'cancel',
   'send',
   'signal_response',
   'event',

@@ -6,6 +6,7 @@ import {
   makeError,
   responseTypeFor,
   type AhpError,
+  type CancelFrame,
   type ListRequestsQuery,
   type OpenRequest,
   type OperatorIdentity,
@@ -131,6 +132,42 @@ export class RequestsService {
       return;
     }
     this.log.info({ ...fields, outcome: result.outcome, status: result.state.status }, 'request answered');
+    connection.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: result.state } });
+  }
+
+  /**
+   * Serves a `cancel` frame: the sender withdraws its pending request (`E_FORBIDDEN` for anyone
+   * else). Cancelling a request this agent already cancelled is acknowledged again, so a re-sent
+   * frame after a reconnect is harmless; any other settled request is `E_CONFLICT` with its state.
+   */
+  async cancel(connection: AgentConnection, frame: CancelFrame, now: number = Date.now()): Promise<void> {
+    const requestId = frame.request_id;
+    const fields = { agentId: connection.agentId, sessionId: connection.sessionId, requestId };
+    let result: DecideResult;
+    try {
+      const stored = await this.requests.get(requestId);
+      if (stored === null) {
+        connection.fail(frame.id, 'E_NOT_FOUND', `no request ${requestId}`, { request_id: requestId });
+        return;
+      }
+      if (stored.state.sender !== connection.agentId) {
+        connection.fail(frame.id, 'E_FORBIDDEN', `only the sender of request ${requestId} may cancel it`, { request_id: requestId });
+        return;
+      }
+      const outcome = await this.requests.cancel(requestId, { kind: 'agent', id: connection.agentId }, now);
+      const again = outcome.outcome === 'not_pending' && outcome.state.status === 'cancelled' && outcome.state.decided_by === connection.agentId;
+      result = again ? { ok: true, outcome: 'already_decided', state: outcome.state } : decideResult(requestId, outcome);
+    } catch (error) {
+      this.log.error({ ...fields, error }, 'cancelling the request failed');
+      connection.sendError(frame.id, unavailable('cancelling the request'));
+      return;
+    }
+    if (!result.ok) {
+      this.log.info({ ...fields, code: result.error.code }, 'cancel refused');
+      connection.sendError(frame.id, result.error);
+      return;
+    }
+    this.log.info({ ...fields, outcome: result.outcome }, 'request cancelled by its sender');
     connection.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: result.state } });
   }
 
