@@ -85,6 +85,11 @@ describe('startDemoFleet', () => {
       await expect.poll(() => lines.some((line) => line.startsWith('demo-helper: shut down')), { timeout: 10_000 }).toBe(true);
       expect(lines.some((line) => line.includes('demo-helper: got a message from demo-lead'))).toBe(true);
       expect(lines.some((line) => line.startsWith('demo-coder: bash rm -rf / → blocked'))).toBe(true);
+      // The risky command waits for a person: a tool approval addressed to the operators.
+      await expect
+        .poll(async () => (await stores.requests.list({ status: 'pending', type: 'tool_approval', agent: 'demo-ops' })).map((r) => r.payload), { timeout: 15_000 })
+        .toEqual([expect.objectContaining({ tool: 'bash', input: { command: 'kubectl rollout restart deployment/api' } })]);
+      expect(lines.some((line) => line.startsWith('demo-ops: kubectl rollout restart is waiting for an operator'))).toBe(true);
     } finally {
       await fleet.stop();
     }

@@ -210,7 +210,14 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
   spawn('demo-ops', async () => {
     // The hooks configuration sends this command to a person (require_approval); the call waits
     // for the decision, then runs with what was approved.
-    const result = await ops.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'kubectl rollout restart deployment/api' } } }, { deadlineMs: 24 * 3_600_000 });
+    const result = await ops.hook(
+      'pre-tool-use',
+      { tool: { name: 'bash', input: { command: 'kubectl rollout restart deployment/api' } } },
+      {
+        deadlineMs: 24 * 3_600_000,
+        onAwaitingApproval: (wait) => say('demo-ops', `kubectl rollout restart is waiting for an operator (${wait.requestId}, until ${wait.deadline}): decide it in the console`),
+      },
+    );
     await answerSignals(ops, result);
     say('demo-ops', `kubectl rollout restart → ${describe(result)}`);
   });
