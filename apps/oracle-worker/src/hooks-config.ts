@@ -23,6 +23,8 @@ export interface EvaluateDeps {
   readonly deadlineAt: number;
   /** Called after each oracle run, for logs. */
   readonly onOracleSettled?: (report: OracleRunReport) => void;
+  /** The input is the job's own parsed data, nobody else's: frozen in place, not copied (see `EvaluateHookOptions.inputIsOwned`). */
+  readonly inputIsOwned?: boolean;
 }
 
 /** One way of evaluating hooks: a compiled configuration version, or the built-in defaults. */

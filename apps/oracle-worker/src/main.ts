@@ -125,6 +125,7 @@ function compiledEvaluator(stored: StoredConfigVersion, plugins: readonly Oracle
         deadlineAt: deps.deadlineAt,
         budgetMs: deps.budgetMs,
         ...(deps.onOracleSettled === undefined ? {} : { onOracleSettled: deps.onOracleSettled }),
+        ...(deps.inputIsOwned === undefined ? {} : { inputIsOwned: deps.inputIsOwned }),
       }),
   };
 }

@@ -116,6 +116,8 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
         newId,
         budgetMs,
         deadlineAt: job.deadline_at,
+        // The job data was parsed for this job alone: oracles may see it frozen in place.
+        inputIsOwned: true,
         onOracleSettled: (report) => {
           logOracle(logger, { ...fields, configVersion }, report);
           options.metrics?.oracleSettled(report);
@@ -167,6 +169,7 @@ export function oraclesEvaluator(oracles: readonly Oracle[]): HookEvaluator {
         budgetMs: deps.budgetMs,
         deadlineAt: deps.deadlineAt,
         ...(deps.onOracleSettled === undefined ? {} : { onOracleSettled: deps.onOracleSettled }),
+        ...(deps.inputIsOwned === undefined ? {} : { inputIsOwned: deps.inputIsOwned }),
       }),
   };
 }

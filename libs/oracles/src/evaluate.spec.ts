@@ -178,6 +178,29 @@ describe('evaluateHook: aggregation', () => {
     expect(seen[0]).not.toBe(original);
     expect(Object.isFrozen(seen[0]!.agent)).toBe(true);
     expect((original.context['tool'] as Record<string, unknown>)['name']).toBe('Bash');
+    expect(Object.isFrozen(original.context)).toBe(false);
+  });
+
+  it('freezes an input the caller hands over in place, without copying it', async () => {
+    const original = input();
+    const seen: OracleInput[] = [];
+    const decision = await evaluateHook(
+      options({
+        input: original,
+        inputIsOwned: true,
+        oracles: [
+          oracle('mutator', (given) => {
+            seen.push(given);
+            (given.context['tool'] as Record<string, unknown>)['name'] = 'rm';
+            return [];
+          }),
+        ],
+      }),
+    );
+    expect(decision.decided_by).toBe('failure_policy');
+    expect(seen[0]!.context).toBe(original.context);
+    expect(Object.isFrozen(original.context['tool'])).toBe(true);
+    expect((original.context['tool'] as Record<string, unknown>)['name']).toBe('Bash');
   });
 });
 

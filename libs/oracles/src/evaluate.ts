@@ -92,6 +92,13 @@ export interface EvaluateHookOptions {
   readonly counters?: RuleCounters;
   /** Per-oracle budget and failure policy; `undefined` for an oracle means the hook's. */
   readonly oracleSettings?: (oracle: Oracle) => OracleSettings | undefined;
+  /**
+   * The caller hands `input` over: nobody else holds it (a worker's freshly parsed job data), so
+   * it is frozen where it is instead of deep-copied first. Either way oracles see one read-only
+   * view; the copy is the costly half (about 5 % of a worker's CPU in the benchmark's profile).
+   * @defaultValue false: the input is copied, and the caller's objects stay as they were
+   */
+  readonly inputIsOwned?: boolean;
 }
 
 /**
@@ -128,7 +135,7 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
   }
   const { trigger, hookId } = options.input;
   const policy = options.failurePolicy ?? defaultFailurePolicy(trigger);
-  const input = frozenCopy(options.input);
+  const input = options.inputIsOwned === true ? deepFreeze(pickInput(options.input)) : deepFreeze(structuredClone(pickInput(options.input)));
   const signals: Signal[] = [];
 
   const fail = (code: ErrorCode, message: string, decidingPolicy: FailurePolicy = policy): HookDecision =>
@@ -360,21 +367,20 @@ function errorMessage(error: unknown): string {
   return `non-Error value thrown: ${describeValue(error)}`;
 }
 
-/** A deep copy of the input with every object frozen, so oracles share one read-only view. */
-function frozenCopy(input: OracleInput): OracleInput {
-  const copy = structuredClone({
-    hookId: input.hookId,
-    trigger: input.trigger,
-    context: input.context,
-    agent: input.agent,
-    sessionId: input.sessionId,
-  });
-  const stack: object[] = [copy];
-  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) {
+/** The fields oracles see, in a new top-level object (extra properties of the caller's object stay out). */
+function pickInput(input: OracleInput): OracleInput {
+  return { hookId: input.hookId, trigger: input.trigger, context: input.context, agent: input.agent, sessionId: input.sessionId };
+}
+
+/** Freezes `value` and every object under it, so oracles share one read-only view. */
+function deepFreeze<T extends object>(value: T): T {
+  const stack: object[] = [value];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (Object.isFrozen(next)) continue;
+    Object.freeze(next);
+    for (const child of Object.values(next)) {
       if (typeof child === 'object' && child !== null) stack.push(child);
     }
   }
-  return copy;
+  return value;
 }

@@ -38,6 +38,8 @@ export interface EvaluationDeps {
   budgetMs?: number;
   /** Called after each oracle run (logs, metrics); must not throw. */
   onOracleSettled?: (report: OracleRunReport) => void;
+  /** See `EvaluateHookOptions.inputIsOwned`. @defaultValue false */
+  inputIsOwned?: boolean;
 }
 
 /** A configuration version, compiled. */
@@ -142,6 +144,7 @@ function createCompiledHooks(version: number, hooks: ReadonlyMap<HookTrigger, Co
         counters: deps.counters,
         oracleSettings: (oracle) => hook.settings.get(oracle),
         ...(deps.onOracleSettled === undefined ? {} : { onOracleSettled: deps.onOracleSettled }),
+        ...(deps.inputIsOwned === undefined ? {} : { inputIsOwned: deps.inputIsOwned }),
       });
     },
   });
