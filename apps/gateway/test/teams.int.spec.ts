@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ErrorFrame, InboxPushFrame, Plan, ProtocolState, RequestUpdateFrame, ServerFrame } from '@ahp/protocol';
+import { CLOSE_CODES } from '@ahp/protocol';
 import { createTimelineStore } from '@ahp/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentClient} from './support/agent-client.js';
@@ -161,6 +162,11 @@ describe('shutdown (seed 004 §8)', () => {
       details: { request_id: id, status: 'approved', decided_by: 'alice' },
     });
     expect(errorOf(await alice.request(response('req_never-opened', 'shutdown_response', true))).code).toBe('E_NOT_FOUND');
+
+    // A teammate that approved its shutdown and stays connected (an old or modified client) is
+    // closed by the gateway, with the code that says "do not reconnect"; bob, who did not, stays.
+    await expect(alice.closed).resolves.toMatchObject({ code: CLOSE_CODES.SESSION_ENDED });
+    expect((await bob.request({ type: 'inbox_ack', id: 'still-here', message_ids: ['msg_none'] })).type).toBe('ack');
   });
 
   it('lets only the lead ask, only within its team, and keeps request ids to their first use', async () => {

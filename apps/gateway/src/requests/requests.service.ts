@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CLOSE_CODES,
   ProtocolResponseSchema,
   RequestHistoryEntrySchema,
   createRequest,
@@ -59,6 +60,9 @@ function pendingState(sender: string, request: OpenRequest, now: number): Protoc
  * inbox messages that tell the other party (`*_request` to an agent target, `*_response` to the
  * sender) — so this service never has to reach the other party's socket itself.
  */
+/** How long an agent that approved its shutdown may take to close by itself before the gateway closes it. */
+export const SESSION_END_GRACE_MS = 3000;
+
 @Injectable()
 export class RequestsService {
   private readonly log: JsonLogger;
@@ -133,6 +137,21 @@ export class RequestsService {
     }
     this.log.info({ ...fields, outcome: result.outcome, status: result.state.status }, 'request answered');
     connection.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: result.state } });
+    if (result.state.type === 'shutdown' && result.state.status === 'approved') this.endSessionSoon(connection, response.request_id);
+  }
+
+  /**
+   * The teammate approved its own shutdown (seed 004 §8): its session is over. The SDK closes by
+   * itself once the ack arrives; a client that does not (an old or modified one) is closed here
+   * with `4410 SESSION_ENDED` after {@link SESSION_END_GRACE_MS}, which tells it not to reconnect.
+   */
+  private endSessionSoon(connection: AgentConnection, requestId: string): void {
+    const timer = setTimeout(() => {
+      if (!connection.isOpen) return;
+      connection.log.info({ sessionId: connection.sessionId, requestId }, 'closing the session of an agent that approved its shutdown');
+      connection.close(CLOSE_CODES.SESSION_ENDED, 'shutdown approved');
+    }, SESSION_END_GRACE_MS);
+    timer.unref();
   }
 
   /**
