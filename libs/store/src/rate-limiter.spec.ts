@@ -26,13 +26,15 @@ describe('emissionIntervalUs', () => {
 
 describe('decodeRateReply', () => {
   it('reads an allowed and a refused reply, rounding the wait up to whole milliseconds', () => {
-    expect(decodeRateReply([1, 0, 7], 'k')).toEqual({ allowed: true, remaining: 7, failedOpen: false });
-    expect(decodeRateReply([0, 1, 0], 'k')).toEqual({ allowed: false, retryAfterMs: 1 });
-    expect(decodeRateReply([0, 2_000_001, 0], 'k')).toEqual({ allowed: false, retryAfterMs: 2001 });
+    expect(decodeRateReply([1, 0, 7, 1], 'k')).toEqual({ allowed: true, remaining: 7, granted: 1, failedOpen: false });
+    expect(decodeRateReply([1, 0, 3, 16], 'k')).toEqual({ allowed: true, remaining: 3, granted: 16, failedOpen: false });
+    expect(decodeRateReply([0, 1, 0, 0], 'k')).toEqual({ allowed: false, retryAfterMs: 1 });
+    expect(decodeRateReply([0, 2_000_001, 0, 0], 'k')).toEqual({ allowed: false, retryAfterMs: 2001 });
   });
 
   it('reports a reply of another shape as store data trouble', () => {
     expect(() => decodeRateReply('OK', 'k')).toThrow(StoreDataError);
-    expect(() => decodeRateReply([1, '0', 2], 'k')).toThrow(StoreDataError);
+    expect(() => decodeRateReply([1, '0', 2, 1], 'k')).toThrow(StoreDataError);
+    expect(() => decodeRateReply([1, 0, 2], 'k')).toThrow(StoreDataError);
   });
 });

@@ -40,6 +40,8 @@ export type RateDecision =
       readonly allowed: true;
       /** Requests of cost 1 still allowed right now (0 when the call could not be counted). */
       readonly remaining: number;
+      /** Tokens taken: the cost, more when a lease was asked for, 0 when the call could not be counted. */
+      readonly granted: number;
       /** True when Redis could not be asked and the request was let through unchecked. */
       readonly failedOpen: boolean;
     }
@@ -49,12 +51,23 @@ export type RateDecision =
       readonly retryAfterMs: number;
     };
 
+/** Asks for more tokens than the cost when the bucket has them, to spend them without asking again. */
+export interface LeaseRequest {
+  /** Take up to this many tokens (at least the cost). */
+  readonly upTo: number;
+  /** Take at most 1/share of what the bucket holds (beyond the cost). */
+  readonly share: number;
+}
+
 /** One kind of subject (`agent`, `operator`) with its limit. */
 export interface RateLimiter {
   readonly kind: string;
   readonly limit: RateLimit;
-  /** Takes `cost` tokens (default 1) from `subject`'s bucket; see the module comment for the guarantees. */
-  take(subject: string, cost?: number): Promise<RateDecision>;
+  /**
+   * Takes `cost` tokens (default 1) from `subject`'s bucket — or, with `lease`, up to
+   * `lease.upTo` of them (`granted` says how many); see the module comment for the guarantees.
+   */
+  take(subject: string, cost?: number, lease?: LeaseRequest): Promise<RateDecision>;
 }
 
 /** Options of {@link createRateLimiter}. */
@@ -93,14 +106,14 @@ export function emissionIntervalUs(limit: RateLimit): number {
   return Math.max(1, Math.round(1_000_000 / limit.ratePerSecond));
 }
 
-/** The script's `{ allowed, retry_after_us, remaining }` reply as a {@link RateDecision}. */
+/** The script's `{ allowed, retry_after_us, remaining, granted }` reply as a {@link RateDecision}. */
 export function decodeRateReply(reply: unknown, key: string): RateDecision {
   const items = arrayReply(reply, key, rateLimitScript.name);
-  const [allowed, retryAfterUs, remaining] = items;
-  if (typeof allowed !== 'number' || typeof retryAfterUs !== 'number' || typeof remaining !== 'number') {
+  const [allowed, retryAfterUs, remaining, granted] = items;
+  if (typeof allowed !== 'number' || typeof retryAfterUs !== 'number' || typeof remaining !== 'number' || typeof granted !== 'number') {
     throw badReply(key, rateLimitScript.name, reply);
   }
-  if (allowed === 1) return { allowed: true, remaining, failedOpen: false };
+  if (allowed === 1) return { allowed: true, remaining, granted, failedOpen: false };
   // Rounded up, so that a client that waits exactly this long is not refused again.
   return { allowed: false, retryAfterMs: Math.max(1, Math.ceil(retryAfterUs / 1000)) };
 }
@@ -126,19 +139,23 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     } else {
       suppressed += 1;
     }
-    return { allowed: true, remaining: 0, failedOpen: true };
+    return { allowed: true, remaining: 0, granted: 0, failedOpen: true };
   }
 
   return {
     kind,
     limit: Object.freeze({ ...limit }),
-    async take(subject: string, cost = 1): Promise<RateDecision> {
+    async take(subject: string, cost = 1, lease?: LeaseRequest): Promise<RateDecision> {
       if (!Number.isInteger(cost) || cost < 1 || cost > limit.burst) {
         throw new StoreInputError(`cost must be a whole number from 1 to the burst (${limit.burst}), got ${cost}`);
       }
+      if (lease !== undefined && (!Number.isInteger(lease.upTo) || lease.upTo < cost || !Number.isInteger(lease.share) || lease.share < 1)) {
+        throw new StoreInputError(`a lease takes a whole number of tokens from the cost (${cost}) up and a whole share >= 1, got ${JSON.stringify(lease)}`);
+      }
       const key = keys.rateLimit(kind, subject);
       let timer: NodeJS.Timeout | undefined;
-      const run = rateLimitScript.run(redis, [key], [intervalUs, limit.burst, cost]);
+      const args = lease === undefined ? [intervalUs, limit.burst, cost] : [intervalUs, limit.burst, cost, lease.upTo, lease.share];
+      const run = rateLimitScript.run(redis, [key], args);
       const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
         timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
         timer.unref();

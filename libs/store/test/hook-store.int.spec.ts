@@ -99,17 +99,26 @@ describe('open', () => {
     expect(stored?.correlation).toMatchObject({ agent_id: 'agent-1', gateway_id: 'gw-a', status: 'pending' });
   });
 
-  it('keeps a pending hook until its deadline plus the decision TTL, and a decided one for the decision TTL', async () => {
+  it('keeps a pending hook until its deadline plus the decision TTL, and a decided one at least for the decision TTL', async () => {
     const input = openInput();
     await stores.hooks.open(input);
     const pendingTtl = await redis.pTTL(keys.hook(input.hookId));
     expect(pendingTtl).toBeGreaterThan(DECISION_TTL_MS);
     expect(pendingTtl).toBeLessThanOrEqual(input.deadlineAt - input.now + DECISION_TTL_MS);
 
+    // Decided by its deadline: the TTL open-hook gave it already covers the decision TTL.
     await stores.hooks.decide(input.hookId, makeDecision(input.hookId), input.now);
     const decidedTtl = await redis.pTTL(keys.hook(input.hookId));
-    expect(decidedTtl).toBeGreaterThan(0);
-    expect(decidedTtl).toBeLessThanOrEqual(DECISION_TTL_MS);
+    expect(decidedTtl).toBeGreaterThan(DECISION_TTL_MS - 1_000);
+    expect(decidedTtl).toBeLessThanOrEqual(input.deadlineAt - input.now + DECISION_TTL_MS);
+
+    // Decided after it: the decision TTL from then.
+    const late = openInput();
+    await stores.hooks.open(late);
+    await stores.hooks.decide(late.hookId, makeDecision(late.hookId), late.deadlineAt + 1);
+    const lateTtl = await redis.pTTL(keys.hook(late.hookId));
+    expect(lateTtl).toBeGreaterThan(0);
+    expect(lateTtl).toBeLessThanOrEqual(DECISION_TTL_MS);
   });
 
   it('rejects input that could not be read back, writing nothing', async () => {

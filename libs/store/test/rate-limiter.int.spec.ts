@@ -80,6 +80,26 @@ describe('RateLimiter on Redis', () => {
     expect(allowed(decisions)).toBe(10);
   });
 
+  it('leases several tokens in one call, never more than a share of the bucket, and never beyond the burst across gateways', async () => {
+    const limit = { ratePerSecond: 0.05, burst: 100 };
+    const lease = { upTo: 16, share: 8 };
+    const limiter = createRateLimiter({ redis, keys, kind: 'agent', limit, logger: recordingLogger() });
+    // 100 tokens: a share of 1/8 is 12, below the 16 asked for.
+    expect(await limiter.take('a', 1, lease)).toEqual({ allowed: true, remaining: 88, granted: 12, failedOpen: false });
+    expect(await limiter.take('a', 1, { upTo: 4, share: 1 })).toEqual({ allowed: true, remaining: 84, granted: 4, failedOpen: false });
+    // Two gateways leasing concurrently hand out the whole bucket and not one token more; the
+    // last calls get one token each, then refusals with a retry hint.
+    const gatewayB = createRateLimiter({ redis: other, keys, kind: 'agent', limit, logger: recordingLogger() });
+    const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? limiter : gatewayB).take('a', 1, lease)));
+    const granted = decisions.reduce((sum, d) => sum + (d.allowed ? d.granted : 0), 0);
+    expect(granted).toBe(84);
+    expect(decisions.filter((d) => d.allowed && d.granted === 1).length).toBeGreaterThan(0);
+    const refused = decisions.filter((d) => !d.allowed);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((d) => !d.allowed && d.retryAfterMs > 0 && d.retryAfterMs <= 20_000)).toBe(true);
+    await expect(limiter.take('a', 2, { upTo: 1, share: 1 })).rejects.toBeInstanceOf(StoreInputError);
+  });
+
   it('refuses limits that are not a bucket at creation', () => {
     expect(() => createRateLimiter({ redis, keys, kind: 'agent', limit: { ratePerSecond: 0, burst: 1 }, logger: recordingLogger() })).toThrow(StoreInputError);
     expect(() => createRateLimiter({ redis, keys, kind: 'a kind', limit: { ratePerSecond: 1, burst: 1 }, logger: recordingLogger() })).toThrow(StoreInputError);
@@ -107,7 +127,7 @@ describe('RateLimiter while Redis is down', () => {
 
     await server.stop({ keepData: true });
     const during = [await limiter.take('a'), await limiter.take('a'), await limiter.take('b')];
-    expect(during).toEqual(Array.from({ length: 3 }, () => ({ allowed: true, remaining: 0, failedOpen: true })));
+    expect(during).toEqual(Array.from({ length: 3 }, () => ({ allowed: true, remaining: 0, granted: 0, failedOpen: true })));
     const warnings = logger.lines.filter((line) => line.level === 'warn');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.fields).toMatchObject({ kind: 'agent', subject: 'a' });
@@ -115,7 +135,7 @@ describe('RateLimiter while Redis is down', () => {
     await server.restart();
     // Wait until the client has reconnected (each probe its own subject: a probe that timed out
     // stays queued and still counts once Redis is back), then buckets count again.
-    let probe: RateDecision = { allowed: true, remaining: 0, failedOpen: true };
+    let probe: RateDecision = { allowed: true, remaining: 0, granted: 0, failedOpen: true };
     for (let attempt = 0; probe.allowed && probe.failedOpen && attempt < 200; attempt++) {
       await sleep(50);
       probe = await limiter.take(`probe-${attempt}`);

@@ -138,6 +138,7 @@ export const GatewayEnvSchema = z.object({
   AHP_MAX_IN_FLIGHT: intVar(1, 100_000, 256),
   AHP_AGENT_RATE_PER_S: rateVar(1_000_000, 100),
   AHP_AGENT_BURST: intVar(1, 1_000_000, 500),
+  AHP_AGENT_RATE_LEASE: intVar(1, 1_000, 16),
   AHP_OPERATOR_RATE_PER_S: rateVar(1_000_000, 50),
   AHP_OPERATOR_BURST: intVar(1, 1_000_000, 200),
   AHP_SHUTDOWN_GRACE_MS: intVar(0, 10 * 60 * 1000, 10_000),
@@ -188,6 +189,11 @@ export interface GatewayConfig {
   agentRatePerSecond: number;
   /** Such frames an agent may send at once after a quiet period. @defaultValue 500 */
   agentBurst: number;
+  /**
+   * Most tokens of an agent's bucket one Redis call takes for this gateway to spend locally
+   * (`leaseTokens` of `@ahp/store`); 1: every counted frame asks Redis. @defaultValue 16
+   */
+  agentRateLease: number;
   /** Operator API calls per second one operator may make on average (across gateways); 0: no limit. @defaultValue 50 */
   operatorRatePerSecond: number;
   /** Operator API calls one operator may make at once. @defaultValue 200 */
@@ -270,6 +276,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
       'Frames per second one agent may send on average, over all its connections and gateways (a token bucket in Redis), counting hook, request, response, send, signal_response and event; more are refused with E_RATE_LIMITED and retry_after_ms. Decimals allowed; 0 switches the limit off.',
   },
   AHP_AGENT_BURST: { required: false, default: '500', description: 'Frames an agent may send at once after a quiet period (the bucket size); at least max_in_flight, so a reconnect that re-sends every pending hook is not refused.' },
+  AHP_AGENT_RATE_LEASE: {
+    required: false,
+    default: '16',
+    description:
+      'Tokens of an agent\'s bucket this gateway takes from Redis in one call and spends locally for a second (never more than an eighth of what the bucket holds), so most frames are counted without a round trip; the limit still holds across gateways, unspent tokens are dropped. 1: ask Redis for every frame.',
+  },
   AHP_OPERATOR_RATE_PER_S: {
     required: false,
     default: '50',
@@ -351,6 +363,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     maxInFlight: e.AHP_MAX_IN_FLIGHT,
     agentRatePerSecond: e.AHP_AGENT_RATE_PER_S,
     agentBurst: e.AHP_AGENT_BURST,
+    agentRateLease: e.AHP_AGENT_RATE_LEASE,
     operatorRatePerSecond: e.AHP_OPERATOR_RATE_PER_S,
     operatorBurst: e.AHP_OPERATOR_BURST,
     shutdownGraceMs: e.AHP_SHUTDOWN_GRACE_MS,

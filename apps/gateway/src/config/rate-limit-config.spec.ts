@@ -16,7 +16,7 @@ function refusedVariables(env: Record<string, string>): string[] {
 describe('rate limit configuration', () => {
   it('has generous documented defaults: a reconnect re-sending every in-flight hook stays inside the agent burst', () => {
     const config = parseGatewayConfig(REQUIRED);
-    expect(config).toMatchObject({ agentRatePerSecond: 100, agentBurst: 500, operatorRatePerSecond: 50, operatorBurst: 200 });
+    expect(config).toMatchObject({ agentRatePerSecond: 100, agentBurst: 500, agentRateLease: 16, operatorRatePerSecond: 50, operatorBurst: 200 });
     expect(config.agentBurst).toBeGreaterThanOrEqual(config.maxInFlight);
   });
 
@@ -27,8 +27,9 @@ describe('rate limit configuration', () => {
       AHP_AGENT_BURST: '3',
       AHP_OPERATOR_RATE_PER_S: '0',
       AHP_OPERATOR_BURST: ' 7 ',
+      AHP_AGENT_RATE_LEASE: '1',
     });
-    expect(config).toMatchObject({ agentRatePerSecond: 0.5, agentBurst: 3, operatorRatePerSecond: 0, operatorBurst: 7 });
+    expect(config).toMatchObject({ agentRatePerSecond: 0.5, agentBurst: 3, agentRateLease: 1, operatorRatePerSecond: 0, operatorBurst: 7 });
   });
 
   it('names the variable of a bad value', () => {
@@ -37,6 +38,7 @@ describe('rate limit configuration', () => {
     expect(refusedVariables({ AHP_OPERATOR_RATE_PER_S: '2000000' })).toEqual(['AHP_OPERATOR_RATE_PER_S']);
     expect(refusedVariables({ AHP_AGENT_BURST: '0' })).toEqual(['AHP_AGENT_BURST']);
     expect(refusedVariables({ AHP_OPERATOR_BURST: '1.5' })).toEqual(['AHP_OPERATOR_BURST']);
+    expect(refusedVariables({ AHP_AGENT_RATE_LEASE: '0' })).toEqual(['AHP_AGENT_RATE_LEASE']);
   });
 
   it('describes the four variables with their defaults (for --describe-config and compose-check)', () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { makeError, type AhpError, type ClientFrameType } from '@ahp/protocol';
-import { createRateLimiter, type RateLimiter, type RedisClient, type StoreKeys } from '@ahp/store';
+import { createRateLimiter, leaseTokens, type RateLimiter, type RedisClient, type StoreKeys } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
@@ -28,6 +28,10 @@ export const RATE_LIMITED_FRAME_TYPES: ReadonlySet<ClientFrameType> = new Set<Cl
  * gateways. Each check answers `null` (go ahead) or the `E_RATE_LIMITED` error to send, with
  * `retry_after_ms` from the bucket. A rate of 0 switches a limit off; when Redis cannot be asked
  * the request goes ahead (the store's limiter fails open and logs it).
+ *
+ * Agents' frames spend tokens leased from their bucket (`AHP_AGENT_RATE_LEASE`): an agent that
+ * keeps sending costs one Redis call per lease instead of one per frame, off the hook's path.
+ * Operators' calls are few; each one asks Redis.
  */
 @Injectable()
 export class RateLimitsService {
@@ -43,7 +47,8 @@ export class RateLimitsService {
     const log = logger.child({ component: 'rate-limit' });
     const limiter = (kind: string, ratePerSecond: number, burst: number) =>
       ratePerSecond > 0 ? createRateLimiter({ redis, keys, kind, limit: { ratePerSecond, burst }, logger: log }) : undefined;
-    this.agents = limiter('agent', config.agentRatePerSecond, config.agentBurst);
+    const agents = limiter('agent', config.agentRatePerSecond, config.agentBurst);
+    this.agents = agents === undefined ? undefined : leaseTokens(agents, { maxLease: config.agentRateLease });
     this.operators = limiter('operator', config.operatorRatePerSecond, config.operatorBurst);
   }
 

@@ -14,7 +14,7 @@ export const DECIDE_HOOK_LUA = `--[[
 
   ARGV[1]  decision JSON (validated by the caller)
   ARGV[2]  decided_at (epoch ms)
-  ARGV[3]  decision TTL (ms): how long the decided hook stays readable
+  ARGV[3]  decision TTL (ms): how long, at least, the decided hook stays readable
   ARGV[4]  signal record TTL (ms)
   ARGV[5]  signal log MAXLEN (approximate trimming)
   ARGV[6]  log timestamp (ISO 8601) of the entries written now
@@ -47,7 +47,7 @@ export const DECIDE_HOOK_LUA = `--[[
   is still written.
 ]]
 local hook = KEYS[1]
-local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at')
+local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at')
 if not h[1] then
   return { 'missing' }
 end
@@ -65,7 +65,12 @@ if h[6] ~= ARGV[7] then
   return { 'mismatch', h[6] or '' }
 end
 redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
-redis.call('PEXPIRE', hook, ARGV[3])
+-- open-hook gave the hash its deadline plus the decision TTL to live: a decision made by the
+-- deadline keeps at least the decision TTL without touching it; a later one gets it now.
+local deadline = tonumber(h[9] or '')
+if not deadline or tonumber(ARGV[2]) > deadline then
+  redis.call('PEXPIRE', hook, ARGV[3])
+end
 local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
 local latency = nil
 if h[8] and tonumber(h[8]) and tonumber(ARGV[2]) then

@@ -8,32 +8,45 @@ export const RATE_LIMIT_LUA = `--[[
   ARGV[1]  emission interval in microseconds (1e6 / rate per second), integer >= 1
   ARGV[2]  burst: how many requests a full bucket allows at once, integer >= 1
   ARGV[3]  cost of this request in tokens, integer from 1 to burst
+  ARGV[4]  lease: take up to this many tokens when the bucket has them, integer >= ARGV[3]
+           (optional; defaults to ARGV[3])
+  ARGV[5]  share: take at most 1/share of the tokens the bucket holds beyond the cost, integer
+           >= 1 (optional; defaults to 1)
 
-  Returns { allowed, retry_after_us, remaining }
-    { 1, 0, n }   allowed and counted; n more requests of cost 1 would be allowed right now
-    { 0, w, 0 }   refused, nothing changed; the same request is allowed in w microseconds
+  Returns { allowed, retry_after_us, remaining, granted }
+    { 1, 0, n, g }  allowed: g tokens taken (the cost, or more for a lease); n more tokens
+                    remain in the bucket right now
+    { 0, w, 0, 0 }  refused, nothing changed; the cost is available in w microseconds
 
-  The bucket is full when TAT <= now. A request of cost c moves TAT to max(TAT, now) + c * interval
-  and is allowed when that stays within burst * interval of now. Time comes from Redis (TIME), so
-  every gateway counts on one clock, whatever their own clocks say. The key expires when the
-  bucket is full again: an idle subject costs no memory.
+  The bucket holds floor((now + burst * interval - TAT) / interval) tokens, TAT = max(TAT, now).
+  Taking g tokens moves TAT by g * interval. Time comes from Redis (TIME), so every gateway counts
+  on one clock, whatever their own clocks say. The key expires when the bucket is full again: an
+  idle subject costs no memory.
+
+  A lease lets a gateway take several tokens in one call and spend them locally: the tokens are
+  counted here before they are used, so no subject ever gets more than its limit; the share keeps
+  a nearly empty bucket from being held by one gateway while the subject talks to another.
 ]]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
+local lease = tonumber(ARGV[4] or ARGV[3])
+local share = tonumber(ARGV[5] or '1')
 local stored = redis.call('GET', KEYS[1])
 local tat = now
 if stored then
   local value = tonumber(stored)
   if value and value > now then tat = value end
 end
-local next_tat = tat + interval * cost
-local allow_at = next_tat - interval * burst
-if allow_at > now then
-  return { 0, allow_at - now, 0 }
+local available = math.floor((now + interval * burst - tat) / interval)
+if available < cost then
+  return { 0, tat + interval * cost - interval * burst - now, 0, 0 }
 end
+local granted = math.min(lease, math.floor(available / share), available)
+if granted < cost then granted = cost end
+local next_tat = tat + interval * granted
 redis.call('SET', KEYS[1], string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
-return { 1, 0, math.floor((now - allow_at) / interval) }
+return { 1, 0, available - granted, granted }
 `;
