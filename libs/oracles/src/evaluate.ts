@@ -268,6 +268,7 @@ function runOracle(oracle: Oracle, input: OracleInput, budgetMs: number, options
       const ctx = {
         signal: controller.signal,
         ...(options.counters === undefined ? {} : { counters: options.counters }),
+        ...(options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt }),
         ...(options.configVersion === undefined ? {} : { configVersion: options.configVersion }),
       };
       Promise.resolve(oracle.evaluate(input, ctx)).then(answered, threw);

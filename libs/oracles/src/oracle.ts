@@ -38,6 +38,8 @@ export interface OracleContext {
   readonly counters?: RuleCounters;
   /** The hooks configuration version being evaluated, when there is one. */
   readonly configVersion?: number;
+  /** The hook's deadline (epoch ms), when the evaluation has one: after it, nobody waits for the answer. */
+  readonly deadlineAt?: number;
 }
 
 /**

@@ -23,6 +23,7 @@ import type {
   SignalRecord,
   SignalResponse,
 } from '@ahp/protocol';
+import type { RateLimit } from './rate-limiter.js';
 
 /** Structured logging, injected: libraries never print. Fixed keys: agentId, sessionId, correlationId, jobId. */
 export interface Logger {
@@ -42,6 +43,12 @@ export interface OpenHookInput {
   now: number;
   /** Absolute deadline; kept from the first open when the hook is re-sent. */
   deadlineAt: number;
+  /**
+   * The agent's frame rate limit: the hook takes one token from the agent's bucket (the one
+   * `createRateLimiter` keeps for kind `agent`, {@link AGENT_RATE_KIND}) in the same script, before
+   * anything else. Omitted: the hook is not counted.
+   */
+  rateLimit?: RateLimit;
 }
 
 /**
@@ -61,7 +68,8 @@ export type OpenHookOutcome =
   | { kind: 'joined'; correlation: HookCorrelation }
   | { kind: 'decided'; correlation: HookCorrelation; decision: HookDecision }
   | { kind: 'foreign' }
-  | { kind: 'gated'; requestId: string };
+  | { kind: 'gated'; requestId: string }
+  | { kind: 'limited'; retryAfterMs: number };
 
 /**
  * Hook correlations and their decisions.
@@ -315,7 +323,7 @@ export interface RuleCounterStore {
   /** A compliant attempt: the consecutive count starts again from zero. */
   recordCompliance(input: { agentId: string; ruleKey: string; hookId: string }): Promise<void>;
   /** Counts an identical tool call (same `signature`) in the session; returns the count, this one included. */
-  countToolCall(input: { sessionId: string; signature: string; hookId: string; ttlMs: number }): Promise<number>;
+  countToolCall(input: { sessionId: string; signature: string; hookId: string; ttlMs: number; rememberMs?: number }): Promise<number>;
   /** Records that the session reached loop iteration `iteration`; returns how many distinct iterations it has had. */
   countIteration(input: { sessionId: string; iteration: number; ttlMs: number }): Promise<number>;
 }

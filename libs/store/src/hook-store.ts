@@ -12,6 +12,7 @@ import type { HookStore, OpenHookInput, OpenHookOutcome } from './contracts.js';
 import { HookNotFoundError, StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, pairsToRecord, parseStored, parseStoredJson, stringAt } from './lua.js';
+import { AGENT_RATE_KIND, emissionIntervalUs } from './rate-limiter.js';
 import type { RedisClient } from './redis-client.js';
 import { DECIDE_HOOK_LUA } from './scripts/decide-hook.lua.js';
 import { OPEN_HOOK_LUA } from './scripts/open-hook.lua.js';
@@ -101,7 +102,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       const key = keys.hook(input.hookId);
       const pendingTtlMs = Math.max(input.deadlineAt - input.now, 0) + options.decisionTtlMs;
       const reply = arrayReply(
-        await openHook.run(redis, [key, keys.planGate(input.agentId)], [
+        await openHook.run(redis, [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId)], [
           input.hookId,
           input.agentId,
           input.sessionId,
@@ -110,6 +111,8 @@ export function createHookStore(options: HookStoreOptions): HookStore {
           input.now,
           input.deadlineAt,
           pendingTtlMs,
+          input.rateLimit === undefined ? '' : emissionIntervalUs(input.rateLimit),
+          input.rateLimit === undefined ? '' : input.rateLimit.burst,
         ]),
         key,
         openHook.name,
@@ -118,6 +121,12 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       // A new hook's hash holds exactly what was just validated and written.
       if (kind === 'created') return { kind, correlation: checked.data };
       if (kind === 'foreign') return { kind: 'foreign' };
+      if (kind === 'limited') {
+        const retryAfterUs = reply[1];
+        if (typeof retryAfterUs !== 'number') throw badReply(key, openHook.name, reply);
+        // Rounded up, as the limiter does, so that waiting exactly this long is enough.
+        return { kind: 'limited', retryAfterMs: Math.max(1, Math.ceil(retryAfterUs / 1000)) };
+      }
       if (kind === 'gated') return { kind: 'gated', requestId: parseStored(RequestIdSchema, reply[1], keys.planGate(input.agentId)) };
       const fields = pairsToRecord(reply[1], key, openHook.name);
       if (kind === 'corrupt') throw new StoreDataError(key, 'hook hash has no agent_id', { field: 'agent_id' });

@@ -96,7 +96,7 @@ export type { HealthStore } from './health-store.js';
 export { createLiveTail } from './live-tail.js';
 export type { LiveTail, LiveTailOptions } from './live-tail.js';
 // --- access control: rate limits shared by every gateway, the operators' audit trail ----------
-export { MAX_BURST, MAX_RATE_PER_SECOND, createRateLimiter, decodeRateReply, emissionIntervalUs } from './rate-limiter.js';
+export { AGENT_RATE_KIND, MAX_BURST, MAX_RATE_PER_SECOND, createRateLimiter, decodeRateReply, emissionIntervalUs } from './rate-limiter.js';
 export type { LeaseRequest, RateDecision, RateLimit, RateLimiter, RateLimiterOptions } from './rate-limiter.js';
 export { leaseTokens } from './rate-lease.js';
 export type { RateLeaseOptions } from './rate-lease.js';

@@ -32,6 +32,7 @@
  * | `ahp:config:{hooks}:published`    | pub/sub channel | publish-config (the new version) | —                        |
  * | `ahp:rule:{<agentId>}:<ruleKey>`  | hash   | rule-counter scripts                | the rule's TTL after last use  |
  * | `ahp:breaker:{<sessionId>}:calls` | hash   | count-tool-call                     | the breaker TTL after last use |
+ * | `ahp:breaker:{<sessionId>}:call:<hookId>` | string | count-tool-call (the count a hook got) | the hook's deadline |
  * | `ahp:breaker:{<sessionId>}:iterations` | set | count-iteration                    | the breaker TTL after last use |
  * | `ahp:tool-approvals:{<sessionId>}:calls` | hash | index-tool-approval (call digest → request id of the latest approval a rule opened) | approval deadline + 24 h after the last one |
  * | `ahp:request:{<requestId>}` field `consumed_by` | hash field | consume-tool-approval (the hook that used a settled tool approval) | as its request |
@@ -165,6 +166,8 @@ export interface StoreKeys {
   breakerCalls(sessionId: string): string;
   /** Distinct loop iterations of one session (circuit breaker). */
   breakerIterations(sessionId: string): string;
+  /** The identical-tool-call count one hook got (circuit breaker), so a re-evaluation counts once. */
+  breakerCallMark(sessionId: string, hookId: string): string;
   /** Hash of one session: call digest (agent, tool, input) → id of the latest tool approval a rule opened for it. */
   toolApprovalCalls(sessionId: string): string;
   /** Hash of one session grant: `grant` (JSON), `expires_ms`, `ttl_ms`. */
@@ -250,6 +253,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     ruleCounter: (agentId: string, ruleKey: string) => `${prefix}:rule:{${part('agent', agentId)}}:${rulePart(ruleKey)}`,
     breakerCalls: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:calls`,
     breakerIterations: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:iterations`,
+    breakerCallMark: (sessionId: string, hookId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:call:${part('hook', hookId)}`,
     toolApprovalCalls: (sessionId: string) => `${prefix}:tool-approvals:{${part('session', sessionId)}}:calls`,
     grant: (grantId: string) => `${prefix}:grant:{${part('grant', grantId)}}`,
     sessionGrants: (sessionId: string) => `${prefix}:grants:session:{${part('session', sessionId)}}`,

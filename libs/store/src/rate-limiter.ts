@@ -29,6 +29,9 @@ export interface RateLimit {
   readonly burst: number;
 }
 
+/** The kind of the agents' buckets: an agent's frames and its hooks (counted in open-hook) share one. */
+export const AGENT_RATE_KIND = 'agent';
+
 /** The highest rate a bucket can express: one token per microsecond. */
 export const MAX_RATE_PER_SECOND = 1_000_000;
 /** The largest burst accepted. */

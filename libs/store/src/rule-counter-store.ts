@@ -3,6 +3,7 @@
  * server-side circuit breakers (seed 002 §4), one Lua script per update.
  */
 import { createHash } from 'node:crypto';
+import { FRAME_LIMITS } from '@ahp/protocol';
 import type { RuleCounterStore } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
@@ -17,6 +18,11 @@ const countIteration = new LuaScript('count-iteration', COUNT_ITERATION_LUA);
 
 /** Default of {@link RuleCounterStoreOptions.rememberHooks}. */
 export const DEFAULT_REMEMBERED_HOOKS = 64;
+/**
+ * How long a tool call's count is remembered for its hook when the caller does not say: the
+ * longest hook deadline the protocol allows, plus a minute for clocks.
+ */
+export const DEFAULT_CALL_MARK_TTL_MS = FRAME_LIMITS.maxHookDeadlineMs + 60_000;
 /** Default of {@link RuleCounterStoreOptions.complianceTtlMs}: 1 hour. */
 export const DEFAULT_COMPLIANCE_TTL_MS = 3_600_000;
 
@@ -60,8 +66,9 @@ function countReply(reply: unknown, key: string, script: string): number {
  * Creates the Redis RuleCounterStore. See {@link RuleCounterStore} for the guarantees and
  * scripts/rule-counters.lua.ts for the steps.
  *
- * - Each script touches one key, tagged by the agent or the session, so every update is atomic
- *   (several workers evaluating the same agent at once each get a distinct count) and Cluster-safe.
+ * - Each script touches one key tagged by the agent or the session (count-tool-call also the
+ *   hook's mark, under the same tag), so every update is atomic (several workers evaluating the
+ *   same agent at once each get a distinct count) and Cluster-safe.
  * - `recordViolation` refreshes its counter's TTL; `recordCompliance` resets the count to 0 and
  *   keeps the TTL. A counter nobody touched for its TTL is gone: the agent starts from zero.
  * - `countToolCall` stores the SHA-256 of the signature, so signatures of any length cost the same.
@@ -89,7 +96,10 @@ export function createRuleCounterStore(options: RuleCounterStoreOptions): RuleCo
     async countToolCall(input): Promise<number> {
       const key = keys.breakerCalls(input.sessionId);
       const signature = createHash('sha256').update(input.signature, 'utf8').digest('hex');
-      const reply = await countToolCall.run(redis, [key], [hookIdOf(input.hookId), signature, remember, ttlOf('ttlMs', input.ttlMs)]);
+      const ttlMs = ttlOf('ttlMs', input.ttlMs);
+      const rememberMs = input.rememberMs === undefined ? Math.min(ttlMs, DEFAULT_CALL_MARK_TTL_MS) : ttlOf('rememberMs', input.rememberMs);
+      const mark = keys.breakerCallMark(input.sessionId, hookIdOf(input.hookId));
+      const reply = await countToolCall.run(redis, [key, mark], [signature, ttlMs, rememberMs]);
       return countReply(reply, key, countToolCall.name);
     },
 

@@ -8,6 +8,7 @@ import {
   HookNotFoundError,
   StoreDataError,
   StoreInputError,
+  createRateLimiter,
   createRedisStores,
   readSignalLog,
   type OpenHookInput,
@@ -15,7 +16,7 @@ import {
   type RedisStores,
   type StoreKeys,
 } from '../src/index.js';
-import { makeDecision, makeSignal, openClient, randomUUID, testKeys } from './support.js';
+import { makeDecision, makeSignal, openClient, randomUUID, recordingLogger, testKeys } from './support.js';
 
 const DECISION_TTL_MS = 60_000;
 const SIGNAL_TTL_MS = 120_000;
@@ -89,6 +90,26 @@ describe('open', () => {
       correlation: expect.objectContaining({ status: 'decided', gateway_id: 'gw-b', decided_at: first.now + 200 }),
       decision,
     });
+  });
+
+  it('counts each hook against the agent’s rate limit in the bucket its other frames use, recording nothing when refused', async () => {
+    // One token per 20 s: nothing refills while the test runs.
+    const rateLimit = { ratePerSecond: 0.05, burst: 3 };
+    const frames = createRateLimiter({ redis, keys, kind: 'agent', limit: rateLimit, logger: recordingLogger() });
+    expect((await frames.take('agent-1')).allowed).toBe(true);
+    expect((await stores.hooks.open(openInput({ rateLimit }))).kind).toBe('created');
+    expect((await stores.hooks.open(openInput({ rateLimit }))).kind).toBe('created');
+    const refused = openInput({ rateLimit });
+    const outcome = await stores.hooks.open(refused);
+    expect(outcome.kind).toBe('limited');
+    if (outcome.kind !== 'limited') return;
+    expect(outcome.retryAfterMs).toBeGreaterThan(0);
+    expect(outcome.retryAfterMs).toBeLessThanOrEqual(20_000);
+    expect(await redis.exists(keys.hook(refused.hookId))).toBe(0);
+    expect((await frames.take('agent-1')).allowed).toBe(false);
+    // Another agent's bucket, and hooks opened without a limit, are not affected.
+    expect((await stores.hooks.open(openInput({ rateLimit, agentId: 'agent-2' }))).kind).toBe('created');
+    expect((await stores.hooks.open(openInput())).kind).toBe('created');
   });
 
   it('refuses a hook id that belongs to another agent, and changes nothing', async () => {

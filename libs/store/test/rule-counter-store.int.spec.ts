@@ -2,6 +2,7 @@
  * RuleCounterStore against the run's Redis: atomic counts under concurrency from two clients,
  * idempotency per hook, compliance resets, TTLs, and the circuit-breaker counters.
  */
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StoreInputError, createRuleCounterStore, type RedisClient, type RuleCounterStore, type StoreKeys } from '../src/index.js';
@@ -119,6 +120,28 @@ describe('RuleCounterStore: circuit breakers', () => {
     expect(await call('x'.repeat(100_000), hookId)).toBe(1);
     expect(await call('x'.repeat(100_000), hookId)).toBe(1);
     expect(await counters.countToolCall({ sessionId: 's2', signature: 'bash:ls', hookId: randomUUID(), ttlMs: TTL })).toBe(1);
+  });
+
+  it('remembers a counted hook for as long as it may be evaluated again, in a mark that expires on its own', async () => {
+    const hookId = randomUUID();
+    const call = (rememberMs?: number) =>
+      counters.countToolCall({ sessionId: 's3', signature: 'bash:make', hookId, ttlMs: TTL, ...(rememberMs === undefined ? {} : { rememberMs }) });
+    expect(await call(150)).toBe(1);
+    expect(await call(150)).toBe(1);
+    const mark = keys.breakerCallMark('s3', hookId);
+    const markTtl = await redis.pTTL(mark);
+    expect(markTtl).toBeGreaterThan(0);
+    expect(markTtl).toBeLessThanOrEqual(150);
+    // The session's count did not move for the repeat; the counter keeps the breaker's TTL.
+    expect(await redis.hGet(keys.breakerCalls('s3'), `s:${createHash('sha256').update('bash:make').digest('hex')}`)).toBe('1');
+    expect(await redis.pTTL(keys.breakerCalls('s3'))).toBeGreaterThan(150);
+    await sleep(200);
+    expect(await redis.exists(mark)).toBe(0);
+    // Without a deadline the store remembers the hook for the longest one the protocol allows.
+    const other = randomUUID();
+    await counters.countToolCall({ sessionId: 's3', signature: 'bash:make', hookId: other, ttlMs: 6 * 3_600_000 });
+    expect(await redis.pTTL(keys.breakerCallMark('s3', other))).toBeGreaterThan(15 * 60_000);
+    await expect(call(0)).rejects.toThrow(StoreInputError);
   });
 
   it('counts distinct iterations per session', async () => {

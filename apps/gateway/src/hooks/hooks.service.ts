@@ -10,12 +10,13 @@ import {
   type HookTrigger,
   type JsonObject,
 } from '@ahp/protocol';
-import type { HookQueue, HookStore, SessionStore } from '@ahp/store';
+import type { HookQueue, HookStore, RateLimit, SessionStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
 import { GatewayEvents } from '../events/gateway-events.js';
 import { DrainState } from '../lifecycle/drain-state.js';
+import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
 
@@ -86,6 +87,7 @@ export class HooksService implements OnModuleDestroy {
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(DrainState) private readonly drain: DrainState,
     @Inject(GatewayEvents) private readonly events: GatewayEvents,
+    @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
   ) {
     this.log = logger.child({ component: 'hooks' });
   }
@@ -143,6 +145,7 @@ export class HooksService implements OnModuleDestroy {
         trigger: frame.trigger,
         now,
         deadlineAt,
+        ...this.hookRateLimit(),
       });
     } catch (error) {
       this.log.error({ ...fields, error }, 'opening the hook failed');
@@ -151,6 +154,12 @@ export class HooksService implements OnModuleDestroy {
     }
 
     switch (outcome.kind) {
+      case 'limited': {
+        const limited = this.rateLimits.agentLimited(outcome.retryAfterMs);
+        this.log.debug({ ...fields, retryAfterMs: limited.retry_after_ms }, 'hook rate limited');
+        connection.sendError(hookId, limited);
+        return;
+      }
       case 'gated':
         // Seed 004: no tool use before the plan is approved. Enforced here, not only in the SDK,
         // so an old or modified client cannot run tools around a pending plan.
@@ -217,6 +226,9 @@ export class HooksService implements OnModuleDestroy {
       case 'foreign':
         // A fresh UUID cannot belong to anyone; if it does, refuse rather than guess.
         return this.policyDecision(hookId, trigger, 'E_CONFLICT', 'hook id collision', 'fail_closed');
+      case 'limited':
+        // Not asked for (this path passes no limit); answered like any refusal, closed.
+        return this.policyDecision(hookId, trigger, 'E_RATE_LIMITED', 'rate limited', 'fail_closed');
       case 'decided':
         return outcome.decision;
       case 'created':
@@ -293,6 +305,12 @@ export class HooksService implements OnModuleDestroy {
     for (const waiter of [...this.direct.values()]) {
       this.settleDirect(waiter, this.policyDecision(waiter.hookId, waiter.trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down'));
     }
+  }
+
+  /** The agent's frame limit, counted by the open-hook script (see RateLimitsService.counts). */
+  private hookRateLimit(): { rateLimit?: RateLimit } {
+    const rateLimit = this.rateLimits.agentLimit();
+    return rateLimit === undefined ? {} : { rateLimit };
   }
 
   private track(connection: AgentConnection, hookId: string, trigger: HookTrigger, deadlineAt: number, now: number): void {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { makeError, type AhpError, type ClientFrameType } from '@ahp/protocol';
-import { createRateLimiter, leaseTokens, type RateLimiter, type RedisClient, type StoreKeys } from '@ahp/store';
+import { AGENT_RATE_KIND, createRateLimiter, leaseTokens, type RateLimit, type RateLimiter, type RedisClient, type StoreKeys } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
@@ -47,14 +47,27 @@ export class RateLimitsService {
     const log = logger.child({ component: 'rate-limit' });
     const limiter = (kind: string, ratePerSecond: number, burst: number) =>
       ratePerSecond > 0 ? createRateLimiter({ redis, keys, kind, limit: { ratePerSecond, burst }, logger: log }) : undefined;
-    const agents = limiter('agent', config.agentRatePerSecond, config.agentBurst);
+    const agents = limiter(AGENT_RATE_KIND, config.agentRatePerSecond, config.agentBurst);
     this.agents = agents === undefined ? undefined : leaseTokens(agents, { maxLease: config.agentRateLease });
     this.operators = limiter('operator', config.operatorRatePerSecond, config.operatorBurst);
   }
 
-  /** Whether frames of this type count against the agent's limit at all. */
+  /**
+   * Whether the frame router takes a token for frames of this type. Hooks count too, but in the
+   * open-hook script that records them (`agentLimit`), so the hook path has no extra round trip.
+   */
   counts(type: ClientFrameType): boolean {
-    return this.agents !== undefined && RATE_LIMITED_FRAME_TYPES.has(type);
+    return this.agents !== undefined && type !== 'hook' && RATE_LIMITED_FRAME_TYPES.has(type);
+  }
+
+  /** The agents' limit, for the hook store to count hooks with; undefined when switched off. */
+  agentLimit(): RateLimit | undefined {
+    return this.agents?.limit;
+  }
+
+  /** The error for an agent's frame refused by its limit. */
+  agentLimited(retryAfterMs: number): AhpError {
+    return this.limitedError(this.agents, retryAfterMs, 'frames from this agent');
   }
 
   /** Takes one frame from the agent's bucket: null when allowed, else the error to answer the frame with. */
@@ -70,13 +83,17 @@ export class RateLimitsService {
   private async check(limiter: RateLimiter | undefined, subject: string, what: string): Promise<AhpError | null> {
     if (limiter === undefined) return null;
     const decision = await limiter.take(subject);
-    if (decision.allowed) return null;
-    const { ratePerSecond, burst } = limiter.limit;
+    return decision.allowed ? null : this.limitedError(limiter, decision.retryAfterMs, what);
+  }
+
+  private limitedError(limiter: RateLimiter | undefined, retryAfterMs: number, what: string): AhpError {
+    const ratePerSecond = limiter?.limit.ratePerSecond ?? 0;
+    const burst = limiter?.limit.burst ?? 0;
     return makeError(
       'E_RATE_LIMITED',
-      `too many ${what}: at most ${ratePerSecond} per second (bursts of ${burst}); retry after ${decision.retryAfterMs} ms`,
-      { limit: { rate_per_second: ratePerSecond, burst }, subject: limiter.kind },
-      { retryAfterMs: decision.retryAfterMs },
+      `too many ${what}: at most ${ratePerSecond} per second (bursts of ${burst}); retry after ${retryAfterMs} ms`,
+      { limit: { rate_per_second: ratePerSecond, burst }, subject: limiter?.kind ?? AGENT_RATE_KIND },
+      { retryAfterMs },
     );
   }
 }

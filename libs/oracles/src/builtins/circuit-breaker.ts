@@ -45,6 +45,9 @@ export function loopIteration(context: Value): number | undefined {
   return typeof iteration === 'number' && Number.isSafeInteger(iteration) && iteration > 0 ? iteration : undefined;
 }
 
+/** Added to the time left to a hook's deadline when remembering its count: clocks of workers and gateways differ a little. */
+const CLOCK_SLACK_MS = 60_000;
+
 export const CircuitBreakerOptionsSchema = z.strictObject({
   /** Largest allowed number of identical tool calls in a session (seed 002 §4: > 50 stutters). */
   max_identical_tool_calls: z.int().positive().max(1_000_000).default(50),
@@ -93,7 +96,9 @@ export const circuitBreaker = defineBuiltin({
         const toolName = member(tool, 'name');
         if (options.stuttering && input.trigger === 'pre-tool-use' && isPlainObject(tool) && typeof toolName === 'string') {
           const signature = toolCallSignature(toolName, member(tool, 'input'));
-          const calls = await counters.countToolCall({ sessionId: input.sessionId, signature, hookId: input.hookId, ttlMs });
+          // A re-evaluation (a stalled job run again) can only happen before the deadline.
+          const rememberMs = ctx.deadlineAt === undefined ? undefined : Math.max(1, Math.ceil(ctx.deadlineAt - Date.now()) + CLOCK_SLACK_MS);
+          const calls = await counters.countToolCall({ sessionId: input.sessionId, signature, hookId: input.hookId, ttlMs, ...(rememberMs === undefined ? {} : { rememberMs }) });
           if (isStuttering(calls, limits)) {
             verdicts.push(breaker('E_STUTTERING', {
               level: 'blocking',

@@ -17,8 +17,12 @@ export interface RuleCounters {
   recordViolation(input: { agentId: string; ruleKey: string; hookId: string; ttlMs: number }): Promise<number>;
   /** A compliant attempt: the consecutive count starts again from zero. */
   recordCompliance(input: { agentId: string; ruleKey: string; hookId: string }): Promise<void>;
-  /** Counts an identical tool call (same `signature`) in the session; returns the count, this one included. */
-  countToolCall(input: { sessionId: string; signature: string; hookId: string; ttlMs: number }): Promise<number>;
+  /**
+   * Counts an identical tool call (same `signature`) in the session; returns the count, this one
+   * included. `rememberMs`: how long the hook may still be evaluated again (until its deadline),
+   * so how long its count must be remembered; implementations pick a safe default without it.
+   */
+  countToolCall(input: { sessionId: string; signature: string; hookId: string; ttlMs: number; rememberMs?: number }): Promise<number>;
   /** Records that the session reached loop iteration `iteration`; returns how many distinct iterations it has had. */
   countIteration(input: { sessionId: string; iteration: number; ttlMs: number }): Promise<number>;
 }

@@ -1,9 +1,13 @@
+import { GCRA_TAKE_LUA } from './rate-limit.lua.js';
+
 /** Source of the open-hook script; see its header. */
 export const OPEN_HOOK_LUA = `--[[
-  open-hook (2 keys): records a hook's correlation, or re-opens it when the SDK re-sends it.
+  open-hook (3 keys): records a hook's correlation, or re-opens it when the SDK re-sends it,
+  after counting the hook against the agent's rate limit.
 
   KEYS[1]  hook hash  <prefix>:hook:{<hookId>}
   KEYS[2]  the agent's plan gate  <prefix>:plan-gate:{<agentId>}  (read only)
+  KEYS[3]  the agent's rate-limit bucket  <prefix>:ratelimit:{agent:<agentId>}  (see rate-limit)
 
   ARGV[1]  hook id
   ARGV[2]  agent id
@@ -13,6 +17,8 @@ export const OPEN_HOOK_LUA = `--[[
   ARGV[6]  now (epoch ms)
   ARGV[7]  deadline (epoch ms)
   ARGV[8]  TTL of a new pending hook (ms): time left to the deadline plus the decision TTL
+  ARGV[9]  the rate limit's emission interval (µs), '' for no limit
+  ARGV[10] the rate limit's burst
 
   Returns { 'created' } when no hash existed and a pending one now does, owned by ARGV[4] (its
   fields are exactly the arguments, so they are not read back), or { kind, HGETALL of the hash }
@@ -23,14 +29,24 @@ export const OPEN_HOOK_LUA = `--[[
   or { 'foreign' } when the hook id belongs to another agent (nothing changed),
   or { 'gated', request id } when no hash existed, the trigger is 'pre-tool-use' and the agent has
      a pending plan approval (a member of KEYS[2]); nothing was written,
-  or { 'corrupt', HGETALL } when the hash has no agent_id (nothing changed).
+  or { 'corrupt', HGETALL } when the hash has no agent_id (nothing changed),
+  or { 'limited', retry after (µs) } when the agent's bucket has no token (nothing changed).
 
   Ownership and decision live in one hash, changed only by this script and decide-hook, so a
   decision is either visible here (status 'decided') or routed to the owner this call sets.
 
   The gate is checked here, in the script the hook path runs anyway, so that enforcing it costs no
-  round trip; cas-request keeps KEYS[2] equal to the agent's pending plan approvals.
+  round trip; cas-request keeps KEYS[2] equal to the agent's pending plan approvals. The rate
+  limit likewise: every hook frame takes one token from the same bucket the gateway's limiter
+  uses for the agent's other frames, before anything else happens.
 ]]
+${GCRA_TAKE_LUA}
+if ARGV[9] ~= '' then
+  local allowed, wait = gcra_take(KEYS[3], tonumber(ARGV[9]), tonumber(ARGV[10]), 1, 1, 1)
+  if allowed == 0 then
+    return { 'limited', wait }
+  end
+end
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 0 then
   if ARGV[5] == 'pre-tool-use' then

@@ -1,3 +1,30 @@
+/**
+ * Lua shared by rate-limit and open-hook: `gcra_take(key, interval, burst, cost, lease, share)`,
+ * one GCRA step on the bucket `key` (see rate-limit's header), returning
+ * `allowed (0|1), retry_after_us, remaining, granted`.
+ */
+export const GCRA_TAKE_LUA = `
+local function gcra_take(key, interval, burst, cost, lease, share)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local stored = redis.call('GET', key)
+  local tat = now
+  if stored then
+    local value = tonumber(stored)
+    if value and value > now then tat = value end
+  end
+  local available = math.floor((now + interval * burst - tat) / interval)
+  if available < cost then
+    return 0, tat + interval * cost - interval * burst - now, 0, 0
+  end
+  local granted = math.min(lease, math.floor(available / share), available)
+  if granted < cost then granted = cost end
+  local next_tat = tat + interval * granted
+  redis.call('SET', key, string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
+  return 1, 0, available - granted, granted
+end
+`;
+
 /** Source of the rate-limit script; see its header. */
 export const RATE_LIMIT_LUA = `--[[
   rate-limit (1 key): one step of GCRA (the "generic cell rate algorithm": a token bucket kept as
@@ -27,26 +54,8 @@ export const RATE_LIMIT_LUA = `--[[
   counted here before they are used, so no subject ever gets more than its limit; the share keeps
   a nearly empty bucket from being held by one gateway while the subject talks to another.
 ]]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local interval = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local lease = tonumber(ARGV[4] or ARGV[3])
-local share = tonumber(ARGV[5] or '1')
-local stored = redis.call('GET', KEYS[1])
-local tat = now
-if stored then
-  local value = tonumber(stored)
-  if value and value > now then tat = value end
-end
-local available = math.floor((now + interval * burst - tat) / interval)
-if available < cost then
-  return { 0, tat + interval * cost - interval * burst - now, 0, 0 }
-end
-local granted = math.min(lease, math.floor(available / share), available)
-if granted < cost then granted = cost end
-local next_tat = tat + interval * granted
-redis.call('SET', KEYS[1], string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
-return { 1, 0, available - granted, granted }
+${GCRA_TAKE_LUA}
+local allowed, wait, remaining, granted = gcra_take(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
+  tonumber(ARGV[4] or ARGV[3]), tonumber(ARGV[5] or '1'))
+return { allowed, wait, remaining, granted }
 `;

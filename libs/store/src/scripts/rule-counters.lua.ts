@@ -1,7 +1,8 @@
 /**
- * Sources of the rule-counter scripts. Each remembers the hook ids it has counted (the newest
- * `ARGV[3]` of them, in the hash itself) so that a hook evaluated twice — a stalled job run again
- * by another worker — counts once and gets the same answer both times.
+ * Sources of the rule-counter scripts. Each remembers the hook ids it has counted — the
+ * violation scripts the newest `ARGV[3]` of them, in the hash itself; count-tool-call in a mark
+ * key per hook — so that a hook evaluated twice (a stalled job run again by another worker)
+ * counts once and gets the same answer both times.
  */
 
 /** Lua shared by the scripts: remember `mark` in the hash's `order` field, forgetting the oldest beyond `limit`. */
@@ -80,32 +81,30 @@ return 1
 
 /** Source of the count-tool-call script; see its header. */
 export const COUNT_TOOL_CALL_LUA = `--[[
-  count-tool-call (1 key): one more identical tool call in a session (stuttering breaker).
+  count-tool-call (2 keys): one more identical tool call in a session (stuttering breaker).
 
-  KEYS[1]  calls hash  <prefix>:breaker:{<sessionId>}:calls
-           s:<signature> = calls with that signature; h:<hookId>:<signature> = the count this
-           hook got; order = remembered marks, oldest first
+  KEYS[1]  calls hash  <prefix>:breaker:{<sessionId>}:calls   s:<signature> = calls with it
+  KEYS[2]  this hook's mark  <prefix>:breaker:{<sessionId>}:call:<hookId>   string: the count
+           the hook got (same tag as KEYS[1])
 
-  ARGV[1]  hook id
-  ARGV[2]  signature digest (hex)
-  ARGV[3]  how many hook marks to remember
-  ARGV[4]  TTL (ms): the session's counts expire this long after its last call
+  ARGV[1]  signature digest (hex)
+  ARGV[2]  TTL (ms): the session's counts expire this long after its last call
+  ARGV[3]  TTL (ms) of the mark: as long as the hook may be evaluated again (its deadline)
 
   Returns the calls with this signature in the session, this one included; for a hook already
-  counted, the count it got then.
+  counted, the count it got then (the count is taken back, the mark answers).
+
+  The mark is a key of its own that expires with the hook, so remembering a hook costs one small
+  write and nothing has to be trimmed (SET NX GET: Redis 7.0 or later).
 ]]
-${REMEMBER}
-local key = KEYS[1]
-local mark = 'h:' .. ARGV[1] .. ':' .. ARGV[2]
-local earlier = redis.call('HGET', key, mark)
+local field = 's:' .. ARGV[1]
+local n = redis.call('HINCRBY', KEYS[1], field, 1)
+local earlier = redis.call('SET', KEYS[2], n, 'NX', 'GET', 'PX', ARGV[3])
 if earlier then
-  redis.call('PEXPIRE', key, ARGV[4])
-  return tonumber(earlier)
+  redis.call('HINCRBY', KEYS[1], field, -1)
+  n = tonumber(earlier)
 end
-local n = redis.call('HINCRBY', key, 's:' .. ARGV[2], 1)
-redis.call('HSET', key, mark, tostring(n))
-remember(key, mark, tonumber(ARGV[3]))
-redis.call('PEXPIRE', key, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return n
 `;
 
