@@ -56,13 +56,14 @@
  *   script reads; under Cluster the route becomes a second call (XADD + PEXPIRE), as it was before.
  * - respond-signal: the signal record and the signal log.
  * - presence scripts: the agent's entry and the presence index; fleet-update likewise (row and index).
- * - open-hook: the hook hash and the agent's plan gate (read only).
+ * - open-hook: the hook hash, the agent's plan gate (read only) and the agent's rate-limit bucket.
  * - cas-request: the request hash and history (one tag), the request indexes, the deadline and
  *   retention sets, the audit stream, the sender's plan gate and up to two inboxes. Under Cluster
  *   the compare-and-set on the request hash decides and the rest becomes idempotent follow-ups.
  * - inbox-send and inbox-ack touch one inbox stream, its id hash and (send) the message's dedup
  *   record, which share the agent's tag.
- * - rate-limit touches one bucket key, tagged by its subject.
+ * - rate-limit touches one bucket key, tagged by its subject; count-tool-call the session's calls
+ *   hash and the hook's mark, both under the session's tag.
  *
  * The configuration keys share the tag `{hooks}`, and the rule-counter and breaker keys are
  * tagged by their agent or session, so publish-config and the counter scripts are Cluster-safe.
