@@ -92,6 +92,12 @@ describe('heartbeat and handshake deadline', () => {
     silent.ws.on('ping', () => pings++);
     await silent.hello();
 
+    // A peer that answers is pinged every interval too (its slice of the spread heartbeat comes
+    // round) and stays connected.
+    const answering = closeLater((await connectReady(gw.wsUrl, agents[1]!.token)).client);
+    let answeredPings = 0;
+    answering.ws.on('ping', () => answeredPings++);
+
     const mute = closeLater(await connectAgent(gw.wsUrl, { token: agents[1]!.token }));
     const handshakeError = await mute.error(null);
     expect(handshakeError.error.code).toBe('E_HANDSHAKE');
@@ -100,6 +106,8 @@ describe('heartbeat and handshake deadline', () => {
     // Terminated without a close frame: the client sees an abnormal closure.
     expect((await silent.closed).code).toBe(1006);
     expect(pings).toBeGreaterThanOrEqual(1);
+    await vi.waitFor(() => expect(answeredPings).toBeGreaterThanOrEqual(2), { timeout: 5000, interval: 50 });
+    expect(answering.isOpen).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench -- [--smoke | --quick | --full] [options]`: runs the benchmark, writes the
- * results file, prints the table and (full mode, or --write-md) updates BENCHMARKS.md.
+ * results file, prints the table and (a full run of every phase, or --write-md) updates BENCHMARKS.md.
  *
  * Exit status: 0 when every phase ran, 1 when a phase failed or the options are wrong. Missed
  * targets do not change it: the benchmark measures, CI only checks that it still runs.
@@ -31,7 +31,7 @@ Modes:
   --full         the run BENCHMARKS.md reports; several minutes; writes BENCHMARKS.md
 
 Options:
-  --write-md     update BENCHMARKS.md with this run's table (full mode does it anyway)
+  --write-md     update BENCHMARKS.md with this run's table (a full run of every phase does it anyway)
   --json FILE    where to write the results (default tools/bench/results/latest.json)
   --only KEYS    run only these phases, comma-separated: ${phasesFor(planFor('full'), RESULTS_DIR)
     .map((phase) => phase.key)
@@ -82,15 +82,17 @@ async function main(): Promise<number> {
   // The full run's figures are the ones BENCHMARKS.md cites; they are kept under their own name
   // so a later smoke or quick run does not replace them.
   const keptFile = join(RESULTS_DIR, 'latest-full.json');
-  if (mode === 'full' && values.json === undefined) await writeFile(keptFile, text);
+  if (mode === 'full' && only === undefined && values.json === undefined) await writeFile(keptFile, text);
 
   const table = renderTable(results);
   console.log(`\n${table}\n`);
   console.log(`[bench] results: ${shown}`);
-  if (values['write-md'] || mode === 'full') {
+  // A full run of only some phases is a partial picture: it replaces BENCHMARKS.md's table only
+  // when asked to explicitly.
+  if (values['write-md'] || (mode === 'full' && only === undefined)) {
     const path = join(root, 'BENCHMARKS.md');
     const existing = await readFile(path, 'utf8').catch(() => undefined);
-    const rawFile = relative(root, mode === 'full' && values.json === undefined ? keptFile : jsonFile);
+    const rawFile = relative(root, mode === 'full' && only === undefined && values.json === undefined ? keptFile : jsonFile);
     await writeFile(path, replaceLatestRun(existing, renderLatestRun(results, table, rawFile)));
     console.log(`[bench] table written to ${relative(process.cwd(), path) || path}`);
   }

@@ -15,6 +15,10 @@ import { takeUpgradeAgent } from '../ws/upgrade-context.js';
 import { AgentConnection } from './agent-connection.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { FrameRouter } from './frame-router.js';
+import { HeartbeatWheel } from './heartbeat-wheel.js';
+
+/** About how often the heartbeat wakes up to ping its next slice of connections, ms. */
+const HEARTBEAT_TICK_MS = 100;
 
 /** The text of a ws message, whatever buffer shape ws delivered it in. */
 function textOf(data: RawData): string {
@@ -40,6 +44,8 @@ function textOf(data: RawData): string {
 export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModuleDestroy {
   private readonly log: JsonLogger;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** Every connection, dealt to a slice of the heartbeat period (see {@link heartbeat}). */
+  private readonly heartbeatWheel: HeartbeatWheel<AgentConnection>;
   private unsubscribeReload: (() => void) | undefined;
 
   constructor(
@@ -53,10 +59,12 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
     @Inject(GatewayEvents) private readonly events: GatewayEvents,
   ) {
     this.log = logger.child({ component: 'agents' });
+    this.heartbeatWheel = new HeartbeatWheel(HeartbeatWheel.slicesFor(config.heartbeatMs, HEARTBEAT_TICK_MS));
   }
 
   onModuleInit(): void {
-    this.heartbeatTimer = setInterval(() => this.heartbeat(), this.config.heartbeatMs);
+    const tickMs = this.config.heartbeatMs / this.heartbeatWheel.sliceCount;
+    this.heartbeatTimer = setInterval(() => this.heartbeat(), tickMs);
     this.heartbeatTimer.unref();
     this.unsubscribeReload = this.auth.onReload(() => this.closeRevoked());
   }
@@ -84,6 +92,7 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
         onErrorSent: (code) => this.events.emit('errorSent', { agentId: agent.identity.id, code }),
       });
       this.registry.add(connection);
+      this.heartbeatWheel.add(connection);
       ws.on('message', (data: RawData, isBinary: boolean) => this.onMessage(connection, data, isBinary));
       ws.on('pong', () => {
         connection.alive = true;
@@ -165,6 +174,7 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
   private onClose(connection: AgentConnection, code: number, reason: Buffer): void {
     try {
       connection.dispose();
+      this.heartbeatWheel.delete(connection);
       this.hooks.connectionClosed(connection);
       const wasCurrent = this.registry.remove(connection);
       void this.presence.disconnected(connection, wasCurrent, this.registry.latestOf(connection.agentId));
@@ -182,11 +192,14 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
   }
 
   /**
-   * ws' heartbeat pattern: a peer that has not answered the previous ping by now is presumed dead
-   * and terminated (no close handshake: a dead peer would not complete it), the others are pinged.
+   * ws' heartbeat pattern, one slice of the connections per tick so that each connection is still
+   * pinged once per `AHP_HEARTBEAT_MS` but the pings (and the pongs with their presence refreshes)
+   * are spread over the interval instead of arriving as one burst: a peer that has not answered
+   * its previous ping, one interval ago, is presumed dead and terminated (no close handshake: a
+   * dead peer would not complete it), the others are pinged.
    */
   private heartbeat(): void {
-    for (const connection of this.registry.list()) {
+    for (const connection of this.heartbeatWheel.turn()) {
       try {
         if (!connection.alive) {
           connection.log.info({ sessionId: connection.sessionId }, 'no pong since the last ping; terminating');
