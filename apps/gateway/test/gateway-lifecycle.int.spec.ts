@@ -94,6 +94,7 @@ describe('heartbeat and handshake deadline', () => {
 
     // A peer that answers is pinged every interval too (its slice of the spread heartbeat comes
     // round) and stays connected.
+    const answeringSince = Date.now();
     const answering = closeLater((await connectReady(gw.wsUrl, agents[1]!.token)).client);
     let answeredPings = 0;
     answering.ws.on('ping', () => answeredPings++);
@@ -108,6 +109,19 @@ describe('heartbeat and handshake deadline', () => {
     expect(pings).toBeGreaterThanOrEqual(1);
     await vi.waitFor(() => expect(answeredPings).toBeGreaterThanOrEqual(2), { timeout: 5000, interval: 50 });
     expect(answering.isOpen).toBe(true);
+
+    // Its pongs keep its presence entry alive past the 3 s TTL (refreshes are gathered and written
+    // together), with the time of a recent pong as its last activity.
+    const store = await storeFor(gw);
+    await vi.waitFor(
+      async () => {
+        const now = Date.now();
+        expect(now).toBeGreaterThan(answeringSince + 3500);
+        const entry = (await store.stores.presence.list(now)).find((listed) => listed.agent.id === agents[1]!.id);
+        expect(Date.parse(entry?.last_activity_at ?? '')).toBeGreaterThan(answeringSince + 500);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   });
 });
 

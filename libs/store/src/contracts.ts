@@ -148,6 +148,13 @@ export interface SignalStore {
   respond(agentId: string, response: SignalResponse, now: number): Promise<SignalResponseOutcome>;
 }
 
+/** One agent entry for {@link PresenceStore.touch} to refresh: the session that was active, and when (epoch ms). */
+export interface PresenceTouch {
+  agentId: string;
+  sessionId: string;
+  at: number;
+}
+
 /**
  * Who is connected where. Entries expire after `ttlMs` unless refreshed, so the view is right
  * within one TTL after a gateway dies without saying goodbye.
@@ -155,8 +162,14 @@ export interface SignalStore {
 export interface PresenceStore {
   /** The newest connection of an agent wins: it replaces any older entry. */
   connect(entry: PresenceEntry, ttlMs: number, now: number): Promise<void>;
-  /** Refreshes the entry and its last activity, only while `sessionId` is still the agent's current one. */
-  touch(agentId: string, sessionId: string, now: number, ttlMs: number): Promise<void>;
+  /**
+   * Refreshes entries and their last activity, each only while its `sessionId` is still the
+   * agent's current one; the expiry of all of them becomes `now + ttlMs`. A gateway gathers the
+   * refreshes of its agents and sends them together: with tens of thousands of agents, one
+   * script call per pong was a steady stream of Redis calls in front of the hooks. Resolves with
+   * how many entries were refreshed.
+   */
+  touch(touches: readonly PresenceTouch[], ttlMs: number, now: number): Promise<number>;
   /**
    * Removes the entry only while `sessionId` is still the agent's current one (a newer connection
    * keeps its entry) and, when `gatewayId` is given, while the entry is that gateway's. Pass it:

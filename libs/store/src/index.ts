@@ -22,6 +22,7 @@ export type {
   OpenHookInput,
   OpenHookOutcome,
   PresenceStore,
+  PresenceTouch,
   RuleCounterStore,
   SessionOutcome,
   SessionStore,

@@ -55,7 +55,8 @@
  *   gateway's decision stream — not even declared in KEYS, since its name comes from the owner the
  *   script reads; under Cluster the route becomes a second call (XADD + PEXPIRE), as it was before.
  * - respond-signal: the signal record and the signal log.
- * - presence scripts: the agent's entry and the presence index; fleet-update likewise (row and index).
+ * - presence scripts: the agent's entry and the presence index (presence-touch: many agents'
+ *   entries and the index in one call); fleet-update likewise (row and index).
  * - open-hook: the hook hash, the agent's plan gate (read only) and the agent's rate-limit bucket.
  * - cas-request: the request hash and history (one tag), the request indexes, the deadline and
  *   retention sets, the audit stream, the sender's plan gate and up to two inboxes. Under Cluster

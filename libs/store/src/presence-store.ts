@@ -3,10 +3,10 @@
  * an index ZSET each, scored by expiry, so that listing needs no SCAN.
  */
 import { GatewayInfoSchema, PresenceEntrySchema, type GatewayInfo, type PresenceEntry } from '@ahp/protocol';
-import type { PresenceStore } from './contracts.js';
+import type { PresenceStore, PresenceTouch } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
-import { LuaScript, parseStored, parseStoredJson } from './lua.js';
+import { LuaScript, badReply, parseStored, parseStoredJson } from './lua.js';
 import type { RedisClient } from './redis-client.js';
 import { PRESENCE_CONNECT_LUA } from './scripts/presence-connect.lua.js';
 import { PRESENCE_DISCONNECT_LUA } from './scripts/presence-disconnect.lua.js';
@@ -16,6 +16,12 @@ import { describeIssues } from './validate.js';
 const presenceConnect = new LuaScript('presence-connect', PRESENCE_CONNECT_LUA);
 const presenceTouch = new LuaScript('presence-touch', PRESENCE_TOUCH_LUA);
 const presenceDisconnect = new LuaScript('presence-disconnect', PRESENCE_DISCONNECT_LUA);
+
+/**
+ * Entries one presence-touch call refreshes at most: a larger batch is split, so that one script
+ * (four commands per entry) never holds Redis for more than a fraction of a millisecond.
+ */
+const TOUCHES_PER_CALL = 256;
 
 /** Options of {@link createPresenceStore}. */
 export interface PresenceStoreOptions {
@@ -93,14 +99,21 @@ export function createPresenceStore(options: PresenceStoreOptions): PresenceStor
       ]);
     },
 
-    async touch(agentId: string, sessionId: string, now: number, ttlMs: number): Promise<void> {
-      await presenceTouch.run(redis, [keys.presenceAgent(agentId), keys.presenceAgents], [
-        agentId,
-        sessionId,
-        new Date(now).toISOString(),
-        positiveTtl(ttlMs),
-        now + ttlMs,
-      ]);
+    async touch(touches: readonly PresenceTouch[], ttlMs: number, now: number): Promise<number> {
+      const ttl = positiveTtl(ttlMs);
+      const calls: Promise<unknown>[] = [];
+      for (let start = 0; start < touches.length; start += TOUCHES_PER_CALL) {
+        const chunk = touches.slice(start, start + TOUCHES_PER_CALL);
+        const args: (string | number)[] = [ttl, now + ttl];
+        for (const { agentId, sessionId, at } of chunk) args.push(agentId, sessionId, new Date(at).toISOString());
+        calls.push(presenceTouch.run(redis, [keys.presenceAgents, ...chunk.map(({ agentId }) => keys.presenceAgent(agentId))], args));
+      }
+      let refreshed = 0;
+      for (const reply of await Promise.all(calls)) {
+        if (typeof reply !== 'number') throw badReply(keys.presenceAgents, 'presence-touch', reply);
+        refreshed += reply;
+      }
+      return refreshed;
     },
 
     async disconnect(agentId: string, sessionId: string, gatewayId?: string): Promise<void> {

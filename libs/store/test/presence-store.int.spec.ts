@@ -67,13 +67,27 @@ describe('PresenceStore: agents', () => {
 
   it('touch refreshes activity and expiry for the current session only', async () => {
     await stores.presence.connect(entry('agent-1', 's1', 'gw-a', T0), TTL_MS, T0);
-    await stores.presence.touch('agent-1', 'other-session', T0 + 20_000, TTL_MS);
+    expect(await stores.presence.touch([{ agentId: 'agent-1', sessionId: 'other-session', at: T0 + 20_000 }], TTL_MS, T0 + 20_000)).toBe(0);
     expect(await stores.presence.list(T0 + TTL_MS + 1)).toEqual([]);
 
     await stores.presence.connect(entry('agent-1', 's1', 'gw-a', T0), TTL_MS, T0);
-    await stores.presence.touch('agent-1', 's1', T0 + 20_000, TTL_MS);
+    expect(await stores.presence.touch([{ agentId: 'agent-1', sessionId: 's1', at: T0 + 19_000 }], TTL_MS, T0 + 20_000)).toBe(1);
     const listed = await stores.presence.list(T0 + TTL_MS + 1);
-    expect(listed).toEqual([{ ...entry('agent-1', 's1', 'gw-a', T0), last_activity_at: new Date(T0 + 20_000).toISOString() }]);
+    expect(listed).toEqual([{ ...entry('agent-1', 's1', 'gw-a', T0), last_activity_at: new Date(T0 + 19_000).toISOString() }]);
+  });
+
+  it('touches a batch in one go: each entry of its current session, a batch larger than one script call included', async () => {
+    const agents = Array.from({ length: 600 }, (_, i) => `agent-${i}`);
+    for (const agentId of agents) await stores.presence.connect(entry(agentId, `s-${agentId}`, 'gw-a', T0), TTL_MS, T0);
+    await stores.presence.disconnect('agent-7', 's-agent-7');
+    const touches = agents.map((agentId, i) => ({ agentId, sessionId: i === 3 ? 'stale-session' : `s-${agentId}`, at: T0 + 10_000 + i }));
+
+    expect(await stores.presence.touch(touches, TTL_MS, T0 + 20_000)).toBe(598);
+    const listed = new Map((await stores.presence.list(T0 + TTL_MS + 1)).map((listed) => [listed.agent.id, listed.last_activity_at]));
+    expect(listed.size).toBe(598);
+    expect(listed.has('agent-3') || listed.has('agent-7')).toBe(false);
+    expect(listed.get('agent-599')).toBe(new Date(T0 + 10_599).toISOString());
+    expect(await stores.presence.touch([], TTL_MS, T0 + 20_000)).toBe(0);
   });
 
   it('lists nothing once now is past the TTL, and prunes the index', async () => {

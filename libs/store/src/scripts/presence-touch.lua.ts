@@ -1,23 +1,27 @@
 /** Source of the presence-touch script; see its header. */
 export const PRESENCE_TOUCH_LUA = `--[[
-  presence-touch (2 keys): refreshes an agent's entry while the session is still its current one.
+  presence-touch (1 + N keys): refreshes agents' entries, each while its session is still the
+  agent's current one. A gateway sends the refreshes it gathered in the last second together.
 
-  KEYS[1]  agent presence hash  <prefix>:presence:agent:{<agentId>}
-  KEYS[2]  presence index zset  <prefix>:presence:agents
+  KEYS[1]    presence index zset  <prefix>:presence:agents
+  KEYS[1+i]  agent presence hash  <prefix>:presence:agent:{<agentId i>}, for i = 1..N
 
-  ARGV[1]  agent id
-  ARGV[2]  session id
-  ARGV[3]  last_activity_at (ISO 8601)
-  ARGV[4]  TTL (ms)
-  ARGV[5]  expiry (epoch ms): the index score
+  ARGV[1]    TTL (ms)
+  ARGV[2]    expiry (epoch ms): the index score
+  ARGV[3i], ARGV[3i+1], ARGV[3i+2]   agent id, session id and last_activity_at (ISO 8601) of agent i
 
-  Returns 1 when refreshed, 0 when the entry is gone or belongs to another session.
+  Returns how many entries were refreshed (an entry that is gone or belongs to another session
+  is left alone).
 ]]
-if redis.call('HGET', KEYS[1], 'session_id') ~= ARGV[2] then
-  return 0
+local refreshed = 0
+for i = 2, #KEYS do
+  local base = 3 * (i - 1)
+  if redis.call('HGET', KEYS[i], 'session_id') == ARGV[base + 1] then
+    redis.call('HSET', KEYS[i], 'last_activity_at', ARGV[base + 2])
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[base])
+    refreshed = refreshed + 1
+  end
 end
-redis.call('HSET', KEYS[1], 'last_activity_at', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-return 1
+return refreshed
 `;
