@@ -98,10 +98,14 @@ export interface CapacityResult {
 
 export type ApprovalsResult = { status: 'skipped'; reason: string } | { status: 'measured'; latency: Measured };
 
-/** One process's CPU profile, summarised. */
+/** One process's CPU profile, summarised over one load window. */
 export interface ProcessProfile {
   process: string;
   file: string;
+  /** The load the window ran: flat out, or an open loop at a fixed rate. */
+  load: { kind: 'closed'; inFlight: number } | { kind: 'open'; rate: number };
+  /** Decisions per second completed in the window. */
+  decisionsPerSecond: number;
   summary: ProfileSummary;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Number formats shared by the progress lines, the table and BENCHMARKS.md.
  */
+import type { ProcessProfile } from '../results.js';
 
 /** Milliseconds with three significant digits: `0.0512 ms`, `1.23 ms`, `42.1 ms`, `1,234 ms`; `—` when unknown. */
 export function ms(value: number | undefined): string {
@@ -26,4 +27,9 @@ export function duration(seconds: number): string {
   if (seconds < 60) return `${seconds.toFixed(1)} s`;
   const minutes = Math.floor(seconds / 60);
   return `${minutes}m ${String(Math.round(seconds - minutes * 60)).padStart(2, '0')}s`;
+}
+
+/** The load a profile window ran, as the report names it: `flat out (256 in flight)`, `open loop at 600/s`. */
+export function loadName(load: ProcessProfile['load']): string {
+  return load.kind === 'closed' ? `flat out (${load.inFlight} in flight)` : `open loop at ${count(load.rate)}/s`;
 }

@@ -2,9 +2,9 @@
  * The human table of a run: conditions, baselines, product figures, targets with their verdicts,
  * and where the CPU went. Printed at the end of every run and kept in BENCHMARKS.md.
  */
-import type { BenchResults, Measured } from '../results.js';
+import type { BenchResults, Measured, ProcessProfile } from '../results.js';
 import type { CpuPerOperation, CpuWindow } from '../system/cpu-meter.js';
-import { count, duration, kib, ms } from './format.js';
+import { count, duration, kib, loadName, ms } from './format.js';
 import { formatVerdict, type TargetResult } from './targets.js';
 
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
@@ -30,6 +30,12 @@ export function cpuLine(cpu: CpuWindow | undefined): string {
     .filter((process) => process.cpuPercent >= 1)
     .map((process) => `${process.name} ${Math.round(process.cpuPercent)}%${process.waitPercent >= 5 ? ` (waited ${Math.round(process.waitPercent)}%)` : ''}`)
     .join(', ');
+}
+
+/** `, 0.41 ms CPU/decision`: the process's busy time in the window over the decisions completed in it. */
+function cpuPerDecision(profile: ProcessProfile): string {
+  const decisions = (profile.decisionsPerSecond * profile.summary.sampledMs) / 1000;
+  return decisions > 0 ? `, ${ms(profile.summary.busyMs / decisions)} CPU/decision` : '';
 }
 
 /** `1.52 ms (gateway-1 0.41, redis 0.38, …)`: CPU per operation, busiest process first. */
@@ -144,7 +150,10 @@ export function renderTable(results: BenchResults): string {
   lines.push(`  bare BullMQ job: ${perOperationLine(base.bullmq?.cpuPerJob)}${ceiling(base.bullmq?.cpuPerJob)}`);
 
   for (const profile of results.profiles ?? []) {
-    lines.push('', `PROFILE ${profile.process} (self time, % of busy ${count(profile.summary.busyMs)} ms)`);
+    lines.push(
+      '',
+      `PROFILE ${profile.process}, ${loadName(profile.load)}, ${count(profile.decisionsPerSecond)} decisions/s${cpuPerDecision(profile)} (self time, % of busy ${count(profile.summary.busyMs)} ms)`,
+    );
     lines.push(`  by package:  ${profile.summary.byPackage.slice(0, 8).map((entry) => `${entry.name} ${entry.percent}%`).join(', ')}`);
     for (const fn of profile.summary.topFunctions.slice(0, 6)) lines.push(`  ${pad(`${fn.percent}%`, 7)}${fn.name}`);
   }
