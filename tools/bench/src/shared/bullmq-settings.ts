@@ -16,10 +16,14 @@ export const BASELINE_JOB_OPTIONS: JobsOptions = {
 /** The oracle worker's default concurrency (`AHP_WORKER_CONCURRENCY`). */
 export const WORKER_CONCURRENCY = 16;
 
-/** Lock and stall settings of the oracle worker's defaults. */
+/**
+ * Lock and stall settings of the oracle worker's defaults (a spec compares them with the worker's
+ * own `--describe-config`): a shorter lock means more renewals and stalled checks, which the
+ * baseline must pay too.
+ */
 export const BASELINE_WORKER_OPTIONS: Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> = {
-  lockDuration: 10_000,
-  stalledInterval: 5_000,
+  lockDuration: 4_000,
+  stalledInterval: 2_000,
   maxStalledCount: 2,
 };
 
