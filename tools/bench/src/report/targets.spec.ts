@@ -49,7 +49,8 @@ function results(overrides: Partial<BenchResults['product']> = {}): BenchResults
   return {
     baselines: {
       ws: echo(0.1),
-      nest: echo(0.11),
+      nest: echo(0.13),
+      nestRaw: echo(0.105),
       bullmq: {
         roundTrip: latency(0.8),
         maxJobsPerSecond: 4000,
@@ -98,7 +99,9 @@ describe('buildTargets', () => {
     expect(targets['half-load-p99']).toMatchObject({ actual: 4, limit: 4.8, status: 'PASS' });
     expect(targets['sustained-vs-bullmq']).toMatchObject({ limit: 3200, status: 'PASS' });
     expect(targets['redis-commands']).toMatchObject({ actual: 22, limit: 13, status: 'FAIL' });
-    expect(targets['nest-vs-ws']?.status).toBe('PASS');
+    // Nest's own dispatch over the limit, the gateway's configuration (dispatch bypassed) within it.
+    expect(targets['nest-vs-ws']).toMatchObject({ actual: 0.13, status: 'FAIL' });
+    expect(targets['nest-raw-vs-ws']).toMatchObject({ actual: 0.105, status: 'PASS' });
     expect(targets['idle-connection-memory']).toMatchObject({ actual: 25, status: 'FAIL', ratio: 1.25 });
     expect(targets['connected-agents']).toMatchObject({ actual: 30_000, status: 'PASS' });
   });
