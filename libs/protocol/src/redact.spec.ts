@@ -32,6 +32,12 @@ describe('isSecretKey', () => {
     }
   });
 
+  it('answers the same for a key asked again, and after more distinct keys than it remembers', () => {
+    expect([isSecretKey('accessToken'), isSecretKey('accessToken'), isSecretKey('command'), isSecretKey('command')]).toEqual([true, true, false, false]);
+    for (let i = 0; i < 5000; i++) isSecretKey(`field_${i}`);
+    expect([isSecretKey('accessToken'), isSecretKey('command'), isSecretKey('field_7_token')]).toEqual([true, false, true]);
+  });
+
   it('normalises camelCase, separators and case', () => {
     expect(normalizeKeyName('xApiKey')).toBe('x_api_key');
     expect(normalizeKeyName('X-Api.Key')).toBe('x_api_key');

@@ -51,11 +51,24 @@ export function normalizeKeyName(key: string): string {
     .replace(/[-.\s]+/g, '_');
 }
 
+/**
+ * Verdicts of {@link isSecretKey} by key. Every hook's context is walked for secrets before it is
+ * queued, and the same few field names come back on every hook; normalising each one (three
+ * regular expressions) was a measurable share of the gateway's CPU. Bounded: emptied when full.
+ */
+const secretKeyVerdicts = new Map<string, boolean>();
+const MAX_REMEMBERED_KEYS = 4096;
+
 /** Whether a field of this name holds a secret (see {@link SECRET_KEY_PATTERNS}). */
 export function isSecretKey(key: string): boolean {
   if (key.length > 256) return false;
+  const known = secretKeyVerdicts.get(key);
+  if (known !== undefined) return known;
   const name = normalizeKeyName(key);
-  return EXACT.has(name) || SECRET_KEY_PATTERNS.suffixes.some((suffix) => name.endsWith(suffix));
+  const secret = EXACT.has(name) || SECRET_KEY_PATTERNS.suffixes.some((suffix) => name.endsWith(suffix));
+  if (secretKeyVerdicts.size >= MAX_REMEMBERED_KEYS) secretKeyVerdicts.clear();
+  secretKeyVerdicts.set(key, secret);
+  return secret;
 }
 
 /** Credentials inside text: an HTTP auth scheme's credential, a URL's password, a secret query parameter. */
