@@ -83,12 +83,13 @@ describe('ephemeral mode', () => {
     await handle.stop(); // idempotent
   });
 
-  it('is configured as documented: loopback only, AOF every second, no RDB, no eviction', async () => {
+  it('is configured as documented: loopback only, AOF every second rewritten from 256 MB, no RDB, no eviction', async () => {
     const handle = await start({ mode: 'ephemeral' });
     const config = async (name: string): Promise<RespValue> => ((await redis(handle.url, 'CONFIG', 'GET', name)) as RespValue[])[1]!;
     expect(await config('bind')).toBe('127.0.0.1');
     expect(await config('appendonly')).toBe('yes');
     expect(await config('appendfsync')).toBe('everysec');
+    expect(await config('auto-aof-rewrite-min-size')).toBe(String(256 * 1024 * 1024));
     expect(await config('save')).toBe('');
     expect(await config('maxmemory-policy')).toBe('noeviction');
     expect(await config('logfile')).toBe(handle.logFile);

@@ -58,6 +58,9 @@ export interface StartRedisServerOptions {
  * - `--bind 127.0.0.1 --protected-mode yes`: reachable from this machine only; there is no password.
  * - `--appendonly yes --appendfsync everysec`: the AOF is what survives a restart; at most about
  *   one second of writes is lost on a crash, and a clean SHUTDOWN/SIGTERM loses nothing.
+ * - `--auto-aof-rewrite-min-size 256mb`: as in docker-compose.yml. Decisions append to the AOF
+ *   faster than their keys expire, and at the default 64 MB Redis rewrote it (a fork and a busy
+ *   child) every 15–20 s under load (docs/deploy.md §7).
  * - `--save ""`: no RDB snapshots. The AOF already holds everything (Redis 7 rewrites it with an
  *   RDB preamble), so snapshots would only add fork pauses and a second copy of the data.
  * - `--maxmemory-policy noeviction`: BullMQ requires it; evicting a job key loses work silently.
@@ -73,6 +76,7 @@ export function redisArguments(options: Pick<StartRedisServerOptions, 'host' | '
     '--daemonize', 'no',
     '--appendonly', 'yes',
     '--appendfsync', 'everysec',
+    '--auto-aof-rewrite-min-size', '256mb',
     '--save', '',
     '--maxmemory-policy', 'noeviction',
     ...options.extraArgs,
