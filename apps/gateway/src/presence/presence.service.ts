@@ -14,7 +14,7 @@ import { PRESENCE_STORE } from '../store/store.tokens.js';
  * How often the refreshes gathered from pongs and frames are written, ms, at most; a short
  * presence TTL flushes more often (a sixth of the TTL), so a due refresh always lands in time.
  */
-export const TOUCH_FLUSH_MS = 1000;
+const TOUCH_FLUSH_MS = 1000;
 
 /**
  * Presence of this gateway's agents and of the gateway itself, for the console and for routing.
