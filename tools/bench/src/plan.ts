@@ -58,6 +58,10 @@ export interface BenchPlan {
   approvals: number;
   /** CPU-profiling window (gateway and workers under saturation), ms; 0 skips the phase. */
   profileMs: number;
+  /** Well-behaved agents of the noisy-neighbour phase, their steady total rate (/s) and each window, ms. */
+  noisyAgents: number;
+  noisyRate: number;
+  noisyWindowMs: number;
 }
 
 const SMOKE: BenchPlan = {
@@ -88,6 +92,9 @@ const SMOKE: BenchPlan = {
   capacityHoldMs: 1500,
   approvals: 3,
   profileMs: 800,
+  noisyAgents: 8,
+  noisyRate: 40,
+  noisyWindowMs: 1200,
 };
 
 const QUICK: BenchPlan = {
@@ -118,6 +125,9 @@ const QUICK: BenchPlan = {
   capacityHoldMs: 5000,
   approvals: 50,
   profileMs: 0,
+  noisyAgents: 64,
+  noisyRate: 256,
+  noisyWindowMs: 4000,
 };
 
 const FULL: BenchPlan = {
@@ -148,6 +158,9 @@ const FULL: BenchPlan = {
   capacityHoldMs: 35_000,
   approvals: 500,
   profileMs: 15_000,
+  noisyAgents: 64,
+  noisyRate: 256,
+  noisyWindowMs: 10_000,
 };
 
 const PLANS: Readonly<Record<BenchMode, BenchPlan>> = { smoke: SMOKE, quick: QUICK, full: FULL };

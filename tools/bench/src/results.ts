@@ -7,6 +7,7 @@ import type { BenchMode } from './plan.js';
 import type { ProfileSummary } from './profile/cpuprofile.js';
 import type { CommandsPerOperation } from './redis/commandstats.js';
 import type { TargetResult } from './report/targets.js';
+import type { AbuseMode, AbuseReport } from './shared/abuse.js';
 import type { MemoryReading } from './shared/memory-probe-line.js';
 import type { LatencySummary } from './stats/latency.js';
 import type { CpuPerOperation, CpuWindow } from './system/cpu-meter.js';
@@ -96,6 +97,25 @@ export interface CapacityResult {
   ceiling?: { connections: number; reason: string };
 }
 
+/** The well-behaved agents' figures over one window of the noisy-neighbour phase. */
+export interface NoisyWindow extends Measured {
+  /** The abuse running beside them; null for the quiet baseline. */
+  abuse: AbuseMode | null;
+  /** The gateway's largest resident set seen during the window (sampled every 50 ms). */
+  gatewayPeakRssBytes: number;
+  /** What the abusive client saw: how its frames were answered, how it was closed or refused. */
+  abuser?: AbuseReport;
+}
+
+export interface NoisyNeighbourResult {
+  agents: number;
+  /** The well-behaved agents' total rate, decisions/s. */
+  rate: number;
+  windowMs: number;
+  quiet: NoisyWindow;
+  abused: NoisyWindow[];
+}
+
 export type ApprovalsResult = { status: 'skipped'; reason: string } | { status: 'measured'; latency: Measured };
 
 /** One process's CPU profile, summarised over one load window. */
@@ -157,6 +177,7 @@ export interface BenchResults {
     memory?: MemoryResult;
     capacity?: CapacityResult;
     approvals?: ApprovalsResult;
+    noisyNeighbour?: NoisyNeighbourResult;
   };
   profiles?: ProcessProfile[];
   targets: TargetResult[];

@@ -21,9 +21,22 @@ export interface ProductStackOptions {
   nodeArgs?: string[];
   /** Extra gateway settings (on top of HOST=127.0.0.1). */
   gatewayEnv?: Record<string, string>;
+  /**
+   * Keep the gateway's default rate limits instead of lifting them out of the way (the
+   * noisy-neighbour phase measures what the limits protect).
+   */
+  productionLimits?: boolean;
   /** Sees every output line of every process (the memory probe's readings arrive this way). */
   onLine?: (service: string, line: string) => void;
 }
+
+/** Rate limits far above any rate the load generator offers. */
+const LIFTED_LIMITS = {
+  AHP_AGENT_RATE_PER_S: '1000000',
+  AHP_AGENT_BURST: '1000000',
+  AHP_OPERATOR_RATE_PER_S: '1000000',
+  AHP_OPERATOR_BURST: '1000000',
+} as const;
 
 /** A running stack whose worker count can change between measurements. */
 export class ProductStack {
@@ -55,10 +68,7 @@ export class ProductStack {
       // rate the load generator offers, so a saturation search measures the system, not the limit.
       gatewayEnv: {
         HOST: '127.0.0.1',
-        AHP_AGENT_RATE_PER_S: '1000000',
-        AHP_AGENT_BURST: '1000000',
-        AHP_OPERATOR_RATE_PER_S: '1000000',
-        AHP_OPERATOR_BURST: '1000000',
+        ...(options.productionLimits === true ? {} : LIFTED_LIMITS),
         ...options.gatewayEnv,
       },
       ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),

@@ -15,9 +15,45 @@ export const ABSOLUTE_LIMITS = {
   approvalP50Ms: 10,
 } as const;
 
+const MIB = 1024 * 1024;
 const sum = (...values: (number | undefined)[]) =>
   values.every((value) => value !== undefined && Number.isFinite(value)) ? (values as number[]).reduce((a, b) => a + b, 0) : undefined;
 const times = (factor: number, value: number | undefined) => (value === undefined ? undefined : factor * value);
+
+/**
+ * Issue 17's goal for each abuse: the well-behaved agents' p99 ≤ 2 × quiet and none of their
+ * hooks failed, the gateway's RSS ≤ quiet + 64 MB.
+ */
+function noisyNeighbourTargets(results: BenchResults): TargetSpec[] {
+  const noisy = results.product.noisyNeighbour;
+  if (noisy === undefined) return [];
+  return noisy.abused.flatMap((row) => [
+    {
+      id: `noisy-${row.abuse ?? 'none'}-p99`,
+      label: `well-behaved agents' p99 beside ${row.abuse ?? 'none'} ≤ 2 × quiet p99`,
+      actual: row.latency.p99,
+      limit: times(2, noisy.quiet.latency.p99),
+      comparison: 'at_most' as const,
+      unit: 'ms',
+    },
+    {
+      id: `noisy-${row.abuse ?? 'none'}-errors`,
+      label: `well-behaved agents' failed hooks beside ${row.abuse ?? 'none'} = 0`,
+      actual: row.errors,
+      limit: 0,
+      comparison: 'at_most' as const,
+      unit: 'hooks',
+    },
+    {
+      id: `noisy-${row.abuse ?? 'none'}-rss`,
+      label: `gateway peak RSS beside ${row.abuse ?? 'none'} ≤ quiet + 64 MB`,
+      actual: row.gatewayPeakRssBytes / MIB,
+      limit: noisy.quiet.gatewayPeakRssBytes / MIB + 64,
+      comparison: 'at_most' as const,
+      unit: 'MB',
+    },
+  ]);
+}
 
 export function buildTargets(results: BenchResults): TargetResult[] {
   const { baselines: base, product } = results;
@@ -139,6 +175,7 @@ export function buildTargets(results: BenchResults): TargetResult[] {
       unit: 'ms',
       ...(approvals?.status === 'skipped' ? { skip: `approvals not available: ${approvals.reason}` } : {}),
     },
+    ...noisyNeighbourTargets(results),
   ];
 
   return specs.map(({ skip, ...spec }) => (skip === undefined ? evaluateTarget(spec) : { ...spec, status: 'SKIP', ratio: null, reason: skip }));
