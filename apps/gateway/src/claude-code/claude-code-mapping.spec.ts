@@ -34,17 +34,27 @@ describe('applyModifications', () => {
 });
 
 describe('toClaudeCodeOutput', () => {
-  it('asks the user when a prompt signal does not allow going on unconfirmed', () => {
-    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [prompt(false)], now: NOW });
-    expect(toClaudeCodeOutput(PRE, decision)).toEqual({
-      systemMessage: 'AHP: this touches prod',
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: 'ask',
-        permissionDecisionReason: 'this touches prod',
-        additionalContext: 'AHP warning: this touches prod',
+  it('blocks a prompt whose decision changes it, since a UserPromptSubmit hook cannot rewrite the prompt', () => {
+    const redact: Signal = {
+      header: { id: randomUUID(), type: 'security-violation', timestamp: NOW, source: 'spec', intensity: 'control', correlation_id: HOOK_ID },
+      context: {},
+      payload: {
+        level: 'controlling',
+        decision: 'allow_with_modification',
+        modifications: [{ target: 'prompt', original: 'key AKIA…', updated: 'key [redacted]', reason: 'a credential in the prompt' }],
+        reversible: false,
       },
-    });
+    };
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'user-prompt-submit', signals: [redact], now: NOW });
+    const output = toClaudeCodeOutput({ session_id: 's1', hook_event_name: 'UserPromptSubmit', prompt: 'key AKIA…' }, decision);
+    expect(output.decision).toBe('block');
+    expect(output.reason).toContain('prompt: a credential in the prompt');
+    expect(output.hookSpecificOutput?.permissionDecision).toBeUndefined();
+  });
+
+  it('never answers "ask", not even for a prompt signal that does not allow going on unconfirmed', () => {
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [prompt(false)], now: NOW });
+    expect(toClaudeCodeOutput(PRE, decision).hookSpecificOutput?.permissionDecision).toBeUndefined();
   });
 
   it('names the failure policy and its cause in a fail-closed deny', () => {

@@ -135,9 +135,10 @@ function advice(decision: HookDecision): string | undefined {
   return lines.length > 0 ? lines.join('\n') : undefined;
 }
 
-/** Whether some prompt signal asks for a confirmation before going on (`continue_allowed: false`). */
-function needsConfirmation(decision: HookDecision): boolean {
-  return decision.signals.some((signal) => signal.payload.level === 'prompting' && !signal.payload.continue_allowed);
+/** Why a decision that modifies an operation Claude Code cannot modify is a block. */
+function unappliedModificationReason(event: ClaudeCodeEvent, modifications: readonly Modification[]): string {
+  const changes = modifications.map((m) => `${m.target}: ${m.reason}`).join('; ');
+  return `Blocked by AHP: a rule changes this ${event === 'UserPromptSubmit' ? 'prompt' : 'event'} (${changes}), which a Claude Code ${event} hook cannot do; it is refused rather than let through unchanged.`;
 }
 
 /**
@@ -148,9 +149,11 @@ function needsConfirmation(decision: HookDecision): boolean {
  *   block that awaits an operator's approval is a "deny" telling Claude to retry the same call
  *   once it is approved ({@link approvalWaitReason}).
  * - control (PreToolUse): `permissionDecision: "allow"` with `updatedInput`, the tool input with
- *   the modifications applied — "ask" instead when a prompt signal wants a confirmation.
- * - prompt: the warnings as `systemMessage` (for the user) and `additionalContext` (for Claude);
- *   on PreToolUse `permissionDecision: "ask"` when a signal has `continue_allowed: false`.
+ *   the modifications applied. At any other event the change cannot be handed back, so the
+ *   decision is answered as a block ({@link unappliedModificationReason}).
+ * - prompt: the warnings as `systemMessage` (for the user) and `additionalContext` (for Claude).
+ *   Never "ask": seed 001 §4.2 allows only block and control at `pre-tool-use`, so no decision for
+ *   PreToolUse carries a prompt; a call that needs a person's yes is a `require_approval` rule.
  * - aid: the suggestions as `additionalContext`.
  * - nothing: `{}`. No "allow" is ever granted without a modification: having no objection must not
  *   skip Claude Code's own permission rules.
@@ -164,21 +167,21 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
     if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
     return { systemMessage: reason };
   }
+  if (decision.modifications.length > 0 && event !== 'PreToolUse') {
+    // Only PreToolUse can hand a changed input back. Letting the operation through unchanged
+    // would skip the rule that wanted it changed, so it is refused instead (fail closed).
+    const reason = unappliedModificationReason(event, decision.modifications);
+    return BLOCKABLE_EVENTS.has(event) ? { decision: 'block', reason } : { systemMessage: reason };
+  }
   const output: ClaudeCodeHookOutput = {};
   const specific: ClaudeCodeHookSpecificOutput = { hookEventName: event };
   const text = advice(decision);
   if (decision.warnings.length > 0) output.systemMessage = decision.warnings.map((warning) => `AHP: ${warning}`).join('\n');
   if (text !== undefined && CONTEXT_EVENTS.has(event)) specific.additionalContext = text;
-  if (event === 'PreToolUse') {
-    const confirm = needsConfirmation(decision);
-    if (decision.modifications.length > 0) {
-      specific.updatedInput = applyModifications(input.tool_input, decision.modifications);
-      specific.permissionDecision = confirm ? 'ask' : 'allow';
-      specific.permissionDecisionReason = `Adjusted by AHP: ${decision.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`;
-    } else if (confirm) {
-      specific.permissionDecision = 'ask';
-      specific.permissionDecisionReason = decision.warnings.join('; ');
-    }
+  if (event === 'PreToolUse' && decision.modifications.length > 0) {
+    specific.updatedInput = applyModifications(input.tool_input, decision.modifications);
+    specific.permissionDecision = 'allow';
+    specific.permissionDecisionReason = `Adjusted by AHP: ${decision.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`;
   }
   if (Object.keys(specific).length > 1) output.hookSpecificOutput = specific;
   return output;
