@@ -18,7 +18,11 @@
  * | created, target `{ kind: 'operators' }` | nobody (the console tails the audit stream) | | | | |
  * | approved / rejected                     | the sender         | `<type>_response`   | `decided_by`           | feedback or `''` | `request_id`, `approve`, `status`, `decided_by`, `feedback`?, `modified_input`?² |
  * | expired                                 | the sender         | `<type>_response`   | `system`               | `'expired'`      | `request_id`, `approve: false`, `status: 'expired'`, `feedback: 'expired'` |
- * | cancelled                               | the sender         | `<type>_response`   | sender                 | `'cancelled'`    | `request_id`, `approve: false`, `status: 'cancelled'`, `decided_by`, `feedback: 'cancelled'` |
+ * | cancelled, target `{ kind: 'agent' }`   | the target agent   | `<type>_response`   | sender                 | `'cancelled'`    | `request_id`, `approve: false`, `status: 'cancelled'`, `decided_by`, `feedback: 'cancelled'` |
+ * | cancelled, target `{ kind: 'operators' }` | nobody (the console follows the request) | | | | |
+ *
+ * A cancellation is the sender's own act, answered by the `ack` of its `cancel` frame, so the sender
+ * gets no message about it; the addressee does, since it may be acting on the request already.
  *
  * ¹ shutdown: the reason, or "Please shut down."; plan_approval: the plan's title; tool_approval:
  *   "Approve a call of tool <tool>.".
@@ -190,14 +194,23 @@ function requestMessage(state: ProtocolState, target: string, at: string): Inbox
   );
 }
 
-/** The `<type>_response` message for the sender of a settled request. */
-function responseMessage(state: ProtocolState, at: string): InboxMessage {
+/**
+ * The `<type>_response` message a settled request leaves: for its sender, or, for a cancelled one,
+ * for the agent it was addressed to (none when operators were: they follow the request itself).
+ */
+function settledMessage(state: ProtocolState, at: string): InboxMessage | undefined {
+  if (state.status !== 'cancelled') return responseMessage(state, state.sender, at);
+  return state.target.kind === 'agent' ? responseMessage(state, state.target.agent, at) : undefined;
+}
+
+/** The `<type>_response` message telling `to` how a request settled. */
+function responseMessage(state: ProtocolState, to: string, at: string): InboxMessage {
   const feedback = state.status === 'expired' || state.status === 'cancelled' ? state.status : state.feedback;
   return fitMessage(
     {
       id: randomUUID(),
       from: state.decided_by ?? SYSTEM_ACTOR_ID,
-      to: state.sender,
+      to,
       type: responseTypeFor(state.type),
       content: feedback ?? '',
       sent_at: at,
@@ -378,7 +391,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     event: next.status as Exclude<RequestEvent, 'created' | 'refused'>,
       actor,
       at,
-      deliver: responseMessage(next, at),
+      deliver: settledMessage(next, at),
     });
   }
 

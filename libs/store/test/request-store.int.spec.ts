@@ -247,16 +247,18 @@ describe('cancel', () => {
     expect((await stores.requests.cancel('req_1', { kind: 'agent', id: 'lead' }, T0 + 3_000)).outcome).toBe('not_pending');
     expect((await stores.requests.decide('req_1', answer('req_1', 'shutdown_response', true), OP1, T0 + 3_000)).outcome).toBe('not_pending');
 
-    // The target never sees the withdrawn request; the sender gets the cancellation.
-    expect(await inbox('alice')).toEqual([]);
-    expect(await inbox('lead')).toEqual([
+    // The addressee learns that the request is over (its request message is withdrawn, a notice
+    // takes its place); the sender, who did it, gets no message about its own act.
+    expect(await inbox('alice')).toEqual([
       expect.objectContaining({
         type: 'shutdown_response',
         from: 'lead',
+        to: 'alice',
         content: 'cancelled',
         metadata: { request_id: 'req_1', approve: false, status: 'cancelled', decided_by: 'lead', feedback: 'cancelled' },
       }),
     ]);
+    expect(await inbox('lead')).toEqual([]);
   });
 });
 
