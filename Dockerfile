@@ -7,11 +7,9 @@ FROM node:20-slim AS build
 WORKDIR /app
 ENV NX_NO_CLOUD=true NX_DAEMON=false NX_TUI=false
 COPY . .
-# Not `npm ci`: the lockfile is written where the registry serves no prebuilt binaries for other
-# platforms, and npm ci refuses a lockfile that lacks an optional dependency (see
-# tools/scripts/bootstrap.sh); `npm install` installs the locked versions all the same.
 ENV NEXT_TELEMETRY_DISABLED=1
-RUN npm install --no-audit --no-fund
+# Exactly the locked tree (the lockfile lists every platform's optional binaries, see bootstrap.sh).
+RUN npm ci --no-audit --no-fund
 RUN npx nx run-many -t build --projects=@ahp/gateway,@ahp/oracle-worker,@ahp/console
 RUN npm prune --omit=dev --no-audit --no-fund
 

@@ -44,12 +44,13 @@ install_npm_packages() {
   if [[ -f node_modules/.package-lock.json && node_modules/.package-lock.json -nt package-lock.json ]]; then
     return 0
   fi
-  # Not `npm ci`: the registry this project installs from serves no prebuilt binaries for other
-  # platforms (e.g. @swc/core-darwin-*), so the lockfile cannot list them, and npm ci refuses a
-  # lockfile that lacks any optional dependency. `npm install` installs the locked versions and
-  # skips the unavailable optional packages; it leaves package-lock.json unchanged.
-  say "installing npm packages (npm install, from package-lock.json)…"
-  npm install --no-audit --no-fund --loglevel=error
+  # `npm ci`: exactly the tree package-lock.json describes, and the lockfile is never rewritten.
+  # The lockfile lists the optional prebuilt binaries of every platform (@rollup/rollup-*,
+  # @swc/core-*, @nx/nx-*), whichever platform it was written on; one that lacked some made npm
+  # install add them (a changed lock after every fresh install) and npm ci refuse it. To change a
+  # dependency: `npm install <pkg>@<range>` and commit package.json with package-lock.json.
+  say "installing npm packages (npm ci, exactly as package-lock.json locks them)…"
+  npm ci --no-audit --no-fund --loglevel=error
 }
 
 require_node

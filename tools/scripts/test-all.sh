@@ -7,6 +7,14 @@ export AHP_NEEDS_BROWSER=1
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$repo_root"
 
+# A lock is only a lock if installing leaves it as committed (checked in CI, on a fresh clone).
+if [[ "${CI:-}" == true ]] && git -C "$repo_root" rev-parse --is-inside-work-tree >/dev/null 2>&1 \
+  && ! git -C "$repo_root" diff --quiet -- package-lock.json; then
+  say "package-lock.json changed during the install; it must be committed as the install leaves it:"
+  git -C "$repo_root" diff --stat -- package-lock.json
+  exit 1
+fi
+
 report_dir="$repo_root/test-results"
 rm -rf "$report_dir" && mkdir -p "$report_dir"
 export AHP_TEST_REPORT_DIR="$report_dir"
