@@ -7,10 +7,10 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import express from 'express';
 import { AppModule } from './app.module.js';
 import { AgentAuthService, type ReloadResult } from './auth/agent-auth.service.js';
-import { CLAUDE_CODE_HOOK_PATH, CLAUDE_CODE_MAX_BODY_BYTES } from './claude-code/claude-code.controller.js';
+import { CLAUDE_CODE_HOOK_PATH } from './claude-code/claude-code.controller.js';
+import { ClaudeCodeIntake } from './claude-code/claude-code-intake.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { DrainState } from './lifecycle/drain-state.js';
 import { ShutdownService } from './lifecycle/shutdown.service.js';
@@ -49,15 +49,10 @@ export async function startGateway(config: GatewayConfig, logger: JsonLogger): P
   try {
     const auth = app.get(AgentAuthService);
     const drain = app.get(DrainState);
-    // Claude Code sends whole files as tool input (Write, Edit), far above the default 100 kB JSON
-    // limit, and it lets a tool call proceed when an http hook fails: a 413 here would fail open.
-    // This parser runs before Nest's (registered at listen) and marks the body as parsed.
-    // Wrapped under another name: Nest skips its own global JSON parser when it finds a middleware
-    // named `jsonParser` (express.json's name) already installed.
-    const claudeCodeJson = express.json({ limit: CLAUDE_CODE_MAX_BODY_BYTES });
-    app.use(`/${CLAUDE_CODE_HOOK_PATH}`, function parseClaudeCodeBody(request: express.Request, response: express.Response, next: express.NextFunction) {
-      claudeCodeJson(request, response, next);
-    });
+    // The Claude Code route reads its own body: token first, no compression, the rate limit, a
+    // size cap while streaming, and answers Claude Code can obey (ClaudeCodeIntake). Installed
+    // before Nest's JSON parser (registered at listen), which then finds the body read and skips it.
+    app.use(`/${CLAUDE_CODE_HOOK_PATH}`, app.get(ClaudeCodeIntake).middleware);
     app.useWebSocketAdapter(
       new AgentWsAdapter(app, {
         gate: { isDraining: () => drain.draining, authenticate: (request) => auth.authenticateRequest(request) },

@@ -4,6 +4,8 @@
  * the test, which takes the job from the queue and stores a decision as a worker would.
  */
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import {
   ClaudeCodeHookOutputSchema,
   OperatorErrorBodySchema,
@@ -94,6 +96,40 @@ function signal(hookId: string, intensity: 'block' | 'control' | 'aid', payload:
   };
 }
 
+/** Jobs in the gateway's queue, in any state: what was handed to the oracles. */
+async function jobCount(queueStore: TestStore = store): Promise<number> {
+  const counts = await queueStore.queue.queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'completed', 'failed');
+  return Object.values(counts).reduce((sum, count) => sum + count, 0);
+}
+
+interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One POST to the hook route over a plain socket: exactly these headers and body bytes. With
+ * `keepOpen` the body is not finished: the answer must come while the client is still sending
+ * (the socket is destroyed once it has).
+ */
+function rawPost(headers: OutgoingHttpHeaders, body: Buffer, options: { keepOpen?: boolean } = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${gw.httpUrl}/v1/hooks/claude-code`, { method: 'POST', headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') });
+        if (options.keepOpen === true) request.destroy();
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    if (options.keepOpen === true) request.write(body);
+    else request.end(body);
+  });
+}
+
 function errorOf(json: unknown) {
   return OperatorErrorBodySchema.parse(json).error;
 }
@@ -145,12 +181,16 @@ describe('PreToolUse', () => {
     });
   });
 
-  it('accepts a tool input far above the default body limit and still answers in Claude Code\'s format', async () => {
+  it('denies a tool input over the hook context limits with the cause, without evaluating it', async () => {
+    const jobsBefore = await jobCount();
     const write = { tool_name: 'Write', tool_input: { file_path: '/home/dev/app/big.txt', content: 'x'.repeat(300_000) }, tool_use_id: 'toolu_big' };
     const answer = await post(input('PreToolUse', write));
     expect(answer.status).toBe(200);
-    // A single string this long exceeds the hook context limits: the failure policy answers, explicitly.
-    expect(await answer.json()).toMatchObject({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' } });
+    // A single string this long exceeds the hook context limits: an explicit deny naming the cause.
+    const output = ClaudeCodeHookOutputSchema.parse(await answer.json());
+    expect(output.hookSpecificOutput?.permissionDecision).toBe('deny');
+    expect(output.hookSpecificOutput?.permissionDecisionReason).toMatch(/fail-closed.*tool\.input\.content.*longer than 65536 characters.*\(E_INVALID_FRAME\)/);
+    expect(await jobCount()).toBe(jobsBefore);
   });
 
   it('answers an explicit deny when no decision arrives in time (pre-tool-use fails closed)', async () => {
@@ -211,5 +251,148 @@ describe('refusals', () => {
       expect(response.headers.get('www-authenticate')).toContain('Bearer');
       expect(errorOf(await response.json()).code).toBe('E_UNAUTHORIZED');
     }
+  });
+});
+
+describe('hostile bodies', () => {
+  const MIB = 1024 * 1024;
+  const bearer = (): string => `Bearer ${AGENTS[0]!.token}`;
+
+  it('answers 401 before reading the body: the answer arrives while the client is still sending it', async () => {
+    const answer = await rawPost({ 'content-type': 'application/json', 'content-length': 10 * MIB }, Buffer.alloc(64 * 1024, 0x20), { keepOpen: true });
+    expect(answer.status).toBe(401);
+    expect(errorOf(JSON.parse(answer.body)).code).toBe('E_UNAUTHORIZED');
+  });
+
+  it('answers 64 gzip bombs without a token with 401 and never inflates them: the gateway\'s memory stays flat', async () => {
+    // ~15 MiB of JSON in ~15 KB of gzip: the shape of the reported attack (gzip expands ~1000x here).
+    const bomb = gzipSync(`{"hook_event_name":"PreToolUse","pad":"${'a'.repeat(15 * MIB)}"}`, { level: 9 });
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length };
+    const before = process.memoryUsage();
+    const peak = { rss: before.rss, heapUsed: before.heapUsed };
+    const sample = (): void => {
+      const now = process.memoryUsage();
+      peak.rss = Math.max(peak.rss, now.rss);
+      peak.heapUsed = Math.max(peak.heapUsed, now.heapUsed);
+    };
+    const sampler = setInterval(sample, 5);
+    let answers: RawAnswer[];
+    try {
+      answers = await Promise.all(Array.from({ length: 64 }, () => rawPost(headers, bomb)));
+    } finally {
+      clearInterval(sampler);
+    }
+    sample();
+    // The figures, for docs/reliability.md (no assertion on time).
+    process.stdout.write(`64 gzip bombs of ${bomb.length} bytes: RSS ${mb(before.rss)} -> peak ${mb(peak.rss)} MB, heap ${mb(before.heapUsed)} -> peak ${mb(peak.heapUsed)} MB\n`);
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 64 }, () => 401));
+    // Inflated and parsed, each bomb alone is 15 MiB of text; before the fix 64 of them took this process from ~150 MB to 2.7 GB.
+    expect(peak.rss - before.rss).toBeLessThan(64 * MIB);
+  });
+
+  it('refuses a compressed body from an authenticated agent with 415 (Claude Code sends plain JSON), without evaluating it', async () => {
+    const jobsBefore = await jobCount();
+    const body = gzipSync(JSON.stringify(input('PreToolUse', BASH)));
+    const answer = await rawPost({ authorization: bearer(), 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': body.length }, body);
+    expect(answer.status).toBe(415);
+    expect(answer.headers['accept-encoding']).toBe('identity');
+    expect(errorOf(JSON.parse(answer.body)).code).toBe('E_BAD_FRAME');
+    expect(await jobCount()).toBe(jobsBefore);
+  });
+
+  it('denies a body over the limit from an authenticated agent (fail closed), as soon as the limit is crossed', async () => {
+    const jobsBefore = await jobCount();
+    const write = { tool_name: 'Write', tool_input: { file_path: '/home/dev/app/huge.bin', content: 'y'.repeat(20 * MIB) }, tool_use_id: 'toolu_huge' };
+    const body = Buffer.from(JSON.stringify(input('PreToolUse', write)));
+    // Announced with Content-Length, and chunked (the size known only while reading). Only 2 MiB of
+    // the 20 are sent: the deny must not wait for the rest.
+    for (const length of [{ 'content-length': body.length }, {}]) {
+      const answer = await rawPost({ authorization: bearer(), 'content-type': 'application/json', ...length }, body.subarray(0, 2 * MIB), { keepOpen: true });
+      expect(answer.status).toBe(200);
+      const output = ClaudeCodeHookOutputSchema.parse(JSON.parse(answer.body));
+      expect(output.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
+      expect(output.hookSpecificOutput?.permissionDecisionReason).toMatch(/fail-closed.*1048576 bytes.*\(E_FRAME_TOO_LARGE\)/);
+    }
+    expect(await jobCount()).toBe(jobsBefore);
+  });
+
+  it('denies a whole body over the old 16 MiB limit with Claude Code\'s answer, not an HTTP error Claude Code would let pass', async () => {
+    const write = { tool_name: 'Write', tool_input: { file_path: '/home/dev/app/huge.bin', content: 'z'.repeat(17 * MIB) }, tool_use_id: 'toolu_huge2' };
+    const answer = await post(input('PreToolUse', write));
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' } });
+  });
+
+  it('denies a tool input nested far deeper than the hook context limits without parsing it', async () => {
+    const jobsBefore = await jobCount();
+    const depth = 200_000;
+    const body = `${JSON.stringify(input('PreToolUse', { tool_name: 'Bash', tool_use_id: 'toolu_deep' })).slice(0, -1)},"tool_input":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const answer = await post(body);
+    expect(answer.status).toBe(200);
+    const output = ClaudeCodeHookOutputSchema.parse(await answer.json());
+    expect(output.hookSpecificOutput?.permissionDecision).toBe('deny');
+    expect(output.hookSpecificOutput?.permissionDecisionReason).toMatch(/fail-closed.*nested deeper than 32 levels.*\(E_INVALID_FRAME\)/);
+    expect(await jobCount()).toBe(jobsBefore);
+  });
+});
+
+function mb(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(0);
+}
+
+describe('rate limit (a second gateway: 10 hooks per agent at once, one more per 100 s)', () => {
+  let limited: TestGateway;
+  let limitedStore: TestStore;
+  const FLOODER: TestAgentEntry = { id: 'flooder', name: 'Flooder', token: newToken() };
+
+  beforeAll(async () => {
+    limited = await startTestGateway({
+      name: 'claude-code-limits',
+      agents: [FLOODER],
+      env: { AHP_AGENT_RATE_PER_S: '0.01', AHP_AGENT_BURST: '10', AHP_CLAUDE_CODE_DEADLINE_MS: '60000' },
+    });
+    limitedStore = await openTestStore(limited.keyPrefix, testLogger());
+  });
+
+  afterAll(async () => {
+    await limitedStore?.close();
+    await limited?.stop();
+  });
+
+  it('evaluates exactly the budget of a burst and denies the rest, fail closed, saying it is rate limited', async () => {
+    const sent = 40;
+    let stop = false;
+    // The test plays the worker: every job that arrives is allowed with no signal.
+    const decided = new Set<string>();
+    const worker = (async () => {
+      while (!stop) {
+        const jobs = await limitedStore.queue.queue.getJobs(['wait', 'waiting', 'prioritized', 'active']);
+        for (const job of jobs) {
+          if (decided.has(job.data.hook_id)) continue;
+          decided.add(job.data.hook_id);
+          await limitedStore.stores.hooks.decide(job.data.hook_id, workerDecision(job.data.hook_id, job.data.trigger, []), Date.now());
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const answers = await Promise.all(
+      Array.from({ length: sent }, async () => {
+        const response = await fetch(`${limited.httpUrl}/v1/hooks/claude-code`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${FLOODER.token}` },
+          body: JSON.stringify(input('PreToolUse', BASH)),
+        });
+        expect(response.status).toBe(200);
+        return ClaudeCodeHookOutputSchema.parse(await response.json());
+      }),
+    );
+    stop = true;
+    await worker;
+    const refused = answers.filter((output) => output.hookSpecificOutput?.permissionDecision === 'deny');
+    const evaluated = answers.filter((output) => Object.keys(output).length === 0);
+    expect(evaluated).toHaveLength(10);
+    expect(refused).toHaveLength(sent - 10);
+    for (const output of refused) expect(output.hookSpecificOutput?.permissionDecisionReason).toMatch(/fail-closed.*too many hooks.*retry after \d+ ms.*\(E_RATE_LIMITED\)/);
+    expect(await jobCount(limitedStore)).toBe(10);
   });
 });

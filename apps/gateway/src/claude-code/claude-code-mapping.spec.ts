@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { aggregateSignals, failurePolicyDecision, type ClaudeCodeHookInput, type Signal } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { applyModifications, hookContext, toClaudeCodeOutput } from './claude-code-mapping.js';
+import { applyModifications, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
 
 const HOOK_ID = randomUUID();
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -81,5 +81,23 @@ describe('hookContext', () => {
       stop_hook_active: true,
       subagent: true,
     });
+  });
+});
+
+describe('refusedOutput', () => {
+  const limited = { code: 'E_RATE_LIMITED', message: 'too many hooks from this agent; retry after 250 ms' } as const;
+  const reason = 'Blocked by AHP (fail-closed): too many hooks from this agent; retry after 250 ms (E_RATE_LIMITED)';
+
+  it('denies PreToolUse and blocks the events Claude Code lets a hook block', () => {
+    expect(refusedOutput('PreToolUse', limited)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
+    for (const event of ['PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop'] as const) expect(refusedOutput(event, limited)).toEqual({ decision: 'block', reason });
+  });
+
+  it('tells the user on events that cannot be blocked', () => {
+    for (const event of ['SessionStart', 'SessionEnd', 'PreCompact'] as const) expect(refusedOutput(event, limited)).toEqual({ systemMessage: reason });
+  });
+
+  it('blocks with decision "block" when the event is unknown (Claude Code reads it as deny for PreToolUse)', () => {
+    expect(refusedOutput(undefined, limited)).toEqual({ decision: 'block', reason });
   });
 });

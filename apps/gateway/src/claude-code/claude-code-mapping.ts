@@ -5,6 +5,7 @@
  */
 import { awaitingApproval } from '@ahp/protocol';
 import type {
+  AhpError,
   AwaitingApproval,
   ClaudeCodeEvent,
   ClaudeCodeHookInput,
@@ -109,6 +110,27 @@ export function approvalWaitReason(waiting: AwaitingApproval): string {
   );
 }
 
+/** How `event` is blocked, with `reason` for Claude and the user (see {@link toClaudeCodeOutput}). */
+function blockedOutput(event: ClaudeCodeEvent, reason: string): ClaudeCodeHookOutput {
+  if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
+  if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
+  return { systemMessage: reason };
+}
+
+/**
+ * Claude Code's answer to a hook the gateway refuses to evaluate because of the request itself —
+ * over the agent's rate limit, over the size limit, a shape the hook context limits forbid. The
+ * agent (or the model steering it) can cause each of these, so they fail closed whatever failure
+ * policy is configured: a fail-open answer would let a tool call through by making it big or
+ * frequent enough. The reason reads like a failure-policy block. When the event is not known
+ * (the body was not read far enough, or names none), the answer is `decision: "block"`, which
+ * every blockable event obeys and Claude Code reads as "deny" for PreToolUse.
+ */
+export function refusedOutput(event: ClaudeCodeEvent | undefined, error: Pick<AhpError, 'code' | 'message'>): ClaudeCodeHookOutput {
+  const reason = `Blocked by AHP (fail-closed): ${error.message} (${error.code})`;
+  return event === undefined ? { decision: 'block', reason } : blockedOutput(event, reason);
+}
+
 /** Why the decision blocks, in one line for Claude and the user. */
 function blockReason(decision: HookDecision): string {
   if (decision.decided_by === 'failure_policy') {
@@ -162,10 +184,7 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
   const event = input.hook_event_name;
   if (!decision.allowed) {
     const waiting = awaitingApproval(decision);
-    const reason = waiting === undefined ? blockReason(decision) : approvalWaitReason(waiting);
-    if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
-    if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
-    return { systemMessage: reason };
+    return blockedOutput(event, waiting === undefined ? blockReason(decision) : approvalWaitReason(waiting));
   }
   if (decision.modifications.length > 0 && event !== 'PreToolUse') {
     // Only PreToolUse can hand a changed input back. Letting the operation through unchanged

@@ -10,15 +10,11 @@ import { ClaudeCodeService } from './claude-code.service.js';
 export const CLAUDE_CODE_HOOK_PATH = 'v1/hooks/claude-code';
 
 /**
- * Largest accepted Claude Code hook body. Tool inputs carry whole files; strings inside them are
- * still bounded by the hook context limits (a context that exceeds them is answered by the
- * trigger's failure policy — an explicit deny for PreToolUse — never by an HTTP error).
- */
-export const CLAUDE_CODE_MAX_BODY_BYTES = 16 * 1024 * 1024;
-
-/**
  * `POST /v1/hooks/claude-code`: one Claude Code hook input in, Claude Code's hook output out.
- * Authenticated with an agent token (the agent acts as itself, as over the WebSocket).
+ * Authenticated with an agent token (the agent acts as itself, as over the WebSocket). The body
+ * reaches here through `ClaudeCodeIntake` (claude-code-intake.ts) — token, encoding, rate limit, size and shape
+ * already checked, JSON parsed; the token is checked again here so the route never depends on
+ * the middleware being installed.
  */
 @Controller(CLAUDE_CODE_HOOK_PATH)
 @UseFilters(ClaudeCodeErrorFilter)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { makeError, type AgentIdentity, type ClaudeCodeHookInput, type ClaudeCodeHookOutput } from '@ahp/protocol';
+import { inspectJsonValue, makeError, type AgentIdentity, type ClaudeCodeHookInput, type ClaudeCodeHookOutput } from '@ahp/protocol';
 import type { SessionStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -8,7 +8,7 @@ import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
-import { CLAUDE_CODE_TRIGGERS, hookContext, toClaudeCodeOutput } from './claude-code-mapping.js';
+import { CLAUDE_CODE_TRIGGERS, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
 
 /**
  * The gateway session of a Claude Code session: derived from the agent and Claude Code's
@@ -43,6 +43,16 @@ export class ClaudeCodeService {
    */
   async handle(agent: AgentIdentity, input: ClaudeCodeHookInput): Promise<ClaudeCodeHookOutput> {
     const trigger = CLAUDE_CODE_TRIGGERS[input.hook_event_name];
+    const context = hookContext(input);
+    // Checked here, not left to the queue's schema: the model can make a tool input too large
+    // (a Write of a big file), so it is refused closed with its cause, whatever the trigger's
+    // failure policy, and before a session or a hook is recorded for it.
+    const issue = inspectJsonValue(context, 1)[0];
+    if (issue !== undefined) {
+      const where = issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`;
+      this.log.info({ agentId: agent.id, trigger, path: issue.path.join('.').slice(0, 200) }, 'Claude Code hook refused: context over the hook context limits');
+      return refusedOutput(input.hook_event_name, makeError('E_INVALID_FRAME', `the hook input exceeds the hook context limits${where}: ${issue.message}`));
+    }
     const sessionId = claudeCodeSessionId(agent.id, input.session_id);
     let session;
     try {
@@ -56,7 +66,7 @@ export class ClaudeCodeService {
       agent,
       sessionId: session.sessionId,
       trigger,
-      context: hookContext(input),
+      context,
       deadlineMs: this.config.claudeCodeDeadlineMs,
     });
     return toClaudeCodeOutput(input, decision);

@@ -75,6 +75,15 @@ export class RateLimitsService {
     return this.check(this.agents, agentId, 'frames from this agent');
   }
 
+  /**
+   * Takes one Claude Code hook from the agent's bucket — the same bucket (and lease) its
+   * WebSocket frames and hooks spend — before the body is parsed: null when allowed, else the
+   * error the refusal carries.
+   */
+  checkClaudeCodeHook(agentId: string): Promise<AhpError | null> {
+    return this.check(this.agents, agentId, 'hooks from this agent');
+  }
+
   /** Takes one call from the operator's bucket: null when allowed, else the error for a 429. */
   checkOperator(operatorId: string): Promise<AhpError | null> {
     return this.check(this.operators, operatorId, 'operator API calls by this operator');
