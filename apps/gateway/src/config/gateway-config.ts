@@ -262,7 +262,11 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
   AHP_HELLO_TIMEOUT_MS: { required: false, default: '10000', description: 'Time a new connection has to send hello before it is closed (4002).' },
   AHP_PRESENCE_TTL_MS: { required: false, default: '45000', description: 'Lifetime of a presence entry without refresh; must exceed AHP_HEARTBEAT_MS.' },
   AHP_SESSION_TTL_MS: { required: false, default: '3600000', description: 'How long a session can be resumed after its last use.' },
-  AHP_MAX_FRAME_BYTES: { required: false, default: '1048576', description: 'Largest accepted frame (the ws maxPayload); larger ones close the connection with 1009.' },
+  AHP_MAX_FRAME_BYTES: {
+    required: false,
+    default: '1048576',
+    description: 'Largest accepted frame (the ws maxPayload); larger ones close the connection with 1009. Also the largest Claude Code hook body: a larger one is denied (fail closed) without being parsed.',
+  },
   AHP_MAX_BUFFERED_BYTES: {
     required: false,
     default: '4194304',
@@ -273,7 +277,7 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     required: false,
     default: '100',
     description:
-      'Frames per second one agent may send on average, over all its connections and gateways (a token bucket in Redis), counting hook, request, response, send, signal_response and event; more are refused with E_RATE_LIMITED and retry_after_ms. Decimals allowed; 0 switches the limit off.',
+      'Frames per second one agent may send on average, over all its connections and gateways (a token bucket in Redis), counting hook, request, response, send, signal_response and event frames and Claude Code HTTP hooks; more are refused with E_RATE_LIMITED and retry_after_ms (a Claude Code hook: a fail-closed deny). Decimals allowed; 0 switches the limit off.',
   },
   AHP_AGENT_BURST: { required: false, default: '500', description: 'Frames an agent may send at once after a quiet period (the bucket size); at least max_in_flight, so a reconnect that re-sends every pending hook is not refused.' },
   AHP_AGENT_RATE_LEASE: {
