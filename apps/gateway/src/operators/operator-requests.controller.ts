@@ -60,7 +60,7 @@ export class OperatorRequestsController {
     // Outside the token's teams the request does not exist for this operator, before anything
     // else is said about it (checkScope below would name its type). decideAsOperator checks again
     // on the state it decides.
-    if ((await this.requests.get(id, operator)) === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no request ${id}`, { request_id: id }));
+    if (operator.scope?.teams !== undefined && (await this.requests.get(id, operator)) === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no request ${id}`, { request_id: id }));
     // A session-wide approval (`scope`) is refused before anything is decided when the request cannot take it.
     await this.grants.checkScope(id, decision.scope);
     const result = await this.requests.decideAsOperator(operator, id, decision);
