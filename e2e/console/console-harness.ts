@@ -14,12 +14,16 @@ import { agentEndpoint, type ServiceProcess } from '@ahp/stack';
 import { startSystem, type System } from '../system/harness.js';
 import { writeOperatorTokens, type OperatorTokens } from '../system/team-support.js';
 
-/** One operator per role, and a second approver for the "who decided first" scenario. */
+/**
+ * One operator per role, a second approver for the "who decided first" scenario, and a viewer
+ * whose token is scoped to the `orders` team.
+ */
 export const OPERATORS = [
   { id: 'op-alice', name: 'Alice', role: 'approver' },
   { id: 'op-bob', name: 'Bob', role: 'approver' },
   { id: 'op-viv', name: 'Viv', role: 'viewer' },
   { id: 'op-ada', name: 'Ada', role: 'admin' },
+  { id: 'op-olga', name: 'Olga', role: 'viewer', scope: { teams: ['orders'] } },
 ] as const satisfies readonly OperatorIdentity[];
 export type OperatorId = (typeof OPERATORS)[number]['id'];
 

@@ -44,6 +44,8 @@ describe('ops console in a real browser', () => {
       { id: 'watched', name: 'Watched' },
       { id: 'worker-bee', name: 'Worker bee', team: 'orders', role: 'lead' },
       { id: 'careful', name: 'Careful' },
+      { id: 'orders-scribe', name: 'Orders scribe', team: 'orders', role: 'teammate' },
+      { id: 'billing-bot', name: 'Billing bot', team: 'billing', role: 'teammate' },
     ]);
   }, 120_000);
 
@@ -274,6 +276,45 @@ describe('ops console in a real browser', () => {
     // Settle it so the agent's promise ends.
     expect((await operatorCall(suite.operatorApi(), suite.operators.token('op-bob'), 'POST', '/requests/req_console_viewer/decision', { approve: true })).status).toBe(200);
     await expect(pending).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-bob' });
+  });
+
+  it('a viewer scoped to one team sees only that team in the fleet and the queue; the other team’s request and timeline are not found', async () => {
+    const scribe = await agent('orders-scribe');
+    const billing = await agent('billing-bot');
+    const ours = awaited(scribe.submitPlan(samplePlan('Reconcile the orders ledger'), { requestId: 'req_console_scoped_orders' }));
+    const theirs = awaited(billing.submitPlan(samplePlan('Re-run the billing batch'), { requestId: 'req_console_scoped_billing' }));
+    await expect.poll(async () => (await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'GET', '/requests/req_console_scoped_billing')).status).toBe(200);
+
+    const { context, page } = await suite.signIn('op-olga');
+    contexts.push(context);
+    await liveReady(page);
+    await page.getByText('team orders').first().waitFor();
+    await page.locator('tr[data-agent-id="orders-scribe"]').waitFor();
+    expect(await page.locator('tr[data-agent-id="billing-bot"]').count()).toBe(0);
+    // Agents without a team belong to no team scope either.
+    expect(await page.locator('tr[data-agent-id="watched"]').count()).toBe(0);
+    await suite.screenshot(page, 'fleet-scoped-viewer');
+
+    await approvals(page);
+    await card(page, 'req_console_scoped_orders').waitFor();
+    expect(await card(page, 'req_console_scoped_orders').getByRole('button').count()).toBe(0);
+    expect(await card(page, 'req_console_scoped_billing').count()).toBe(0);
+
+    // Through the console's proxy with Olga's session: the gateway answers as if billing's objects did not exist.
+    const request = await context.request.get('/api/operator/requests/req_console_scoped_billing');
+    expect(request.status()).toBe(404);
+    expect(await request.json()).toMatchObject({ error: { code: 'E_NOT_FOUND' } });
+    expect((await context.request.get('/api/operator/agents/billing-bot/timeline')).status()).toBe(404);
+    const queue = await context.request.get('/api/operator/requests?status=pending&target=operators');
+    const ids = ((await queue.json()) as { requests: { request_id: string }[] }).requests.map((r) => r.request_id);
+    expect(ids).toContain('req_console_scoped_orders');
+    expect(ids).not.toContain('req_console_scoped_billing');
+
+    for (const id of ['req_console_scoped_orders', 'req_console_scoped_billing']) {
+      expect((await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'POST', `/requests/${id}/decision`, { approve: true })).status).toBe(200);
+    }
+    await expect(ours).resolves.toMatchObject({ status: 'approved' });
+    await expect(theirs).resolves.toMatchObject({ status: 'approved' });
   });
 
   it('every page shows real data (fleet, agent timeline, signals, configuration, health, sign-in, phone approvals) and is saved as a screenshot', async () => {

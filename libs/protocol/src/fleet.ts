@@ -116,6 +116,8 @@ export const LiveRequestEventSchema = z
     status: RequestStatusSchema,
     actor: z.strictObject({ kind: z.enum(['agent', 'operator', 'system']), id: IdSchema }),
     at: TimestampSchema,
+    /** The agent that opened the request (absent on `refused`, which carries no state): its team is the request's team for scoped operators. */
+    sender: IdSchema.optional(),
   })
   .meta({ id: 'LiveRequestEvent' });
 

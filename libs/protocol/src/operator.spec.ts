@@ -4,8 +4,12 @@ import {
   OperatorTokensFileSchema,
   RequestDecisionBodySchema,
   RequestHistoryEntrySchema,
+  OperatorScopeSchema,
   TimelineEntrySchema,
+  isFleetWide,
   roleAllows,
+  scopeCoversRequestType,
+  scopeCoversTeam,
 } from './operator.js';
 
 const DIGEST_A = 'a'.repeat(64);
@@ -19,6 +23,38 @@ describe('roleAllows', () => {
     expect(roleAllows('approver', 'admin')).toBe(false);
     expect(roleAllows('admin', 'viewer')).toBe(true);
     expect(roleAllows('admin', 'admin')).toBe(true);
+  });
+});
+
+describe('operator scopes', () => {
+  it('parses teams and request types, and refuses empty, unknown or missing parts', () => {
+    expect(OperatorScopeSchema.parse({ teams: ['red'], request_types: ['plan_approval'] })).toEqual({ teams: ['red'], request_types: ['plan_approval'] });
+    for (const bad of [{}, { teams: [] }, { request_types: [] }, { request_types: ['deploy'] }, { teams: ['a b'] }, { teams: ['red'], extra: 1 }]) {
+      expect(OperatorScopeSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it('keeps the scope of a token entry, and refuses a bad one in the tokens file', () => {
+    const file = OperatorTokensFileSchema.parse({ operators: [{ id: 'op-r', name: 'R', role: 'approver', scope: { teams: ['red'] }, token_sha256: DIGEST_A }] });
+    expect(file.operators[0]?.scope).toEqual({ teams: ['red'] });
+    expect(OperatorTokensFileSchema.safeParse({ operators: [{ id: 'op-r', name: 'R', role: 'approver', scope: { teams: [] }, token_sha256: DIGEST_A }] }).success).toBe(false);
+  });
+
+  it('covers every team and type without a scope; only its teams with one; never an agent without a team', () => {
+    const fleet = {};
+    const red = { scope: { teams: ['red'] } };
+    const plans = { scope: { request_types: ['plan_approval' as const] } };
+    expect(isFleetWide(fleet)).toBe(true);
+    expect(isFleetWide(red)).toBe(false);
+    expect(isFleetWide(plans)).toBe(false);
+    expect(scopeCoversTeam(fleet, undefined)).toBe(true);
+    expect(scopeCoversTeam(red, 'red')).toBe(true);
+    expect(scopeCoversTeam(red, 'blue')).toBe(false);
+    expect(scopeCoversTeam(red, undefined)).toBe(false);
+    expect(scopeCoversTeam(plans, 'blue')).toBe(true);
+    expect(scopeCoversRequestType(red, 'tool_approval')).toBe(true);
+    expect(scopeCoversRequestType(plans, 'plan_approval')).toBe(true);
+    expect(scopeCoversRequestType(plans, 'tool_approval')).toBe(false);
   });
 });
 

@@ -17,7 +17,7 @@ import { AgentEventSchema } from './frames.js';
 import { GatewayInfoSchema, PresenceEntrySchema } from './hook-job.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSchema, boundedArray } from './primitives.js';
 import { IntensitySchema } from './intensity.js';
-import { ProtocolStateSchema, RequestStatusSchema, RequestTypeSchema } from './request.js';
+import { ProtocolStateSchema, RequestStatusSchema, RequestTypeSchema, type RequestType } from './request.js';
 import { SignalLogLineSchema } from './signal-log-export.js';
 import { ApprovalScopeSchema, ToolGrantSchema } from './tool-approval.js';
 import { HookTriggerSchema } from './trigger.js';
@@ -35,11 +35,53 @@ export function roleAllows(role: OperatorRole, needed: OperatorRole): boolean {
   return OPERATOR_ROLES.indexOf(role) >= OPERATOR_ROLES.indexOf(needed);
 }
 
-/** An authenticated operator: the id is what request histories record as the decider. */
+/** Most teams one operator token may be scoped to. */
+export const MAX_SCOPE_TEAMS = 100;
+
+/**
+ * What a scoped operator token is limited to. `teams`: the operator sees and acts on the agents of
+ * these teams only (and on the requests, signals, grants and timelines of those agents); agents
+ * without a team belong to no scope. `request_types`: of the requests it may see, the kinds it may
+ * decide (plan approvals only, say); reading is not narrowed by it. A token without `scope` is
+ * fleet-wide; only a fleet-wide admin may do what concerns the whole fleet (publish hooks.yaml, read
+ * the audit trail). An empty list would be ambiguous, so each list, when present, names at least one.
+ */
+export const OperatorScopeSchema = z
+  .strictObject({
+    teams: boundedArray(IdSchema, MAX_SCOPE_TEAMS).min(1, 'name at least one team, or leave teams out').optional(),
+    request_types: z.array(RequestTypeSchema).min(1, 'name at least one request type, or leave request_types out').max(4).optional(),
+  })
+  .refine((scope) => scope.teams !== undefined || scope.request_types !== undefined, 'a scope names teams, request types or both; leave it out for a fleet-wide token')
+  .meta({ id: 'OperatorScope', description: 'The teams (and request types) a scoped operator token is limited to.' });
+export type OperatorScope = z.infer<typeof OperatorScopeSchema>;
+
+/** An authenticated operator: the id is what request histories record as the decider; `scope` absent means fleet-wide. */
 export const OperatorIdentitySchema = z
-  .strictObject({ id: IdSchema, name: ShortStringSchema, role: OperatorRoleSchema })
-  .meta({ id: 'OperatorIdentity', description: 'An operator: id, display name, role.' });
+  .strictObject({ id: IdSchema, name: ShortStringSchema, role: OperatorRoleSchema, scope: OperatorScopeSchema.optional() })
+  .meta({ id: 'OperatorIdentity', description: 'An operator: id, display name, role, and the scope of a scoped token.' });
 export type OperatorIdentity = z.infer<typeof OperatorIdentitySchema>;
+
+/** Whether the operator's token is fleet-wide (no scope at all): what publishing hooks.yaml or reading the audit trail needs. */
+export function isFleetWide(operator: Pick<OperatorIdentity, 'scope'>): boolean {
+  return operator.scope === undefined;
+}
+
+/**
+ * Whether the operator may see what belongs to `team` (an agent's team from its token; undefined
+ * for an agent without a team or an unknown one). A team-scoped operator sees only its teams;
+ * an unknown or team-less agent is outside every team scope (fail closed).
+ */
+export function scopeCoversTeam(operator: Pick<OperatorIdentity, 'scope'>, team: string | undefined): boolean {
+  const teams = operator.scope?.teams;
+  if (teams === undefined) return true;
+  return team !== undefined && teams.includes(team);
+}
+
+/** Whether the operator's scope lets it decide requests of this type. */
+export function scopeCoversRequestType(operator: Pick<OperatorIdentity, 'scope'>, type: RequestType): boolean {
+  const types = operator.scope?.request_types;
+  return types === undefined || types.includes(type);
+}
 
 /**
  * One entry of the operator tokens file. As for agents, only the token's SHA-256 is stored:
@@ -330,7 +372,8 @@ export type AuditOutcome = z.infer<typeof AuditOutcomeSchema>;
 export const AuditRecordSchema = z
   .strictObject({
     at: TimestampSchema,
-    operator: z.strictObject({ id: IdSchema, role: OperatorRoleSchema }),
+    /** `scope`: the scope of the token the operator acted with; absent for a fleet-wide token. */
+    operator: z.strictObject({ id: IdSchema, role: OperatorRoleSchema, scope: OperatorScopeSchema.optional() }),
     action: AuditActionSchema,
     /** What the action was about: a request id, `hooks` for the configuration, a grant id. */
     target: ShortStringSchema,

@@ -87,6 +87,7 @@ export function createLiveTail(options: LiveTailOptions): LiveTail {
         status: record.status,
         actor: record.actor,
         at: record.at,
+        ...(record.state === undefined ? {} : { sender: record.state.sender }),
       };
     }
     const agentId = entry.fields['agent_id'];

@@ -47,6 +47,13 @@ export interface ExportSignalLogOptions {
    * @defaultValue {@link DEFAULT_EXPORT_CLOCK_SKEW_MS} (5 min)
    */
   clockSkewMs?: number;
+  /**
+   * Keeps only the signals of agents this says yes to, on top of `filter` and before `limit`
+   * counts: how the operator API narrows the log to a scoped token's teams. Not part of the
+   * filter, so statistics still report the filter as asked.
+   * @defaultValue every agent
+   */
+  agentAllowed?: (agentId: string) => boolean;
 }
 
 /** What {@link exportSignalLog} returns. */
@@ -179,6 +186,7 @@ export async function exportSignalLog(redis: RedisClient, keys: StoreKeys, optio
         continue;
       }
       if (!takingSignals || seen.has(signalId) || !matches(record, filter, sinceMs, untilMs)) continue;
+      if (options.agentAllowed !== undefined && !options.agentAllowed(record.agentId)) continue;
       if (kept.length >= limit) {
         truncated = true;
         takingSignals = false;

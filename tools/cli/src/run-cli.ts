@@ -39,6 +39,7 @@ const OPERATOR_HELP = `${GATEWAY_HELP}
 The operator token is read from $AHP_OPERATOR_TOKEN (see docs/operator-api.md for the roles).`;
 
 const TOKEN_OPTIONS: OptionSpec = { name: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' }, file: { type: 'string' } };
+const OPERATOR_TOKEN_OPTIONS: OptionSpec = { name: { type: 'string' }, role: { type: 'string' }, file: { type: 'string' }, teams: { type: 'string' }, 'request-types': { type: 'string' } };
 
 const COMMANDS: Record<string, Record<string, Command>> = {
   config: {
@@ -225,14 +226,19 @@ Options:
     operator: {
       args: '<id>',
       summary: 'mint an operator token and add it to the operator tokens file',
-      options: TOKEN_OPTIONS,
+      options: OPERATOR_TOKEN_OPTIONS,
       positionals: 1,
-      help: `As "tokens agent", for the operator API.
+      help: `As "tokens agent", for the operator API. Without --teams and --request-types the token is
+fleet-wide; with either it is scoped (docs/operator-api.md, "Scoped tokens"): it sees and decides
+only its teams' agents and requests, decides only the request types named, and can neither publish
+hooks.yaml nor read the audit trail, whatever its role.
 
 Options:
-  --file PATH      the gateway's AHP_OPERATOR_TOKENS_FILE (created when missing)
-  --name NAME      display name (required)
-  --role ROLE      viewer | approver | admin (required)`,
+  --file PATH              the gateway's AHP_OPERATOR_TOKENS_FILE (created when missing)
+  --name NAME              display name (required)
+  --role ROLE              viewer | approver | admin (required)
+  --teams ID[,ID…]         scope the token to these teams
+  --request-types T[,T…]   scope what it may decide: shutdown, plan_approval, tool_approval, intervention`,
       run: async ([id = ''], values, io) => (await import('./token-commands.js')).tokensOperator(id, values as TokenValues, io),
     },
   },

@@ -1,6 +1,6 @@
 /**
- * `ahp tokens agent|operator <id>`: mints a bearer token, appends its SHA-256 entry to the
- * gateway's tokens file (validated by the protocol schema before anything is written), and prints
+ * `ahp tokens agent|operator <id>`: mints a bearer token, appends its SHA-256 entry (and, for an
+ * operator, the scope of `--teams` / `--request-types`) to the gateway's tokens file (validated by the protocol schema before anything is written), and prints
  * the token once. Gateways read the file at start and on SIGHUP.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,26 @@ export interface TokenValues extends GlobalValues {
   team?: string | undefined;
   role?: string | undefined;
   file?: string | undefined;
+  /** Operators: comma-separated teams the token is scoped to. */
+  teams?: string | undefined;
+  /** Operators: comma-separated request types the token may decide. */
+  'request-types'?: string | undefined;
+}
+
+/** A comma-separated option as a list (blank items dropped); undefined when the option is absent. */
+function listOption(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** The scope of `--teams` / `--request-types` (checked with the tokens file's schema), or none for a fleet-wide token. */
+function operatorScope(values: TokenValues): { scope?: { teams?: string[]; request_types?: string[] } } {
+  const teams = listOption(values.teams);
+  const requestTypes = listOption(values['request-types']);
+  if (teams === undefined && requestTypes === undefined) return {};
+  if (teams?.length === 0) throw usageError('--teams needs at least one team');
+  if (requestTypes?.length === 0) throw usageError('--request-types needs at least one request type');
+  return { scope: { ...(teams === undefined ? {} : { teams }), ...(requestTypes === undefined ? {} : { request_types: requestTypes }) } };
 }
 
 const RELOAD_HINT = 'send SIGHUP to every gateway (or restart them) so they load it';
@@ -76,7 +96,10 @@ export async function tokensAgent(id: string, values: TokenValues, io: CliIo): P
   return report(io, values, 'agent', id, file, token);
 }
 
-/** `ahp tokens operator <id>`: exit 1 when the file is invalid or already has this id. */
+/**
+ * `ahp tokens operator <id>`: exit 1 when the file is invalid, already has this id, or the scope
+ * names an invalid team id or an unknown request type.
+ */
 export async function tokensOperator(id: string, values: TokenValues, io: CliIo): Promise<number> {
   const file = required(values, 'file');
   const name = required(values, 'name');
@@ -84,7 +107,8 @@ export async function tokensOperator(id: string, values: TokenValues, io: CliIo)
   const current = OperatorTokensFileSchema.safeParse(await readJson(file, { operators: [] }));
   if (!current.success) throw issues(file, current.error);
   const token = mintToken();
-  const next = OperatorTokensFileSchema.safeParse({ operators: [...current.data.operators, { id, name, role: values.role, token_sha256: tokenDigest(token) }] });
+  const scope = operatorScope(values);
+  const next = OperatorTokensFileSchema.safeParse({ operators: [...current.data.operators, { id, name, role: values.role, ...scope, token_sha256: tokenDigest(token) }] });
   if (!next.success) throw issues(file, next.error);
   await replaceFile(file, next.data);
   return report(io, values, 'operator', id, file, token);

@@ -197,4 +197,18 @@ describe('ahp tokens', () => {
     const saved = OperatorTokensFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
     expect(saved.operators).toEqual([{ id: 'op-maria', name: 'Maria', role: 'approver', token_sha256: sha256(run.stdout.trim()) }]);
   });
+
+  it('adds a token scoped to teams and request types, and refuses an unknown request type without writing', async () => {
+    const file = join(dir, 'scoped-operators.json');
+    const run = await ahp(['tokens', 'operator', 'op-red', '--name', 'Red', '--role', 'approver', '--teams', 'red,green', '--request-types', 'plan_approval', '--file', file]);
+    expect(run.code).toBe(0);
+    const saved = OperatorTokensFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+    expect(saved.operators).toEqual([
+      { id: 'op-red', name: 'Red', role: 'approver', scope: { teams: ['red', 'green'], request_types: ['plan_approval'] }, token_sha256: sha256(run.stdout.trim()) },
+    ]);
+    const bad = await ahp(['tokens', 'operator', 'op-x', '--name', 'X', '--role', 'viewer', '--request-types', 'deploy', '--file', file]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('request_types');
+    expect(OperatorTokensFileSchema.parse(JSON.parse(await readFile(file, 'utf8'))).operators).toHaveLength(1);
+  });
 });

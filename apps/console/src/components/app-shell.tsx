@@ -12,7 +12,7 @@ import { signOut } from '../lib/api/session';
 import { LiveProvider } from '../lib/live/live-provider';
 import { useResource } from '../lib/live/use-resource';
 import { ConnectionBanner, LiveIndicator } from './connection-banner';
-import { OperatorProvider } from './operator-context';
+import { OperatorProvider, scopeLabel } from './operator-context';
 
 const LINKS = [
   { href: '/', label: 'Fleet' },
@@ -93,6 +93,7 @@ export function AppShell({ operator, sessionProblem, children }: { operator: Ope
                 <span>
                   <span className="visually-hidden">Signed in as </span>
                   <strong>{operator.name}</strong> <span className={`badge badge-role-${operator.role}`}>{operator.role}</span>
+                  {scopeLabel(operator) === undefined ? null : <span className="muted scope-label"> {scopeLabel(operator)}</span>}
                 </span>
               ) : (
                 <span className="muted">operator unknown</span>

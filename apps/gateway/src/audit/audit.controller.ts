@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { AuditQuerySchema, type AuditListResponse } from '@ahp/protocol';
 import { parseInput } from '../operators/api-error.js';
-import { OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
+import { OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operators/operator-auth.guard.js';
 import { AuditService } from './audit.service.js';
 
-/** `GET /v1/operator/audit`: the audit trail, newest first, for admins. */
+/** `GET /v1/operator/audit`: the audit trail, newest first, for fleet-wide admins. */
 @Controller('v1/operator/audit')
 @UseGuards(OperatorAuthGuard)
 export class AuditController {
@@ -12,6 +12,8 @@ export class AuditController {
 
   @Get()
   @RequireRole('admin')
+  // Entries name operators and targets of every team; the trail is read whole or not at all.
+  @RequireFleetWide()
   async list(@Query() query: unknown): Promise<AuditListResponse> {
     const filter = parseInput(AuditQuerySchema, { ...(query as object) }, 'query');
     return this.audit.read({

@@ -39,7 +39,7 @@ export class AuditService {
   async record(event: AuditEvent, now: number = Date.now()): Promise<void> {
     const record = {
       at: new Date(now).toISOString(),
-      operator: { id: event.operator.id, role: event.operator.role },
+      operator: { id: event.operator.id, role: event.operator.role, ...(event.operator.scope === undefined ? {} : { scope: event.operator.scope }) },
       action: event.action,
       target: event.target.length === 0 ? '(none)' : event.target.slice(0, 256),
       outcome: event.outcome,

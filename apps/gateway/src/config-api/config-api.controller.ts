@@ -12,12 +12,12 @@ import { CONFIG_PUBLISH_AUDIT } from '../audit/audit-specs.js';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
 import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
+import { CurrentOperator, OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operators/operator-auth.guard.js';
 import { ConfigApiService } from './config-api.service.js';
 
 /**
  * Hooks configuration versions for operators: the current one, the history, one version, and
- * publishing (admins only). Thin: parse with the protocol's schemas, call {@link ConfigApiService}.
+ * publishing (fleet-wide admins only). Thin: parse with the protocol's schemas, call {@link ConfigApiService}.
  */
 @Controller('v1/operator/config')
 @UseGuards(OperatorAuthGuard)
@@ -47,6 +47,8 @@ export class ConfigApiController {
   @Post()
   @HttpCode(201)
   @RequireRole('admin')
+  // hooks.yaml governs every team: a team-scoped admin may not change what other teams run under.
+  @RequireFleetWide()
   @Audited(CONFIG_PUBLISH_AUDIT)
   @UseInterceptors(AuditInterceptor)
   publish(@CurrentOperator() operator: OperatorIdentity, @Body() body: unknown): Promise<PublishConfigResponse> {

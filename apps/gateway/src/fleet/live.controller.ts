@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { OperatorScopeService } from '../operators/operator-scope.service.js';
 import { LiveFeedService } from './live-feed.service.js';
 
 /** A comment line every this often keeps proxies from closing an idle stream and lets the client notice a dead one. */
@@ -24,6 +25,7 @@ export class LiveController {
 
   constructor(
     @Inject(LiveFeedService) private readonly feed: LiveFeedService,
+    @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
@@ -57,8 +59,9 @@ export class LiveController {
     };
     const send = (event: OperatorLiveEvent): void => write(`event: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
 
+    // Filtered here, on the server: a scoped operator's stream never carries another team's events.
     const unsubscribe = this.feed.subscribe((events) => {
-      for (const event of events) send(event);
+      for (const event of this.scopes.liveEvents(operator, events)) send(event);
     }, close);
     if (unsubscribe === null) {
       throw new OperatorApiError(makeError('E_UNAVAILABLE', 'this gateway serves as many live streams as it can; retry on another', undefined, { retryAfterMs: 5000 }));

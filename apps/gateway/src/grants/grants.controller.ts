@@ -25,8 +25,8 @@ export class GrantsController {
   constructor(@Inject(GrantsService) private readonly grants: GrantsService) {}
 
   @Get()
-  async list(@Query() query: unknown): Promise<GrantListResponse> {
-    return { grants: await this.grants.list(parseInput(GrantListQuerySchema, { ...(query as object) }, 'query')) };
+  async list(@CurrentOperator() operator: OperatorIdentity, @Query() query: unknown): Promise<GrantListResponse> {
+    return { grants: await this.grants.list(operator, parseInput(GrantListQuerySchema, { ...(query as object) }, 'query')) };
   }
 
   /** 200 with the revoked grant; `already_revoked` (naming who) when it was revoked before; 404 when it does not exist. */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   makeError,
+  scopeCoversRequestType,
   type ApprovalScope,
   type GrantListQuery,
   type GrantRevokeResponse,
@@ -13,6 +14,7 @@ import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorScopeService } from '../operators/operator-scope.service.js';
 import { REDIS, REQUEST_STORE, STORE_KEYS } from '../store/store.tokens.js';
 
 /**
@@ -33,6 +35,7 @@ export class GrantsService {
     @Inject(REQUEST_STORE) private readonly requests: RequestStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
+    @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
   ) {
     this.grants = createToolGrantStore({ redis, keys });
     this.log = logger.child({ component: 'grants' });
@@ -71,12 +74,27 @@ export class GrantsService {
     return grant;
   }
 
-  list(query: GrantListQuery, now: number = Date.now()): Promise<ToolGrant[]> {
-    return this.grants.list({ ...(query.agent === undefined ? {} : { agent: query.agent }), ...(query.session === undefined ? {} : { session: query.session }) }, now);
+  /** Grants matching `query` that `operator` may see (a grant belongs to its agent's team). */
+  async list(operator: OperatorIdentity, query: GrantListQuery, now: number = Date.now()): Promise<ToolGrant[]> {
+    const grants = await this.grants.list({ ...(query.agent === undefined ? {} : { agent: query.agent }), ...(query.session === undefined ? {} : { session: query.session }) }, now);
+    return grants.filter((grant) => this.scopes.seesAgent(operator, grant.agent));
   }
 
-  /** @throws OperatorApiError 404 for a grant that does not exist (never, or expired). */
+  /**
+   * @throws OperatorApiError 404 for a grant that does not exist (never, or expired) or belongs to
+   * an agent outside the token's teams (the two answer alike); 403 when the token's scope names
+   * request types without `tool_approval` (grants are tool approvals widened to a session).
+   */
   async revoke(operator: OperatorIdentity, grantId: string, now: number = Date.now()): Promise<GrantRevokeResponse> {
+    const existing = await this.grants.get(grantId);
+    if (existing === null || !this.scopes.seesAgent(operator, existing.agent)) {
+      throw new OperatorApiError(makeError('E_NOT_FOUND', `no grant ${grantId}`, { grant_id: grantId }));
+    }
+    if (!scopeCoversRequestType(operator, 'tool_approval')) {
+      throw new OperatorApiError(
+        makeError('E_FORBIDDEN', 'grants come from tool approvals, which your token may not decide', { grant_id: grantId, request_type: 'tool_approval', scope: operator.scope ?? {} }),
+      );
+    }
     const result = await this.grants.revoke(grantId, operator.id, now);
     if (result === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no grant ${grantId}`, { grant_id: grantId }));
     if (result.outcome === 'revoked') {

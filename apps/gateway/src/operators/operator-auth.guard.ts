@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, SetMetadata, createParamDecorator, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { makeError, roleAllows, type OperatorIdentity, type OperatorRole } from '@ahp/protocol';
+import { isFleetWide, makeError, roleAllows, type OperatorIdentity, type OperatorRole } from '@ahp/protocol';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
@@ -15,6 +15,14 @@ const REQUIRED_ROLE = 'ahp:operator-role';
  * @defaultValue `'viewer'`
  */
 export const RequireRole = (role: OperatorRole) => SetMetadata(REQUIRED_ROLE, role);
+
+const FLEET_WIDE = 'ahp:operator-fleet-wide';
+
+/**
+ * The route acts on the whole fleet (publishing hooks.yaml, reading the audit trail): a scoped
+ * token is refused with 403 whatever its role, since no team scope can contain the fleet.
+ */
+export const RequireFleetWide = () => SetMetadata(FLEET_WIDE, true);
 
 /** The operator each authenticated request was made by (keyed by the request object itself). */
 const operators = new WeakMap<IncomingMessage, OperatorIdentity>();
@@ -35,7 +43,8 @@ export const CurrentOperator = createParamDecorator((_data: unknown, context: Ex
  * Authenticates every operator API call by its bearer token (401 `E_UNAUTHORIZED`, with
  * `WWW-Authenticate`, for a missing, unknown or revoked token), counts it against the operator's
  * rate limit (429 `E_RATE_LIMITED` with `Retry-After`; shared by all gateways through Redis) and
- * checks the route's role (403 `E_FORBIDDEN` naming the role needed).
+ * checks the route's role (403 `E_FORBIDDEN` naming the role needed) and, on routes marked
+ * {@link RequireFleetWide}, that the token has no scope (403 naming the scope).
  */
 @Injectable()
 export class OperatorAuthGuard implements CanActivate {
@@ -72,6 +81,14 @@ export class OperatorAuthGuard implements CanActivate {
         makeError('E_FORBIDDEN', `this needs the ${needed} role; ${result.operator.id} is ${result.operator.role}`, {
           role: result.operator.role,
           required_role: needed,
+        }),
+      );
+    }
+    if (this.reflector.getAllAndOverride<boolean | undefined>(FLEET_WIDE, [context.getHandler(), context.getClass()]) === true && !isFleetWide(result.operator)) {
+      throw new OperatorApiError(
+        makeError('E_FORBIDDEN', `this acts on the whole fleet and needs a token without a scope; ${result.operator.id}'s token is scoped`, {
+          role: result.operator.role,
+          scope: result.operator.scope ?? {},
         }),
       );
     }

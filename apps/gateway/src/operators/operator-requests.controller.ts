@@ -16,6 +16,7 @@ import { GrantsService } from '../grants/grants.service.js';
 import { RequestsService } from '../requests/requests.service.js';
 import { OperatorApiError, parseInput } from './api-error.js';
 import { CurrentOperator, OperatorAuthGuard, RequireRole } from './operator-auth.guard.js';
+import { OperatorScopeService } from './operator-scope.service.js';
 
 /**
  * Requests for operators: list and filter them, read one with its history, decide one. Thin:
@@ -28,18 +29,21 @@ export class OperatorRequestsController {
   constructor(
     @Inject(RequestsService) private readonly requests: RequestsService,
     @Inject(GrantsService) private readonly grants: GrantsService,
+    @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
   ) {}
 
   @Get()
-  async list(@Query() query: unknown): Promise<RequestListResponse> {
+  async list(@CurrentOperator() operator: OperatorIdentity, @Query() query: unknown): Promise<RequestListResponse> {
     const filter = parseInput(ListRequestsQuerySchema, { ...(query as object) }, 'query');
-    return { requests: await this.requests.list(filter) };
+    this.scopes.checkTeamFilter(operator, filter.team);
+    return { requests: await this.requests.list(filter, operator) };
   }
 
+  /** 404 alike for a request that does not exist and for one outside the token's teams. */
   @Get(':requestId')
-  async get(@Param('requestId') requestId: string): Promise<RequestDetailResponse> {
+  async get(@CurrentOperator() operator: OperatorIdentity, @Param('requestId') requestId: string): Promise<RequestDetailResponse> {
     const id = parseInput(RequestIdSchema, requestId, 'request id');
-    const found = await this.requests.get(id);
+    const found = await this.requests.get(id, operator);
     if (found === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no request ${id}`, { request_id: id }));
     return { request: found.state, history: found.history };
   }
@@ -53,6 +57,10 @@ export class OperatorRequestsController {
   async decide(@CurrentOperator() operator: OperatorIdentity, @Param('requestId') requestId: string, @Body() body: unknown): Promise<RequestDecisionResponse> {
     const id = parseInput(RequestIdSchema, requestId, 'request id');
     const decision = parseInput(RequestDecisionBodySchema, body, 'decision');
+    // Outside the token's teams the request does not exist for this operator, before anything
+    // else is said about it (checkScope below would name its type). decideAsOperator checks again
+    // on the state it decides.
+    if (operator.scope?.teams !== undefined && (await this.requests.get(id, operator)) === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no request ${id}`, { request_id: id }));
     // A session-wide approval (`scope`) is refused before anything is decided when the request cannot take it.
     await this.grants.checkScope(id, decision.scope);
     const result = await this.requests.decideAsOperator(operator, id, decision);

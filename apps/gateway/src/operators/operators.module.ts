@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { AuthModule } from '../auth/auth.module.js';
 import { GrantsService } from '../grants/grants.service.js';
 import { PresenceModule } from '../presence/presence.module.js';
 import { RequestsModule } from '../requests/requests.module.js';
@@ -9,13 +10,14 @@ import { OperatorAuthGuard } from './operator-auth.guard.js';
 import { OperatorAuthService } from './operator-auth.service.js';
 import { OperatorErrorFilter } from './operator-error.filter.js';
 import { OperatorRequestsController } from './operator-requests.controller.js';
+import { OperatorScopeService } from './operator-scope.service.js';
 
 /** The operator HTTP API under `/v1/operator`, for the ops console and scripts (docs/operator-api.md). */
 @Module({
-  imports: [RequestsModule, PresenceModule, TimelineModule],
+  imports: [AuthModule, RequestsModule, PresenceModule, TimelineModule],
   controllers: [OperatorRequestsController, OperatorAgentsController],
   // GrantsService: the decision route records session grants (GrantsModule serves /grants).
-  providers: [OperatorAuthService, OperatorAuthGuard, GrantsService, { provide: APP_FILTER, useClass: OperatorErrorFilter }],
-  exports: [OperatorAuthService],
+  providers: [OperatorAuthService, OperatorAuthGuard, OperatorScopeService, GrantsService, { provide: APP_FILTER, useClass: OperatorErrorFilter }],
+  exports: [OperatorAuthService, OperatorScopeService],
 })
 export class OperatorsModule {}

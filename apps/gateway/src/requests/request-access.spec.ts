@@ -1,6 +1,6 @@
 import type { AgentIdentity, OpenRequest, ProtocolState } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { checkAgentAnswer, checkOpenRequest, checkOperatorDecision, checkSend, sameTeam } from './request-access.js';
+import { checkAgentAnswer, checkOpenRequest, checkOperatorDecision, checkOperatorScope, checkSend, sameTeam } from './request-access.js';
 
 const lead: AgentIdentity = { id: 'lead', name: 'Lead', team: 'red', role: 'lead' };
 const alice: AgentIdentity = { id: 'alice', name: 'Alice', team: 'red', role: 'teammate' };
@@ -82,5 +82,26 @@ describe('checkOperatorDecision', () => {
     });
     expect(checkOperatorDecision(state(toAgent('lead')), { id: 'op-a', name: 'A', role: 'approver' })?.details).toMatchObject({ required_role: 'admin' });
     expect(checkOperatorDecision(state(toAgent('lead')), { id: 'op-x', name: 'X', role: 'admin' })).toBeNull();
+  });
+});
+
+describe('checkOperatorScope', () => {
+  const fleetWide = { id: 'op-root', name: 'Root', role: 'admin' as const };
+  const red = { id: 'op-red', name: 'Red', role: 'approver' as const, scope: { teams: ['red'] } };
+  const plansOnly = { id: 'op-plans', name: 'Plans', role: 'approver' as const, scope: { request_types: ['tool_approval' as const] } };
+
+  it('lets a fleet-wide token through, and a team-scoped one for its own team only', () => {
+    expect(checkOperatorScope(state(operators), 'blue', fleetWide)).toBeNull();
+    expect(checkOperatorScope(state(operators), 'red', red)).toBeNull();
+  });
+
+  it('answers another team, or no team, exactly as a request that does not exist', () => {
+    for (const team of ['blue', undefined]) {
+      expect(checkOperatorScope(state(operators), team, red)).toEqual({ code: 'E_NOT_FOUND', message: 'no request req_1', retryable: false, details: { request_id: 'req_1' } });
+    }
+  });
+
+  it('refuses a request type the scope does not name with 403', () => {
+    expect(checkOperatorScope(state(operators), 'red', plansOnly)).toMatchObject({ code: 'E_FORBIDDEN', details: { request_type: 'plan_approval' } });
   });
 });

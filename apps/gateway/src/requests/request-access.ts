@@ -6,7 +6,7 @@
  * The acting agent is always the connection's (from its token), never a name in a frame, so these
  * rules only ever compare the token's identity with the request or message.
  */
-import { TOOL_APPROVAL_REQUEST_PREFIX, makeError, roleAllows, type AgentIdentity, type AhpError, type OpenRequest, type OperatorIdentity, type ProtocolState } from '@ahp/protocol';
+import { TOOL_APPROVAL_REQUEST_PREFIX, makeError, roleAllows, scopeCoversRequestType, scopeCoversTeam, type AgentIdentity, type AhpError, type OpenRequest, type OperatorIdentity, type ProtocolState } from '@ahp/protocol';
 
 /** Looks up a known, unrevoked agent (from the tokens file). */
 export type AgentLookup = (agentId: string) => AgentIdentity | undefined;
@@ -99,4 +99,25 @@ export function checkOperatorDecision(state: ProtocolState, operator: OperatorId
       ? 'deciding requests needs the approver or admin role'
       : `request ${state.request_id} is addressed to agent "${state.target.kind === 'agent' ? state.target.agent : ''}"; only an admin may decide it instead`;
   return makeError('E_FORBIDDEN', message, { request_id: state.request_id, role: operator.role, required_role: needed });
+}
+
+/**
+ * Whether a scoped operator may decide the request at all, before its role is asked. A request
+ * belongs to its sender's team (`senderTeam`, from the sender's token). Outside the operator's
+ * teams it is `E_NOT_FOUND`, worded exactly as for a request that does not exist, so a scoped
+ * token cannot probe other teams' request ids; inside them but of a type the scope does not name,
+ * it is `E_FORBIDDEN` (the operator can read the request, so refusing openly reveals nothing).
+ */
+export function checkOperatorScope(state: ProtocolState, senderTeam: string | undefined, operator: OperatorIdentity): AhpError | null {
+  if (operator.scope?.teams !== undefined && !scopeCoversTeam(operator, senderTeam)) {
+    return makeError('E_NOT_FOUND', `no request ${state.request_id}`, { request_id: state.request_id });
+  }
+  if (!scopeCoversRequestType(operator, state.type)) {
+    return makeError('E_FORBIDDEN', `your token may decide ${operator.scope?.request_types?.join(', ') ?? ''} requests, not ${state.type}`, {
+      request_id: state.request_id,
+      request_type: state.type,
+      scope: operator.scope ?? {},
+    });
+  }
+  return null;
 }

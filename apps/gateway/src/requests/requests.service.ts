@@ -6,6 +6,7 @@ import {
   createRequest,
   makeError,
   responseTypeFor,
+  scopeCoversTeam,
   type AhpError,
   type CancelFrame,
   type ListRequestsQuery,
@@ -24,7 +25,7 @@ import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { REQUEST_STORE } from '../store/store.tokens.js';
 import { decideResult, type DecideResult } from './decide-result.js';
-import { checkAgentAnswer, checkOpenRequest, checkOperatorDecision } from './request-access.js';
+import { checkAgentAnswer, checkOpenRequest, checkOperatorDecision, checkOperatorScope } from './request-access.js';
 
 /** A store call failed: the caller may retry (every request operation is idempotent). */
 function unavailable(what: string): AhpError {
@@ -190,36 +191,54 @@ export class RequestsService {
     connection.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: result.state } });
   }
 
-  /** Requests matching `query`, newest first. */
-  list(query: ListRequestsQuery): Promise<ProtocolState[]> {
-    return this.requests.list({
+  /**
+   * Requests matching `query`, newest first, among those `operator` may see (a request belongs to
+   * its sender's team, per the sender's token). A team-scoped operator's listing reads each of its
+   * teams' index (or the one `query.team` names, which the caller checked is in scope) and keeps
+   * the requests whose sender is in scope now.
+   */
+  async list(query: ListRequestsQuery, operator?: OperatorIdentity): Promise<ProtocolState[]> {
+    const filter = {
       limit: query.limit,
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.type === undefined ? {} : { type: query.type }),
       ...(query.agent === undefined ? {} : { agent: query.agent }),
-      ...(query.team === undefined ? {} : { team: query.team }),
       ...(query.target === undefined ? {} : { target: query.target }),
+    };
+    const scopeTeams = operator?.scope?.teams;
+    if (operator === undefined || scopeTeams === undefined) return this.requests.list({ ...filter, ...(query.team === undefined ? {} : { team: query.team }) });
+    const teams = query.team === undefined ? scopeTeams : [query.team];
+    const lists = await Promise.all(teams.map((team) => this.requests.list({ ...filter, team })));
+    const seen = new Set<string>();
+    const visible = lists.flat().filter((state) => {
+      if (seen.has(state.request_id) || !scopeCoversTeam(operator, this.auth.identityOf(state.sender)?.team)) return false;
+      seen.add(state.request_id);
+      return true;
     });
+    return visible.sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at)).slice(0, query.limit);
   }
 
   /**
-   * One request with its history (oldest first), or null. History entries are checked with the
-   * protocol's schema, since they leave the gateway typed by it.
+   * One request with its history (oldest first), or null — also when `operator` may not see it,
+   * so that a scoped token learns nothing of other teams' request ids. History entries are
+   * checked with the protocol's schema, since they leave the gateway typed by it.
    */
-  async get(requestId: string): Promise<{ state: ProtocolState; history: RequestHistoryEntry[] } | null> {
+  async get(requestId: string, operator?: OperatorIdentity): Promise<{ state: ProtocolState; history: RequestHistoryEntry[] } | null> {
     const found = await this.requests.get(requestId);
     if (found === null) return null;
+    if (operator?.scope?.teams !== undefined && !scopeCoversTeam(operator, this.auth.identityOf(found.state.sender)?.team)) return null;
     return { state: found.state, history: found.history.map((entry) => RequestHistoryEntrySchema.parse(entry)) };
   }
 
   /**
    * An operator's decision. The response type follows from the request (an operator cannot send
-   * the wrong kind); the role decides which requests the operator may decide at all.
+   * the wrong kind); the token's scope (team, request type) and then the role decide which
+   * requests the operator may decide at all.
    */
   async decideAsOperator(operator: OperatorIdentity, requestId: string, body: RequestDecisionBody, now: number = Date.now()): Promise<DecideResult> {
     const stored = await this.requests.get(requestId);
     if (stored === null) return { ok: false, error: makeError('E_NOT_FOUND', `no request ${requestId}`, { request_id: requestId }) };
-    const refusal = checkOperatorDecision(stored.state, operator);
+    const refusal = checkOperatorScope(stored.state, this.auth.identityOf(stored.state.sender)?.team, operator) ?? checkOperatorDecision(stored.state, operator);
     if (refusal !== null) return { ok: false, error: refusal };
     const response = ProtocolResponseSchema.safeParse({
       request_id: requestId,

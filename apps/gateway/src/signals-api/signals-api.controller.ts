@@ -1,14 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Query, Res, UseGuards } from '@nestjs/common';
-import { SignalLogQuerySchema, SignalLogStatsQuerySchema, type SignalLogListResponse, type SignalLogStats } from '@ahp/protocol';
+import { SignalLogQuerySchema, SignalLogStatsQuerySchema, type OperatorIdentity, type SignalLogListResponse, type SignalLogStats } from '@ahp/protocol';
 import { toJsonl } from '@ahp/store';
 import { parseInput } from '../operators/api-error.js';
-import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
 import { SignalsApiService } from './signals-api.service.js';
 
 /**
  * The signal log for operators (viewer and up): a JSON listing for the console, a JSONL download,
- * and statistics. Thin: parse the query with the protocol's schema, call {@link SignalsApiService}.
+ * and statistics, narrowed to a scoped token's teams. Thin: parse the query with the protocol's schema, call {@link SignalsApiService}.
  */
 @Controller('v1/operator/signals')
 @UseGuards(OperatorAuthGuard)
@@ -16,17 +16,17 @@ export class SignalsApiController {
   constructor(@Inject(SignalsApiService) private readonly signals: SignalsApiService) {}
 
   @Get()
-  async list(@Query() query: unknown): Promise<SignalLogListResponse> {
+  async list(@CurrentOperator() operator: OperatorIdentity, @Query() query: unknown): Promise<SignalLogListResponse> {
     const { limit, ...filter } = parseInput(SignalLogQuerySchema, { ...(query as object) }, 'query');
-    const { lines, truncated } = await this.signals.export(filter, limit);
+    const { lines, truncated } = await this.signals.export(operator, filter, limit);
     return { lines, truncated };
   }
 
   /** The same lines as JSONL, as a file download; `X-AHP-Truncated` says whether `limit` cut them short. */
   @Get('export')
-  async export(@Query() query: unknown, @Res() response: ServerResponse): Promise<void> {
+  async export(@CurrentOperator() operator: OperatorIdentity, @Query() query: unknown, @Res() response: ServerResponse): Promise<void> {
     const { limit, ...filter } = parseInput(SignalLogQuerySchema, { ...(query as object) }, 'query');
-    const { lines, truncated } = await this.signals.export(filter, limit);
+    const { lines, truncated } = await this.signals.export(operator, filter, limit);
     response.writeHead(200, {
       'content-type': 'application/x-ndjson; charset=utf-8',
       'content-disposition': 'attachment; filename="ahp-signal-log.jsonl"',
@@ -37,7 +37,7 @@ export class SignalsApiController {
   }
 
   @Get('stats')
-  stats(@Query() query: unknown): Promise<SignalLogStats> {
-    return this.signals.stats(parseInput(SignalLogStatsQuerySchema, { ...(query as object) }, 'query'));
+  stats(@CurrentOperator() operator: OperatorIdentity, @Query() query: unknown): Promise<SignalLogStats> {
+    return this.signals.stats(operator, parseInput(SignalLogStatsQuerySchema, { ...(query as object) }, 'query'));
   }
 }

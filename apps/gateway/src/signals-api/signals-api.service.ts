@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { makeError, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
+import { makeError, type OperatorIdentity, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
 import { StoreInputError, exportSignalLog, readSignalLogStats, type RedisClient, type SignalLogExport, type StoreKeys } from '@ahp/store';
 import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorScopeService } from '../operators/operator-scope.service.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /** The API's query names (`agent`, `session`) mapped onto the store's filter fields. */
@@ -19,16 +20,22 @@ export class SignalsApiService {
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(STORE_KEYS) private readonly keys: StoreKeys,
+    @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
   ) {}
 
-  /** The oldest `limit` signals matching `query`, each with its response when there is one. */
-  export(query: SignalLogStatsQuery, limit: number): Promise<SignalLogExport> {
-    return this.guarded(() => exportSignalLog(this.redis, this.keys, { filter: filterOf(query), limit }));
+  /** The oldest `limit` signals matching `query` that `operator` may see, each with its response when there is one. */
+  export(operator: OperatorIdentity, query: SignalLogStatsQuery, limit: number): Promise<SignalLogExport> {
+    return this.guarded(() => exportSignalLog(this.redis, this.keys, { filter: filterOf(query), limit, ...this.scopeOf(operator) }));
   }
 
-  /** Counts per hook, oracle, intensity, action, rule and configuration version over every matching signal. */
-  stats(query: SignalLogStatsQuery): Promise<SignalLogStats> {
-    return this.guarded(() => readSignalLogStats(this.redis, this.keys, { filter: filterOf(query) }));
+  /** Counts per hook, oracle, intensity, action, rule and configuration version over every matching signal `operator` may see. */
+  stats(operator: OperatorIdentity, query: SignalLogStatsQuery): Promise<SignalLogStats> {
+    return this.guarded(() => readSignalLogStats(this.redis, this.keys, { filter: filterOf(query), ...this.scopeOf(operator) }));
+  }
+
+  /** A team-scoped token reads only its teams' agents' signals (a filter naming another agent finds none). */
+  private scopeOf(operator: OperatorIdentity): { agentAllowed?: (agentId: string) => boolean } {
+    return operator.scope?.teams === undefined ? {} : { agentAllowed: (agentId) => this.scopes.seesAgent(operator, agentId) };
   }
 
   /** The query schema already checked the filter; a store refusal left over (e.g. a date it cannot place) is still the caller's input. */

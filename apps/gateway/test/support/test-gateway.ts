@@ -44,6 +44,8 @@ export interface TestOperatorEntry {
   role: 'viewer' | 'approver' | 'admin';
   token: string;
   revoked?: boolean;
+  /** A scoped token's teams and request types (OperatorScopeSchema); absent: fleet-wide. */
+  scope?: { teams?: string[]; request_types?: ('shutdown' | 'plan_approval' | 'tool_approval' | 'intervention')[] };
 }
 
 /** A new random token. */

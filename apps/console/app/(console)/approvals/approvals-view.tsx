@@ -12,7 +12,7 @@ import { useLiveEvents } from '../../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../../src/lib/live/use-resource';
 import { settledBySomeoneElse, type DecisionNotice } from '../../../src/lib/view/decision-outcome';
 import { formatTimestamp } from '../../../src/lib/view/format';
-import { useOperator, useRoleAllows } from '../../../src/components/operator-context';
+import { mayDecide, useOperator, useRoleAllows } from '../../../src/components/operator-context';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
 import { RequestCard, type Settlement } from './request-card';
 
@@ -79,6 +79,11 @@ export function ApprovalsView() {
           You are signed in as a {operator.role}: you can watch the queue, but deciding needs the approver role.
         </p>
       ) : null}
+      {canDecide && operator?.scope?.request_types ? (
+        <p className="notice notice-info" role="note">
+          Your token decides {operator.scope.request_types.join(', ')} requests only; the others show without decide buttons.
+        </p>
+      ) : null}
       {queue.status === 'loading' ? <Loading label="Loading the approval queue" /> : null}
       {queue.status === 'error' && queue.error ? <ErrorState title="Could not load the approval queue." error={queue.error} onRetry={queue.reload} /> : null}
       {queue.data && queue.error ? <StaleNotice error={queue.error} onRetry={queue.reload} /> : null}
@@ -93,7 +98,7 @@ export function ApprovalsView() {
               now={now}
               settlement={settlements[request.request_id]}
               notice={notices[request.request_id]}
-              deciderId={canDecide ? operator?.id : undefined}
+              deciderId={mayDecide(operator, request.type) ? operator?.id : undefined}
               onDecided={(notice, settled) => {
                 setNotices((previous) => ({ ...previous, [request.request_id]: notice }));
                 if (settled && settled.status !== 'pending') settle(request.request_id, settled.status, settled.decidedBy, settled.decidedAt);

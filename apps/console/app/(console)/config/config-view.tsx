@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { fetchConfigHistory, fetchConfigVersion, fetchCurrentConfig } from '../../../src/lib/api/config';
 import { useResource } from '../../../src/lib/live/use-resource';
-import { useRoleAllows } from '../../../src/components/operator-context';
+import { useMayPublish } from '../../../src/components/operator-context';
 import { Empty, ErrorState, Loading } from '../../../src/components/states';
 import { Timestamp } from '../../../src/components/time';
 import { PublishForm } from './publish-form';
@@ -26,7 +26,7 @@ function VersionText({ version }: { version: number }) {
 }
 
 export function ConfigView() {
-  const isAdmin = useRoleAllows('admin');
+  const mayPublish = useMayPublish();
   const refreshOn = { refreshOn: (event: { kind: string }) => event.kind === 'config' };
   const current = useResource('config-current', fetchCurrentConfig, refreshOn);
   const history = useResource('config-history', fetchConfigHistory, refreshOn);
@@ -105,11 +105,11 @@ export function ConfigView() {
         {viewing !== null ? <VersionText version={viewing} /> : null}
       </section>
 
-      {isAdmin ? (
+      {mayPublish ? (
         current.status === 'loading' ? null : <PublishForm initial={current.data?.source ?? ''} onPublished={() => (current.reload(), history.reload())} />
       ) : (
         <p className="notice notice-info" role="note">
-          Publishing a configuration needs the admin role.
+          Publishing a configuration needs the admin role and a fleet-wide token (it governs every team).
         </p>
       )}
     </>
