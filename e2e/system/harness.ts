@@ -1,6 +1,8 @@
 /**
  * Starts the real system for one test file: agents with fresh tokens, gateways and workers as
  * separate processes (tools/stack) over the run's private Redis, under a key prefix of its own.
+ * Restarts stay off (startStack's `restart` is not passed): the crash tests kill processes on
+ * purpose and check what the survivors do, so a killed process must stay dead.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

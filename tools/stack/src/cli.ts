@@ -15,6 +15,7 @@ import { DEMO_FLEET, ensureDemoCredentials, startDemoFleet, type DemoFleet } fro
 import { publishHooksFile } from './hooks-config-file.js';
 import { ensureOperatorTokens } from './operator-tokens.js';
 import { agentEndpoint, metricsEndpoint, startStack } from './start-stack.js';
+import { DEFAULT_RESTART_POLICY, type SupervisorEvent } from './supervisor.js';
 
 const HELP = `Usage: npm start [-- options]
 
@@ -28,11 +29,19 @@ Options:
   --console-port N  port of the ops console (default 3000, or AHP_CONSOLE_PORT)
   --no-console   do not start the ops console
   --no-demo      do not run the demo fleet (scripted agents; also AHP_DEMO=0)
+  --max-crashes N   crash loop: give up after N crashes of one process within the window (default 5)
+  --crash-window S  the window for --max-crashes, in seconds (default 60)
+  --no-restart   do not restart a crashed gateway, worker or console: stop everything instead
   -h, --help     this text
 
 Environment: REDIS_URL to use your own Redis instead of the embedded one; AHP_OPERATOR_TOKENS_FILE
 to use your own operator tokens file (default: .data/operator-tokens.json, created on first start
 with an admin token in .data/operator.token).
+
+Crashes: a gateway, worker or the console that dies (killed, or a non-zero exit) is restarted
+after 1 s, doubling with each crash within the window up to 30 s; a gateway comes back on its
+port. A process that crashes --max-crashes times within --crash-window is given up on and the
+whole stack stops (exit code 1). Ctrl-C or SIGTERM stops everything cleanly.
 
 Hooks configuration: when .ahp/hooks.yaml exists it is validated and, when its text differs from
 the current version in Redis, published as a new version before the workers start. A file with
@@ -49,6 +58,9 @@ async function main(): Promise<void> {
       'console-port': { type: 'string', default: process.env['AHP_CONSOLE_PORT'] ?? '3000' },
       'no-console': { type: 'boolean', default: false },
       'no-demo': { type: 'boolean', default: false },
+      'no-restart': { type: 'boolean', default: false },
+      'max-crashes': { type: 'string', default: String(DEFAULT_RESTART_POLICY.maxCrashes) },
+      'crash-window': { type: 'string', default: String(DEFAULT_RESTART_POLICY.windowMs / 1000) },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -56,6 +68,10 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
+  const maxCrashes = Number(values['max-crashes']);
+  const crashWindowS = Number(values['crash-window']);
+  if (!Number.isInteger(maxCrashes) || maxCrashes < 1) throw new Error(`--max-crashes must be a whole number ≥ 1, not ${values['max-crashes']}`);
+  if (!Number.isFinite(crashWindowS) || crashWindowS <= 0) throw new Error(`--crash-window must be a number of seconds > 0, not ${values['crash-window']}`);
   const root = findWorkspaceRoot();
   const dataDir = values['data-dir'] ?? join(root, '.data');
   const show = (path: string) => relative(process.cwd(), path) || '.';
@@ -113,13 +129,39 @@ async function main(): Promise<void> {
   const gateways = Number(values.gateways);
   const workers = Number(values.workers);
   step(`starting ${gateways} gateway(s) and ${workers} oracle worker(s)${withConsole ? ` and the ops console (port ${consolePort})` : ''}; logs in ${show(join(dataDir, 'logs'))}`);
+  const logsDir = join(dataDir, 'logs');
+  // Set once the stack is up; a crash loop during start-up is reported by startStack's own error.
+  const control: { shutdown?: (reason: string, exitCode: number) => Promise<void> } = {};
+  const onSupervisorEvent = (event: SupervisorEvent) => {
+    const log = show(join(logsDir, `${event.name}.log`));
+    switch (event.kind) {
+      case 'crashed':
+        console.error(
+          `[ahp] ${event.name} ${event.cause} (crash ${event.crashesInWindow} of ${maxCrashes} allowed within ${crashWindowS} s); restarting in ${event.restartInMs} ms. Its log: ${log}\n${indent(event.lastLines)}`,
+        );
+        break;
+      case 'restarted':
+        step(`${event.name} restarted (pid ${event.service.pid})`);
+        break;
+      case 'exited-cleanly':
+        step(`${event.name} exited cleanly (someone stopped it); not restarted. Its log: ${log}`);
+        break;
+      case 'gave-up':
+        console.error(
+          `[ahp] ${event.name} crashed ${event.crashes} times within ${event.windowMs / 1000} s (last: ${event.cause}): a crash loop, giving up. Its log: ${log}\n${indent(event.lastLines)}`,
+        );
+        void control.shutdown?.(`${event.name} crash loop`, 1);
+        break;
+    }
+  };
   const stack = await startStack({
     redisUrl: redis.url,
     tokensFile,
     gateways,
     workers,
     gatewayPort: Number(values.port),
-    logDir: join(dataDir, 'logs'),
+    logDir: logsDir,
+    ...(values['no-restart'] ? {} : { restart: { policy: { maxCrashes, windowMs: crashWindowS * 1000 }, onEvent: onSupervisorEvent } }),
     gatewayEnv: {
       AHP_OPERATOR_TOKENS_FILE: operatorTokensFile,
       // The console reads the live feed server-side (no Origin); these are the origins its pages have.
@@ -152,25 +194,34 @@ Connect an agent with the SDK (libs/sdk):
 Press Ctrl-C to stop.`);
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const stop = async (reason: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
-    step(`${signal}: stopping the console, gateways (agents are told to reconnect), workers, then Redis…`);
+    step(`${reason}: stopping the console, gateways (agents are told to reconnect), workers, then Redis…`);
     await demo?.stop();
     await stack.stop();
     await redis.stop();
     step('stopped. Data kept for the next start.');
-    process.exit(0);
+    process.exit(exitCode);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  for (const service of [...stack.gateways, ...stack.workers, ...(stack.console ? [stack.console] : [])]) {
-    void service.exited.then((exit) => {
-      if (stopping) return;
-      console.error(`[ahp] ${service.name} exited (${exit.signal ?? `code ${exit.code}`}); last output:\n${service.recentLines().slice(-20).join('\n')}`);
-      void shutdown('service exit');
-    });
+  control.shutdown = stop;
+  process.on('SIGINT', () => void stop('SIGINT', 0));
+  process.on('SIGTERM', () => void stop('SIGTERM', 0));
+  if (values['no-restart']) {
+    // Without restarts, one process gone leaves a stack that cannot do its job: stop it all, saying why.
+    for (const service of [...stack.gateways, ...stack.workers, ...(stack.console ? [stack.console] : [])]) {
+      void service.exited.then((exit) => {
+        if (stopping) return;
+        console.error(`[ahp] ${service.name} exited (${exit.signal ?? `code ${exit.code}`}); last output:\n${service.recentLines().slice(-20).join('\n')}`);
+        void stop(`${service.name} exited (--no-restart)`, 1);
+      });
+    }
   }
+}
+
+/** Output lines indented under a message. */
+function indent(lines: readonly string[]): string {
+  return lines.map((line) => `    ${line}`).join('\n');
 }
 
 /** The lines about the ops console: where it is and how to sign in. */

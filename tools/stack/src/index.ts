@@ -4,6 +4,8 @@
 export { APP_ENTRIES, agentEndpoint, metricsEndpoint, startStack } from './start-stack.js';
 export type { Stack, StackOptions } from './start-stack.js';
 export { ServiceStartError, parseReadyLine, spawnService } from './service-process.js';
+export { DEFAULT_RESTART_POLICY, Supervisor, restartDelay } from './supervisor.js';
+export type { RestartPolicy, SupervisedSlot, SupervisorEvent } from './supervisor.js';
 export { CONSOLE_DIR, ConsoleNotBuiltError, nextReadyLine, startConsole } from './console-process.js';
 export type { ConsoleOptions, ConsoleProcess } from './console-process.js';
 export { LOCAL_ADMIN, ensureOperatorTokens } from './operator-tokens.js';

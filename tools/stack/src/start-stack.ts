@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { findWorkspaceRoot } from '@ahp/embedded-redis';
 import { startConsole, type ConsoleProcess } from './console-process.js';
 import { spawnService, type ServiceProcess } from './service-process.js';
+import { Supervisor, type RestartPolicy, type SupervisedSlot, type SupervisorEvent } from './supervisor.js';
 
 /** Where the built entry points of the apps live, relative to the workspace root. */
 export const APP_ENTRIES = {
@@ -67,6 +68,16 @@ export interface StackOptions {
     /** Extra environment for the console process. */
     env?: Record<string, string>;
   };
+  /**
+   * Restart a gateway, worker or the console when it crashes (see supervisor.ts): the main
+   * command turns it on; tests, the benchmark and the chaos tool leave it off, because they kill
+   * processes on purpose and a process that came back would change what they measure.
+   * A restarted gateway listens on the port it had; every incarnation gets its own gateway or
+   * worker id. `onEvent` is told of every crash, restart and give-up; after a `gave-up` the
+   * caller decides (the main command stops the stack).
+   * @defaultValue off: a process that dies stays dead
+   */
+  restart?: { policy?: RestartPolicy; onEvent: (event: SupervisorEvent) => void };
 }
 
 /** A running stack. */
@@ -118,28 +129,58 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...(forward ? { onLine: (line: string, stream: 'stdout' | 'stderr') => forward(name, line, stream) } : {}),
     });
 
-  const addGateway = async (overrides: { port?: number } = {}) => {
-    gatewayCount += 1;
-    const index = gatewayCount;
-    const port = overrides.port ?? (options.gatewayPort ? options.gatewayPort + index - 1 : 0);
-    const gateway = await launch(`gateway-${index}`, APP_ENTRIES.gateway, {
+  const supervisor = options.restart ? new Supervisor(options.restart.policy ?? {}, options.restart.onEvent) : undefined;
+  /** Puts `service` under supervision (when restarts are on); each incarnation replaces the last in `list`. */
+  const supervise = <S extends ServiceProcess>(list: S[], service: S, restart: (previous: S, incarnation: number) => Promise<S>) => {
+    if (!supervisor) return;
+    let incarnation = 1;
+    const slot: SupervisedSlot<S> = {
+      name: service.name,
+      service,
+      restart: (previous) => {
+        incarnation += 1;
+        return restart(previous, incarnation);
+      },
+      replace: (previous, next) => {
+        const at = list.indexOf(previous);
+        if (at >= 0) list[at] = next;
+      },
+    };
+    supervisor.watch(slot);
+  };
+
+  const spawnGateway = (index: number, port: number, incarnation: number) =>
+    launch(`gateway-${index}`, APP_ENTRIES.gateway, {
       PORT: String(port),
-      AHP_GATEWAY_ID: `gw-${index}-${process.pid}`,
+      // A new id per incarnation: what Redis holds about the dead one (presence, routes) must not look alive.
+      AHP_GATEWAY_ID: `gw-${index}-${process.pid}${incarnation > 1 ? `-${incarnation}` : ''}`,
       AHP_AGENT_TOKENS_FILE: options.tokensFile,
       ...options.gatewayEnv,
     });
-    gateways.push(gateway);
-    return gateway;
-  };
-  const addWorker = async () => {
-    workerCount += 1;
-    const worker = await launch(`worker-${workerCount}`, APP_ENTRIES.worker, {
-      AHP_WORKER_ID: `worker-${workerCount}-${process.pid}`,
+  const spawnWorker = (index: number, incarnation: number) =>
+    launch(`worker-${index}`, APP_ENTRIES.worker, {
+      AHP_WORKER_ID: `worker-${index}-${process.pid}${incarnation > 1 ? `-${incarnation}` : ''}`,
       // Several workers share this machine: each takes a free metrics port and reports it in its ready line (metrics_port).
       AHP_WORKER_METRICS_PORT: '0',
       ...options.workerEnv,
     });
+
+  const addGateway = async (overrides: { port?: number } = {}) => {
+    gatewayCount += 1;
+    const index = gatewayCount;
+    const port = overrides.port ?? (options.gatewayPort ? options.gatewayPort + index - 1 : 0);
+    const gateway = await spawnGateway(index, port, 1);
+    gateways.push(gateway);
+    // Back on the port it had, so the endpoints printed and configured stay valid.
+    supervise(gateways, gateway, (previous, incarnation) => spawnGateway(index, Number(previous.ready['port'] ?? port), incarnation));
+    return gateway;
+  };
+  const addWorker = async () => {
+    workerCount += 1;
+    const index = workerCount;
+    const worker = await spawnWorker(index, 1);
     workers.push(worker);
+    supervise(workers, worker, (_previous, incarnation) => spawnWorker(index, incarnation));
     return worker;
   };
 
@@ -154,6 +195,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     addGateway,
     addWorker,
     stop: async () => {
+      // No restarts from here on; one already starting is waited for, and stopped with the rest.
+      await supervisor?.stop();
       // The console first: it holds live-feed streams open on the gateways.
       await consoleProcess?.stop();
       await Promise.all(gateways.map((gateway) => gateway.stop()));
@@ -167,14 +210,24 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ]);
     const [first] = gateways;
     if (options.console && first) {
-      consoleProcess = await startConsole({
-        workspaceRoot: root,
-        gatewayUrl: `http://127.0.0.1:${String(first.ready['port'])}`,
-        ...(options.console.port === undefined ? {} : { port: options.console.port }),
-        ...(options.console.hostname === undefined ? {} : { hostname: options.console.hostname }),
-        ...(options.console.env ? { env: options.console.env } : {}),
-        ...(options.logDir ? { logFile: join(options.logDir, 'console.log') } : {}),
-        ...(forward ? { onLine: (line: string, stream: 'stdout' | 'stderr') => forward('console', line, stream) } : {}),
+      const consoleOptions = options.console;
+      const gatewayUrl = `http://127.0.0.1:${String(first.ready['port'])}`;
+      const launchConsole = (port: number | undefined) =>
+        startConsole({
+          workspaceRoot: root,
+          gatewayUrl,
+          ...(port === undefined ? {} : { port }),
+          ...(consoleOptions.hostname === undefined ? {} : { hostname: consoleOptions.hostname }),
+          ...(consoleOptions.env ? { env: consoleOptions.env } : {}),
+          ...(options.logDir ? { logFile: join(options.logDir, 'console.log') } : {}),
+          ...(forward ? { onLine: (line: string, stream: 'stdout' | 'stderr') => forward('console', line, stream) } : {}),
+        });
+      consoleProcess = await launchConsole(consoleOptions.port);
+      const consoles = [consoleProcess];
+      supervise(consoles, consoleProcess, async (previous) => {
+        const next = await launchConsole(Number(previous.ready['port'] ?? consoleOptions.port));
+        consoleProcess = next;
+        return next;
       });
     }
   } catch (error) {
