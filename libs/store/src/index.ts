@@ -33,6 +33,7 @@ export type {
 // --- errors -----------------------------------------------------------------------------------
 export { HookNotFoundError, RequestForbiddenError, StoreDataError, StoreError, StoreInputError } from './errors.js';
 export type { StoreDataIssue, StoreErrorCode } from './errors.js';
+export { isStoreUnavailable } from './store-unavailable.js';
 
 // --- keys and connections ---------------------------------------------------------------------
 export { DEFAULT_KEY_PREFIX, HOOK_QUEUE_NAME, createKeys } from './keys.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestI
 import { Reflector } from '@nestjs/core';
 import type { JsonObject } from '@ahp/protocol';
 import { catchError, concatMap, from, throwError, type Observable } from 'rxjs';
-import { OperatorApiError } from '../operators/api-error.js';
+import { typedOperatorError } from '../operators/api-error.js';
 import { operatorOf } from '../operators/operator-auth.guard.js';
 import { AUDITED, type AuditSpec, type AuditedRequest } from './audited.decorator.js';
 import { AuditService } from './audit.service.js';
@@ -15,8 +15,9 @@ function auditedRequest(request: HttpRequest): AuditedRequest {
 }
 
 /** What a failed call says about itself: the typed code, and the issue count of a refused configuration. */
-function failureDetails(error: unknown): { outcome: 'refused' | 'failed'; details: JsonObject } {
-  if (error instanceof OperatorApiError) {
+function failureDetails(thrown: unknown): { outcome: 'refused' | 'failed'; details: JsonObject } {
+  const error = typedOperatorError(thrown);
+  if (error !== undefined) {
     const details: JsonObject = { error_code: error.error.code, status: error.status };
     const issueCount = error.error.details?.['issue_count'];
     if (typeof issueCount === 'number') details['issue_count'] = issueCount;

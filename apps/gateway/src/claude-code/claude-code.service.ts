@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { inspectJsonValue, makeError, type AgentIdentity, type ClaudeCodeHookInput, type ClaudeCodeHookOutput } from '@ahp/protocol';
+import { failurePolicyDecision, inspectJsonValue, makeError, type AgentIdentity, type ClaudeCodeHookInput, type ClaudeCodeHookOutput } from '@ahp/protocol';
 import type { SessionStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
+import { failurePolicyFor, type GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
@@ -37,9 +37,11 @@ export class ClaudeCodeService {
    * The answer to `input` from `agent`. Resolves within AHP_CLAUDE_CODE_DEADLINE_MS (plus the
    * Redis round trips) with the oracles' decision or the failure policy's.
    *
-   * @throws OperatorApiError E_UNAVAILABLE (503) when the session cannot be opened — there is no
-   *   hook yet whose failure policy could answer; E_FORBIDDEN should the derived session belong to
-   *   another agent.
+   * When the session cannot be opened (Redis down), the trigger's failure policy answers, as it
+   * does when the hook itself cannot be recorded: an HTTP error would let Claude Code run the
+   * tool, so a fail-closed PreToolUse must get an explicit deny instead.
+   *
+   * @throws OperatorApiError E_FORBIDDEN should the derived session belong to another agent.
    */
   async handle(agent: AgentIdentity, input: ClaudeCodeHookInput): Promise<ClaudeCodeHookOutput> {
     const trigger = CLAUDE_CODE_TRIGGERS[input.hook_event_name];
@@ -58,8 +60,16 @@ export class ClaudeCodeService {
     try {
       session = await this.sessions.open(agent, sessionId, sessionId, Date.now(), this.config.sessionTtlMs);
     } catch (error) {
-      this.log.error({ agentId: agent.id, sessionId, error }, 'opening the Claude Code session failed');
-      throw new OperatorApiError(makeError('E_UNAVAILABLE', 'the session could not be opened; retry shortly', undefined, { retryAfterMs: 1000 }));
+      this.log.error({ agentId: agent.id, sessionId, error }, 'opening the Claude Code session failed; applying the failure policy');
+      const decision = failurePolicyDecision({
+        hookId: randomUUID(),
+        trigger,
+        policy: failurePolicyFor(this.config, trigger),
+        code: 'E_UNAVAILABLE',
+        message: 'the session could not be opened',
+        now: new Date().toISOString(),
+      });
+      return toClaudeCodeOutput(input, decision);
     }
     if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
     const decision = await this.hooks.evaluate({

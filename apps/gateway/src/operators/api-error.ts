@@ -3,6 +3,7 @@
  * status that fits its code. Every failed call answers `{ "error": AhpError }`.
  */
 import { makeError, type AhpError, type ErrorCode } from '@ahp/protocol';
+import { isStoreUnavailable } from '@ahp/store';
 import type { ZodError } from 'zod';
 
 /** The HTTP status of each error code the operator API can answer with. */
@@ -42,6 +43,26 @@ export class OperatorApiError extends Error {
     this.name = 'OperatorApiError';
     this.status = httpStatusFor(error.code);
   }
+}
+
+/** How soon a caller may retry after the store was unavailable; the WebSocket side hints the same. */
+export const STORE_RETRY_AFTER_MS = 1000;
+
+/** The typed error for a call that failed because Redis is unreachable or not serving yet: retryable. */
+export function storeUnavailableError(): AhpError {
+  return makeError('E_UNAVAILABLE', 'the store (Redis) is unavailable; retry shortly', undefined, { retryAfterMs: STORE_RETRY_AFTER_MS });
+}
+
+/**
+ * The typed error a failed operator call answers with, when it has one: an {@link OperatorApiError}
+ * as thrown, `E_UNAVAILABLE` (503) when the store is unavailable (`isStoreUnavailable` of
+ * `@ahp/store` decides, for every caller). Undefined for anything else — an unexpected failure,
+ * answered 500 `E_INTERNAL`.
+ */
+export function typedOperatorError(error: unknown): OperatorApiError | undefined {
+  if (error instanceof OperatorApiError) return error;
+  if (isStoreUnavailable(error)) return new OperatorApiError(storeUnavailableError());
+  return undefined;
 }
 
 /** An `E_INVALID_FRAME` (400) listing where `what` failed its schema, like the WebSocket side does. */

@@ -5,7 +5,7 @@ import { makeError, type AhpError } from '@ahp/protocol';
 import { LOGGER } from '../config/config.tokens.js';
 import { GatewayEvents } from '../events/gateway-events.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError, httpStatusFor } from './api-error.js';
+import { httpStatusFor, typedOperatorError } from './api-error.js';
 
 /** The typed error for an exception Nest raised itself (a body that is not JSON, a body too large). */
 function fromHttpException(exception: HttpException): AhpError {
@@ -21,8 +21,10 @@ export const OPERATOR_API_PREFIX = '/v1/operator';
 
 /**
  * Every failure of the operator API as `{ "error": AhpError }` with a status that fits the code:
- * typed errors as thrown, Nest's own HTTP exceptions translated, anything else logged and
- * answered 500 `E_INTERNAL` without internals. 401s carry `WWW-Authenticate`.
+ * typed errors as thrown, Redis being unavailable as a retryable 503 `E_UNAVAILABLE` (see
+ * {@link typedOperatorError}), Nest's own HTTP exceptions translated, anything else logged and
+ * answered 500 `E_INTERNAL` without internals. 401s carry `WWW-Authenticate`; 429s and 503s with
+ * a retry hint carry `Retry-After`.
  *
  * Registered as a global filter rather than on the controllers: a body that is not JSON fails in
  * the body parser, before any route (and its filters) is chosen, and an unknown route has no
@@ -52,9 +54,11 @@ export class OperatorErrorFilter extends BaseExceptionFilter {
     }
     let error: AhpError;
     let status: number;
-    if (exception instanceof OperatorApiError) {
-      error = exception.error;
-      status = exception.status;
+    const typed = typedOperatorError(exception);
+    if (typed !== undefined) {
+      if (typed !== exception) this.log.warn({ error: exception }, 'operator API call failed: the store is unavailable');
+      error = typed.error;
+      status = typed.status;
     } else if (exception instanceof HttpException) {
       error = fromHttpException(exception);
       status = exception.getStatus() >= 500 ? 500 : exception.getStatus();
@@ -69,7 +73,7 @@ export class OperatorErrorFilter extends BaseExceptionFilter {
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
     if (status === 401) headers['www-authenticate'] = 'Bearer realm="ahp-operators"';
     // HTTP's own retry hint, in whole seconds (rounded up), beside the body's retry_after_ms.
-    if (status === 429 && error.retry_after_ms !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retry_after_ms / 1000)));
+    if ((status === 429 || status === 503) && error.retry_after_ms !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retry_after_ms / 1000)));
     response.writeHead(status, headers);
     response.end(JSON.stringify({ error }));
   }
