@@ -20,7 +20,7 @@ export {
 } from './primitives.js';
 export type { Id, JsonObject, JsonValue, JsonValueIssue, Timestamp } from './primitives.js';
 // --- secrets: what counts as one, and blanking them out of logs and queued data ------------
-export { REDACTED, SECRET_KEY_PATTERNS, isSecretKey, normalizeKeyName, redactSecrets, redactText } from './redact.js';
+export { REDACTED, SECRET_KEY_PATTERNS, isSecretKey, normalizeKeyName, redactFreeText, redactSecrets, redactText } from './redact.js';
 export type { RedactOptions } from './redact.js';
 
 // --- domain: signals, decisions, triggers, envelope, plans, requests, inbox ---------------

@@ -34,12 +34,9 @@ function isSecretField(key: string): boolean {
   return secret;
 }
 
-/** Text without whitespace, `@` or `=` cannot hold a credential `redactText` recognises, so most ids skip its scan. */
-const MAY_HOLD_CREDENTIAL = /[\s@=]/;
-
-/** Text with credentials (`Bearer …`, a URL's password, `token=` parameters) blanked. */
+/** Text with credentials (token formats, `Bearer …`, a URL's password, `password=…`…) blanked; short ids skip the scan inside `redactText`. */
 export function redactLogText(text: string): string {
-  return MAY_HOLD_CREDENTIAL.test(text) ? redactText(text) : text;
+  return redactText(text);
 }
 
 /** One field as it goes on the line: secrets blanked with the protocol's shared patterns, errors serialized. */

@@ -8,8 +8,10 @@
  *   {@link SECRET_KEY_PATTERNS}`.exact` or ends with one of its `suffixes` — `authorization`,
  *   `token`, `GITHUB_TOKEN`, `accessToken`, `password`, `client_secret`, `X-Api-Key`, …
  *   Its whole value (whatever its type) becomes {@link REDACTED}.
- * - in text (optional): credentials embedded in strings — `Bearer …` / `Basic …`, the password of
- *   a `scheme://user:password@host` URL, and `token=` / `api_key=` / `password=` query parameters.
+ * - in text (optional): credentials embedded in strings — well-known token formats (AWS, GitHub,
+ *   Slack, `sk-…`, JWTs…), private-key blocks, `Bearer …` / `Basic …`, the password of a
+ *   `scheme://user:password@host` URL, secret query parameters, and `name=value` pairs whose name
+ *   is a secret's (see {@link redactText}).
  */
 
 /** What a redacted value is replaced with. */
@@ -33,8 +35,10 @@ export const SECRET_KEY_PATTERNS: Readonly<{ exact: readonly string[]; suffixes:
     'cookie',
     'set_cookie',
     'private_key',
+    'secret_key',
+    'secret_access_key',
   ]),
-  suffixes: Object.freeze(['_token', '_password', '_secret', '_api_key', '_apikey', '_private_key']),
+  suffixes: Object.freeze(['_token', '_password', '_secret', '_api_key', '_apikey', '_private_key', '_secret_key', '_secret_access_key']),
 });
 
 const EXACT: ReadonlySet<string> = new Set(SECRET_KEY_PATTERNS.exact);
@@ -71,18 +75,173 @@ export function isSecretKey(key: string): boolean {
   return secret;
 }
 
-/** Credentials inside text: an HTTP auth scheme's credential, a URL's password, a secret query parameter. */
-const TEXT_CREDENTIALS: readonly [RegExp, string][] = [
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, `$1 ${REDACTED}`],
-  [/\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{0,256}:)[^\s@/]{1,1024}@/gi, `$1${REDACTED}@`],
-  [/([?&](?:token|access_token|api_key|apikey|password|secret)=)[^&\s#]+/gi, `$1${REDACTED}`],
-];
+/**
+ * Credentials inside text, each pattern linear in the text it scans: every repetition is bounded,
+ * and no two adjacent parts can match the same characters, so a failed match gives up after a
+ * bounded number of steps (the text is the agent's: a pattern that backtracks catastrophically
+ * would let it stall the gateway). Private-key blocks are found with `indexOf`, not a pattern.
+ *
+ * - Well-known token formats, replaced whole: AWS access key ids, GitHub, Slack, OpenAI /
+ *   Anthropic-style `sk-…`, Stripe, Google API keys, JWTs.
+ * - An HTTP auth scheme's credential (`Bearer …`, `Basic …`), a URL's password
+ *   (`scheme://user:password@host`), a secret query parameter (`?token=…`).
+ * - `name=value` / `name: value` pairs whose name {@link isSecretKey} calls a secret
+ *   (`password=…`, `GITHUB_TOKEN=…`, `"api_key": "…"`, `aws_secret_access_key = …`): the value
+ *   ({@link redactPairs}, with the URL passwords).
+ */
+const TOKEN_FORMATS =
+  /\b(?:(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|xox[abposr]-[A-Za-z0-9-]{10,255}|xapp-\d-[A-Za-z0-9-]{10,255}|sk-[A-Za-z0-9_-]{20,255}|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}|AIza[0-9A-Za-z_-]{35}|eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,4096})/g;
+const AUTH_SCHEME = /\b(Bearer|Basic)\s{1,16}[A-Za-z0-9\-._~+/]{1,8192}={0,2}/gi;
+const QUERY_SECRET = /([?&](?:token|access_token|api_key|apikey|password|secret)=)[^&\s#]{1,2048}/gi;
+/** Where a `name=value` / `name: value` pair or a URL's `user:password@` may be: scanned for, then checked by hand around it. */
+const SEPARATOR = /[:=]/g;
 
-/** Replaces the credentials {@link TEXT_CREDENTIALS} finds in `text`; the same string when there are none. */
+const AUTH_SCHEME_WORD = /^(?:Bearer|Basic)$/i;
+
+const BEGIN_KEY = '-----BEGIN ';
+/** The rest of a PEM header line of a private key: `RSA PRIVATE KEY-----`, `OPENSSH PRIVATE KEY-----`, `PRIVATE KEY-----`… */
+const PRIVATE_KEY_HEADER = /[A-Z0-9 ]{0,40}PRIVATE KEY-----/y;
+const END_KEY = '-----END ';
+
+/**
+ * Replaces every PEM private-key block with {@link REDACTED}: from `-----BEGIN … PRIVATE KEY-----`
+ * to the end of its `-----END …-----` line, or — no end line — to the end of the text (a key cut
+ * short is still a key). One forward pass with `indexOf`.
+ */
+function redactPrivateKeys(text: string): string {
+  let begin = text.indexOf(BEGIN_KEY);
+  if (begin < 0) return text;
+  let out = '';
+  let copied = 0;
+  while (begin >= 0) {
+    PRIVATE_KEY_HEADER.lastIndex = begin + BEGIN_KEY.length;
+    if (!PRIVATE_KEY_HEADER.test(text)) {
+      begin = text.indexOf(BEGIN_KEY, begin + BEGIN_KEY.length);
+      continue;
+    }
+    const end = text.indexOf(END_KEY, PRIVATE_KEY_HEADER.lastIndex);
+    const close = end < 0 ? -1 : text.indexOf('-----', end + END_KEY.length);
+    const stop = close < 0 ? text.length : close + 5;
+    out += `${text.slice(copied, begin)}${REDACTED}`;
+    copied = stop;
+    begin = text.indexOf(BEGIN_KEY, stop);
+  }
+  return out + text.slice(copied);
+}
+
+/** Every credential but the bare token formats (15+ characters) needs one of these characters. */
+const SEPARATORS = /[\s@=:]/;
+
+/** Characters of a field name (`GITHUB_TOKEN`, `x-api-key`, `db.password`). */
+function isNameChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45 || code === 46;
+}
+
+/** Characters of a value: up to whitespace, a quote, or `& , ;`. */
+function isValueChar(code: number): boolean {
+  return code > 32 && code !== 34 && code !== 39 && code !== 38 && code !== 44 && code !== 59 && code !== 127;
+}
+
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9;
+}
+
+const MAX_NAME = 64;
+const MAX_VALUE = 1024;
+const MAX_URL_USER = 256;
+const MAX_URL_PASSWORD = 1024;
+
+/**
+ * The value of every `name=value` / `name: value` pair (name, optional closing quote, up to 4
+ * blanks, `=` or `:`, up to 4 blanks, optional quote, value) whose name {@link isSecretKey} calls a
+ * secret, and the password of every `scheme://user:password@host`. Written by hand around each
+ * `:` and `=` rather than as regular expressions that try every word of the text: each separator
+ * costs at most a bounded look back and forth, so this is linear and about five times cheaper.
+ */
+function redactPairs(text: string): string {
+  let out = '';
+  let copied = 0;
+  SEPARATOR.lastIndex = 0;
+  for (let match = SEPARATOR.exec(text); match !== null; match = SEPARATOR.exec(text)) {
+    const at = match.index;
+    if (at < copied) continue;
+    const span = text.charCodeAt(at) === 58 /* : */ && text.startsWith('//', at + 1) ? urlPassword(text, at) : namedValue(text, at);
+    if (span === undefined) continue;
+    out += `${text.slice(copied, span[0])}${REDACTED}`;
+    copied = span[1];
+    SEPARATOR.lastIndex = copied;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** `[start, end)` of the value after the separator at `at` when its name is a secret's. */
+function namedValue(text: string, at: number): [number, number] | undefined {
+  let nameEnd = at;
+  for (let blanks = 0; blanks < 4 && nameEnd > 0 && isBlank(text.charCodeAt(nameEnd - 1)); blanks++) nameEnd--;
+  const quote = text.charCodeAt(nameEnd - 1);
+  if (quote === 34 || quote === 39) nameEnd--;
+  let nameStart = nameEnd;
+  while (nameStart > 0 && nameEnd - nameStart < MAX_NAME && isNameChar(text.charCodeAt(nameStart - 1))) nameStart--;
+  // No name, or one longer than a field name can be.
+  if (nameStart === nameEnd || (nameStart > 0 && isNameChar(text.charCodeAt(nameStart - 1)))) return undefined;
+  if (!isSecretKey(text.slice(nameStart, nameEnd))) return undefined;
+  let valueStart = at + 1;
+  for (let blanks = 0; blanks < 4 && isBlank(text.charCodeAt(valueStart)); blanks++) valueStart++;
+  const open = text.charCodeAt(valueStart);
+  if (open === 34 || open === 39) valueStart++;
+  let valueEnd = valueStart;
+  while (valueEnd < text.length && valueEnd - valueStart < MAX_VALUE && isValueChar(text.charCodeAt(valueEnd))) valueEnd++;
+  if (valueEnd === valueStart) return undefined;
+  const value = text.slice(valueStart, valueEnd);
+  // Already blanked, or `Authorization: Bearer …` (its credential was blanked by AUTH_SCHEME after the word).
+  if (value === REDACTED || AUTH_SCHEME_WORD.test(value)) return undefined;
+  return [valueStart, valueEnd];
+}
+
+/** `[start, end)` of the password in `scheme://user:password@`, `at` being the scheme's `:`. */
+function urlPassword(text: string, at: number): [number, number] | undefined {
+  const userStart = at + 3;
+  let colon = userStart;
+  while (colon < text.length && colon - userStart <= MAX_URL_USER) {
+    const code = text.charCodeAt(colon);
+    if (code === 58 /* : */) break;
+    if (code <= 32 || code === 47 /* / */ || code === 64 /* @ */) return undefined;
+    colon++;
+  }
+  if (text.charCodeAt(colon) !== 58) return undefined;
+  let end = colon + 1;
+  while (end < text.length && end - colon <= MAX_URL_PASSWORD) {
+    const code = text.charCodeAt(end);
+    if (code === 64 /* @ */) return end === colon + 1 ? undefined : [colon + 1, end];
+    if (code <= 32 || code === 47 /* / */) return undefined;
+    end++;
+  }
+  return undefined;
+}
+
+/**
+ * Replaces the credentials found in `text` (see {@link TOKEN_FORMATS} and the patterns beside it)
+ * with {@link REDACTED}; the same string when there are none. Linear in the text's length; a few
+ * microseconds per KB of ordinary text (docs/signal-log.md, "Redaction").
+ */
 export function redactText(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of TEXT_CREDENTIALS) out = out.replace(pattern, replacement);
-  return out;
+  // Without blanks, `@`, `=` or `:` (ids, digests, single words) only a token format can be there.
+  if (!SEPARATORS.test(text)) return text.length < 15 ? text : text.replace(TOKEN_FORMATS, REDACTED);
+  let out = text.includes(BEGIN_KEY) ? redactPrivateKeys(text) : text;
+  out = out.replace(TOKEN_FORMATS, REDACTED);
+  out = out.replace(AUTH_SCHEME, `$1 ${REDACTED}`);
+  out = out.replace(QUERY_SECRET, `$1${REDACTED}`);
+  return redactPairs(out);
+}
+
+/**
+ * A copy of free text an agent or operator wrote (an event, a message, a reason, feedback…) with
+ * every credential in it redacted, before it is stored or shown: strings anywhere in `value` go
+ * through {@link redactText}, fields named like secrets become {@link REDACTED}. The same
+ * reference when nothing needed redacting. See docs/signal-log.md, "Redaction", for where it applies.
+ */
+export function redactFreeText<T>(value: T): T {
+  return redactSecrets(value, { credentialsInText: true });
 }
 
 /** Options of {@link redactSecrets}. */

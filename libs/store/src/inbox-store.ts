@@ -7,7 +7,7 @@
  * lastDeliveredCursor)` and pushes the messages; a gateway that accepts a connection reads
  * `pending(agent)` from the start. Messages leave the inbox only through `ack`.
  */
-import { InboxMessageSchema, type InboxMessage } from '@ahp/protocol';
+import { InboxMessageSchema, redactFreeText, redactText, type InboxMessage } from '@ahp/protocol';
 import type { InboxEntry, InboxStore } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
@@ -74,7 +74,10 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
     async send(message: InboxMessage): Promise<InboxEntry> {
       const checked = InboxMessageSchema.safeParse(message);
       if (!checked.success) throw new StoreInputError(`invalid inbox message: ${describeIssues(checked.error.issues)}`);
-      const valid = checked.data;
+      // Free text is stored redacted (free-text.ts); the sender's ack shows what was stored.
+      const content = redactText(checked.data.content);
+      const metadata = redactFreeText(checked.data.metadata);
+      const valid = content === checked.data.content && metadata === checked.data.metadata ? checked.data : { ...checked.data, content, metadata };
       const key = keys.inbox(valid.to);
       const reply = arrayReply(
         await inboxSend.run(redis, [key, keys.inboxIds(valid.to), keys.inboxSent(valid.to, valid.id)], [valid.id, JSON.stringify(valid), sendDedupMs]),

@@ -68,6 +68,7 @@ import { CAS_REQUEST_LUA } from './scripts/cas-request.lua.js';
 import { PURGE_REQUEST_LUA } from './scripts/purge-request.lua.js';
 import { RECORD_REFUSAL_LUA } from './scripts/record-refusal.lua.js';
 import { describeIssues } from './validate.js';
+import { redactRequestText, redactResponseText } from './free-text.js';
 
 const casRequest = new LuaScript('cas-request', CAS_REQUEST_LUA);
 const recordRefusal = new LuaScript('record-refusal', RECORD_REFUSAL_LUA);
@@ -465,7 +466,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     async create(state: ProtocolState, now: number) {
       const checked = ProtocolStateSchema.safeParse(state);
       if (!checked.success) throw new StoreInputError(`invalid request: ${describeIssues(checked.error.issues)}`);
-      const valid = checked.data;
+      const valid = redactRequestText(checked.data);
       if (valid.status !== 'pending') throw new StoreInputError(`a new request is pending, not ${valid.status}`);
       const at = iso(now);
       const parties = [valid.sender, ...(valid.target.kind === 'agent' ? [valid.target.agent] : [])];
@@ -509,7 +510,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     async decide(requestId: string, response: ProtocolResponse, actor: RequestActor, now: number): Promise<DecideRequestOutcome> {
       const checked = ProtocolResponseSchema.safeParse(response);
       if (!checked.success) throw new StoreInputError(`invalid response: ${describeIssues(checked.error.issues)}`);
-      const valid = checked.data;
+      const valid = redactResponseText(checked.data);
       const by = checkActor(actor);
       const at = iso(now);
       return retrying(requestId, async (): Promise<DecideRequestOutcome | 'retry'> => {

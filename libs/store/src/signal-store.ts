@@ -7,6 +7,7 @@ import {
   SignalResponseSchema,
   actionsForIntensity,
   intensityOfAction,
+  redactFreeText,
   IntensitySchema,
   type SignalRecord,
   type SignalResponse,
@@ -68,7 +69,8 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
     async respond(agentId: string, response: SignalResponse, now: number): Promise<SignalResponseOutcome> {
       const checked = SignalResponseSchema.safeParse(response);
       if (!checked.success) throw new StoreInputError(`invalid signal response: ${describeIssues(checked.error.issues)}`);
-      const valid = checked.data;
+      // The agent's free-form details are stored redacted (free-text.ts).
+      const valid = checked.data.details === undefined ? checked.data : { ...checked.data, details: redactFreeText(checked.data.details) };
       const key = keys.signal(valid.signal_id);
       const reply = arrayReply(
         await respondSignal.run(redis, [key, keys.signalLog], [

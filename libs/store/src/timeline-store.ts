@@ -12,7 +12,7 @@
  * Cluster slot). It is built here rather than in `keys.ts` only because this file was added
  * alongside a concurrent change to `keys.ts`; it belongs in that table.
  */
-import { AgentEventSchema, IdSchema, TimelineEntrySchema, type AgentEvent, type TimelineEntry } from '@ahp/protocol';
+import { AgentEventSchema, IdSchema, TimelineEntrySchema, redactFreeText, type AgentEvent, type TimelineEntry } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
@@ -81,7 +81,9 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
       const checked = AgentEventSchema.safeParse(input.event);
       if (!checked.success) throw new StoreInputError(`timeline event for ${input.agentId} is invalid: ${describeIssues(checked.error.issues)}`);
       const recordedAt = new Date(input.now).toISOString();
-      const fields: Record<string, string> = { recorded_at: recordedAt, event: JSON.stringify(input.event) };
+      // Every string of an event is free text the agent wrote: stored redacted (free-text.ts).
+      const event = redactFreeText(input.event);
+      const fields: Record<string, string> = { recorded_at: recordedAt, event: JSON.stringify(event) };
       if (input.sessionId !== undefined) fields['session_id'] = input.sessionId;
       const [id] = (await redis
         .multi()
@@ -94,7 +96,7 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
         agent_id: input.agentId,
         ...(input.sessionId === undefined ? {} : { session_id: input.sessionId }),
         recorded_at: recordedAt,
-        event: input.event,
+        event,
       };
     },
 

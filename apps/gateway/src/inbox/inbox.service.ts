@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable } from '@nestjs/common';
-import { isProtocolMessage, makeError, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
+import { isProtocolMessage, makeError, redactFreeText, redactText, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
 import type { InboxEntry, InboxStore, RequestStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { ConnectionRegistry } from '../agents/connection-registry.js';
@@ -88,9 +88,11 @@ export class InboxService {
       id: sentMessageId(connection.agentId, frame.id, message.to),
       from: connection.agentId,
       to: message.to,
-      content: message.content,
+      // Redacted as the store will keep it (the store redacts too; redaction is idempotent), so a
+      // re-sent frame compares equal to what was stored.
+      content: redactText(message.content),
       type: message.type,
-      metadata: message.metadata ?? {},
+      metadata: redactFreeText(message.metadata ?? {}),
       sent_at: new Date(now).toISOString(),
     };
     let entry: InboxEntry;

@@ -20,6 +20,13 @@ describe('templates', () => {
     expect(render('{{ l }}', { l: [{ a: 1 }, null, 2] })).toBe('[{"a":1}, , 2]');
   });
 
+  it("redacts credentials in the values it substitutes (the agent's text), not in the rule's own", () => {
+    const command = `curl -H "Authorization: Bearer abc123" https://bot:pw@example.com -d token=ghp_${'a'.repeat(36)}`;
+    expect(render('{{ tool.input.command }} needs approval', { tool: { input: { command } } })).toBe(
+      'curl -H "Authorization: Bearer [redacted]" https://bot:[redacted]@example.com -d token=[redacted] needs approval',
+    );
+  });
+
   it('is constant without expressions', () => {
     const template = compileTemplate('plain text');
     expect(template.constant).toBe(true);

@@ -1,7 +1,9 @@
 /**
  * Templates: human text in which `{{ expression }}` is replaced by the expression's value,
  * e.g. `"大变更（{{ files.changed_count }} 文件），建议分步？"`. Compiled once, like conditions.
+ * Every substituted value is redacted (`redactText`): templates render text for people.
  */
+import { redactText } from '@ahp/protocol';
 import { compileExpression } from './compile.js';
 import type { CompiledExpression, ExpressionScope } from './compile.js';
 import { ExpressionError } from './errors.js';
@@ -53,7 +55,9 @@ export function compileTemplate(source: string): CompiledTemplate {
       if (constant) return text;
       let out = '';
       for (const part of parts) {
-        out += typeof part === 'string' ? part : render(part.evaluate(scope));
+        // A value from the hook context is the agent's text: a credential in it (a command line with
+        // a token) must not reach the signal, the stored decision or the console through a message.
+        out += typeof part === 'string' ? part : redactText(render(part.evaluate(scope)));
         if (out.length > MAX_RENDERED_CHARS) return `${out.slice(0, MAX_RENDERED_CHARS - 1)}…`;
       }
       return out;
