@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     switch (event.kind) {
       case 'crashed':
         console.error(
-          `[ahp] ${event.name} ${event.cause} (crash ${event.crashesInWindow} of ${maxCrashes} allowed within ${crashWindowS} s); restarting in ${event.restartInMs} ms. Its log: ${log}\n${indent(event.lastLines)}`,
+          `[ahp] ${event.name} ${event.cause} (crash ${event.crashesInWindow} within ${crashWindowS} s; at ${maxCrashes} the stack stops); restarting in ${event.restartInMs} ms. Its log: ${log}\n${indent(event.lastLines)}`,
         );
         break;
       case 'restarted':
