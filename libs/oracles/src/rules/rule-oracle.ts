@@ -19,7 +19,7 @@ export interface RuleOracleOptions {
   readonly rules: readonly CompiledRule[];
   /** `all`: every matching rule produces a verdict. `first`: only the first matching rule does. @defaultValue `all` */
   readonly match?: 'all' | 'first';
-  /** The configuration's `environment`, used when the context names none. */
+  /** The configuration's `environment`, used when the agent's token names none. */
   readonly defaultEnvironment?: string;
   /** Derives facts from the context before the rules see it (built-in oracles). Must not throw for any JSON context. */
   readonly facts?: (context: Value) => Value;
