@@ -163,7 +163,7 @@ describe('context sensitivity (seed 001 §5.2)', () => {
   it('ignores an environment the context claims: the token decides (issue 16.3)', async () => {
     const compiled = compile(CONTEXTUAL);
     // A production agent claiming development, at the top level or under extra, still gets production.
-    for (const context of [{ environment: 'development' }, { extra: { environment: 'development' } }]) {
+    for (const context of [{ environment: 'development' }, { extra: { environment: 'development' } }] as JsonObject[]) {
       const claimed = await run(compiled, 'pre-issue-submit', { ...context, files: { changed_count: 12 } }, { agent: PRODUCTION });
       expect(claimed.intensity).toBe('block');
     }
