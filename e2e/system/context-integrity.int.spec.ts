@@ -87,6 +87,14 @@ describe('context integrity: typed hook contexts and environment from the token 
     expect(await system.stores.hooks.get(id)).toBeNull();
   });
 
+  it('refuses a trigger nobody defined (no custom triggers) with E_INVALID_FRAME naming the trigger; nothing is recorded', async () => {
+    const id = randomUUID();
+    mallory.send({ type: 'hook', id, trigger: 'deploy-to-prod', context: { tool: { name: 'bash', input: { command: 'rm -rf /' } } } });
+    const error = await mallory.next(isErrorFor(id));
+    expect(error.error).toMatchObject({ code: 'E_INVALID_FRAME', details: { issues: [{ path: 'trigger' }] } });
+    expect(await system.stores.hooks.get(id)).toBeNull();
+  });
+
   it('the same command in the typed shape is blocked by the built-in defaults', async () => {
     const id = randomUUID();
     mallory.send({ type: 'hook', id, trigger: 'pre-tool-use', context: { tool: { name: 'bash', input: { command: 'rm -rf /' } } } });
