@@ -35,7 +35,7 @@ describe('failure policy at the hook deadline (gateway process, no worker)', () 
   });
 
   it('fails open for post-* triggers', async () => {
-    const result = await agent.hook('post-tool-use', { tool: { name: 'bash' } });
+    const result = await agent.hook('post-tool-use', { tool: { name: 'bash', input: { command: 'ls' } } });
     expect(result).toMatchObject({ allowed: true, intensity: null, decidedBy: 'failure_policy', error: { code: 'E_TIMEOUT' } });
   });
 

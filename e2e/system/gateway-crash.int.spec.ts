@@ -38,7 +38,7 @@ describe('a gateway killed with agents connected', () => {
     });
     const markers = join(system.dir, 'slow-jobs');
 
-    const pending = client.hook('pre-issue-submit', { slow: { ms: 2000, marker_dir: markers } }, { deadlineMs: 45_000 });
+    const pending = client.hook('pre-issue-submit', { extra: { slow: { ms: 2000, marker_dir: markers } } }, { deadlineMs: 45_000 });
     await eventually(async () => ((await slowJobPids(markers)).length > 0 ? true : undefined), 'the worker to start the job');
     gatewayA!.kill('SIGKILL');
     await gatewayA!.exited;

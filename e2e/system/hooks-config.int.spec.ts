@@ -3,7 +3,8 @@
 // with the built `ahp` CLI or through the config store, as the operator API will.
 //
 // Seed 001 §6.1 end to end, §6.2's log, §5.1 escalation across two workers, §5.2 context
-// sensitivity, hot reload while events are in flight, and invalid configurations.
+// sensitivity (the environment from each agent's token), hot reload while events are in flight,
+// and invalid configurations.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,8 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
   let alice: AhpClient;
   let bob: AhpClient;
   let carol: AhpClient;
+  let dana: AhpClient;
+  let erin: AhpClient;
   let work: string;
 
   beforeAll(async () => {
@@ -97,6 +100,8 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
         { id: 'alice', name: 'Alice' },
         { id: 'bob', name: 'Bob' },
         { id: 'carol', name: 'Carol' },
+        { id: 'dana', name: 'Dana', environment: 'production' },
+        { id: 'erin', name: 'Erin', environment: 'staging' },
       ],
       workerEnv: {
         AHP_ORACLE_PLUGINS: SLOW_ORACLE_PLUGIN,
@@ -107,11 +112,11 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     });
     work = await mkdtemp(join(system.dir, 'work-'));
     const open = (id: string) => connect({ url: system.stack.gatewayUrls(), token: system.token(id) });
-    [alice, bob, carol] = await Promise.all([open('alice'), open('bob'), open('carol')]);
+    [alice, bob, carol, dana, erin] = await Promise.all([open('alice'), open('bob'), open('carol'), open('dana'), open('erin')]);
   });
 
   afterAll(async () => {
-    for (const client of [alice, bob, carol]) client?.close();
+    for (const client of [alice, bob, carol, dana, erin]) client?.close();
     await system?.stop();
   });
 
@@ -131,7 +136,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
 
     // 1. Checklist 2/3 done: blocked, with the way out.
     const first = await alice.hook('pre-issue-submit', {
-      issue: 'FEAT-0123',
+      issue: { id: 'FEAT-0123' },
       checklist: {
         items: [
           { id: 'chk-001', title: '设计数据库 Schema', done: true },
@@ -154,7 +159,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
 
     // 2. Fixed: the checklist passes, the 25 changed files draw the size limiter's prompt.
     const second = await alice.hook('pre-issue-submit', {
-      issue: 'FEAT-0123',
+      issue: { id: 'FEAT-0123' },
       checklist: { items: ['chk-001', 'chk-002', 'chk-003'].map((id) => ({ id, done: true })) },
       files: { changed },
       ...passing,
@@ -165,7 +170,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     await alice.respond(second.signals[0]!, 'acknowledge');
 
     // 3. Submitted: the review hook aids.
-    const third = await alice.hook('post-issue-submit', { issue: 'FEAT-0123', status: 'review' });
+    const third = await alice.hook('post-issue-submit', { issue: { id: 'FEAT-0123', status: 'review' } });
     expect(third).toMatchObject({ allowed: true, intensity: 'aid' });
     expect(third.signals.map((s) => s.header.source)).toEqual(['notification']);
     await alice.respond(third.signals[0]!, 'suggestion_applied');
@@ -204,24 +209,29 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     expect(parsed.by_action['retry_after_fix']).toMatchObject({ count: 1, share: 1 });
   });
 
-  it('context sensitivity (§5.2): the same rule blocks above 10 files in production and prompts above 30 elsewhere', async () => {
+  it('context sensitivity (§5.2): the same rule blocks above 10 files in production and prompts above 30 elsewhere; the environment is the token\'s', async () => {
     const version = await publishThroughStore(system, CONTEXT_SENSITIVE);
     await allWorkersServe(system, version);
-    const submit = (context: JsonObject) => carol.hook('pre-issue-submit', context);
+    const submit = (client: AhpClient, context: JsonObject) => client.hook('pre-issue-submit', context);
 
-    const production = await submit({ environment: 'production', files: { changed_count: 25 } });
+    // dana's token says production.
+    const production = await submit(dana, { files: { changed_count: 25 } });
     expect(production).toMatchObject({ allowed: false, intensity: 'block' });
     if (!production.allowed) expect(production.block.resolutionPath).toEqual(['split the change into parts of at most 10 files']);
-    expect(await submit({ environment: 'production', files: { changed_count: 5 } })).toMatchObject({ allowed: true, intensity: null });
+    expect(await submit(dana, { files: { changed_count: 5 } })).toMatchObject({ allowed: true, intensity: null });
+    // Claiming another environment changes nothing: refused at the top level, ignored under extra.
+    await expect(submit(dana, { environment: 'development', files: { changed_count: 25 } })).rejects.toMatchObject({ code: 'E_INVALID_CONTEXT' });
+    expect(await submit(dana, { files: { changed_count: 25 }, extra: { environment: 'development' } })).toMatchObject({ allowed: false, intensity: 'block' });
 
-    expect(await submit({ environment: 'staging', files: { changed_count: 25 } })).toMatchObject({ allowed: true, intensity: null });
-    expect(await submit({ environment: 'staging', files: { changed_count: 35 } })).toMatchObject({
+    // erin's token says staging.
+    expect(await submit(erin, { files: { changed_count: 25 } })).toMatchObject({ allowed: true, intensity: null });
+    expect(await submit(erin, { files: { changed_count: 35 } })).toMatchObject({
       allowed: true,
       intensity: 'prompt',
       warnings: ['35 files changed (limit 30 in staging)'],
     });
-    // No environment in the context: the configuration's default (development).
-    expect(await submit({ files: { changed_count: 31 } })).toMatchObject({ intensity: 'prompt', warnings: ['31 files changed (limit 30 in development)'] });
+    // No environment in the token: the configuration's default (development).
+    expect(await submit(carol, { files: { changed_count: 31 } })).toMatchObject({ intensity: 'prompt', warnings: ['31 files changed (limit 30 in development)'] });
     expect(production.decision.config_version).toBe(version);
   });
 
@@ -229,7 +239,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     const version = await publishThroughStore(system, ESCALATION, { plugins: [SLOW_ORACLE_PLUGIN] });
     await allWorkersServe(system, version);
     const markers = await mkdtemp(join(work, 'slow-'));
-    const failing = { tests: { failed_count: 3 }, slow: { ms: 300, marker_dir: markers } };
+    const failing = { tests: { failed_count: 3 }, extra: { slow: { ms: 300, marker_dir: markers } } };
 
     // Eight at once; each worker evaluates two at a time and holds each job 300 ms, so both work on them.
     const burst = await Promise.all(Array.from({ length: 8 }, () => bob.hook('pre-issue-submit', failing)));
@@ -255,7 +265,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     const a = await publishThroughStore(system, probe('A'), { plugins: [SLOW_ORACLE_PLUGIN] });
     await allWorkersServe(system, a);
     const markers = await mkdtemp(join(work, 'inflight-'));
-    const held = { slow: { ms: 600, marker_dir: markers } };
+    const held = { extra: { slow: { ms: 600, marker_dir: markers } } };
 
     const inFlight = Array.from({ length: 6 }, () => carol.hook('pre-issue-submit', held));
     // Publish once jobs are being evaluated on both workers.

@@ -25,11 +25,12 @@ const CONTEXT_SECRETS = {
 
 function hookContext(index: number) {
   return {
-    tool: 'Bash',
-    input: { command: `deploy --step ${index}`, env: { GITHUB_TOKEN: CONTEXT_SECRETS.githubToken, PATH: '/usr/bin' } },
-    api_key: CONTEXT_SECRETS.apiKey,
-    credentials: { password: CONTEXT_SECRETS.password, client_secret: CONTEXT_SECRETS.clientSecret },
-    request: { headers: { Authorization: CONTEXT_SECRETS.authorization, accept: 'application/json' } },
+    tool: { name: 'Bash', input: { command: `deploy --step ${index}`, env: { GITHUB_TOKEN: CONTEXT_SECRETS.githubToken, PATH: '/usr/bin' } } },
+    extra: {
+      api_key: CONTEXT_SECRETS.apiKey,
+      credentials: { password: CONTEXT_SECRETS.password, client_secret: CONTEXT_SECRETS.clientSecret },
+      request: { headers: { Authorization: CONTEXT_SECRETS.authorization, accept: 'application/json' } },
+    },
   };
 }
 
@@ -113,11 +114,12 @@ describe('secrets stay out of job data, Redis and logs', () => {
     for (const key of jobKeys) {
       const data = JSON.parse((await system.redis.hGet(key, 'data'))!) as HookJobData;
       expect(data.context).toEqual({
-        tool: 'Bash',
-        input: { command: expect.stringMatching(/^deploy --step \d$/), env: { GITHUB_TOKEN: '[redacted]', PATH: '/usr/bin' } },
-        api_key: '[redacted]',
-        credentials: { password: '[redacted]', client_secret: '[redacted]' },
-        request: { headers: { Authorization: '[redacted]', accept: 'application/json' } },
+        tool: { name: 'Bash', input: { command: expect.stringMatching(/^deploy --step \d$/), env: { GITHUB_TOKEN: '[redacted]', PATH: '/usr/bin' } } },
+        extra: {
+          api_key: '[redacted]',
+          credentials: { password: '[redacted]', client_secret: '[redacted]' },
+          request: { headers: { Authorization: '[redacted]', accept: 'application/json' } },
+        },
       });
     }
     const queued = await dumpRedis(system);

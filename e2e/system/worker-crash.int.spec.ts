@@ -33,7 +33,7 @@ describe('a worker killed with SIGKILL mid-job', () => {
     const agent = await RawAgent.connect(system.stack.gatewayUrls()[0]!, system.token('alice'));
     const markers = join(system.dir, 'slow-jobs');
     const hookId = randomUUID();
-    agent.send({ type: 'hook', id: hookId, trigger: 'pre-issue-submit', context: { slow: { ms: 2500, marker_dir: markers } } });
+    agent.send({ type: 'hook', id: hookId, trigger: 'pre-issue-submit', context: { extra: { slow: { ms: 2500, marker_dir: markers } } } });
 
     const [firstPid] = await eventually(async () => {
       const pids = await slowJobPids(markers);

@@ -212,14 +212,14 @@ describe('bad frames', () => {
 describe('hook round trip', () => {
   it('enqueues a job without secrets and delivers exactly one decision when a worker decides', async () => {
     const { client, welcome } = await ready('alpha');
-    const hook = client.hook('pre-tool-use', { context: { tool: 'Bash', input: { command: 'rm -rf /tmp/x' } } });
+    const hook = client.hook('pre-tool-use', { context: { tool: { name: 'Bash', input: { command: 'rm -rf /tmp/x' } } } });
     const job = await waitForJob(store, hook.id);
     expect(job).toMatchObject({
       hook_id: hook.id,
       trigger: 'pre-tool-use',
       agent: { id: 'alpha', name: 'Alpha', team: 'red', role: 'lead' },
       session_id: welcome.session_id,
-      context: { tool: 'Bash', input: { command: 'rm -rf /tmp/x' } },
+      context: { tool: { name: 'Bash', input: { command: 'rm -rf /tmp/x' } } },
     });
     expect(job.deadline_at).toBeGreaterThan(job.enqueued_at);
     const serialized = JSON.stringify(job);
@@ -238,6 +238,19 @@ describe('hook round trip', () => {
     await decideAsWorker(store, marker.id, 'post-tool-use');
     await marker.reply;
     expect(client.decisionsFor(hook.id)).toHaveLength(1);
+  });
+
+  it('refuses a context its trigger does not define (the old §4.1 example: tool as a string) with E_INVALID_CONTEXT; nothing is recorded or queued', async () => {
+    const { client } = await ready('alpha');
+    const hook = client.hook('pre-tool-use', { context: { tool: 'bash', input: { command: 'rm -rf /' } } });
+    const reply = await hook.reply;
+    expect(reply).toMatchObject({ type: 'error', id: hook.id, error: { code: 'E_INVALID_CONTEXT', retryable: false, details: { trigger: 'pre-tool-use', issues: [{ path: 'context.tool' }, { path: 'context.input' }] } } });
+    expect(await store.stores.hooks.get(hook.id)).toBeNull();
+    expect(await store.queue.queue.getJob(hook.id)).toBeUndefined();
+    // Unknown top-level fields are named, including a claimed environment.
+    const claimed = client.hook('pre-tool-use', { context: { tool: { name: 'Bash', input: { command: 'ls' } }, environment: 'development' } });
+    expect(await claimed.reply).toMatchObject({ type: 'error', error: { code: 'E_INVALID_CONTEXT', details: { issues: [{ path: 'context.environment' }] } } });
+    expect(client.decisionsFor(hook.id)).toEqual([]);
   });
 
   it('answers a re-sent hook id with the stored decision, also after a reconnect', async () => {

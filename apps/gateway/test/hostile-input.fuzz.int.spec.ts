@@ -62,7 +62,7 @@ class HonestAgent {
   private async loop(): Promise<void> {
     while (this.running) {
       try {
-        const hook = this.client.hook('pre-tool-use', { context: { tool: 'Bash', input: { command: 'ls' } } });
+        const hook = this.client.hook('pre-tool-use');
         await decideAsWorker(store, hook.id, 'pre-tool-use');
         const reply = await hook.reply;
         if (reply.type === 'decision' && reply.decision.allowed) this.rounds += 1;

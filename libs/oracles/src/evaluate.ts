@@ -20,6 +20,7 @@ import type { ErrorCode, FailurePolicy, HookDecision, JsonObject, Signal } from 
 import { describeValue, oracleAppliesTo } from './oracle.js';
 import type { Oracle, OracleInput } from './oracle.js';
 import type { RuleCounters } from './rules/counters.js';
+import { MissingContextError } from './rules/missing-context.js';
 
 /** How one oracle's run ended, as reported to {@link EvaluateHookOptions.onOracleSettled}. */
 export type OracleOutcome =
@@ -169,9 +170,11 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
         report: { oracle: oracle.name, outcome: 'timeout', durationMs: run.durationMs, signals: 0, message },
       };
     } else if (run.kind === 'threw') {
+      // A rule that could not read the context it needs says which fields: the agent can fix that.
+      const missing = run.error instanceof MissingContextError ? run.error : undefined;
       failure = {
-        code: 'E_INTERNAL',
-        message: `oracle "${oracle.name}" failed with an error`,
+        code: missing === undefined ? 'E_INTERNAL' : missing.code,
+        message: missing === undefined ? `oracle "${oracle.name}" failed with an error` : missing.message,
         report: {
           oracle: oracle.name,
           outcome: 'threw',

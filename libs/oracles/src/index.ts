@@ -42,6 +42,7 @@ export type { CompileHooksOptions, CompiledHooks, EvaluationDeps } from './confi
 export { createMemoryRuleCounters } from './rules/counters.js';
 export type { MemoryRuleCountersOptions, RuleCounters } from './rules/counters.js';
 export { DEFAULT_ESCALATION_TTL_MS } from './rules/compile-rule.js';
+export { MissingContextError } from './rules/missing-context.js';
 
 export { BUILTIN_ORACLES } from './builtins/index.js';
 export type { BuiltinOracleDefinition, BuiltinSetup } from './builtins/types.js';

@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { ControlEnvelopeSchema, ControlSignalEventSchema } from '../src/control-envelope.js';
 import { AhpErrorSchema } from '../src/errors.js';
 import { ClientFrameSchema, PROTOCOL_VERSION, ServerFrameSchema } from '../src/frames.js';
+import { HookContextsSchema } from '../src/hook-context.js';
 import { HookDecisionSchema } from '../src/hook-decision.js';
 import { HooksConfigSchema } from '../src/hooks-config.js';
 import { InboxMessageSchema } from '../src/inbox.js';
@@ -45,6 +46,7 @@ export const JSON_SCHEMA_FILES: readonly JsonSchemaFile[] = [
   { file: 'client-frame.json', title: 'AHP client frame', schema: ClientFrameSchema },
   { file: 'server-frame.json', title: 'AHP server frame', schema: ServerFrameSchema },
   { file: 'signal.json', title: 'AHP signal', schema: SignalSchema },
+  { file: 'hook-context.json', title: 'AHP hook contexts, by trigger', schema: HookContextsSchema },
   { file: 'hook-decision.json', title: 'AHP hook decision', schema: HookDecisionSchema },
   { file: 'signal-response.json', title: 'AHP signal response', schema: SignalResponseSchema },
   { file: 'protocol-state.json', title: 'AHP request state', schema: ProtocolStateSchema },

@@ -1,6 +1,7 @@
 /**
  * Who an agent is, and how the gateway learns it from a token. An agent's identity comes only
- * from its token (never from what it says in a frame), so an agent can act only as itself.
+ * from its token (never from what it says in a frame), so an agent can act only as itself, and
+ * the attributes rules use for strictness (team, role, environment) are the operator's word.
  */
 import { z } from 'zod';
 import { IdSchema, ShortStringSchema, boundedArray } from './primitives.js';
@@ -16,8 +17,14 @@ export const AgentIdentitySchema = z
     name: ShortStringSchema,
     team: IdSchema.optional(),
     role: AgentRoleSchema.optional(),
+    /**
+     * The environment the agent works in (`production`, `staging`, …), set by the operator who
+     * minted the token. Rules read it as `env` and `agent.environment` to decide how strict to be;
+     * a hook context cannot name or change it.
+     */
+    environment: IdSchema.optional(),
   })
-  .meta({ id: 'AgentIdentity', description: 'An authenticated agent: id, display name, optional team and role.' });
+  .meta({ id: 'AgentIdentity', description: 'An authenticated agent: id, display name, optional team, role and environment (all from its token).' });
 export type AgentIdentity = z.infer<typeof AgentIdentitySchema>;
 
 /** A SHA-256 digest in lowercase hex: how tokens are kept at rest. */

@@ -44,6 +44,11 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'The frame failed its schema; `details.issues` lists up to ten problems with their paths.',
   },
+  E_INVALID_CONTEXT: {
+    retryable: false,
+    description:
+      "A hook's context does not fit its trigger's context schema (an unknown field, a missing `tool`, a wrong type; free-form data belongs under `context.extra`); `details.issues` lists up to ten problems with their paths. Also the error of a decision whose rule read a context field the hook does not have.",
+  },
   E_FRAME_TOO_LARGE: {
     retryable: false,
     description: 'The frame is larger than `limits.max_frame_bytes` announced in `welcome` (UTF-8 bytes).',

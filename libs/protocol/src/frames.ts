@@ -633,7 +633,7 @@ function exceedsBytes(text: string, maxBytes: number): boolean {
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Renders a zod issue path the way people write it: `a.b[0]["odd key"]`. Bounded to 256 characters. */
-function formatPath(path: readonly PropertyKey[]): string {
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;

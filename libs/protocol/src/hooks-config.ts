@@ -303,7 +303,7 @@ export const HooksConfigSchema = z
   .strictObject({
     /** Format version; only 1 exists. */
     version: z.literal(1).optional(),
-    /** The environment when a hook's context names none (`context.environment`), e.g. `development`. */
+    /** The environment of an agent whose token names none (`agent.environment`, read as `env`), e.g. `development`. */
     environment: ShortStringSchema.optional(),
     /** Trigger → hook. Keys are checked in the refinement below (for a message naming the known triggers); the JSON Schema lists them. */
     hooks: z.record(z.string(), HookConfigSchema).meta({ propertyNames: { enum: [...HOOK_TRIGGERS] } }),

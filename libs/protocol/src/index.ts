@@ -72,6 +72,15 @@ export {
 } from './trigger.js';
 export type { FailurePolicy, HookTrigger, TriggerInfo, TriggerPhase } from './trigger.js';
 export {
+  HOOK_CONTEXT_SCHEMAS,
+  HookContextExtraSchema,
+  HookContextsSchema,
+  HookToolCallSchema,
+  HookToolResultSchema,
+  parseHookContext,
+} from './hook-context.js';
+export type { HookContextParseResult } from './hook-context.js';
+export {
   SIGNAL_TYPES,
   SignalCategorySchema,
   SignalHeaderSchema,

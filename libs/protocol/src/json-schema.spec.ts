@@ -13,6 +13,7 @@ describe('generated JSON Schema', () => {
       'client-frame',
       'server-frame',
       'signal',
+      'hook-context',
       'hook-decision',
       'signal-response',
       'protocol-state',

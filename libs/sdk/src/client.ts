@@ -936,7 +936,7 @@ export class AhpClient {
  * @example
  * ```ts
  * const client = await connect({ url: 'wss://ahp.example.com/v1/agents', token: process.env.AHP_TOKEN! });
- * const result = await client.hook('pre-tool-use', { tool: 'bash', input: { command: 'rm -rf build' } });
+ * const result = await client.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'rm -rf build' } } });
  * if (!result.allowed) console.log(result.block.reason);
  * ```
  */

@@ -8,7 +8,7 @@ import type { RequestChannel } from './request-manager.js';
 const HOOK_ID = '6f1c1a52-4c1e-4f55-9a57-0a8d6a3e9b10';
 
 function hook(id = HOOK_ID): HookFrame {
-  return { type: 'hook', id, trigger: 'pre-tool-use', context: { tool: 'bash' } };
+  return { type: 'hook', id, trigger: 'pre-tool-use', context: { tool: { name: 'bash', input: {} } } };
 }
 
 function signalResponse(id: string): SignalResponseFrame {

@@ -296,10 +296,10 @@ describe('hook', () => {
     answer(gw, (frame) => decisionFor(frame.id, frame.trigger, signals()));
     const client = await open([gw.url]);
 
-    const result = await client.hook('pre-tool-use', { tool: 'bash', input: { command: 'rm -rf /tmp/x' } });
+    const result = await client.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'rm -rf /tmp/x' } } });
 
     const sent = gw.framesOf('hook')[0]!;
-    expect(sent).toMatchObject({ trigger: 'pre-tool-use', context: { tool: 'bash', input: { command: 'rm -rf /tmp/x' } } });
+    expect(sent).toMatchObject({ trigger: 'pre-tool-use', context: { tool: { name: 'bash', input: { command: 'rm -rf /tmp/x' } } } });
     expect(sent.id).toMatch(UUID);
     expect(result.hookId).toBe(sent.id);
     expect(result.trigger).toBe('pre-tool-use');
@@ -347,7 +347,7 @@ describe('hook', () => {
     };
     const client = await open([gw.url]);
 
-    const error = await rejection(client.hook('pre-tool-use', { tool: 'bash' }));
+    const error = await rejection(client.hook('pre-tool-use', { tool: { name: 'bash', input: {} } }));
     expect(error.code).toBe('E_PLAN_PENDING');
     expect(error.retryable).toBe(true);
     expect(error.details).toEqual({ request_id: 'plan-1' });
@@ -391,7 +391,7 @@ describe('hook', () => {
     const firstSession = client.sessionId;
     let resolutions = 0;
 
-    const result = await client.hook('pre-tool-use', { tool: 'bash' }).then((value) => {
+    const result = await client.hook('pre-tool-use', { tool: { name: 'bash', input: {} } }).then((value) => {
       resolutions += 1;
       return value;
     });

@@ -76,7 +76,7 @@ describe('submitPlan', () => {
     await eventually(() => pending, 'the request frame');
     expect(gw.framesOf('request')[0]!.request).toMatchObject({ type: 'plan_approval', target: { kind: 'agent', agent: 'lead' }, payload: { plan: PLAN } });
 
-    const gated = await client.hook('pre-tool-use', { tool: 'db.migrate' }).catch((error: unknown) => error);
+    const gated = await client.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
     expect(gated).toBeInstanceOf(AhpClientError);
     expect(gated).toMatchObject({ code: 'E_PLAN_PENDING', retryable: true, details: { request_id: pending!.request_id } });
     expect(gw.framesOf('hook')).toEqual([]);
@@ -88,7 +88,7 @@ describe('submitPlan', () => {
 
     await expect(decision).resolves.toMatchObject({ requestId: pending!.request_id, status: 'approved', approved: true, feedback: 'LGTM', decidedBy: 'lead' });
     await eventually(() => gw.framesOf('inbox_ack').some((frame) => frame.message_ids.includes('msg-r1')), 'the response acknowledged');
-    await expect(client.hook('pre-tool-use', { tool: 'db.migrate' })).resolves.toMatchObject({ allowed: true });
+    await expect(client.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } })).resolves.toMatchObject({ allowed: true });
     expect(gw.invalid).toEqual([]);
   });
 

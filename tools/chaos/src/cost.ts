@@ -17,6 +17,7 @@ import { EvaluationLog } from './evaluation-log.js';
 import type { BullmqSettings } from './options.js';
 import { CHAOS_ORACLE_PLUGIN } from './run-chaos.js';
 import { distribution, type Distribution } from './stats.js';
+import { chaosContext } from './workload.js';
 
 /** One lock/stall setting to measure. */
 export type CostProfile = Pick<BullmqSettings, 'lockMs' | 'stalledIntervalMs'>;
@@ -170,7 +171,7 @@ async function measureProfile(
 
     const evaluations = new EvaluationLog(evaluationsDir);
     for (let seq = 1; seq <= options.jobs; seq++) {
-      client.hook('pre-tool-use', { chaos: { agent: 'cost', seq, slow_ms: slowMs } }).catch(() => undefined);
+      client.hook('pre-tool-use', chaosContext({ agent: 'cost', seq, slow_ms: slowMs })).catch(() => undefined);
     }
     const started = await until(async () => {
       await evaluations.refresh();

@@ -17,7 +17,7 @@
 import type { HookTrigger } from '@ahp/protocol';
 import { distribution, type Distribution } from './stats.js';
 
-/** What an agent stamps on a hook: `context.chaos = { agent, seq }`. */
+/** What an agent stamps on a hook: `context.extra.chaos = { agent, seq }`. */
 export interface HookStamp {
   readonly agent: string;
   readonly seq: number;

@@ -1,3 +1,4 @@
+import { parseHookContext } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WORKLOAD, FAIL_CLOSED_TRIGGER, FAIL_OPEN_TRIGGER, planHook } from './workload.js';
 
@@ -12,7 +13,8 @@ describe('planHook', () => {
   it('stamps the context and asks the test oracle only for what the trigger allows', () => {
     const plans = Array.from({ length: 2000 }, (_, i) => planHook(1, { agent: 'a', seq: i + 1 }, DEFAULT_WORKLOAD));
     for (const [i, plan] of plans.entries()) {
-      const chaos = (plan.context as { chaos: Record<string, unknown> }).chaos;
+      const chaos = (plan.context as { extra: { chaos: Record<string, unknown> } }).extra.chaos;
+      expect(parseHookContext(plan.trigger, plan.context).ok).toBe(true);
       expect(chaos['agent']).toBe('a');
       expect(chaos['seq']).toBe(i + 1);
       if (chaos['verdict'] === 'block') expect(plan.trigger).toBe(FAIL_CLOSED_TRIGGER);
@@ -26,6 +28,6 @@ describe('planHook', () => {
     }
     const share = (match: (p: (typeof plans)[number]) => boolean) => plans.filter(match).length / plans.length;
     expect(share((p) => p.trigger === FAIL_OPEN_TRIGGER)).toBeCloseTo(DEFAULT_WORKLOAD.failOpenShare, 1);
-    expect(share((p) => 'slow_ms' in (p.context as { chaos: object }).chaos)).toBeCloseTo(DEFAULT_WORKLOAD.slowShare, 1);
+    expect(share((p) => 'slow_ms' in (p.context as { extra: { chaos: object } }).extra.chaos)).toBeCloseTo(DEFAULT_WORKLOAD.slowShare, 1);
   });
 });

@@ -53,7 +53,7 @@ export const DEFAULT_WORKLOAD: WorkloadOptions = Object.freeze({
 /** One hook to send. */
 export interface HookPlan {
   readonly trigger: HookTrigger;
-  /** The hook's context: `chaos` carries the stamp and the instructions for the test oracle. */
+  /** The hook's context: `extra.chaos` carries the stamp and the instructions for the test oracle. */
   readonly context: JsonObject;
   /** What the decision says when oracles decide. */
   readonly allowedByOracles: boolean;
@@ -61,6 +61,15 @@ export interface HookPlan {
   readonly allowedByPolicy: boolean;
   /** Pause after this hook settled, before the lane sends its next one. */
   readonly thinkMs: number;
+}
+
+/**
+ * A tool-hook context carrying the chaos stamp: a harmless, unique tool call (so the typed context
+ * of docs/protocol.md holds and no breaker sees identical calls) with the stamp and the test
+ * oracle's instructions under `extra.chaos`, the agent's free-form area.
+ */
+export function chaosContext(chaos: JsonObject): JsonObject {
+  return { tool: { name: 'chaos-probe', input: { agent: chaos['agent'] ?? null, seq: chaos['seq'] ?? null } }, extra: { chaos } };
 }
 
 /** A stable 32-bit hash of the stamp, mixed into the seed. */
@@ -80,9 +89,7 @@ export function planHook(seed: Seed, stamp: HookStamp, options: WorkloadOptions)
   const thinkMs = rng.int(options.thinkMs);
   return {
     trigger,
-    context: {
-      chaos: { agent: stamp.agent, seq: stamp.seq, ...(slowMs > 0 ? { slow_ms: slowMs } : {}), ...(block ? { verdict: 'block' } : {}) },
-    },
+    context: chaosContext({ agent: stamp.agent, seq: stamp.seq, ...(slowMs > 0 ? { slow_ms: slowMs } : {}), ...(block ? { verdict: 'block' } : {}) }),
     allowedByOracles: !block,
     allowedByPolicy: defaultFailurePolicy(trigger) === 'fail_open',
     thinkMs,

@@ -38,7 +38,7 @@ const OPERATOR_HELP = `${GATEWAY_HELP}
 
 The operator token is read from $AHP_OPERATOR_TOKEN (see docs/operator-api.md for the roles).`;
 
-const TOKEN_OPTIONS: OptionSpec = { name: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' }, file: { type: 'string' } };
+const TOKEN_OPTIONS: OptionSpec = { name: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' }, environment: { type: 'string' }, file: { type: 'string' } };
 const OPERATOR_TOKEN_OPTIONS: OptionSpec = { name: { type: 'string' }, role: { type: 'string' }, file: { type: 'string' }, teams: { type: 'string' }, 'request-types': { type: 'string' } };
 
 const COMMANDS: Record<string, Record<string, Command>> = {
@@ -219,7 +219,9 @@ Options:
   --file PATH      the gateway's AHP_AGENT_TOKENS_FILE (created when missing)
   --name NAME      display name (required)
   --team ID        team of the agent
-  --role ROLE      lead | teammate`,
+  --role ROLE      lead | teammate
+  --environment ID the environment the agent works in (e.g. production); rules read it as
+                   env and agent.environment, and the agent cannot change it`,
       // Loaded on use: @ahp/stack is only needed here, and every other command would pay for its import.
       run: async ([id = ''], values, io) => (await import('./token-commands.js')).tokensAgent(id, values as TokenValues, io),
     },

@@ -14,6 +14,7 @@ export interface TokenValues extends GlobalValues {
   name?: string | undefined;
   team?: string | undefined;
   role?: string | undefined;
+  environment?: string | undefined;
   file?: string | undefined;
   /** Operators: comma-separated teams the token is scoped to. */
   teams?: string | undefined;
@@ -89,7 +90,14 @@ export async function tokensAgent(id: string, values: TokenValues, io: CliIo): P
   const current = AgentTokensFileSchema.safeParse(await readJson(file, { agents: [] }));
   if (!current.success) throw issues(file, current.error);
   const token = mintToken();
-  const entry = { id, name, ...(values.team === undefined ? {} : { team: values.team }), ...(values.role === undefined ? {} : { role: values.role }), token_sha256: tokenDigest(token) };
+  const entry = {
+    id,
+    name,
+    ...(values.team === undefined ? {} : { team: values.team }),
+    ...(values.role === undefined ? {} : { role: values.role }),
+    ...(values.environment === undefined ? {} : { environment: values.environment }),
+    token_sha256: tokenDigest(token),
+  };
   const next = AgentTokensFileSchema.safeParse({ agents: [...current.data.agents, entry] });
   if (!next.success) throw issues(file, next.error);
   await replaceFile(file, next.data);

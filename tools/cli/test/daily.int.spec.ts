@@ -174,14 +174,14 @@ describe('ahp tokens', () => {
 
   it('adds agents to a tokens file the gateway accepts, printing each token once', async () => {
     const file = join(dir, 'agents.json');
-    const first = await ahp(['tokens', 'agent', 'alice', '--name', 'Alice', '--team', 'red', '--role', 'lead', '--file', file]);
+    const first = await ahp(['tokens', 'agent', 'alice', '--name', 'Alice', '--team', 'red', '--role', 'lead', '--environment', 'production', '--file', file]);
     expect(first.code).toBe(0);
     expect(first.stderr).toContain('SIGHUP');
     const second = await ahp(['tokens', 'agent', 'bob', '--name', 'Bob', '--file', file, '--json']);
     const { token } = JSON.parse(second.stdout) as { token: string };
     const saved = AgentTokensFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
     expect(saved.agents).toEqual([
-      { id: 'alice', name: 'Alice', team: 'red', role: 'lead', token_sha256: sha256(first.stdout.trim()) },
+      { id: 'alice', name: 'Alice', team: 'red', role: 'lead', environment: 'production', token_sha256: sha256(first.stdout.trim()) },
       { id: 'bob', name: 'Bob', token_sha256: sha256(token) },
     ]);
     const again = await ahp(['tokens', 'agent', 'bob', '--name', 'Bob', '--file', file]);

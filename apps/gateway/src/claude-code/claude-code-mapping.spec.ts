@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { aggregateSignals, failurePolicyDecision, type ClaudeCodeHookInput, type Signal } from '@ahp/protocol';
+import { aggregateSignals, failurePolicyDecision, parseHookContext, type ClaudeCodeHookInput, type Signal } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { applyModifications, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
+import { CLAUDE_CODE_TRIGGERS, applyModifications, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
 
 const HOOK_ID = randomUUID();
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -99,5 +99,25 @@ describe('refusedOutput', () => {
 
   it('blocks with decision "block" when the event is unknown (Claude Code reads it as deny for PreToolUse)', () => {
     expect(refusedOutput(undefined, limited)).toEqual({ decision: 'block', reason });
+  });
+});
+
+describe('hookContext', () => {
+  it('produces, for every Claude Code event, a context its trigger accepts (docs/protocol.md, "Hook contexts")', () => {
+    const base = { session_id: 's1', transcript_path: '/t.jsonl', cwd: '/app', permission_mode: 'default' };
+    const inputs: ClaudeCodeHookInput[] = [
+      PRE,
+      { ...base, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'make' }, tool_response: { stdout: 'ok', exitCode: 0 } },
+      { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'fix the build' },
+      { ...base, hook_event_name: 'Stop', stop_hook_active: false },
+      { ...base, hook_event_name: 'SubagentStop', stop_hook_active: true },
+      { ...base, hook_event_name: 'SessionStart', source: 'startup' },
+      { ...base, hook_event_name: 'SessionEnd', reason: 'exit' },
+      { ...base, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' },
+    ] as ClaudeCodeHookInput[];
+    for (const input of inputs) {
+      const result = parseHookContext(CLAUDE_CODE_TRIGGERS[input.hook_event_name], hookContext(input));
+      expect(result.ok ? 'ok' : result.error.message, input.hook_event_name).toBe('ok');
+    }
   });
 });

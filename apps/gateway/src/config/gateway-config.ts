@@ -226,7 +226,7 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
   AHP_AGENT_TOKENS_FILE: {
     required: true,
     default: undefined,
-    description: 'JSON file {"agents":[{id,name,team?,role?,token_sha256,revoked?}]}; re-read on SIGHUP.',
+    description: 'JSON file {"agents":[{id,name,team?,role?,environment?,token_sha256,revoked?}]}; re-read on SIGHUP.',
   },
   AHP_OPERATOR_TOKENS_FILE: {
     required: false,

@@ -19,6 +19,7 @@ import { DrainState } from '../lifecycle/drain-state.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
+import { checkHookContext } from './hook-context-validation.js';
 
 /** A hook this gateway waits a decision for, and the socket that asked. */
 interface PendingHook {
@@ -106,6 +107,13 @@ export class HooksService implements OnModuleDestroy {
     const hookId = frame.id;
     if (this.drain.draining) {
       connection.sendError(hookId, makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; reconnect and re-send the hook', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    // Before anything is recorded: a context the rules would misread is never evaluated.
+    const checked = checkHookContext(frame.trigger, frame.context);
+    if (!checked.ok) {
+      this.log.info({ agentId: connection.agentId, correlationId: hookId, trigger: frame.trigger, code: checked.error.code }, 'hook refused: invalid context');
+      connection.sendError(hookId, checked.error);
       return;
     }
     let sessionId: string | null;
@@ -211,6 +219,11 @@ export class HooksService implements OnModuleDestroy {
     const { agent, sessionId, trigger } = input;
     const fields = { agentId: agent.id, sessionId, correlationId: hookId, trigger, via: 'http' };
     if (this.drain.draining) return this.policyDecision(hookId, trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down');
+    const checked = checkHookContext(trigger, input.context);
+    if (!checked.ok) {
+      this.log.warn({ ...fields, code: checked.error.code }, 'hook refused: invalid context');
+      return this.policyDecision(hookId, trigger, checked.error.code, checked.error.message, 'fail_closed');
+    }
     const deadlineAt = now + Math.min(input.deadlineMs, hookDeadlineFor(this.config, trigger));
     let outcome: Awaited<ReturnType<HookStore['open']>>;
     try {
@@ -436,9 +449,9 @@ export class HooksService implements OnModuleDestroy {
   }
 }
 
-/** The tool a hook names, for the fleet view and metrics: `context.tool` as a string, or `context.tool.name` (both shapes are in use). */
+/** The tool a hook names, for the fleet view and metrics: `context.tool.name` (a checked context has it at the tool triggers). */
 function toolName(context: JsonObject): string | undefined {
   const tool = context['tool'];
-  const name = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? (tool as JsonObject)['name'] : tool;
+  const name = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? (tool as JsonObject)['name'] : undefined;
   return typeof name === 'string' && name.length > 0 ? name.slice(0, 200) : undefined;
 }

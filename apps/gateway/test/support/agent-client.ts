@@ -139,7 +139,7 @@ export class AgentClient {
   hook(trigger: string, extra: Record<string, unknown> = {}): { id: string; reply: Promise<ServerFrame> } {
     const id = (extra['id'] as string | undefined) ?? randomUUID();
     const reply = this.reply(id);
-    this.send({ type: 'hook', id, trigger, context: { tool: 'Bash', input: { command: 'ls' } }, ...extra });
+    this.send({ type: 'hook', id, trigger, context: validContext(trigger), ...extra });
     return { id, reply };
   }
 
@@ -157,4 +157,11 @@ export class AgentClient {
     this.ws.close(1000);
     await this.closed;
   }
+}
+
+/** A context that fits `trigger`'s schema (docs/protocol.md, "Hook contexts"): a harmless tool call, a prompt, or nothing. */
+export function validContext(trigger: string): Record<string, unknown> {
+  if (trigger === 'pre-tool-use' || trigger === 'post-tool-use') return { tool: { name: 'Bash', input: { command: 'ls' } } };
+  if (trigger === 'user-prompt-submit') return { prompt: 'hello' };
+  return {};
 }

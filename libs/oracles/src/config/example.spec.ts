@@ -112,7 +112,7 @@ describe('.ahp/hooks.yaml', () => {
 
   it('is stricter in production and laxer for the platform team (§5.2)', async () => {
     const twelve = { changed_count: 12 };
-    expect((await session()('pre-issue-submit', { environment: 'production', checklist: checklist(false), files: twelve, ...passing })).intensity).toBe(
+    expect((await session({ agent: { ...AGENT, environment: 'production' } })('pre-issue-submit', { checklist: checklist(false), files: twelve, ...passing })).intensity).toBe(
       'block',
     );
     expect((await session()('pre-issue-submit', { checklist: checklist(false), files: twelve, ...passing })).intensity).toBe(null);
@@ -121,12 +121,18 @@ describe('.ahp/hooks.yaml', () => {
   });
 
   it('test-gate: failing tests block by name; low coverage prompts, and blocks in production', async () => {
-    const failing = await session()('pre-issue-submit', { checklist: checklist(false), tests: { failed: ['login.spec.ts'] } });
+    const failing = await session()('pre-issue-submit', { checklist: checklist(false), files: { changed_count: 3 }, tests: { failed: ['login.spec.ts'] } });
     expect(failing.signals[0]!.header.source).toBe('test-gate');
     expect(failing.signals[0]!.payload).toMatchObject({ reason: '测试未通过', resolution_path: ['修复失败的测试: login.spec.ts'] });
-    const low = { checklist: checklist(false), tests: { failed: [] }, coverage: { current: 72 } };
+    const low = { checklist: checklist(false), files: { changed_count: 3 }, tests: { failed: [] }, coverage: { current: 72 } };
     expect((await session()('pre-issue-submit', low)).warnings).toEqual(['覆盖率低于阈值（72 < 80）']);
-    expect((await session()('pre-issue-submit', { ...low, environment: 'production' })).intensity).toBe('block');
+    expect((await session({ agent: { ...AGENT, environment: 'production' } })('pre-issue-submit', low)).intensity).toBe('block');
+  });
+
+  it("fails closed when a gate's fact is missing: a submit that does not say how many files changed is not waved through", async () => {
+    const decision = await session()('pre-issue-submit', { checklist: checklist(false), ...passing });
+    expect(decision).toMatchObject({ allowed: false, decided_by: 'failure_policy', error: { code: 'E_INVALID_CONTEXT' } });
+    expect(decision.error?.message).toContain('context.files.changed_count');
   });
 
   it('guards tool calls like the built-in defaults', async () => {

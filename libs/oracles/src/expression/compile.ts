@@ -20,6 +20,13 @@ export interface ExpressionScope {
   readonly context: Value;
   /** Reserved names, which the context cannot shadow. */
   readonly vars: Readonly<Record<ReservedName, Value>>;
+  /**
+   * When given, every context path the evaluation read and did not find (`tool.input.command`) is
+   * appended here — except inside `exists()` and the first argument of `default()`, which are how
+   * an expression says "absent is expected". Paths under `agent`, `params`, `env` and `trigger`
+   * are not context and are never reported. The rule engine uses this to fail closed.
+   */
+  readonly missing?: string[];
 }
 
 /** Names that do not read the context: `agent` (from the token), `trigger`, `env`, `params`, and `context` itself. */
@@ -61,7 +68,47 @@ export function compileExpression(source: string): CompiledExpression {
   });
 }
 
-function compileNode(node: Node): Evaluator {
+/**
+ * The text of a field path rooted in the hook's context (`tool.input.command`,
+ * `context.files.changed_count`), or undefined when `node` is not such a path (a reserved name, a
+ * computed index, a call).
+ */
+function contextPath(node: Node): string | undefined {
+  switch (node.type) {
+    case 'var':
+      return RESERVED.has(node.name) && node.name !== 'context' ? undefined : node.name;
+    case 'member': {
+      const base = contextPath(node.object);
+      return base === undefined ? undefined : `${base}.${node.key}`;
+    }
+    case 'index': {
+      const base = contextPath(node.object);
+      return base === undefined ? undefined : `${base}[…]`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** `evaluator`, reporting `path` to `scope.missing` when the value it reads is absent. */
+function reporting(evaluator: Evaluator, path: string | undefined): Evaluator {
+  if (path === undefined || path === 'context') return evaluator;
+  return (scope) => {
+    const value = evaluator(scope);
+    if (value === undefined && scope.missing !== undefined && scope.missing.length < 16) scope.missing.push(path);
+    return value;
+  };
+}
+
+/**
+ * Compiles `node`. A field path (variable, member, index) reports itself as missing when
+ * `report` is true; its own object is compiled quietly, so `tool.input.command` is reported once,
+ * as the whole path, not as each prefix.
+ */
+function compileNode(node: Node, report = true): Evaluator {
+  if (report && (node.type === 'var' || node.type === 'member' || node.type === 'index')) {
+    return reporting(compileNode(node, false), contextPath(node));
+  }
   switch (node.type) {
     case 'literal': {
       const value = node.value;
@@ -70,19 +117,19 @@ function compileNode(node: Node): Evaluator {
     case 'regex':
       throw new ExpressionError('a regular expression can only be the right side of "matches"', node.start);
     case 'list': {
-      const items = node.items.map(compileNode);
+      const items = node.items.map((item) => compileNode(item));
       return (scope) => Object.freeze(items.map((item) => nullIfMissing(item(scope))));
     }
     case 'var':
       return compileVar(node.name, node.start);
     case 'member': {
       checkKey(node.key, node.keyStart);
-      const object = compileNode(node.object);
+      const object = compileNode(node.object, false);
       const key = node.key;
       return (scope) => member(object(scope), key);
     }
     case 'index': {
-      const object = compileNode(node.object);
+      const object = compileNode(node.object, false);
       const index = compileNode(node.index);
       return (scope) => member(object(scope), index(scope));
     }
@@ -93,7 +140,7 @@ function compileNode(node: Node): Evaluator {
       return (scope) => !truthy(operand(scope));
     }
     case 'logical': {
-      const operands = node.operands.map(compileNode);
+      const operands = node.operands.map((operand) => compileNode(operand));
       if (node.op === 'and') return (scope) => operands.every((operand) => truthy(operand(scope)));
       return (scope) => operands.some((operand) => truthy(operand(scope)));
     }
@@ -206,10 +253,11 @@ function compileCall(node: Extract<Node, { type: 'call' }>): Evaluator {
     if (target.type !== 'var' && target.type !== 'member' && target.type !== 'index') {
       throw new ExpressionError('exists() takes a field path, e.g. exists(coverage.threshold)', target.start);
     }
-    const path = compileNode(target);
+    const path = compileNode(target, false);
     return (scope) => path(scope) !== undefined;
   }
-  const args = node.args.map(compileNode);
+  // default(value, fallback): an absent value is expected there, so it is not reported.
+  const args = node.args.map((arg, index) => compileNode(arg, !(node.name === 'default' && index === 0)));
   const missing: Evaluator = () => undefined;
   const first = args[0] ?? missing;
   switch (node.name) {

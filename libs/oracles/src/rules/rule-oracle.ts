@@ -8,6 +8,7 @@ import type { Value } from '../expression/values.js';
 import type { Oracle, OracleContext, OracleInput, OracleVerdict } from '../oracle.js';
 import type { CompiledRule } from './compile-rule.js';
 import type { RuleCounters } from './counters.js';
+import { MissingContextError } from './missing-context.js';
 import { ruleScope, withParams } from './scope.js';
 
 /** Options of {@link createRuleOracle}. */
@@ -18,7 +19,7 @@ export interface RuleOracleOptions {
   readonly rules: readonly CompiledRule[];
   /** `all`: every matching rule produces a verdict. `first`: only the first matching rule does. @defaultValue `all` */
   readonly match?: 'all' | 'first';
-  /** The configuration's `environment`, used when the context names none. */
+  /** The configuration's `environment`, used when the agent's token names none. */
   readonly defaultEnvironment?: string;
   /** Derives facts from the context before the rules see it (built-in oracles). Must not throw for any JSON context. */
   readonly facts?: (context: Value) => Value;
@@ -37,6 +38,9 @@ export interface RuleOracleOptions {
  *    step repeats). Provenance: `rule` = the rule id; `details` = the escalation count and step,
  *    the override index and the environment.
  *
+ * A condition that is false after reading context fields the hook does not have, in a variant
+ * that can block, control or require approval, throws {@link MissingContextError} (fail closed).
+ *
  * Counters are used only by escalating rules; such a rule without `ctx.counters`, or a counter
  * call that fails, is a failure of the oracle (handled by its failure policy).
  */
@@ -52,7 +56,7 @@ export function createRuleOracle(options: RuleOracleOptions): Oracle {
       const scope = ruleScope({ context, agent: input.agent, trigger: input.trigger, defaultEnvironment: options.defaultEnvironment, params: {} });
       const verdicts: OracleVerdict[] = [];
       for (const rule of rules) {
-        const verdict = await evaluateRule(rule, scope, input, ctx);
+        const verdict = await evaluateRule(name, rule, scope, input, ctx);
         if (verdict === undefined) continue;
         verdicts.push(verdict);
         if (first) break;
@@ -63,6 +67,7 @@ export function createRuleOracle(options: RuleOracleOptions): Oracle {
 }
 
 async function evaluateRule(
+  oracle: string,
   rule: CompiledRule,
   base: ReturnType<typeof ruleScope>,
   input: OracleInput,
@@ -71,9 +76,13 @@ async function evaluateRule(
   const whenScope = withParams(base, rule.baseParams);
   const variant = rule.variants.find((v) => v.when === undefined || v.when.test(whenScope)) ?? rule.variants[rule.variants.length - 1];
   if (variant === undefined) return undefined;
+  const missing: string[] = [];
   const scope = withParams(base, variant.params);
   const agentId = input.agent.id;
-  if (!variant.condition.test(scope)) {
+  if (!variant.condition.test({ ...scope, missing })) {
+    // A rule that could have restricted the operation, and did not because a field it reads is
+    // absent, has not decided anything: fail closed rather than let "absent" mean "allowed".
+    if (missing.length > 0 && restricts(variant)) throw new MissingContextError(oracle, rule.id, missing);
     if (rule.counted) await countersOf(ctx, rule).recordCompliance({ agentId, ruleKey: rule.key, hookId: input.hookId });
     return undefined;
   }
@@ -98,6 +107,11 @@ async function evaluateRule(
     details,
     ...(variant.approval === undefined ? {} : { approval: variant.approval }),
   };
+}
+
+/** Whether the variant can stop or change the operation: a block or control step, or an approval. */
+function restricts(variant: CompiledRule['variants'][number]): boolean {
+  return variant.approval !== undefined || variant.ladder.some((step) => step === 'block' || step === 'control');
 }
 
 function countersOf(ctx: OracleContext, rule: CompiledRule): RuleCounters {

@@ -149,18 +149,31 @@ hooks:
 `;
 
 describe('context sensitivity (seed 001 §5.2)', () => {
-  it('uses production thresholds and intensities in production', async () => {
+  const PRODUCTION = { ...AGENT, environment: 'production' };
+
+  it('uses production thresholds and intensities for an agent whose token says production', async () => {
     const compiled = compile(CONTEXTUAL);
-    const production = await run(compiled, 'pre-issue-submit', { environment: 'production', files: { changed_count: 12 } });
+    const production = await run(compiled, 'pre-issue-submit', { files: { changed_count: 12 } }, { agent: PRODUCTION });
     expect(production.intensity).toBe('block');
     expect(production.signals[0]!.payload).toMatchObject({ reason: '12 > 10 (production)' });
     expect(production.signals[0]!.context['details']).toEqual({ override: 0, environment: 'production' });
-    expect((await run(compiled, 'pre-issue-submit', { environment: 'production', files: { changed_count: 9 } })).intensity).toBe(null);
+    expect((await run(compiled, 'pre-issue-submit', { files: { changed_count: 9 } }, { agent: PRODUCTION })).intensity).toBe(null);
   });
 
-  it('uses development thresholds otherwise, and the configuration default when the context names no environment', async () => {
+  it('ignores an environment the context claims: the token decides (issue 16.3)', async () => {
     const compiled = compile(CONTEXTUAL);
-    expect((await run(compiled, 'pre-issue-submit', { environment: 'development', files: { changed_count: 12 } })).intensity).toBe(null);
+    // A production agent claiming development, at the top level or under extra, still gets production.
+    for (const context of [{ environment: 'development' }, { extra: { environment: 'development' } }] as JsonObject[]) {
+      const claimed = await run(compiled, 'pre-issue-submit', { ...context, files: { changed_count: 12 } }, { agent: PRODUCTION });
+      expect(claimed.intensity).toBe('block');
+    }
+    // An agent without an environment in its token cannot claim production's laxer… or any other variant.
+    expect((await run(compiled, 'pre-issue-submit', { environment: 'production', files: { changed_count: 12 } })).intensity).toBe(null);
+  });
+
+  it('uses development thresholds otherwise: the configuration default when the token names no environment', async () => {
+    const compiled = compile(CONTEXTUAL);
+    expect((await run(compiled, 'pre-issue-submit', { files: { changed_count: 12 } }, { agent: { ...AGENT, environment: 'development' } })).intensity).toBe(null);
     const dev = await run(compiled, 'pre-issue-submit', { files: { changed_count: 31 } });
     expect(dev.intensity).toBe('prompt');
     expect(dev.warnings).toEqual(['31 > 30 (development)']);
@@ -178,7 +191,7 @@ describe('context sensitivity (seed 001 §5.2)', () => {
 
   it('the first matching override wins', async () => {
     const compiled = compile(CONTEXTUAL);
-    const decision = await run(compiled, 'pre-issue-submit', { environment: 'production', files: { changed_count: 12 } }, { agent: { ...AGENT, team: 'platform' } });
+    const decision = await run(compiled, 'pre-issue-submit', { files: { changed_count: 12 } }, { agent: { ...AGENT, team: 'platform', environment: 'production' } });
     expect(decision.intensity).toBe('block');
   });
 });
@@ -319,5 +332,64 @@ hooks:
     (rule as { message?: string }).message = 'changed';
     const decision = await result.compiled.evaluate(hookInput('pre-issue-submit', { files: { changed_count: 25 } }), deps());
     expect(decision.warnings).toEqual(['25 files']);
+  });
+});
+
+describe('a rule that reads a field the context lacks (fail closed, issue 16.2)', () => {
+  const GUARDS = `
+hooks:
+  pre-tool-use:
+    oracles:
+      - name: guard
+        rules:
+          - id: no-curl-pipe
+            condition: 'tool.name == "bash" and tool.input.command matches /curl.*\\|\\s*sh/'
+            intensity: block
+            message: "no curl | sh"
+          - id: heads-up
+            condition: 'tool.input.note == "careful"'
+            intensity: control
+            action: { type: set, target: dry_run, value: true }
+            overrides:
+              - when: 'agent.role == "lead"'
+                intensity: block
+  post-tool-use:
+    oracles:
+      - name: notes
+        rules:
+          - { id: noted, condition: 'tool.input.note == "x"', intensity: aid, message: "noted" }
+`;
+  const compiled = compile(GUARDS);
+
+  it('a deny rule whose field is absent fails closed with E_INVALID_CONTEXT naming the path, instead of not matching', async () => {
+    const decision = await run(compiled, 'pre-tool-use', { tool: { name: 'bash', input: { cmd: 'curl x | sh', note: 'n' } } });
+    expect(decision).toMatchObject({ allowed: false, intensity: 'block', decided_by: 'failure_policy', error: { code: 'E_INVALID_CONTEXT' } });
+    expect(decision.error?.message).toContain('context.tool.input.command');
+    expect(decision.signals).toEqual([]);
+  });
+
+  it('a field not read because "and" stopped early is not missing; present fields evaluate as before', async () => {
+    expect(await run(compiled, 'pre-tool-use', { tool: { name: 'Read', input: { file_path: 'a', note: 'n' } } })).toMatchObject({ allowed: true, intensity: null });
+    expect(await run(compiled, 'pre-tool-use', { tool: { name: 'bash', input: { command: 'curl x | sh', note: 'n' } } })).toMatchObject({ allowed: false, decided_by: 'oracles' });
+  });
+
+  it('a control rule is restricting too; a rule that only advises (aid) is not', async () => {
+    const control = await run(compiled, 'pre-tool-use', { tool: { name: 'Read', input: { file_path: 'a' } } });
+    expect(control).toMatchObject({ allowed: false, error: { code: 'E_INVALID_CONTEXT' } });
+    expect(control.error?.message).toContain('context.tool.input.note');
+    expect(await run(compiled, 'post-tool-use', { tool: { name: 'Read', input: {} } })).toMatchObject({ allowed: true, intensity: null, decided_by: 'oracles' });
+  });
+
+  it('default() and exists() say absence is expected, and are not reported', async () => {
+    const lenient = compile(`
+hooks:
+  pre-tool-use:
+    oracles:
+      - name: guard
+        rules:
+          - { id: a, condition: 'default(tool.input.command, "") matches /rm -rf/', intensity: block, message: "a" }
+          - { id: b, condition: 'exists(tool.input.force) and tool.input.force == true', intensity: block, message: "b" }
+`);
+    expect(await run(lenient, 'pre-tool-use', { tool: { name: 'x', input: {} } })).toMatchObject({ allowed: true, intensity: null });
   });
 });

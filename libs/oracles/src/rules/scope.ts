@@ -3,7 +3,6 @@
  */
 import type { AgentIdentity, HookTrigger, JsonObject } from '@ahp/protocol';
 import type { ExpressionScope } from '../expression/compile.js';
-import { member } from '../expression/values.js';
 import type { Value } from '../expression/values.js';
 
 /** What a rule's expressions are evaluated against. */
@@ -12,19 +11,18 @@ export interface RuleScopeInput {
   readonly context: Value;
   readonly agent: Readonly<AgentIdentity>;
   readonly trigger: HookTrigger;
-  /** The configuration's `environment`, used when the context names none. */
+  /** The configuration's `environment`, used when the agent's token names none. */
   readonly defaultEnvironment: string | undefined;
   readonly params: Readonly<JsonObject>;
 }
 
 /**
- * The environment of a hook: `context.environment` when it is a non-empty string, else the
- * configuration's default, else `null`.
+ * The environment of a hook: the agent's, from its token (`agent.environment`), else the
+ * configuration's default, else `null`. Never the context: an agent must not pick how strict its
+ * own rules are (a context with a top-level `environment` is refused at the gateway).
  */
-export function environmentOf(context: Value, defaultEnvironment: string | undefined): string | null {
-  const given = member(context, 'environment');
-  if (typeof given === 'string' && given.length > 0) return given;
-  return defaultEnvironment ?? null;
+export function environmentOf(agent: Readonly<AgentIdentity>, defaultEnvironment: string | undefined): string | null {
+  return agent.environment ?? defaultEnvironment ?? null;
 }
 
 /** Builds the scope: the context at the top level, and the reserved names `agent`, `trigger`, `env`, `params`, `context`. */
@@ -32,12 +30,14 @@ export function ruleScope(input: RuleScopeInput): ExpressionScope {
   const agent: Record<string, Value> = { id: input.agent.id, name: input.agent.name };
   if (input.agent.team !== undefined) agent['team'] = input.agent.team;
   if (input.agent.role !== undefined) agent['role'] = input.agent.role;
+  const env = environmentOf(input.agent, input.defaultEnvironment);
+  if (env !== null) agent['environment'] = env;
   return {
     context: input.context,
     vars: {
       agent,
       trigger: input.trigger,
-      env: environmentOf(input.context, input.defaultEnvironment),
+      env,
       params: input.params as Value,
       context: input.context,
     },

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { defaultOracles, evaluateHook } from '@ahp/oracles';
-import { HookFrameSchema } from '@ahp/protocol';
+import { HookFrameSchema, parseHookContext } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { BENCH_TRIGGER, TARGET_CONTEXT_BYTES, byteLength, hookEvent } from './hook-events.js';
 
 describe('benchmark hook events', () => {
-  it('are about 1 KB each and valid hook frames', () => {
+  it('are about 1 KB each, valid hook frames, and typed pre-tool-use contexts the gateway accepts', () => {
     for (let index = 0; index < 200; index += 1) {
       const { context } = hookEvent(index);
       expect(byteLength(context)).toBe(TARGET_CONTEXT_BYTES);
       expect(HookFrameSchema.safeParse({ type: 'hook', id: randomUUID(), trigger: BENCH_TRIGGER, context }).success).toBe(true);
+      expect(parseHookContext(BENCH_TRIGGER, context)).toMatchObject({ ok: true });
     }
   });
 

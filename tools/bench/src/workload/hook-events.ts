@@ -1,7 +1,7 @@
 /**
  * The workload: `pre-tool-use` hook contexts of about 1 KB, shaped like what a coding agent sends
- * before a tool call (tool and input, working directory, transcript path, git state, recent
- * files, an excerpt of the prompt). Every baseline and every product phase sends these same
+ * before a tool call (tool and input, working directory, and under `extra` the transcript path,
+ * git state, recent files, an excerpt of the prompt). Every baseline and every product phase sends these same
  * events, so the figures are comparable.
  *
  * The mix is fixed by the index: 90 % ordinary calls the default rules allow, 5 % `git push
@@ -61,9 +61,9 @@ export function hookEvent(index: number): HookEvent {
     const kind = ORDINARY[index % ORDINARY.length] as (typeof ORDINARY)[number];
     tool = { name: kind.tool, input: kind.input(index) };
   }
-  const context: JsonObject = {
-    tool,
-    cwd: '/home/dev/work/acme-billing',
+  // Typed as docs/protocol.md says: the rules read `tool` and `cwd`; what a coding agent adds of
+  // its own (session, model, git state, a prompt excerpt) goes under `extra`.
+  const extra: JsonObject = {
     permission_mode: 'default',
     transcript_path: `/home/dev/.agent/projects/acme-billing/session-${(index % 4096).toString(16).padStart(4, '0')}.jsonl`,
     model: 'frontier-coder-2025-10',
@@ -72,7 +72,8 @@ export function hookEvent(index: number): HookEvent {
     recent_files: ['src/invoices/rounding.ts', 'src/invoices/totals.ts', 'test/invoices/rounding.spec.ts', 'package.json'],
     env: { NODE_ENV: 'development', CI: 'false', LANG: 'en_US.UTF-8' },
   };
-  context['prompt_excerpt'] = filler(TARGET_CONTEXT_BYTES - byteLength(context) - ',"prompt_excerpt":""'.length);
+  const context: JsonObject = { tool, cwd: '/home/dev/work/acme-billing', extra };
+  extra['prompt_excerpt'] = filler(TARGET_CONTEXT_BYTES - byteLength(context) - ',"prompt_excerpt":""'.length);
   return { context, expected };
 }
 
