@@ -177,6 +177,7 @@ export {
 export type { CircuitBreakerCode, CircuitBreakerLimits, StopReason } from './circuit-breaker.js';
 export {
   ApprovalOnExpirySchema,
+  MAX_APPROVAL_RULES,
   PlanApprovalPayloadSchema,
   ProtocolResponseSchema,
   ProtocolStateSchema,
@@ -525,8 +526,11 @@ export {
   ToolGrantIdSchema,
   ToolGrantSchema,
   approvalRequirementOf,
+  approvalRuleOf,
+  approvalRulesOf,
   awaitingApproval,
   grantCovers,
+  openedByRule,
   presentedApproval,
   toolApprovalRequestId,
 } from './tool-approval.js';
