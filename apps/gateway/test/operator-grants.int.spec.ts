@@ -49,7 +49,7 @@ async function call(operator: string, method: 'GET' | 'POST' | 'DELETE', path: s
 
 /** A tool approval as a rule would open it through the worker, for `agent` in `session`. */
 async function opened(session: string, input = { command: `rm -rf build-${randomUUID().slice(0, 8)}` }): Promise<ProtocolState> {
-  const result = await approvals.open({ hookId: randomUUID(), call: { agentId: 'agent-1', sessionId: session, tool: 'bash', input }, deadlineMs: 60_000, onExpiry: 'reject', now: Date.now() });
+  const result = await approvals.open({ hookId: randomUUID(), call: { agentId: 'agent-1', sessionId: session, tool: 'bash', input }, deadlineMs: 60_000, onExpiry: 'reject', rules: ['pre-tool-use/risky/rm'], now: Date.now() });
   if (result.outcome === 'conflict') throw new Error('conflict');
   return result.state;
 }

@@ -86,11 +86,7 @@ export interface StoredToolApproval {
 /** The actor of the history entry that settled the request (its event is the final status). */
 export function settledByOf(state: ProtocolState, history: readonly RequestHistoryEntry[]): RequestActor | undefined {
   if (state.status === 'pending') return undefined;
-  for (let i = history.length - 1; i >= 0; i -= 1) {
-    const entry = history[i]!;
-    if (entry.event === state.status) return entry.actor;
-  }
-  return undefined;
+  return [...history].reverse().find((entry) => entry.event === state.status)?.actor;
 }
 
 function sortedRules(rules: readonly string[]): string[] {
