@@ -27,6 +27,9 @@ hooks:
           - id: kubectl-delete
             condition: 'tool.name == "bash" and tool.input.command matches /kubectl\\s+delete/'
             require_approval: { deadline: 10m, message: "{{ tool.input.command }} needs an operator" }
+          - id: dropdb
+            condition: 'tool.name == "bash" and tool.input.command matches /dropdb/'
+            require_approval: { deadline: 10m }
           - id: deploy
             condition: 'tool.name == "deploy"'
             require_approval: { deadline: 1s }
@@ -370,6 +373,17 @@ describe('approval adversaries: only the operators’ decision on the request th
     const { json } = await operatorCall(api[0]!, maria(), 'GET', `/grants?session=${sessionId}`);
     const stored = (json as { grants: unknown[] }).grants.map((g) => ToolGrantSchema.parse(g)).find((g) => g.grant_id === grantId);
     expect(stored).toMatchObject({ uses: usesAtRevoke, revoked_by: 'op-maria' });
+  });
+
+  it('a whole-tool grant given for what one rule asks does not let a call through another rule', async () => {
+    const mallory = await sdk('mallory');
+    const asked = waitingOn(await call(mallory, 'bash', { command: 'kubectl delete pod a' }));
+    const decided = await decide(asked, { approve: true, scope: 'session_tool' });
+    expect(decided.grant).toMatchObject({ scope: 'session_tool', rules: ['pre-tool-use/prod-guard/kubectl-delete'] });
+    const sameRule = await call(mallory, 'bash', { command: 'kubectl delete pod b' });
+    expect(sameRule.signals[0]).toMatchObject({ header: { type: 'approval-granted' } });
+    await expectRefused(await call(mallory, 'bash', { command: 'dropdb orders' }));
+    await expectRefused(await call(mallory, 'bash', { command: 'kubectl delete pod c && dropdb orders' }));
   });
 
   // Last: it changes the configuration every test above runs under.

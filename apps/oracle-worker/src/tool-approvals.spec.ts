@@ -152,7 +152,7 @@ class MemoryGrants implements Pick<ToolGrantStore, 'match'> {
   readonly grants: ToolGrant[] = [];
   async match(call: Parameters<ToolGrantStore['match']>[0], now: number): Promise<ToolGrant | null> {
     const at = new Date(now).toISOString();
-    return this.grants.find((g) => grantCovers(g, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest }, at)) ?? null;
+    return this.grants.find((g) => grantCovers(g, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest, rules: call.rules }, at)) ?? null;
   }
 }
 
@@ -459,6 +459,7 @@ describe('session grants', () => {
       scope: 'session',
       input_digest: toolInputDigest(RM.tool.input),
       request_id: 'req_earlier',
+      rules: ['pre-tool-use/risky-commands/destructive-shell'],
       granted_by: 'op-1',
       granted_at: new Date(T0).toISOString(),
       expires_at: new Date(T0 + 3_600_000).toISOString(),
@@ -473,6 +474,26 @@ describe('session grants', () => {
     expect(approvals.requests.size).toBe(0);
     grants.grants[0] = { ...grant, revoked_by: 'op-2', revoked_at: new Date(T0).toISOString() };
     expect(awaitingApproval((await hook(RM)).decision)).toBeDefined();
+  });
+
+  it('a grant given for one rule does not cover a call another rule asks about', async () => {
+    const { hook, grants } = setup();
+    const deploy = { tool: { name: 'deploy', input: { env: 'staging' } } };
+    grants.grants.push({
+      grant_id: `grant_${'e'.repeat(32)}`,
+      agent: 'agent-1',
+      session_id: 'session-1',
+      tool: 'deploy',
+      scope: 'session_tool',
+      request_id: 'req_earlier',
+      rules: ['pre-tool-use/risky-commands/destructive-shell'],
+      granted_by: 'op-1',
+      granted_at: new Date(T0).toISOString(),
+      expires_at: new Date(T0 + 3_600_000).toISOString(),
+    });
+    const { decision } = await hook(deploy);
+    expect(decision.allowed).toBe(false);
+    expect(awaitingApproval(decision)).toBeDefined();
   });
 });
 

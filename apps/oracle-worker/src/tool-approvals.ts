@@ -279,7 +279,7 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       }
     }
     // 2. A session grant.
-    const grant = await grants.match({ agentId: call.agentId, sessionId: call.sessionId, tool: call.tool, inputDigest: digest }, deps.now());
+    const grant = await grants.match({ agentId: call.agentId, sessionId: call.sessionId, tool: call.tool, inputDigest: digest, rules: terms.rules }, deps.now());
     if (grant !== null) return byGrant(grant);
     // 3. A request an earlier hook opened for the identical call.
     const earlier = await approvals.findForCall(call);

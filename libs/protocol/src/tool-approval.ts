@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { BlockResolution } from './decision.js';
 import type { HookDecision } from './hook-decision.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TimestampSchema, boundedArray, type JsonObject } from './primitives.js';
-import { ApprovalOnExpirySchema, RequestIdSchema, type ProtocolState } from './request.js';
+import { ApprovalOnExpirySchema, MAX_APPROVAL_RULES, RequestIdSchema, type ProtocolState } from './request.js';
 import type { Signal } from './signal.js';
 
 /** Prefix of the id of a request a rule opened for a hook: `req_tool_<hook id>`. */
@@ -178,6 +178,12 @@ export const ToolGrantSchema = z
     /** The approved input, for people reading the grant (`scope: 'session'`). */
     input: JsonObjectSchema.optional(),
     request_id: RequestIdSchema,
+    /**
+     * The rules that asked for the approval the grant came from (its request's `rules`): the grant
+     * covers only calls no other rule asks about, so a grant given for what one rule asks never
+     * lets a call through another, stricter rule.
+     */
+    rules: boundedArray(ShortStringSchema, MAX_APPROVAL_RULES).optional(),
     granted_by: IdSchema,
     granted_at: TimestampSchema,
     expires_at: TimestampSchema,
@@ -203,10 +209,21 @@ export const ToolGrantSchema = z
   .meta({ id: 'ToolGrant', description: 'A session-wide tool approval: agent, session, tool, input pattern, who granted and revoked it.' });
 export type ToolGrant = z.infer<typeof ToolGrantSchema>;
 
-/** Whether `grant` allows a call of `tool` with input digest `digest` by `agent` in `session` at `now` (ISO 8601). */
-export function grantCovers(grant: ToolGrant, call: { agent: string; session_id: string; tool: string; input_digest: string }, now: string): boolean {
+/**
+ * Whether `grant` allows a call of `tool` with input digest `digest` by `agent` in `session` at
+ * `now` (ISO 8601), when the rules `rules` ask for approval of it: every one of them must be among
+ * the rules the grant was given for (a grant recorded before grants named their rules covers
+ * nothing).
+ */
+export function grantCovers(
+  grant: ToolGrant,
+  call: { agent: string; session_id: string; tool: string; input_digest: string; rules: readonly string[] },
+  now: string,
+): boolean {
   if (grant.revoked_at !== undefined || Date.parse(grant.expires_at) <= Date.parse(now)) return false;
   if (grant.agent !== call.agent || grant.session_id !== call.session_id || grant.tool !== call.tool) return false;
+  const given = grant.rules ?? [];
+  if (!call.rules.every((rule) => given.includes(rule))) return false;
   return grant.scope === 'session_tool' || grant.input_digest === call.input_digest;
 }
 

@@ -16,11 +16,12 @@
  *   that request is never consumed again either (consume-tool-approval).
  * - Every use is numbered in Redis (`uses`); a revoked grant's count is final and the revocation
  *   reports it, which orders every allowed call before or after the revocation.
- * - Only an approved tool approval a rule opened (`openedByRule`) can become a grant.
+ * - Only an approved tool approval a rule opened (`openedByRule`) can become a grant, and the grant
+ *   covers only calls that the rules which asked for that approval ask about (`grantCovers`).
  * - Every grant read back is parsed with the protocol's `ToolGrantSchema`.
  */
 import { createHash } from 'node:crypto';
-import { MAX_GRANT_LIST, ToolGrantSchema, grantCovers, openedByRule, type ApprovalScope, type ProtocolState, type ToolGrant } from '@ahp/protocol';
+import { MAX_GRANT_LIST, ToolGrantSchema, approvalRulesOf, grantCovers, openedByRule, type ApprovalScope, type ProtocolState, type ToolGrant } from '@ahp/protocol';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, parseStored, parseStoredJson, stringAt } from './lua.js';
@@ -63,6 +64,8 @@ export interface GrantCall {
   readonly sessionId: string;
   readonly tool: string;
   readonly inputDigest: string;
+  /** The rules asking for approval of the call (`approvalRuleOf`); a grant covers them only if it was given for all of them. */
+  readonly rules: readonly string[];
 }
 
 /** See the module comment. */
@@ -144,6 +147,7 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
         scope: input.scope,
         ...(input.scope === 'session' ? { input_digest: toolInputDigest(approved), input: approved } : {}),
         request_id: state.request_id,
+        rules: [...approvalRulesOf(state)],
         granted_by: input.grantedBy,
         granted_at: new Date(now).toISOString(),
       };
@@ -180,7 +184,7 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
       const at = new Date(now).toISOString();
       const covering = entries
         .flatMap((entry) => (entry.found === null ? [] : [entry.found.grant]))
-        .filter((grant) => grantCovers(grant, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest }, at))
+        .filter((grant) => grantCovers(grant, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest, rules: call.rules }, at))
         .sort((a, b) => (a.scope === b.scope ? Date.parse(a.granted_at) - Date.parse(b.granted_at) : a.scope === 'session' ? -1 : 1));
       // What was read above may be stale by now: the grant-use script decides, atomically with
       // any revocation. A covering grant it refuses hands the call to the next one.

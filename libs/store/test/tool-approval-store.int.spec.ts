@@ -267,6 +267,7 @@ describe('ToolGrantStore', () => {
     sessionId: overrides.sessionId ?? CALL.sessionId,
     tool: overrides.tool ?? CALL.tool,
     inputDigest: toolInputDigest(input),
+    rules: RULES,
   });
 
   it('records a grant once per request, with who, when and from which request', async () => {
@@ -282,6 +283,7 @@ describe('ToolGrantStore', () => {
       input_digest: toolInputDigest(CALL.input),
       input: CALL.input,
       request_id: state.request_id,
+      rules: RULES,
       granted_by: 'op-1',
       granted_at: new Date(G0 + 2000).toISOString(),
       expires_at: new Date(G0 + 2000 + TTL).toISOString(),
@@ -310,6 +312,15 @@ describe('ToolGrantStore', () => {
     expect((await grants.match(callOf({ command: 'rm -rf src' }), now))?.grant_id).toBe(wide.grant.grant_id);
     // An exact grant is preferred when both cover the call.
     expect((await grants.match(callOf(CALL.input as Record<string, string>), now))?.grant_id).toBe(exact.grant.grant_id);
+  });
+
+  it('covers only calls the rules that asked for its approval ask about', async () => {
+    const { grant } = await grants.grant({ state: await approved(), scope: 'session_tool', grantedBy: 'op-1', ttlMs: TTL, now: G0 });
+    expect(grant.rules).toEqual(RULES);
+    const call = callOf({ command: 'rm -rf src' });
+    expect((await grants.match(call, G0 + 1))?.grant_id).toBe(grant.grant_id);
+    expect(await grants.match({ ...call, rules: [...RULES, 'pre-tool-use/risky/prod'] }, G0 + 1)).toBeNull();
+    expect(await grants.match({ ...call, rules: ['pre-tool-use/risky/prod'] }, G0 + 1)).toBeNull();
   });
 
   it('binds a grant of a modified approval to the input the person approved', async () => {
