@@ -47,9 +47,11 @@ async function call(operator: string, method: 'GET' | 'POST' | 'DELETE', path: s
   return { status: response.status, json: await response.json() };
 }
 
+const RULES = ['pre-tool-use/risky/rm'];
+
 /** A tool approval as a rule would open it through the worker, for `agent` in `session`. */
 async function opened(session: string, input = { command: `rm -rf build-${randomUUID().slice(0, 8)}` }): Promise<ProtocolState> {
-  const result = await approvals.open({ hookId: randomUUID(), call: { agentId: 'agent-1', sessionId: session, tool: 'bash', input }, deadlineMs: 60_000, onExpiry: 'reject', now: Date.now() });
+  const result = await approvals.open({ hookId: randomUUID(), call: { agentId: 'agent-1', sessionId: session, tool: 'bash', input }, deadlineMs: 60_000, onExpiry: 'reject', rules: RULES, now: Date.now() });
   if (result.outcome === 'conflict') throw new Error('conflict');
   return result.state;
 }
@@ -68,7 +70,7 @@ describe('session grants in the operator API', () => {
     expect(again).toMatchObject({ outcome: 'already_decided', grant: { grant_id: grant!.grant_id } });
 
     if (request.type !== 'tool_approval') throw new Error('not a tool approval');
-    const call1 = { agentId: 'agent-1', sessionId: session, tool: 'bash', inputDigest: toolInputDigest(request.payload.input) };
+    const call1 = { agentId: 'agent-1', sessionId: session, tool: 'bash', inputDigest: toolInputDigest(request.payload.input), rules: RULES };
     expect((await grants.match(call1, Date.now()))?.grant_id).toBe(grant!.grant_id);
 
     const listed = await call('op-viv', 'GET', `/grants?session=${session}`);
@@ -82,6 +84,8 @@ describe('session grants in the operator API', () => {
     expect(revoked.status).toBe(200);
     expect(GrantRevokeResponseSchema.parse(revoked.json)).toMatchObject({ outcome: 'revoked', grant: { revoked_by: 'op-maria' } });
     expect(await grants.match(call1, Date.now())).toBeNull();
+    // The request the grant came from is marked too: no hook can consume it after the revocation.
+    expect(await approvals.consume(request.request_id, randomUUID())).toEqual({ outcome: 'revoked', grantId: grant!.grant_id });
     expect(GrantRevokeResponseSchema.parse((await call('op-maria', 'DELETE', `/grants/${grant!.grant_id}`)).json).outcome).toBe('already_revoked');
   });
 
@@ -91,7 +95,7 @@ describe('session grants in the operator API', () => {
     const { grant } = RequestDecisionResponseSchema.parse((await call('op-maria', 'POST', `/requests/${request.request_id}/decision`, { approve: true, scope: 'session_tool' })).json);
     expect(grant).toMatchObject({ scope: 'session_tool' });
     expect(grant).not.toHaveProperty('input_digest');
-    expect(await grants.match({ agentId: 'agent-1', sessionId: session, tool: 'bash', inputDigest: toolInputDigest({ command: 'anything' }) }, Date.now())).not.toBeNull();
+    expect(await grants.match({ agentId: 'agent-1', sessionId: session, tool: 'bash', inputDigest: toolInputDigest({ command: 'anything' }), rules: RULES }, Date.now())).not.toBeNull();
   });
 
   it('refuses a scope the request cannot take, and leaves it pending', async () => {

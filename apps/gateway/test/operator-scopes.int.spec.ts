@@ -155,6 +155,7 @@ describe('requests of another team', () => {
       call: { agentId: 'blue-1', sessionId: `s-${randomUUID()}`, tool: 'bash', input: { command: 'kubectl delete deployment api' } },
       deadlineMs: 60_000,
       onExpiry: 'reject',
+      rules: ['pre-tool-use/risky/kubectl'],
       now: Date.now(),
     });
     if (opened.outcome === 'conflict') throw new Error('conflict');
@@ -272,6 +273,7 @@ describe('grants of another team', () => {
       call: { agentId, sessionId: `s-${randomUUID()}`, tool: 'bash', input: { command: `make build-${randomUUID().slice(0, 6)}` } },
       deadlineMs: 60_000,
       onExpiry: 'reject',
+      rules: ['pre-tool-use/risky/kubectl'],
       now: Date.now(),
     });
     if (opened.outcome === 'conflict') throw new Error('conflict');

@@ -16,7 +16,7 @@ import {
   type ProtocolState,
   type ToolGrant,
 } from '@ahp/protocol';
-import type { HookStore, Logger, ToolApprovalStore, ToolGrantStore } from '@ahp/store';
+import type { HookStore, Logger, RequestActor, StoredToolApproval, ToolApprovalStore, ToolGrantStore } from '@ahp/store';
 import { approvalBindsTo, toolInputDigest } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';
@@ -58,6 +58,10 @@ class MemoryApprovals implements Pick<ToolApprovalStore, 'open' | 'findForCall' 
   readonly requests = new Map<string, ProtocolState>();
   readonly consumedBy = new Map<string, string>();
   readonly byCall = new Map<string, string>();
+  /** Who settled each request (the request history's last word). */
+  readonly settledBy = new Map<string, RequestActor>();
+  /** Requests whose session grant was revoked (grant-revoke's mark), by grant id. */
+  readonly revokedGrant = new Map<string, string>();
 
   async open(input: Parameters<ToolApprovalStore['open']>[0]): ReturnType<ToolApprovalStore['open']> {
     const id = toolApprovalRequestId(input.hookId);
@@ -79,6 +83,7 @@ class MemoryApprovals implements Pick<ToolApprovalStore, 'open' | 'findForCall' 
         on_expiry: input.onExpiry,
         ...(input.reason === undefined ? {} : { reason: input.reason }),
         ...(input.rule === undefined ? {} : { rule: input.rule }),
+        rules: [...input.rules].sort(),
       },
     });
     this.requests.set(id, state);
@@ -86,19 +91,27 @@ class MemoryApprovals implements Pick<ToolApprovalStore, 'open' | 'findForCall' 
     return { outcome: 'opened', state };
   }
 
-  async findForCall(call: Parameters<ToolApprovalStore['findForCall']>[0]): Promise<ProtocolState | null> {
+  async findForCall(call: Parameters<ToolApprovalStore['findForCall']>[0]): Promise<StoredToolApproval | null> {
     const id = this.byCall.get(this.callKey(call));
     const state = id === undefined ? undefined : this.requests.get(id);
-    return state !== undefined && approvalBindsTo(state, call) ? state : null;
+    return state !== undefined && approvalBindsTo(state, call) ? this.stored(state) : null;
   }
 
-  async get(requestId: string): Promise<ProtocolState | null> {
-    return this.requests.get(requestId) ?? null;
+  async get(requestId: string): Promise<StoredToolApproval | null> {
+    const state = this.requests.get(requestId);
+    return state === undefined ? null : this.stored(state);
+  }
+
+  private stored(state: ProtocolState): StoredToolApproval {
+    const by = this.settledBy.get(state.request_id);
+    return by === undefined ? { state } : { state, settledBy: by };
   }
 
   async consume(requestId: string, hookId: string): ReturnType<ToolApprovalStore['consume']> {
     const state = this.requests.get(requestId);
     if (state === undefined) return { outcome: 'missing' };
+    const revoked = this.revokedGrant.get(requestId);
+    if (revoked !== undefined) return { outcome: 'revoked', grantId: revoked };
     if (state.status === 'pending') return { outcome: 'pending' };
     const holder = this.consumedBy.get(requestId) ?? hookId;
     this.consumedBy.set(requestId, holder);
@@ -110,12 +123,20 @@ class MemoryApprovals implements Pick<ToolApprovalStore, 'open' | 'findForCall' 
     return this.settle(state.request_id, { status: 'expired', decided_at: new Date(now).toISOString() });
   }
 
-  settle(requestId: string, change: Partial<ProtocolState>): ProtocolState {
+  settle(requestId: string, change: Partial<ProtocolState>, by?: RequestActor): ProtocolState {
     const state = this.requests.get(requestId);
     if (state === undefined) throw new Error(`no request ${requestId}`);
     const next = { ...state, ...change, updated_at: change.decided_at ?? state.updated_at } as ProtocolState;
     this.requests.set(requestId, next);
+    const actor = by ?? (next.status === 'expired' ? { kind: 'system' as const, id: 'expiry' } : next.decided_by === undefined ? undefined : { kind: 'operator' as const, id: next.decided_by });
+    if (actor !== undefined) this.settledBy.set(requestId, actor);
     return next;
+  }
+
+  /** Stores a request as someone other than a rule's flow would (an agent's own, a planted one). */
+  plant(state: ProtocolState, by?: RequestActor): void {
+    this.requests.set(state.request_id, state);
+    if (by !== undefined) this.settledBy.set(state.request_id, by);
   }
 
   approve(requestId: string, modified?: JsonObject): void {
@@ -131,7 +152,7 @@ class MemoryGrants implements Pick<ToolGrantStore, 'match'> {
   readonly grants: ToolGrant[] = [];
   async match(call: Parameters<ToolGrantStore['match']>[0], now: number): Promise<ToolGrant | null> {
     const at = new Date(now).toISOString();
-    return this.grants.find((g) => grantCovers(g, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest }, at)) ?? null;
+    return this.grants.find((g) => grantCovers(g, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest, rules: call.rules }, at)) ?? null;
   }
 }
 
@@ -350,6 +371,83 @@ describe('tool approvals, second round', () => {
   });
 });
 
+describe('approvals that must not satisfy a rule', () => {
+  /** The approved request a rule would open for RM in session-1 of agent-1, under `id`, with `terms` changed. */
+  function copyOf(id: string, overrides: { target?: ProtocolState['target']; rules?: string[]; on_expiry?: 'reject' | 'approve'; hookId?: string } = {}): ProtocolState {
+    const pending = createRequest({
+      requestId: id,
+      sender: 'agent-1',
+      target: overrides.target ?? { kind: 'operators' },
+      now: new Date(T0).toISOString(),
+      deadline: new Date(T0 + 600_000).toISOString(),
+      type: 'tool_approval',
+      payload: {
+        tool: 'bash',
+        input: RM.tool.input,
+        input_digest: toolInputDigest(RM.tool.input),
+        hook_id: overrides.hookId ?? '0b9e4d5e-6a7c-4f1e-9a2b-999999999999',
+        session_id: 'session-1',
+        on_expiry: overrides.on_expiry ?? 'reject',
+        rules: overrides.rules ?? ['pre-tool-use/risky-commands/destructive-shell'],
+      },
+    });
+    return { ...pending, status: 'approved', decided_by: 'lead', decided_at: new Date(T0 + 1).toISOString(), updated_at: new Date(T0 + 1).toISOString() };
+  }
+
+  /** Not allowed: the call waits on a request of its own rule (this hook's, or one an earlier identical call opened), never on `refused`. */
+  async function expectAskedAgain(result: { hookId: string; decision: HookDecision }, approvals: MemoryApprovals, refused: string) {
+    expect(result.decision.allowed).toBe(false);
+    const waiting = awaitingApproval(result.decision)?.request_id;
+    expect(waiting).toMatch(/^req_tool_/);
+    expect(waiting).not.toBe(refused);
+    expect(approvals.requests.get(waiting!)?.status).toBe('pending');
+    expect(approvals.consumedBy.has(refused)).toBe(false);
+  }
+
+  it('a request the agent opened itself, approved by its lead, even under a rule-like id', async () => {
+    const { hook, approvals } = setup();
+    const own = copyOf('req_own', { target: { kind: 'agent', agent: 'lead' } });
+    approvals.plant(own, { kind: 'agent', id: 'lead' });
+    await expectAskedAgain(await hook(withApproval(RM, 'req_own')), approvals, 'req_own');
+    // Addressed to operators but not under the id derived from its hook: not the rule's request either.
+    approvals.plant({ ...copyOf('req_own_ops'), decided_by: 'op-1' }, { kind: 'operator', id: 'op-1' });
+    await expectAskedAgain(await hook(withApproval(RM, 'req_own_ops')), approvals, 'req_own_ops');
+  });
+
+  it('the rule’s own request, when the history says an agent decided it', async () => {
+    const { hook, approvals } = setup();
+    const hookId = '0b9e4d5e-6a7c-4f1e-9a2b-888888888888';
+    const id = toolApprovalRequestId(hookId);
+    approvals.plant(copyOf(id, { hookId }), { kind: 'agent', id: 'lead' });
+    await expectAskedAgain(await hook(withApproval(RM, id)), approvals, id);
+  });
+
+  it('a request other rules, or the same rule on other terms, asked for', async () => {
+    const { hook, approvals } = setup();
+    const cases: [string, { rules?: string[]; on_expiry?: 'approve' }][] = [
+      ['777777777771', { rules: ['pre-tool-use/risky-commands/deploy'] }],
+      ['777777777772', { rules: [] }],
+      ['777777777773', { on_expiry: 'approve' }],
+    ];
+    for (const [n, overrides] of cases) {
+      const hookId = `0b9e4d5e-6a7c-4f1e-9a2b-${n}`;
+      const id = toolApprovalRequestId(hookId);
+      approvals.plant({ ...copyOf(id, { hookId, ...overrides }), decided_by: 'op-1' }, { kind: 'operator', id: 'op-1' });
+      await expectAskedAgain(await hook(withApproval(RM, id)), approvals, id);
+    }
+  });
+
+  it('a request whose session grant was revoked, presented or found for the call', async () => {
+    const { hook, approvals } = setup();
+    const first = await hook(RM);
+    const id = toolApprovalRequestId(first.hookId);
+    approvals.approve(id);
+    approvals.revokedGrant.set(id, `grant_${'d'.repeat(32)}`);
+    await expectAskedAgain(await hook(withApproval(RM, id)), approvals, id);
+    await expectAskedAgain(await hook(RM), approvals, id);
+  });
+});
+
 describe('session grants', () => {
   it('a live grant allows without a request, naming the grant; a revoked one does not', async () => {
     const { hook, approvals, grants } = setup();
@@ -361,6 +459,7 @@ describe('session grants', () => {
       scope: 'session',
       input_digest: toolInputDigest(RM.tool.input),
       request_id: 'req_earlier',
+      rules: ['pre-tool-use/risky-commands/destructive-shell'],
       granted_by: 'op-1',
       granted_at: new Date(T0).toISOString(),
       expires_at: new Date(T0 + 3_600_000).toISOString(),
@@ -375,6 +474,26 @@ describe('session grants', () => {
     expect(approvals.requests.size).toBe(0);
     grants.grants[0] = { ...grant, revoked_by: 'op-2', revoked_at: new Date(T0).toISOString() };
     expect(awaitingApproval((await hook(RM)).decision)).toBeDefined();
+  });
+
+  it('a grant given for one rule does not cover a call another rule asks about', async () => {
+    const { hook, grants } = setup();
+    const deploy = { tool: { name: 'deploy', input: { env: 'staging' } } };
+    grants.grants.push({
+      grant_id: `grant_${'e'.repeat(32)}`,
+      agent: 'agent-1',
+      session_id: 'session-1',
+      tool: 'deploy',
+      scope: 'session_tool',
+      request_id: 'req_earlier',
+      rules: ['pre-tool-use/risky-commands/destructive-shell'],
+      granted_by: 'op-1',
+      granted_at: new Date(T0).toISOString(),
+      expires_at: new Date(T0 + 3_600_000).toISOString(),
+    });
+    const { decision } = await hook(deploy);
+    expect(decision.allowed).toBe(false);
+    expect(awaitingApproval(decision)).toBeDefined();
   });
 });
 

@@ -8,11 +8,15 @@
  *    (idempotently: its id derives from the hook id) BEFORE the decision is stored, and the
  *    decision is a block with `resolution: { kind: 'await_approval', request_id, deadline }`.
  * 2. Second round: the agent sends the same call again as a new hook, with
- *    `context.approval = { request_id }`. A request that binds to this call (same agent, session,
- *    tool, input digest) and is settled decides, used exactly once (`consume`): approved → allow
- *    (an aid signal), or control with the person's input; rejected → block with their feedback;
- *    expired → block with its own reason, or allow when the rule says `on_expiry: approve`. Still
- *    pending → the same wait again. A request that does not bind is ignored.
+ *    `context.approval = { request_id }`. A request that satisfies the rules asking now
+ *    (`approvalRefusal`: the request such a rule opened for the operators — never one an agent
+ *    opened, to its lead or to operators —, for this agent, session, tool and input digest, asked
+ *    for by the same rules on the same terms, decided by an operator) and is settled decides,
+ *    used exactly once (`consume`, which also refuses a request whose grant was revoked):
+ *    approved → allow (an aid signal), or control with the person's input; rejected → block with
+ *    their feedback; expired → block with its own reason, or allow when the rule says
+ *    `on_expiry: approve`. Still pending → the same wait again. Any other request is ignored
+ *    (logged with the reason) and the call asks the operators again.
  *
  * Before opening a request, a live session grant covering the call allows it (an aid signal
  * naming the grant), and a request an earlier hook opened for the identical call in this session
@@ -29,11 +33,12 @@ import {
   SignalSchema,
   aggregateSignals,
   approvalRequirementOf,
+  approvalRuleOf,
   presentedApproval,
 } from '@ahp/protocol';
 import type { ApprovalRequirement, HookDecision, HookJobData, JsonObject, Modification, ProtocolState, Signal, SignalPayload, ToolGrant } from '@ahp/protocol';
-import type { Logger, ToolApprovalStore, ToolCall, ToolGrantStore } from '@ahp/store';
-import { approvalBindsTo, toolInputDigest } from '@ahp/store';
+import type { ApprovalTerms, Logger, StoredToolApproval, ToolApprovalStore, ToolCall, ToolGrantStore } from '@ahp/store';
+import { approvalRefusal, toolInputDigest } from '@ahp/store';
 
 /** What {@link createToolApprovals} needs. */
 export interface ToolApprovalsOptions {
@@ -146,6 +151,7 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
     }
     const digest = toolInputDigest(call.input);
     const requirement = combinedRequirement(asking);
+    const terms: ApprovalTerms = { rules: [...new Set(asking.map((signal) => approvalRuleOf(job.trigger, signal)))].sort(), onExpiry: requirement.on_expiry };
 
     const awaiting = (state: ProtocolState): HookDecision => {
       const deadline = state.deadline ?? at();
@@ -168,14 +174,26 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       );
     };
 
-    /** The decision a settled request gives this hook, once; undefined when it cannot be used (taken by another hook, cancelled). */
-    const fromSettled = async (found: ProtocolState): Promise<HookDecision | undefined> => {
-      const state = await approvals.settleIfDue(found, deps.now());
+    /**
+     * The decision a request gives this hook, once; undefined when it cannot be used: it does not
+     * satisfy the rules asking now (see `approvalRefusal`), another hook used it, its grant was
+     * revoked, or it was cancelled.
+     */
+    const fromSettled = async (found: StoredToolApproval, how: 'presented' | 'found for the call'): Promise<HookDecision | undefined> => {
+      const refusal = approvalRefusal(found, call, terms, digest);
+      if (refusal !== undefined) {
+        logger.warn({ ...fields, requestId: found.state.request_id, refusal }, `${how} approval request does not satisfy the rules asking; ignored`);
+        return undefined;
+      }
+      const state = await approvals.settleIfDue(found.state, deps.now());
       if (state.status === 'pending') return awaiting(state);
       if (state.status === 'cancelled' || state.type !== 'tool_approval') return undefined;
       const used = await approvals.consume(state.request_id, job.hook_id);
       if (used.outcome !== 'consumed') {
-        logger.info({ ...fields, requestId: state.request_id, consume: used.outcome }, 'approval request already used by another hook; asking again');
+        logger.info(
+          { ...fields, requestId: state.request_id, consume: used.outcome, ...(used.outcome === 'revoked' ? { grantId: used.grantId } : {}) },
+          used.outcome === 'revoked' ? 'approval request belongs to a revoked grant; asking again' : 'approval request already used by another hook; asking again',
+        );
         return undefined;
       }
       const id = state.request_id;
@@ -237,7 +255,14 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
             context: `Allowed by session grant ${grant.grant_id} (granted by ${grant.granted_by} from approval request ${grant.request_id}, ${grant.scope === 'session' ? 'this input' : 'any input of this tool'})`,
             suggestions: [],
           },
-          { grant_id: grant.grant_id, request_id: grant.request_id, status: 'granted', granted_by: grant.granted_by },
+          {
+            grant_id: grant.grant_id,
+            request_id: grant.request_id,
+            status: 'granted',
+            granted_by: grant.granted_by,
+            // The grant's use number, counted in Redis with the revocation check: orders this call before any revocation.
+            ...(grant.uses === undefined ? {} : { use: grant.uses }),
+          },
         ),
       );
     };
@@ -245,21 +270,21 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
     // 1. The approval the agent presents, when it binds to this very call.
     const presented = presentedApproval(job.context);
     if (presented !== undefined) {
-      const state = await approvals.get(presented);
-      if (state !== null && approvalBindsTo(state, call, digest)) {
-        const decided = await fromSettled(state);
+      const found = await approvals.get(presented);
+      if (found !== null) {
+        const decided = await fromSettled(found, 'presented');
         if (decided !== undefined) return decided;
       } else {
-        logger.info({ ...fields, requestId: presented }, 'presented approval does not bind to this call (agent, session, tool or input differ); ignored');
+        logger.warn({ ...fields, requestId: presented }, 'presented approval request does not exist; ignored');
       }
     }
     // 2. A session grant.
-    const grant = await grants.match({ agentId: call.agentId, sessionId: call.sessionId, tool: call.tool, inputDigest: digest }, deps.now());
+    const grant = await grants.match({ agentId: call.agentId, sessionId: call.sessionId, tool: call.tool, inputDigest: digest, rules: terms.rules }, deps.now());
     if (grant !== null) return byGrant(grant);
     // 3. A request an earlier hook opened for the identical call.
     const earlier = await approvals.findForCall(call);
-    if (earlier !== null && earlier.request_id !== presented) {
-      const decided = await fromSettled(earlier);
+    if (earlier !== null && earlier.state.request_id !== presented) {
+      const decided = await fromSettled(earlier, 'found for the call');
       if (decided !== undefined) return decided;
     }
     // 4. A new request for this hook.
@@ -269,7 +294,8 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       deadlineMs: requirement.deadline_ms,
       onExpiry: requirement.on_expiry,
       reason: reason.slice(0, 16 * 1024),
-      ...(typeof first.context['rule'] === 'string' ? { rule: `${job.trigger}/${first.header.source}/${first.context['rule']}`.slice(0, 256) } : {}),
+      ...(typeof first.context['rule'] === 'string' ? { rule: approvalRuleOf(job.trigger, first) } : {}),
+      rules: terms.rules,
       now: deps.now(),
     });
     if (opened.outcome === 'conflict') {

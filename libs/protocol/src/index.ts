@@ -186,6 +186,7 @@ export {
 export type { CircuitBreakerCode, CircuitBreakerLimits, StopReason } from './circuit-breaker.js';
 export {
   ApprovalOnExpirySchema,
+  MAX_APPROVAL_RULES,
   PlanApprovalPayloadSchema,
   ProtocolResponseSchema,
   ProtocolStateSchema,
@@ -534,8 +535,11 @@ export {
   ToolGrantIdSchema,
   ToolGrantSchema,
   approvalRequirementOf,
+  approvalRuleOf,
+  approvalRulesOf,
   awaitingApproval,
   grantCovers,
+  openedByRule,
   presentedApproval,
   toolApprovalRequestId,
 } from './tool-approval.js';

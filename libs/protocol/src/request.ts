@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import { PlanSchema } from './plan.js';
-import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSchema, UuidSchema } from './primitives.js';
+import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSchema, UuidSchema, boundedArray } from './primitives.js';
 
 /**
  * A request id: `req_` followed by id characters (letters, digits, `._:-`), at most 128 characters
@@ -106,6 +106,9 @@ export const PlanApprovalPayloadSchema = z
   .meta({ id: 'PlanApprovalPayload', description: 'Plan approval request payload: the plan to approve.' });
 export type PlanApprovalPayload = z.infer<typeof PlanApprovalPayloadSchema>;
 
+/** The most rules one tool approval names in `rules` (the rules of one configuration that ask about one call). */
+export const MAX_APPROVAL_RULES = 64;
+
 const InputDigestSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256 digest (64 characters)');
 
 /**
@@ -127,7 +130,9 @@ export type ApprovalOnExpiry = z.infer<typeof ApprovalOnExpirySchema>;
  *
  * Requests a rule opens (hooks.yaml `require_approval`) also carry `session_id` (an approval
  * applies only in the session that asked for it), `on_expiry`, `reason` (the rule's message,
- * shown to the operator) and `rule` (`<trigger>/<oracle>/<rule id>`).
+ * shown to the operator), `rule` (`<trigger>/<oracle>/<rule id>` of the first rule that asked) and
+ * `rules` (every rule that asked, sorted): the approval satisfies only a call those same rules,
+ * on the same terms, ask about again.
  */
 export const ToolApprovalPayloadSchema = z
   .strictObject({
@@ -139,6 +144,7 @@ export const ToolApprovalPayloadSchema = z
     on_expiry: ApprovalOnExpirySchema.optional(),
     reason: TextSchema.optional(),
     rule: ShortStringSchema.optional(),
+    rules: boundedArray(ShortStringSchema, MAX_APPROVAL_RULES).optional(),
   })
   .meta({ id: 'ToolApprovalPayload', description: 'Tool approval request payload: tool, input, input digest.' });
 export type ToolApprovalPayload = z.infer<typeof ToolApprovalPayloadSchema>;

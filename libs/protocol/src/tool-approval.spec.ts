@@ -156,11 +156,12 @@ describe('decision scope and grants', () => {
     scope: 'session',
     input_digest: DIGEST,
     request_id: 'req_1',
+    rules: ['pre-tool-use/guard/a', 'pre-tool-use/guard/b'],
     granted_by: 'op-1',
     granted_at: NOW,
     expires_at: '2025-01-02T04:04:05.000Z',
   };
-  const call = { agent: 'a1', session_id: 's1', tool: 'bash', input_digest: DIGEST };
+  const call = { agent: 'a1', session_id: 's1', tool: 'bash', input_digest: DIGEST, rules: ['pre-tool-use/guard/a'] };
 
   it('checks the input pattern against the scope, and both revocation fields together', () => {
     expect(ToolGrantSchema.safeParse(grant).success).toBe(true);
@@ -179,5 +180,13 @@ describe('decision scope and grants', () => {
     expect(grantCovers({ ...grant, revoked_by: 'op-2', revoked_at: NOW }, call, NOW)).toBe(false);
     const anyInput: ToolGrant = { ...grant, scope: 'session_tool', input_digest: undefined };
     expect(grantCovers(anyInput, { ...call, input_digest: 'c'.repeat(64) }, NOW)).toBe(true);
+  });
+
+  it('covers only calls the rules it was given for ask about', () => {
+    expect(grantCovers(grant, { ...call, rules: ['pre-tool-use/guard/b', 'pre-tool-use/guard/a'] }, NOW)).toBe(true);
+    expect(grantCovers(grant, { ...call, rules: ['pre-tool-use/guard/a', 'pre-tool-use/guard/strict'] }, NOW)).toBe(false);
+    expect(grantCovers(grant, { ...call, rules: ['pre-tool-use/guard/strict'] }, NOW)).toBe(false);
+    const { rules: _rules, ...unnamed } = grant;
+    expect(grantCovers(unnamed, call, NOW)).toBe(false);
   });
 });

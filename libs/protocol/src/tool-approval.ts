@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { BlockResolution } from './decision.js';
 import type { HookDecision } from './hook-decision.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TimestampSchema, boundedArray, type JsonObject } from './primitives.js';
-import { ApprovalOnExpirySchema, RequestIdSchema } from './request.js';
+import { ApprovalOnExpirySchema, MAX_APPROVAL_RULES, RequestIdSchema, type ProtocolState } from './request.js';
 import type { Signal } from './signal.js';
 
 /** Prefix of the id of a request a rule opened for a hook: `req_tool_<hook id>`. */
@@ -34,6 +34,40 @@ export const TOOL_APPROVAL_REQUEST_PREFIX = 'req_tool_';
  */
 export function toolApprovalRequestId(hookId: string): string {
   return `${TOOL_APPROVAL_REQUEST_PREFIX}${hookId}`;
+}
+
+/**
+ * Whether `state` is a tool approval a rule opened for a hook: its id is the one derived from its
+ * `hook_id` (agents may not open requests under that prefix: the gateway refuses them) and it is
+ * addressed to operators, the only audience a rule's approval has. Only such a request (or a grant
+ * an operator recorded from one) can satisfy a rule; a tool approval an agent opened itself — to
+ * its lead, or to operators — never does, whoever approved it.
+ */
+export function openedByRule(state: ProtocolState): boolean {
+  return (
+    state.type === 'tool_approval' &&
+    state.payload.hook_id !== undefined &&
+    state.request_id === toolApprovalRequestId(state.payload.hook_id) &&
+    state.target.kind === 'operators'
+  );
+}
+
+/**
+ * The identity of a rule that asks for approval, as a request records it: `<trigger>/<oracle>`
+ * and, when the signal names its rule (`context.rule`), `/<rule id>`. At most 256 characters.
+ */
+export function approvalRuleOf(trigger: string, signal: Signal): string {
+  const rule = signal.context['rule'];
+  return `${trigger}/${signal.header.source}${typeof rule === 'string' ? `/${rule}` : ''}`.slice(0, 256);
+}
+
+/**
+ * The rules a rule-opened request was asked for (`payload.rules`, sorted); a request written
+ * before `rules` existed names its one `rule`. Empty for anything else.
+ */
+export function approvalRulesOf(state: ProtocolState): readonly string[] {
+  if (state.type !== 'tool_approval') return [];
+  return state.payload.rules ?? (state.payload.rule === undefined ? [] : [state.payload.rule]);
 }
 
 /** Signal types of the approval flow, one per outcome, so the signal log tells them apart. */
@@ -129,8 +163,8 @@ const DigestSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex
  * A session-wide approval: the agent may call `tool` in session `session_id` without asking again
  * — with exactly the input of digest `input_digest` (`scope: 'session'`, the input the person
  * approved: the modified one when they modified it), or with any input (`scope: 'session_tool'`).
- * It records who granted it, when and from which request, and, once revoked, who revoked it.
- * `expires_at`: it lives as long as a session (the gateway's session TTL), counted again from each
+ * It records who granted it, when and from which request, how many calls it allowed (`uses`),
+ * and, once revoked, who revoked it. `expires_at`: it lives as long as a session (the gateway's session TTL), counted again from each
  * use; revoked grants are kept for the record until then.
  */
 export const ToolGrantSchema = z
@@ -144,11 +178,22 @@ export const ToolGrantSchema = z
     /** The approved input, for people reading the grant (`scope: 'session'`). */
     input: JsonObjectSchema.optional(),
     request_id: RequestIdSchema,
+    /**
+     * The rules that asked for the approval the grant came from (its request's `rules`): the grant
+     * covers only calls no other rule asks about, so a grant given for what one rule asks never
+     * lets a call through another, stricter rule.
+     */
+    rules: boundedArray(ShortStringSchema, MAX_APPROVAL_RULES).optional(),
     granted_by: IdSchema,
     granted_at: TimestampSchema,
     expires_at: TimestampSchema,
     revoked_by: IdSchema.optional(),
     revoked_at: TimestampSchema.optional(),
+    /**
+     * How many calls the grant has allowed, counted in Redis by the same script that checks it is
+     * not revoked; a revoked grant's count is final (the revocation is ordered after every use).
+     */
+    uses: z.int().nonnegative().optional(),
   })
   .superRefine((grant, ctx) => {
     if (grant.scope === 'session' && grant.input_digest === undefined) {
@@ -164,10 +209,21 @@ export const ToolGrantSchema = z
   .meta({ id: 'ToolGrant', description: 'A session-wide tool approval: agent, session, tool, input pattern, who granted and revoked it.' });
 export type ToolGrant = z.infer<typeof ToolGrantSchema>;
 
-/** Whether `grant` allows a call of `tool` with input digest `digest` by `agent` in `session` at `now` (ISO 8601). */
-export function grantCovers(grant: ToolGrant, call: { agent: string; session_id: string; tool: string; input_digest: string }, now: string): boolean {
+/**
+ * Whether `grant` allows a call of `tool` with input digest `digest` by `agent` in `session` at
+ * `now` (ISO 8601), when the rules `rules` ask for approval of it: every one of them must be among
+ * the rules the grant was given for (a grant recorded before grants named their rules covers
+ * nothing).
+ */
+export function grantCovers(
+  grant: ToolGrant,
+  call: { agent: string; session_id: string; tool: string; input_digest: string; rules: readonly string[] },
+  now: string,
+): boolean {
   if (grant.revoked_at !== undefined || Date.parse(grant.expires_at) <= Date.parse(now)) return false;
   if (grant.agent !== call.agent || grant.session_id !== call.session_id || grant.tool !== call.tool) return false;
+  const given = grant.rules ?? [];
+  if (!call.rules.every((rule) => given.includes(rule))) return false;
   return grant.scope === 'session_tool' || grant.input_digest === call.input_digest;
 }
 

@@ -70,15 +70,19 @@ export type { RuleCounterStoreOptions } from './rule-counter-store.js';
 export {
   DEFAULT_TOOL_APPROVAL_INDEX_TTL_MS,
   approvalBindsTo,
+  approvalRefusal,
   createToolApprovalStore,
+  settledByOf,
   toolInputDigest,
 } from './tool-approval-store.js';
 export type {
+  ApprovalTerms,
   ConsumeToolApprovalResult,
   OpenToolApprovalInput,
   OpenToolApprovalResult,
   ToolApprovalStore,
   ToolApprovalStoreOptions,
+  StoredToolApproval,
   ToolCall,
 } from './tool-approval-store.js';
 export { createToolGrantStore, grantIdFor } from './tool-grant-store.js';

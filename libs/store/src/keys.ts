@@ -36,9 +36,10 @@
  * | `ahp:breaker:{<sessionId>}:iterations` | set | count-iteration                    | the breaker TTL after last use |
  * | `ahp:tool-approvals:{<sessionId>}:calls` | hash | index-tool-approval (call digest → request id of the latest approval a rule opened) | approval deadline + 24 h after the last one |
  * | `ahp:request:{<requestId>}` field `consumed_by` | hash field | consume-tool-approval (the hook that used a settled tool approval) | as its request |
- * | `ahp:grant:{<grantId>}`           | hash   | grant-create, grant-touch, grant-revoke (`grant` JSON, `expires_ms`, `ttl_ms`) | at `expires_ms` (session TTL after its last use) |
+ * | `ahp:request:{<requestId>}` field `grant_revoked` | hash field | grant-revoke (the revoked grant recorded from this approval; consume-tool-approval refuses it from then on) | as its request |
+ * | `ahp:grant:{<grantId>}`           | hash   | grant-create, grant-use, grant-revoke (`grant` JSON, `expires_ms`, `ttl_ms`, `uses`) | at `expires_ms` (session TTL after its last use) |
  * | `ahp:grants:session:{<sessionId>}` | set   | grant-create (grant ids of a session) | with its last grant           |
- * | `ahp:grants:all`                  | zset   | grant-create, grant-touch (score = expiry ms) | pruned by `list`        |
+ * | `ahp:grants:all`                  | zset   | grant-create, grant-use (score = expiry ms) | pruned by `list`        |
  * | `ahp:fleet:agent:{<agentId>}`     | hash   | fleet-update (the agent's fleet row) | fleet retention (7 days) after last seen |
  * | `ahp:fleet:agents`                | zset   | fleet-update (score = last seen ms) | pruned by `list` after retention |
  * | `ahp:live`                        | stream | gateways (fleet rows, timeline events for the operators' live feed) | MAXLEN ~ (10k entries) |
@@ -68,9 +69,11 @@
  *
  * The configuration keys share the tag `{hooks}`, and the rule-counter and breaker keys are
  * tagged by their agent or session, so publish-config and the counter scripts are Cluster-safe.
- * consume-tool-approval and index-tool-approval touch one key each; grant-create and grant-touch
- * touch the grant, its session's set and the global grant index (three tags), grant-revoke only
- * the grant.
+ * consume-tool-approval and index-tool-approval touch one key each; grant-create and grant-use
+ * touch the grant, its session's set and the global grant index (three tags); grant-revoke the
+ * grant and the request it came from (two tags). Under Cluster grant-revoke becomes two calls made
+ * before the operator gets the answer — mark the request first, then revoke the grant — so each
+ * of the two paths to the call (the request, the grant) refuses on its own key, in its own script.
  *
  * Under Cluster each of them splits into a script on the hash-tagged entity key (the part that
  * decides: first writer wins, session and action checks, newest connection wins) followed by

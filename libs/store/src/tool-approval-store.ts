@@ -9,14 +9,27 @@
  *   terms (someone opened it first, with another input or another reason) is reported as a
  *   conflict, never used.
  * - `consume` is atomic: of all hooks presenting one settled request, exactly one holds it; the
- *   same hook asking again gets the same answer (a retried job decides the same way).
+ *   same hook asking again gets the same answer (a retried job decides the same way). A request
+ *   whose session grant was revoked is never used again: the revocation marks the request
+ *   (`grant_revoked`) and the consuming script checks that mark in the same script.
  * - An approval binds to exactly what the person saw: {@link approvalBindsTo} compares the agent,
  *   the session, the tool and the SHA-256 of the canonical JSON of the input, recomputed from the
  *   stored input rather than trusting the stored digest.
+ * - An approval satisfies rules only as {@link approvalRefusal} says: the request those rules
+ *   opened (never one an agent opened), addressed to operators, settled by an operator, bound to
+ *   the call, and asked for by the same rules on the same terms.
  */
 import { createHash } from 'node:crypto';
-import { createRequest, toolApprovalRequestId, type ApprovalOnExpiry, type JsonObject, type ProtocolState } from '@ahp/protocol';
-import type { RequestStore } from './contracts.js';
+import {
+  approvalRulesOf,
+  createRequest,
+  openedByRule,
+  toolApprovalRequestId,
+  type ApprovalOnExpiry,
+  type JsonObject,
+  type ProtocolState,
+} from '@ahp/protocol';
+import type { RequestActor, RequestHistoryEntry, RequestStore } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, stringAt } from './lua.js';
@@ -56,6 +69,61 @@ export function approvalBindsTo(state: ProtocolState, call: ToolCall, digest: st
   );
 }
 
+/** What the rules asking about a call require of an approval, beyond binding to the call. */
+export interface ApprovalTerms {
+  /** The identity of every rule asking (`approvalRuleOf`), in any order. */
+  readonly rules: readonly string[];
+  readonly onExpiry: ApprovalOnExpiry;
+}
+
+/** A tool approval as the worker judges it: its state, and who settled it (from its history). */
+export interface StoredToolApproval {
+  readonly state: ProtocolState;
+  /** Who settled it (approved, rejected, expired, cancelled); absent while it is pending. */
+  readonly settledBy?: RequestActor;
+}
+
+/** The actor of the history entry that settled the request (its event is the final status). */
+export function settledByOf(state: ProtocolState, history: readonly RequestHistoryEntry[]): RequestActor | undefined {
+  if (state.status === 'pending') return undefined;
+  return [...history].reverse().find((entry) => entry.event === state.status)?.actor;
+}
+
+function sortedRules(rules: readonly string[]): string[] {
+  return [...new Set(rules)].sort();
+}
+
+/**
+ * Why `found` does not satisfy the rules asking about `call` now, or undefined when it does. It
+ * must be:
+ * 1. a tool approval a rule opened for a hook ({@link openedByRule}: the derived id, addressed to
+ *    operators) — never one an agent opened, whoever it was addressed to or approved by;
+ * 2. for this very call: same agent, session, tool and input digest ({@link approvalBindsTo});
+ * 3. asked for by the same rules on the same terms (`on_expiry`), so an approval a lenient rule
+ *    obtained (or let expire into an allow) never satisfies another, stricter rule;
+ * 4. when decided (approved or rejected), decided by an operator: the gateway lets only operators
+ *    with the approver role decide requests addressed to operators, and the history says who did.
+ * Single use and revocation are the consuming script's part ({@link ToolApprovalStore.consume}).
+ */
+export function approvalRefusal(found: StoredToolApproval, call: ToolCall, terms: ApprovalTerms, digest: string = toolInputDigest(call.input)): string | undefined {
+  const { state } = found;
+  if (state.type !== 'tool_approval') return `${state.request_id} is a ${state.type} request, not a tool approval`;
+  if (!openedByRule(state)) return `${state.request_id} is not a request a rule opened for the operators (an agent opened it)`;
+  if (!approvalBindsTo(state, call, digest)) return `${state.request_id} was asked for another call (agent, session, tool or input differ)`;
+  const asked = sortedRules(approvalRulesOf(state));
+  const asking = sortedRules(terms.rules);
+  if (asked.length === 0 || asked.join('\n') !== asking.join('\n')) {
+    return `${state.request_id} was asked for by other rules (${asked.join(', ') || 'none'}) than the ones asking now (${asking.join(', ')})`;
+  }
+  if ((state.payload.on_expiry ?? 'reject') !== terms.onExpiry) {
+    return `${state.request_id} was asked for on other terms (on_expiry ${state.payload.on_expiry ?? 'reject'}, now ${terms.onExpiry})`;
+  }
+  if ((state.status === 'approved' || state.status === 'rejected') && found.settledBy?.kind !== 'operator') {
+    return `${state.request_id} was ${state.status} by ${found.settledBy === undefined ? 'nobody on record' : `${found.settledBy.kind} ${found.settledBy.id}`}, not by an operator`;
+  }
+  return undefined;
+}
+
 /** What {@link ToolApprovalStore.open} needs: the hook, the call, and the rule's terms. */
 export interface OpenToolApprovalInput {
   /** The hook that asks (a UUID); the request id is derived from it. */
@@ -65,8 +133,10 @@ export interface OpenToolApprovalInput {
   readonly onExpiry: ApprovalOnExpiry;
   /** Shown to the operator: the rule's message. */
   readonly reason?: string;
-  /** `<trigger>/<oracle>/<rule id>`. */
+  /** `<trigger>/<oracle>/<rule id>` of the first rule asking (shown to operators). */
   readonly rule?: string;
+  /** Every rule asking (`approvalRuleOf`); the approval satisfies only these rules. */
+  readonly rules: readonly string[];
   /** Epoch milliseconds. */
   readonly now: number;
 }
@@ -83,6 +153,8 @@ export type ConsumeToolApprovalResult =
   | { readonly outcome: 'consumed' }
   /** Another hook used it first. */
   | { readonly outcome: 'taken'; readonly by: string }
+  /** It was approved for the session and that grant was revoked: it is never used again. */
+  | { readonly outcome: 'revoked'; readonly grantId: string }
   | { readonly outcome: 'pending' }
   | { readonly outcome: 'missing' };
 
@@ -90,9 +162,9 @@ export type ConsumeToolApprovalResult =
 export interface ToolApprovalStore {
   open(input: OpenToolApprovalInput): Promise<OpenToolApprovalResult>;
   /** The latest request a rule opened for this call in its session, when it still binds to it. */
-  findForCall(call: ToolCall): Promise<ProtocolState | null>;
-  /** A request's state, or null. */
-  get(requestId: string): Promise<ProtocolState | null>;
+  findForCall(call: ToolCall): Promise<StoredToolApproval | null>;
+  /** A request's state and who settled it, or null. */
+  get(requestId: string): Promise<StoredToolApproval | null>;
   /** Marks a settled request as used by `hookId`; see {@link ConsumeToolApprovalResult}. */
   consume(requestId: string, hookId: string): Promise<ConsumeToolApprovalResult>;
   /**
@@ -133,7 +205,8 @@ function sameTerms(found: ProtocolState, wanted: ProtocolState): boolean {
     a.session_id === b.session_id &&
     a.on_expiry === b.on_expiry &&
     a.reason === b.reason &&
-    a.rule === b.rule
+    a.rule === b.rule &&
+    sortedRules(approvalRulesOf(found)).join('\n') === sortedRules(approvalRulesOf(wanted)).join('\n')
   );
 }
 
@@ -152,8 +225,11 @@ export function createToolApprovalStore(options: ToolApprovalStoreOptions): Tool
   const { redis, keys, requests } = options;
   const indexTtlMs = options.indexTtlMs ?? DEFAULT_TOOL_APPROVAL_INDEX_TTL_MS;
 
-  async function get(requestId: string): Promise<ProtocolState | null> {
-    return (await requests.get(requestId))?.state ?? null;
+  async function get(requestId: string): Promise<StoredToolApproval | null> {
+    const found = await requests.get(requestId);
+    if (found === null) return null;
+    const settledBy = settledByOf(found.state, found.history);
+    return settledBy === undefined ? { state: found.state } : { state: found.state, settledBy };
   }
 
   return {
@@ -180,6 +256,7 @@ export function createToolApprovalStore(options: ToolApprovalStoreOptions): Tool
           on_expiry: input.onExpiry,
           ...(input.reason === undefined ? {} : { reason: input.reason }),
           ...(input.rule === undefined ? {} : { rule: input.rule }),
+          rules: sortedRules(input.rules),
         },
       });
       const created = await requests.create(state, now);
@@ -193,8 +270,8 @@ export function createToolApprovalStore(options: ToolApprovalStoreOptions): Tool
       const digest = toolInputDigest(call.input);
       const requestId = await redis.hGet(keys.toolApprovalCalls(call.sessionId), callField(call, digest));
       if (requestId === null || requestId === undefined) return null;
-      const state = await get(requestId);
-      return state !== null && approvalBindsTo(state, call, digest) ? state : null;
+      const found = await get(requestId);
+      return found !== null && approvalBindsTo(found.state, call, digest) ? found : null;
     },
 
     get,
@@ -209,6 +286,8 @@ export function createToolApprovalStore(options: ToolApprovalStoreOptions): Tool
         }
         case 'pending':
           return { outcome: 'pending' };
+        case 'revoked':
+          return { outcome: 'revoked', grantId: stringAt(reply, 1, key, consumeToolApproval.name) };
         case 'missing':
           return { outcome: 'missing' };
         default:
@@ -219,7 +298,7 @@ export function createToolApprovalStore(options: ToolApprovalStoreOptions): Tool
     async settleIfDue(state, now) {
       if (state.status !== 'pending' || state.deadline === undefined || Date.parse(state.deadline) > now) return state;
       await requests.expireDue(epoch('now', now));
-      return (await get(state.request_id)) ?? state;
+      return (await get(state.request_id))?.state ?? state;
     },
   };
 }

@@ -9,22 +9,29 @@
  *   counted again from every use, like the session itself after its last use. Revoked grants stay
  *   readable (who revoked it, when) until then.
  * - `revoke` is a compare-and-set: of two operators revoking at once, one revokes and the other
- *   gets `already_revoked` naming the first. Revocation applies to the next `match`, which reads
- *   the grant afresh.
+ *   gets `already_revoked` naming the first. Revocation is effective for the very next call on
+ *   every process: `match` reads the grants afresh (nothing is cached) and the script that counts
+ *   a use (grant-use) refuses a revoked grant in the same step, so no use is counted after the
+ *   revocation returned; the revocation also marks the approval request the grant came from, so
+ *   that request is never consumed again either (consume-tool-approval).
+ * - Every use is numbered in Redis (`uses`); a revoked grant's count is final and the revocation
+ *   reports it, which orders every allowed call before or after the revocation.
+ * - Only an approved tool approval a rule opened (`openedByRule`) can become a grant, and the grant
+ *   covers only calls that the rules which asked for that approval ask about (`grantCovers`).
  * - Every grant read back is parsed with the protocol's `ToolGrantSchema`.
  */
 import { createHash } from 'node:crypto';
-import { MAX_GRANT_LIST, ToolGrantSchema, grantCovers, type ApprovalScope, type ProtocolState, type ToolGrant } from '@ahp/protocol';
+import { MAX_GRANT_LIST, ToolGrantSchema, approvalRulesOf, grantCovers, openedByRule, type ApprovalScope, type ProtocolState, type ToolGrant } from '@ahp/protocol';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, parseStored, parseStoredJson, stringAt } from './lua.js';
 import type { RedisClient } from './redis-client.js';
-import { GRANT_CREATE_LUA, GRANT_REVOKE_LUA, GRANT_TOUCH_LUA } from './scripts/tool-grant.lua.js';
+import { GRANT_CREATE_LUA, GRANT_REVOKE_LUA, GRANT_USE_LUA } from './scripts/tool-grant.lua.js';
 import { toolInputDigest } from './tool-approval-store.js';
 import { describeIssues } from './validate.js';
 
 const grantCreate = new LuaScript('grant-create', GRANT_CREATE_LUA);
-const grantTouch = new LuaScript('grant-touch', GRANT_TOUCH_LUA);
+const grantUse = new LuaScript('grant-use', GRANT_USE_LUA);
 const grantRevoke = new LuaScript('grant-revoke', GRANT_REVOKE_LUA);
 
 /** Grants read at most by one unfiltered or agent-filtered `list` (the index holds every live grant). */
@@ -57,6 +64,8 @@ export interface GrantCall {
   readonly sessionId: string;
   readonly tool: string;
   readonly inputDigest: string;
+  /** The rules asking for approval of the call (`approvalRuleOf`); a grant covers them only if it was given for all of them. */
+  readonly rules: readonly string[];
 }
 
 /** See the module comment. */
@@ -68,12 +77,16 @@ export interface ToolGrantStore {
    * @throws StoreInputError when `state` is not an approved tool approval asked for in a session.
    */
   grant(input: GrantFromApproval): Promise<{ created: boolean; grant: ToolGrant }>;
-  /** A live, unrevoked grant covering the call (an exact-input grant before a whole-tool one), used now: it lives its TTL again. */
+  /**
+   * A live, unrevoked grant covering the call (an exact-input grant before a whole-tool one), used
+   * now: its use is counted (`uses` is this call's number) and it lives its TTL again. A grant
+   * revoked at any moment before the counting script ran is never returned.
+   */
   match(call: GrantCall, now: number): Promise<ToolGrant | null>;
   get(grantId: string): Promise<ToolGrant | null>;
   /** Grants of a session, of an agent, or (neither) all unexpired ones; revoked ones included, newest first, at most {@link MAX_GRANT_LIST}. */
   list(filter: { agent?: string; session?: string }, now: number): Promise<ToolGrant[]>;
-  /** Revokes a grant; null when it does not exist (never, or expired). */
+  /** Revokes a grant (and the request it came from); null when it does not exist (never, or expired). `grant.uses` is its final count. */
   revoke(grantId: string, by: string, now: number): Promise<{ outcome: 'revoked' | 'already_revoked'; grant: ToolGrant } | null>;
 }
 
@@ -97,12 +110,12 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
   /** A grant as stored: its JSON (for compare-and-set) and the parsed grant. */
   async function read(grantId: string): Promise<{ json: string; grant: ToolGrant } | null> {
     const key = keys.grant(grantId);
-    const [json, expiresMs] = await redis.hmGet(key, ['grant', 'expires_ms']);
+    const [json, expiresMs, uses] = await redis.hmGet(key, ['grant', 'expires_ms', 'uses']);
     if (json === null || json === undefined) return null;
     const expires = epochField(expiresMs ?? undefined);
     if (typeof expires !== 'number') throw new StoreDataError(key, `expires_ms ${JSON.stringify(expiresMs)} is not epoch milliseconds`, { field: 'expires_ms' });
     const record = parseStoredJson(json, key, 'grant');
-    const grant = parseStored(ToolGrantSchema, { ...(record as object), expires_at: new Date(expires).toISOString() }, key, 'grant');
+    const grant = parseStored(ToolGrantSchema, { ...(record as object), expires_at: new Date(expires).toISOString(), uses: Number(uses ?? 0) }, key, 'grant');
     if (grant.grant_id !== grantId) throw new StoreDataError(key, `holds grant ${grant.grant_id}`, { field: 'grant' });
     return { json, grant };
   }
@@ -121,7 +134,9 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
         throw new StoreInputError(`only an approved tool approval can be granted for a session, not a ${state.status} ${state.type}`);
       }
       const sessionId = state.payload.session_id;
-      if (sessionId === undefined) throw new StoreInputError(`request ${state.request_id} was not asked for in a session, so it can only be approved once`);
+      if (sessionId === undefined || !openedByRule(state)) {
+        throw new StoreInputError(`request ${state.request_id} is not one a rule opened in a session, so it can only be approved once`);
+      }
       const approved = state.modified_input ?? state.payload.input;
       const grantId = grantIdFor(state.request_id);
       const record: GrantRecord = {
@@ -132,11 +147,12 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
         scope: input.scope,
         ...(input.scope === 'session' ? { input_digest: toolInputDigest(approved), input: approved } : {}),
         request_id: state.request_id,
+        rules: [...approvalRulesOf(state)],
         granted_by: input.grantedBy,
         granted_at: new Date(now).toISOString(),
       };
       const expiresMs = now + input.ttlMs;
-      const checked = ToolGrantSchema.safeParse({ ...record, expires_at: new Date(expiresMs).toISOString() });
+      const checked = ToolGrantSchema.safeParse({ ...record, expires_at: new Date(expiresMs).toISOString(), uses: 0 });
       if (!checked.success) throw new StoreInputError(`invalid grant: ${describeIssues(checked.error.issues)}`);
       const key = keys.grant(grantId);
       const reply = arrayReply(
@@ -168,14 +184,22 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
       const at = new Date(now).toISOString();
       const covering = entries
         .flatMap((entry) => (entry.found === null ? [] : [entry.found.grant]))
-        .filter((grant) => grantCovers(grant, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest }, at))
+        .filter((grant) => grantCovers(grant, { agent: call.agentId, session_id: call.sessionId, tool: call.tool, input_digest: call.inputDigest, rules: call.rules }, at))
         .sort((a, b) => (a.scope === b.scope ? Date.parse(a.granted_at) - Date.parse(b.granted_at) : a.scope === 'session' ? -1 : 1));
-      const chosen = covering[0];
-      if (chosen === undefined) return null;
-      const key = keys.grant(chosen.grant_id);
-      const expires = await grantTouch.run(redis, [key, setKey, keys.grantsAll], [chosen.grant_id, now]);
-      if (typeof expires !== 'string') throw badReply(key, grantTouch.name, expires);
-      return expires === '' ? chosen : { ...chosen, expires_at: new Date(Number(expires)).toISOString() };
+      // What was read above may be stale by now: the grant-use script decides, atomically with
+      // any revocation. A covering grant it refuses hands the call to the next one.
+      for (const chosen of covering) {
+        const key = keys.grant(chosen.grant_id);
+        const reply = arrayReply(await grantUse.run(redis, [key, setKey, keys.grantsAll], [chosen.grant_id, now]), key, grantUse.name);
+        const outcome = stringAt(reply, 0, key, grantUse.name);
+        if (outcome === 'revoked' || outcome === 'gone') continue;
+        if (outcome !== 'used') throw badReply(key, grantUse.name, reply);
+        const expires = Number(stringAt(reply, 1, key, grantUse.name));
+        const uses = reply[2];
+        if (!Number.isSafeInteger(expires) || typeof uses !== 'number') throw badReply(key, grantUse.name, reply);
+        return { ...chosen, expires_at: new Date(expires).toISOString(), uses };
+      }
+      return null;
     },
 
     async get(grantId) {
@@ -206,10 +230,13 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
         const revoked: GrantRecord = { ...record, revoked_by: by, revoked_at: new Date(now).toISOString() };
         const checked = ToolGrantSchema.safeParse({ ...revoked, expires_at: current.grant.expires_at });
         if (!checked.success) throw new StoreInputError(`invalid revocation: ${describeIssues(checked.error.issues)}`);
-        const reply = await grantRevoke.run(redis, [key], [current.json, JSON.stringify(revoked)]);
-        if (reply === 'ok') return { outcome: 'revoked', grant: checked.data };
+        const reply = await grantRevoke.run(redis, [key, keys.request(current.grant.request_id)], [current.json, JSON.stringify(revoked), grantId]);
         if (reply === 'missing') return null;
-        if (reply !== 'stale') throw badReply(key, grantRevoke.name, reply);
+        if (reply === 'stale') continue;
+        const done = arrayReply(reply, key, grantRevoke.name);
+        const uses = done[1];
+        if (stringAt(done, 0, key, grantRevoke.name) !== 'ok' || typeof uses !== 'number') throw badReply(key, grantRevoke.name, reply);
+        return { outcome: 'revoked', grant: { ...checked.data, uses } };
       }
       throw new StoreDataError(key, `changed ${MAX_ATTEMPTS} times in a row while being revoked`, { field: 'grant' });
     },

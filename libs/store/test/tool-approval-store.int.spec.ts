@@ -9,11 +9,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   StoreInputError,
   approvalBindsTo,
+  approvalRefusal,
   createRedisStores,
   createToolApprovalStore,
   createToolGrantStore,
   grantIdFor,
   toolInputDigest,
+  type ApprovalTerms,
   type RedisClient,
   type RedisStores,
   type StoreKeys,
@@ -49,8 +51,11 @@ beforeEach((context) => {
   grants = createToolGrantStore({ redis, keys });
 });
 
+const RULES = ['pre-tool-use/risky/rm'];
+const TERMS: ApprovalTerms = { rules: RULES, onExpiry: 'reject' };
+
 function open(hookId: string, call: ToolCall = CALL, now = T0, deadlineMs = 60_000) {
-  return approvals.open({ hookId, call, deadlineMs, onExpiry: 'reject', reason: 'destructive command', rule: 'pre-tool-use/risky/rm', now });
+  return approvals.open({ hookId, call, deadlineMs, onExpiry: 'reject', reason: 'destructive command', rule: 'pre-tool-use/risky/rm', rules: RULES, now });
 }
 
 async function approve(state: ProtocolState, extra: { modified_input?: Record<string, string> } = {}, now = T0 + 1000): Promise<ProtocolState> {
@@ -81,6 +86,7 @@ describe('ToolApprovalStore', () => {
         on_expiry: 'reject',
         reason: 'destructive command',
         rule: 'pre-tool-use/risky/rm',
+        rules: RULES,
       },
     });
     // The same hook again (a retried job, even later): the same request, not a second one.
@@ -158,7 +164,7 @@ describe('ToolApprovalStore', () => {
     const first = await open(randomUUID());
     const second = await open(randomUUID());
     if (first.outcome === 'conflict' || second.outcome === 'conflict') throw new Error('conflict');
-    expect((await approvals.findForCall({ ...CALL, input: { cwd: '/repo', command: 'rm -rf build' } }))?.request_id).toBe(second.state.request_id);
+    expect((await approvals.findForCall({ ...CALL, input: { cwd: '/repo', command: 'rm -rf build' } }))?.state.request_id).toBe(second.state.request_id);
     expect(await approvals.findForCall({ ...CALL, input: { command: 'rm -rf src' } })).toBeNull();
     expect(await approvals.findForCall({ ...CALL, sessionId: 'session-2' })).toBeNull();
     const ttl = await redis.pTTL(keys.toolApprovalCalls('session-1'));
@@ -177,7 +183,7 @@ describe('ToolApprovalStore', () => {
     expect(await approvals.consume(id, 'another-hook')).toEqual({ outcome: 'taken', by: h2 });
     expect(await approvals.consume('req_nothing', h2)).toEqual({ outcome: 'missing' });
     // The request itself reads back unchanged.
-    expect((await approvals.get(id))?.status).toBe('approved');
+    expect((await approvals.get(id))?.state.status).toBe('approved');
   });
 
   it('lets exactly one of many concurrent consumers on two clients win', async () => {
@@ -190,6 +196,47 @@ describe('ToolApprovalStore', () => {
     expect(winners).toHaveLength(1);
     const winner = hooks[results.findIndex((r) => r.outcome === 'consumed')];
     expect(results.filter((r) => r.outcome === 'taken').every((r) => r.outcome === 'taken' && r.by === winner)).toBe(true);
+  });
+
+  it('an approval satisfies the rules only as the rule’s own request, decided by an operator, for the same rules and terms', async () => {
+    const opened = await open(randomUUID());
+    if (opened.outcome === 'conflict') throw new Error('conflict');
+    const id = opened.state.request_id;
+    expect(approvalRefusal((await approvals.get(id))!, CALL, TERMS)).toBeUndefined();
+    await approve(opened.state);
+    const found = (await approvals.get(id))!;
+    expect(found.settledBy).toEqual(OP);
+    expect(approvalRefusal(found, CALL, TERMS)).toBeUndefined();
+    expect(approvalRefusal(found, CALL, { ...TERMS, rules: [...RULES, 'pre-tool-use/risky/prod'] })).toMatch(/other rules/);
+    expect(approvalRefusal(found, CALL, { ...TERMS, rules: ['pre-tool-use/risky/prod'] })).toMatch(/other rules/);
+    expect(approvalRefusal(found, CALL, { ...TERMS, onExpiry: 'approve' })).toMatch(/other terms/);
+    expect(approvalRefusal(found, { ...CALL, input: { command: 'rm -rf /' } }, TERMS)).toMatch(/another call/);
+    expect(approvalRefusal({ state: found.state, settledBy: { kind: 'agent', id: 'lead' } }, CALL, TERMS)).toMatch(/not by an operator/);
+    expect(approvalRefusal({ state: found.state }, CALL, TERMS)).toMatch(/not by an operator/);
+  });
+
+  it('a tool approval an agent opened itself never satisfies a rule, whoever approved it', async () => {
+    const hookId = randomUUID();
+    const own = await stores.requests.create(
+      {
+        request_id: `req_${randomUUID()}`,
+        type: 'tool_approval',
+        sender: 'agent-1',
+        target: { kind: 'agent', agent: 'lead' },
+        status: 'pending',
+        created_at: new Date(T0).toISOString(),
+        updated_at: new Date(T0).toISOString(),
+        payload: { tool: 'bash', input: CALL.input, input_digest: toolInputDigest(CALL.input), hook_id: hookId, session_id: 'session-1', on_expiry: 'reject', rules: RULES },
+      },
+      T0,
+    );
+    if ('outcome' in own) throw new Error('conflict');
+    await stores.requests.decide(own.state.request_id, { request_id: own.state.request_id, type: 'tool_approval_response', approve: true }, { kind: 'agent', id: 'lead' }, T0 + 1);
+    const found = (await approvals.get(own.state.request_id))!;
+    expect(found).toMatchObject({ state: { status: 'approved' }, settledBy: { kind: 'agent', id: 'lead' } });
+    expect(approvalRefusal(found, CALL, TERMS)).toMatch(/not a request a rule opened/);
+    // Nor can it become a session grant.
+    await expect(grants.grant({ state: found.state, scope: 'session', grantedBy: 'op-1', ttlMs: 60_000, now: T0 })).rejects.toThrow(StoreInputError);
   });
 
   it('expires a request that is due when asked, and leaves one that is not', async () => {
@@ -220,6 +267,7 @@ describe('ToolGrantStore', () => {
     sessionId: overrides.sessionId ?? CALL.sessionId,
     tool: overrides.tool ?? CALL.tool,
     inputDigest: toolInputDigest(input),
+    rules: RULES,
   });
 
   it('records a grant once per request, with who, when and from which request', async () => {
@@ -235,9 +283,11 @@ describe('ToolGrantStore', () => {
       input_digest: toolInputDigest(CALL.input),
       input: CALL.input,
       request_id: state.request_id,
+      rules: RULES,
       granted_by: 'op-1',
       granted_at: new Date(G0 + 2000).toISOString(),
       expires_at: new Date(G0 + 2000 + TTL).toISOString(),
+      uses: 0,
     });
     const again = await grants.grant({ state, scope: 'session_tool', grantedBy: 'op-2', ttlMs: TTL, now: G0 + 3000 });
     expect(again).toEqual({ created: false, grant: first.grant });
@@ -264,6 +314,15 @@ describe('ToolGrantStore', () => {
     expect((await grants.match(callOf(CALL.input as Record<string, string>), now))?.grant_id).toBe(exact.grant.grant_id);
   });
 
+  it('covers only calls the rules that asked for its approval ask about', async () => {
+    const { grant } = await grants.grant({ state: await approved(), scope: 'session_tool', grantedBy: 'op-1', ttlMs: TTL, now: G0 });
+    expect(grant.rules).toEqual(RULES);
+    const call = callOf({ command: 'rm -rf src' });
+    expect((await grants.match(call, G0 + 1))?.grant_id).toBe(grant.grant_id);
+    expect(await grants.match({ ...call, rules: [...RULES, 'pre-tool-use/risky/prod'] }, G0 + 1)).toBeNull();
+    expect(await grants.match({ ...call, rules: ['pre-tool-use/risky/prod'] }, G0 + 1)).toBeNull();
+  });
+
   it('binds a grant of a modified approval to the input the person approved', async () => {
     const state = await approved({ modified_input: { command: 'rm -rf build/tmp', cwd: '/repo' } });
     await grants.grant({ state, scope: 'session', grantedBy: 'op-1', ttlMs: TTL, now: G0 });
@@ -283,6 +342,53 @@ describe('ToolGrantStore', () => {
     expect(await grants.match(callOf(CALL.input as Record<string, string>), G0 + 10)).toBeNull();
     expect(await grants.list({ session: 'session-1' }, G0 + 10)).toEqual([expect.objectContaining({ grant_id: grant.grant_id, revoked_by: winner })]);
     expect(await grants.revoke(grantIdFor('req_unknown'), 'op-2', G0)).toBeNull();
+  });
+
+  it('a revocation marks the grant’s request: it is never consumed again, by a hook that presents it or finds it', async () => {
+    const state = await approved();
+    const { grant } = await grants.grant({ state, scope: 'session', grantedBy: 'op-1', ttlMs: TTL, now: G0 });
+    // The grant allowed calls; the request itself was never presented.
+    expect((await grants.match(callOf(CALL.input as Record<string, string>), G0 + 1))?.uses).toBe(1);
+    const revoked = await grants.revoke(grant.grant_id, 'op-2', G0 + 2);
+    expect(revoked).toMatchObject({ outcome: 'revoked', grant: { uses: 1, revoked_by: 'op-2' } });
+    expect(await approvals.consume(state.request_id, randomUUID())).toEqual({ outcome: 'revoked', grantId: grant.grant_id });
+    expect(await approvals2.consume(state.request_id, randomUUID())).toEqual({ outcome: 'revoked', grantId: grant.grant_id });
+    expect(await grants.match(callOf(CALL.input as Record<string, string>), G0 + 3)).toBeNull();
+    expect((await grants.get(grant.grant_id))?.uses).toBe(1);
+  });
+
+  it('revocation racing uses on two clients: every use counted is at or below the count the revocation reports, and none follows it', async () => {
+    const state = await approved();
+    const { grant } = await grants.grant({ state, scope: 'session', grantedBy: 'op-1', ttlMs: TTL, now: G0 });
+    const other2 = createToolGrantStore({ redis: other, keys });
+    const call = callOf(CALL.input as Record<string, string>);
+    const uses: number[] = [];
+    let refusals = 0;
+    let revokedAt: number | undefined;
+    const user = async (store: ToolGrantStore) => {
+      for (let i = 0; i < 40; i += 1) {
+        const startedAfterRevocation = revokedAt !== undefined;
+        const matched = await store.match(call, G0 + 10);
+        if (matched === null) refusals += 1;
+        else uses.push(matched.uses!);
+        // A match that began once the revocation had returned is always refused.
+        if (startedAfterRevocation) expect(matched).toBeNull();
+      }
+    };
+    const revoker = async () => {
+      while (uses.length < 5) await sleep(1);
+      const result = await other2.revoke(grant.grant_id, 'op-2', G0 + 10);
+      revokedAt = result?.grant.uses;
+      return result;
+    };
+    const [, , revocation] = await Promise.all([user(grants), user(other2), revoker()]);
+    expect(revocation?.outcome).toBe('revoked');
+    const final = revocation!.grant.uses!;
+    expect(uses.length).toBe(final);
+    expect(Math.max(...uses)).toBe(final);
+    expect(new Set(uses).size).toBe(uses.length);
+    expect(refusals).toBe(80 - final);
+    expect((await grants.get(grant.grant_id))?.uses).toBe(final);
   });
 
   it('lists by session, by agent, or everything unexpired, newest first', async () => {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   makeError,
+  openedByRule,
   scopeCoversRequestType,
   type ApprovalScope,
   type GrantListQuery,
@@ -42,8 +43,9 @@ export class GrantsService {
   }
 
   /**
-   * Refuses, before anything is decided, a scope the request cannot take: only a tool approval
-   * that a session asked for (one a rule opened) can be approved for the rest of that session.
+   * Refuses, before anything is decided, a scope the request cannot take: only a tool approval a
+   * rule opened in a session (`openedByRule`) can be approved for the rest of that session — a
+   * tool approval an agent opened itself, whatever its payload says, is approved once at most.
    * @throws OperatorApiError 400 `E_INVALID_FRAME`; 404 for an unknown request.
    */
   async checkScope(requestId: string, scope: ApprovalScope | undefined): Promise<void> {
@@ -51,9 +53,9 @@ export class GrantsService {
     const found = await this.requests.get(requestId);
     if (found === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no request ${requestId}`, { request_id: requestId }));
     const { state } = found;
-    if (state.type !== 'tool_approval' || state.payload.session_id === undefined) {
+    if (state.type !== 'tool_approval' || state.payload.session_id === undefined || !openedByRule(state)) {
       throw new OperatorApiError(
-        makeError('E_INVALID_FRAME', `scope "${scope}" is only for tool approvals asked for in a session; approve request ${requestId} once`, {
+        makeError('E_INVALID_FRAME', `scope "${scope}" is only for tool approvals a rule asked for in a session; approve request ${requestId} once`, {
           request_id: requestId,
           type: state.type,
         }),

@@ -63,6 +63,22 @@ describe('checkOpenRequest', () => {
     expect(checkOpenRequest(alice, planted, lookup)).toMatchObject({ code: 'E_FORBIDDEN', details: { request_id: planted.request_id } });
     expect(checkOpenRequest(alice, { ...planted, request_id: 'req_toolbox' }, lookup)).toBeNull();
   });
+
+  it('refuses a tool approval of an agent that names a rule, as if a rule had asked for it', () => {
+    const copy: OpenRequest = {
+      request_id: 'req_copy',
+      type: 'tool_approval',
+      target: toAgent('lead'),
+      payload: { tool: 'bash', input: { command: 'kubectl delete deployment api' }, input_digest: 'a'.repeat(64) },
+    };
+    expect(checkOpenRequest(alice, copy, lookup)).toBeNull();
+    for (const claim of [{ rule: 'pre-tool-use/prod-guard/kubectl-delete' }, { rules: ['pre-tool-use/prod-guard/kubectl-delete'] }]) {
+      if (copy.type !== 'tool_approval') throw new Error('not a tool approval');
+      const claimed: OpenRequest = { ...copy, payload: { ...copy.payload, ...claim } };
+      expect(checkOpenRequest(alice, claimed, lookup)).toMatchObject({ code: 'E_FORBIDDEN', details: { request_id: 'req_copy' } });
+      expect(checkOpenRequest(alice, { ...claimed, target: operators }, lookup)?.code).toBe('E_FORBIDDEN');
+    }
+  });
 });
 
 describe('checkAgentAnswer', () => {

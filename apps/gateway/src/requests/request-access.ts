@@ -38,12 +38,17 @@ export function checkSend(sender: AgentIdentity, to: string, lookup: AgentLookup
  *   lead's call.
  * - an `intervention` (the sender stopped at a circuit breaker) goes to the operators or to the
  *   team's lead.
- * - never under an id starting with `req_tool_`: those are the approvals rules open for hooks.
+ * - never under an id starting with `req_tool_`: those are the approvals rules open for hooks;
+ *   nor a `tool_approval` naming a rule (`rule`, `rules`): only a rule's own request says which
+ *   rule asked, so an operator is never shown an agent's request as a rule's.
  */
 export function checkOpenRequest(sender: AgentIdentity, request: OpenRequest, lookup: AgentLookup): AhpError | null {
   if (request.request_id.startsWith(TOOL_APPROVAL_REQUEST_PREFIX)) {
     // Reserved for the approvals rules open on an agent's behalf (their id derives from the hook id).
     return makeError('E_FORBIDDEN', `request ids starting with "${TOOL_APPROVAL_REQUEST_PREFIX}" are reserved for approvals that rules open`, { request_id: request.request_id });
+  }
+  if (request.type === 'tool_approval' && (request.payload.rule !== undefined || request.payload.rules !== undefined)) {
+    return makeError('E_FORBIDDEN', 'a tool approval an agent opens cannot name a rule (rule, rules): only approvals that rules open do', { request_id: request.request_id });
   }
   const target = request.target;
   if (target.kind === 'operators') {

@@ -6,20 +6,28 @@
 /** Source of the consume-tool-approval script; see its header. */
 export const CONSUME_TOOL_APPROVAL_LUA = `--[[
   consume-tool-approval (1 key): marks a settled request as used by one hook, once. The first
-  hook to ask wins; the same hook asking again (a retried job) gets the same answer.
+  hook to ask wins; the same hook asking again (a retried job) gets the same answer. A request
+  whose session grant was revoked is never used again, by any hook: the revocation is checked
+  here, in the same script that hands the request out.
 
   KEYS[1]  request hash  <prefix>:request:{<requestId>}  fields state (ProtocolState JSON), …,
-                                                         consumed_by (set here)
+                                                         consumed_by (set here),
+                                                         grant_revoked (set by grant-revoke)
   ARGV[1]  hook id
 
   Returns
     { 'consumed', <hook id that holds it> }  ARGV[1] when this hook holds it (first or again)
+    { 'revoked', <grant id> }  the grant recorded from this approval was revoked; nothing changed
     { 'pending' }   the request is not settled yet; nothing changed
     { 'missing' }   there is no such request (never opened, or purged after retention)
 ]]
-local state = redis.call('HGET', KEYS[1], 'state')
+local fields = redis.call('HMGET', KEYS[1], 'state', 'grant_revoked')
+local state = fields[1]
 if not state then
   return { 'missing' }
+end
+if fields[2] then
+  return { 'revoked', fields[2] }
 end
 local ok, decoded = pcall(cjson.decode, state)
 if not ok or type(decoded) ~= 'table' or decoded['status'] == nil or decoded['status'] == 'pending' then
