@@ -3,6 +3,7 @@ import { SEED_ENVELOPE_REPLAN, SEED_ENVELOPE_STEP_DONE } from '../test/fixtures/
 import {
   ControlEnvelopeSchema,
   ControlSignalEventSchema,
+  MAX_CONTROL_OUTPUT_CHARS,
   MAX_ENVELOPE_CHARS,
   classifyControlOutput,
   controlSignalEvent,
@@ -10,7 +11,80 @@ import {
   tryParseControlEnvelope,
 } from './control-envelope.js';
 
-describe('seed 000 §5 acceptance cases', () => {
+describe.each(['seed', 'strict'] as const)('seed 000 §5 acceptance cases, %s mode', (mode) => {
+  it('AC1: {"control": "step_done"} is recognised as step done', () => {
+    expect(classifyControlOutput('{"control": "step_done"}', { mode })).toEqual({ kind: 'structured', envelope: { control: 'step_done' } });
+  });
+
+  it('AC2: {"control": "replan"} triggers replanning', () => {
+    expect(classifyControlOutput('{"control": "replan"}', { mode })).toEqual({ kind: 'structured', envelope: { control: 'replan' } });
+  });
+
+  it('AC3: the legacy STEP_DONE string still works but carries a warning', () => {
+    const result = classifyControlOutput('All tests pass.\nSTEP_DONE', { mode });
+    expect(result).toMatchObject({ kind: 'legacy', control: 'step_done' });
+    expect(result.kind === 'legacy' && result.warning).toContain('{"control":"step_done"}');
+  });
+
+  it('AC4: unrelated JSON such as {"tool": "read_file"} is not a control signal', () => {
+    expect(classifyControlOutput('{"tool": "read_file"}', { mode })).toEqual({ kind: 'none' });
+  });
+});
+
+describe('seed mode (the default): the lenient reading of seed 000', () => {
+  it.each([
+    ['at a sentence end', 'All tests pass, so this step is finished: STEP_DONE.', 'step_done'],
+    ['inside a sentence', 'I think we need to REPLAN because the API changed', 'replan'],
+    ['in markdown', 'Result: **STEP_DONE**', 'step_done'],
+    ['in backticks', 'Finished `STEP_DONE`', 'step_done'],
+    ['next to CJK text', '测试通过STEP_DONE', 'step_done'],
+    ['twice', 'STEP_DONE. Really, STEP_DONE', 'step_done'],
+  ] as const)('accepts a legacy token %s, with the warning', (_name, text, control) => {
+    const result = classifyControlOutput(text);
+    expect(result).toMatchObject({ kind: 'legacy', control });
+    expect(result.kind === 'legacy' && result.warning).toMatch(/^legacy control string/);
+  });
+
+  it.each(['NOT_STEP_DONE', 'STEP_DONE_LATER', 'MUST_REPLAN_NOW', 'REPLANNED', 'step_done', 'STEPDONE', '步骤完成'])(
+    'does not take %j for a token (part of a longer identifier, or a variant)',
+    (text) => {
+      expect(classifyControlOutput(text)).toEqual({ kind: 'none' });
+    },
+  );
+
+  it('returns none for contradictory tokens (fail fast, seed §2.1)', () => {
+    expect(classifyControlOutput('STEP_DONE, or maybe REPLAN')).toEqual({ kind: 'none' });
+  });
+
+  it('prunes an envelope to control and reason, as the pydantic model of the seed ignores other keys', () => {
+    expect(classifyControlOutput('{"control": "step_done", "trace_id": "t-1"}')).toEqual({ kind: 'structured', envelope: { control: 'step_done' } });
+    expect(tryParseControlEnvelope('{"reason": "r", "control": "replan", "extra": {"control": "step_done"}}')).toEqual({ control: 'replan', reason: 'r' });
+    expect(tryParseControlEnvelope('{"control":"step_done","__proto__":{"polluted":1}}')).toEqual({ control: 'step_done' });
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('still requires one object, a known control and a string reason', () => {
+    for (const text of ['[{"control":"step_done"}]', 'Done {"control":"step_done"}', '{"control":"finish","tool":"x"}', '{"control":"replan","reason":42}', '{"tool":"read_file"}']) {
+      expect(tryParseControlEnvelope(text)).toBeNull();
+    }
+  });
+
+  it('ignores output above the size bound, and reads output just below it', () => {
+    const filler = 'x '.repeat(MAX_CONTROL_OUTPUT_CHARS / 2);
+    expect(classifyControlOutput(`${filler}STEP_DONE`)).toEqual({ kind: 'none' });
+    expect(classifyControlOutput(`${filler.slice(20)}STEP_DONE`)).toMatchObject({ kind: 'legacy', control: 'step_done' });
+  });
+
+  it('reads a worst-case input (a megabyte of near-tokens) in one pass', () => {
+    const text = 'STEP_DON'.repeat(MAX_CONTROL_OUTPUT_CHARS / 8);
+    expect(classifyControlOutput(text)).toEqual({ kind: 'none' });
+    const words = 'ASTEP_DONE '.repeat(Math.floor(MAX_CONTROL_OUTPUT_CHARS / 11));
+    expect(classifyControlOutput(words, { mode: 'strict' })).toEqual({ kind: 'none' });
+    expect(classifyControlOutput(words)).toEqual({ kind: 'none' });
+  });
+});
+
+describe('seed 000 §5 acceptance cases (default mode)', () => {
   it('AC1: {"control": "step_done"} is recognised as step done', () => {
     expect(tryParseControlEnvelope('{"control": "step_done"}')).toEqual({ control: 'step_done' });
     expect(classifyControlOutput('{"control": "step_done"}')).toEqual({ kind: 'structured', envelope: { control: 'step_done' } });
@@ -39,7 +113,7 @@ describe('seed 000 §2.2 examples', () => {
   });
 });
 
-describe('seed 000 §1.2 false positives: mentions are not signals', () => {
+describe('strict mode, seed 000 §1.2 false positives: mentions are not signals', () => {
   it.each([
     'I will say STEP_DONE later, once the tests pass.',
     'The legacy protocol used STEP_DONE and REPLAN.',
@@ -49,13 +123,13 @@ describe('seed 000 §1.2 false positives: mentions are not signals', () => {
     'STEP_DONE.',
     'Status: STEP_DONE',
   ])('%j', (text) => {
-    expect(detectLegacyControl(text)).toBeNull();
-    expect(classifyControlOutput(text)).toEqual({ kind: 'none' });
+    expect(detectLegacyControl(text, 'strict')).toBeNull();
+    expect(classifyControlOutput(text, { mode: 'strict' })).toEqual({ kind: 'none' });
   });
 
   it('a tool call JSON carrying a control key is not an envelope', () => {
-    expect(tryParseControlEnvelope('{"tool": "bash", "control": "step_done"}')).toBeNull();
-    expect(tryParseControlEnvelope('{"control": "step_done", "args": {"cmd": "ls"}}')).toBeNull();
+    expect(tryParseControlEnvelope('{"tool": "bash", "control": "step_done"}', 'strict')).toBeNull();
+    expect(tryParseControlEnvelope('{"control": "step_done", "args": {"cmd": "ls"}}', 'strict')).toBeNull();
   });
 });
 
@@ -66,16 +140,21 @@ describe('seed 000 §1.2 false negatives: variants are not signals (the envelope
   });
 });
 
-describe('detectLegacyControl', () => {
+describe.each(['seed', 'strict'] as const)('detectLegacyControl, %s mode', (mode) => {
   it('accepts a token on a line of its own, anywhere, with surrounding whitespace', () => {
-    expect(detectLegacyControl('Tests pass.\n\n  STEP_DONE  \n')).toBe('step_done');
-    expect(detectLegacyControl('Step 3 failed.\r\nREPLAN')).toBe('replan');
-    expect(detectLegacyControl('\tREPLAN\r')).toBe('replan');
+    expect(detectLegacyControl('Tests pass.\n\n  STEP_DONE  \n', mode)).toBe('step_done');
+    expect(detectLegacyControl('Step 3 failed.\r\nREPLAN', mode)).toBe('replan');
+    expect(detectLegacyControl('\tREPLAN\r', mode)).toBe('replan');
   });
 
   it('tolerates the same token twice but returns null for contradictory tokens', () => {
-    expect(detectLegacyControl('STEP_DONE\nSTEP_DONE')).toBe('step_done');
-    expect(detectLegacyControl('STEP_DONE\nREPLAN')).toBeNull();
+    expect(detectLegacyControl('STEP_DONE\nSTEP_DONE', mode)).toBe('step_done');
+    expect(detectLegacyControl('STEP_DONE\nREPLAN', mode)).toBeNull();
+  });
+
+  it('in strict mode only, a token inside a line does not count', () => {
+    expect(detectLegacyControl('x STEP_DONE\nREPLAN is next', mode)).toBeNull();
+    expect(detectLegacyControl('Checked it all, STEP_DONE', mode)).toBe(mode === 'seed' ? 'step_done' : null);
   });
 
   it('never throws and ignores non-strings and object-prototype names', () => {
@@ -109,9 +188,17 @@ describe('tryParseControlEnvelope', () => {
     ['a lone brace', '{'],
     ['empty text', ''],
     ['whitespace', '   \n '],
-    ['__proto__ key', '{"control":"step_done","__proto__":{"x":1}}'],
   ])('rejects %s', (_name, text) => {
     expect(tryParseControlEnvelope(text)).toBeNull();
+    expect(tryParseControlEnvelope(text, 'strict')).toBeNull();
+  });
+
+  it.each([
+    ['an unknown key', '{"control":"step_done","extra":1}'],
+    ['a __proto__ key', '{"control":"step_done","__proto__":{"x":1}}'],
+  ])('rejects %s in strict mode only', (_name, text) => {
+    expect(tryParseControlEnvelope(text, 'strict')).toBeNull();
+    expect(tryParseControlEnvelope(text)).toEqual({ control: 'step_done' });
   });
 
   it('never throws on non-string input', () => {

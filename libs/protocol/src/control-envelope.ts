@@ -1,8 +1,8 @@
 /**
  * The structured control channel of seed 000: instead of searching model output for `STEP_DONE`
  * or `REPLAN`, the model emits exactly one JSON object `{"control": "step_done" | "replan",
- * "reason"?: …}`. The legacy strings still work, but narrowly (a line of their own) and with a
- * warning that pushes toward the envelope.
+ * "reason"?: …}`. The legacy strings still work, with a warning that pushes toward the envelope;
+ * how leniently both are read is a {@link ControlReadMode}.
  */
 import { z } from 'zod';
 import { IdSchema, LIMITS, TextSchema } from './primitives.js';
@@ -15,10 +15,11 @@ export const ControlKindSchema = z.enum(['step_done', 'replan']).meta({
 export type ControlKind = z.infer<typeof ControlKindSchema>;
 
 /**
- * A control envelope. Strict: any key besides `control` and `reason` means the object is not an
- * envelope. The structured channel exists to be unmistakable; a tool-call JSON that happens to
- * carry a `control` key next to `tool` or `args` must not end a step. `reason` accepts `null` as
- * "absent", as the seed's model (`str | None`) does.
+ * A control envelope as it is sent and stored: exactly `control` and `reason`. Reading model
+ * output in `strict` mode holds the object to this shape (a tool-call JSON that happens to carry a
+ * `control` key next to `tool` or `args` must not end a step); `seed` mode first prunes other keys,
+ * as the seed's pydantic model ignores them. `reason` accepts `null` as "absent", as the seed's
+ * model (`str | None`) does.
  */
 export const ControlEnvelopeSchema = z
   .strictObject({
@@ -35,13 +36,36 @@ export type ControlEnvelope = z.infer<typeof ControlEnvelopeSchema>;
 export const MAX_ENVELOPE_CHARS = 8 * LIMITS.maxText;
 
 /**
+ * How leniently model output is read (seed 000 §3.2 and §3.3 against the narrower reading this
+ * product first shipped):
+ * - `seed` (the default): the seed's rules. The trimmed text must be a single `{…}` object; its
+ *   `control` and `reason` are validated and any other key is pruned (the seed validates with a
+ *   pydantic model, which ignores unknown fields). A legacy `STEP_DONE` / `REPLAN` counts anywhere
+ *   in the text as a word of its own ("…all green, STEP_DONE."), not inside a longer identifier
+ *   such as `NOT_STEP_DONE`.
+ * - `strict`: an envelope with any key besides `control` and `reason` is no envelope (a tool-call
+ *   JSON that happens to carry `control` must not end a step), and a legacy token counts only on a
+ *   line of its own, so that prose mentioning it is not a signal.
+ * Both log the legacy warning and report the `control_signal` event the same way.
+ */
+export type ControlReadMode = 'seed' | 'strict';
+
+/**
+ * Text longer than this is never searched for a legacy token: model output is untrusted, and the
+ * bound keeps one read linear in a known size. Longer output carries no control signal (the step
+ * stays open and the iteration breaker still bounds the loop).
+ */
+export const MAX_CONTROL_OUTPUT_CHARS = 1024 * 1024;
+
+/**
  * Parses model output as a control envelope, or returns `null`. Never throws, also not for
  * non-string input. Rules (seed 000 §3.2): surrounding whitespace is ignored; only text that
  * starts with `{` and ends with `}` reaches `JSON.parse` (fast prune); the result must be a single
- * object that validates as {@link ControlEnvelopeSchema}. Prose around the object, code fences,
- * arrays and nested envelopes are not envelopes.
+ * object whose `control` (and `reason`, when present) validate. In `strict` mode any other key
+ * rejects the object; in `seed` mode other keys are dropped. Prose around the object, code fences,
+ * arrays and nested envelopes are not envelopes in either mode.
  */
-export function tryParseControlEnvelope(text: unknown): ControlEnvelope | null {
+export function tryParseControlEnvelope(text: unknown, mode: ControlReadMode = 'seed'): ControlEnvelope | null {
   if (typeof text !== 'string') return null;
   const trimmed = text.trim();
   if (trimmed.length < 2 || trimmed.length > MAX_ENVELOPE_CHARS) return null;
@@ -52,8 +76,19 @@ export function tryParseControlEnvelope(text: unknown): ControlEnvelope | null {
   } catch {
     return null;
   }
+  if (mode === 'seed') value = pruneToEnvelopeKeys(value);
   const parsed = ControlEnvelopeSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
+}
+
+/** Keeps only `control` and `reason` of a plain object (own properties only); anything else passes through to fail validation. */
+function pruneToEnvelopeKeys(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const pruned: Record<string, unknown> = {};
+  for (const key of ['control', 'reason'] as const) {
+    if (Object.hasOwn(value, key)) pruned[key] = (value as Record<string, unknown>)[key];
+  }
+  return pruned;
 }
 
 const LEGACY_TOKENS: ReadonlyMap<string, ControlKind> = new Map([
@@ -61,19 +96,54 @@ const LEGACY_TOKENS: ReadonlyMap<string, ControlKind> = new Map([
   ['REPLAN', 'replan'],
 ]);
 
+/** Literal alternation: one left-to-right pass, no backtracking beyond the token length. */
+const LEGACY_TOKEN_PATTERN = /STEP_DONE|REPLAN/g;
+
+function isWordChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+function isLineBreak(code: number): boolean {
+  return code === 10 || code === 13;
+}
+
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9 || code === 11 || code === 12 || code === 0xa0 || code === 0xfeff;
+}
+
+/** Whether only blanks stand between `from` (exclusive, walking by `step`) and the line's end. */
+function blankToLineEnd(text: string, from: number, step: 1 | -1): boolean {
+  for (let i = from; i >= 0 && i < text.length; i += step) {
+    const code = text.charCodeAt(i);
+    if (isLineBreak(code)) return true;
+    if (!isBlank(code)) return false;
+  }
+  return true;
+}
+
 /**
- * Detects the legacy control strings. A token counts only when a whole line, trimmed, equals
- * `STEP_DONE` or `REPLAN`: a mention inside a sentence ("I will say STEP_DONE later") is not a
- * signal (seed 000 §1.2, false positive), and neither are variants such as `step_done`,
- * `STEPDONE` or `步骤完成` (§1.2, false negative: those are what the structured envelope fixes).
- * When both tokens stand on lines of their own the output is contradictory and the result is
- * `null`, leaving the fallback to the caller as seed §2.1 (fail fast) asks. Never throws.
+ * Detects the legacy control strings. In `seed` mode (the default) a token counts anywhere as a
+ * word of its own: the characters next to it must not be ASCII letters, digits or `_`, so
+ * `…tests pass, STEP_DONE.` counts and `NOT_STEP_DONE` does not. In `strict` mode it counts only
+ * when a whole line, trimmed, equals `STEP_DONE` or `REPLAN` (seed 000 §1.2: a mention in a
+ * sentence is then no signal). Variants such as `step_done`, `STEPDONE` or `步骤完成` never count
+ * (§1.2 false negatives: the envelope fixes those). When both tokens count the output is
+ * contradictory and the result is `null`, leaving the fallback to the caller (§2.1 fail fast).
+ * One pass over at most {@link MAX_CONTROL_OUTPUT_CHARS} characters; never throws.
  */
-export function detectLegacyControl(text: unknown): ControlKind | null {
-  if (typeof text !== 'string') return null;
+export function detectLegacyControl(text: unknown, mode: ControlReadMode = 'seed'): ControlKind | null {
+  if (typeof text !== 'string' || text.length > MAX_CONTROL_OUTPUT_CHARS) return null;
   let found: ControlKind | null = null;
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    const kind = LEGACY_TOKENS.get(line.trim());
+  const pattern = new RegExp(LEGACY_TOKEN_PATTERN.source, 'g');
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    const counts =
+      mode === 'strict'
+        ? blankToLineEnd(text, start - 1, -1) && blankToLineEnd(text, end, 1)
+        : !(start > 0 && isWordChar(text.charCodeAt(start - 1))) && !(end < text.length && isWordChar(text.charCodeAt(end)));
+    if (!counts) continue;
+    const kind = LEGACY_TOKENS.get(match[0]);
     if (kind === undefined) continue;
     if (found !== null && found !== kind) return null;
     found = kind;
@@ -87,15 +157,22 @@ export type ControlClassification =
   | { kind: 'legacy'; control: ControlKind; warning: string }
   | { kind: 'none' };
 
+/** Options of {@link classifyControlOutput}. */
+export interface ClassifyControlOptions {
+  /** @defaultValue `'seed'` (see {@link ControlReadMode}) */
+  readonly mode?: ControlReadMode;
+}
+
 /**
- * Classifies model output: a valid envelope wins; otherwise a legacy token on its own line is
- * accepted with a `warning` to log (seed §2.1: backward compatible, but push the migration);
- * otherwise there is no control signal. Never throws.
+ * Classifies model output: a valid envelope wins; otherwise a legacy token is accepted with a
+ * `warning` to log (seed §2.1: backward compatible, but push the migration); otherwise there is
+ * no control signal. `mode` picks the seed's lenient reading or the strict one. Never throws.
  */
-export function classifyControlOutput(text: unknown): ControlClassification {
-  const envelope = tryParseControlEnvelope(text);
+export function classifyControlOutput(text: unknown, options: ClassifyControlOptions = {}): ControlClassification {
+  const mode = options.mode ?? 'seed';
+  const envelope = tryParseControlEnvelope(text, mode);
   if (envelope !== null) return { kind: 'structured', envelope };
-  const control = detectLegacyControl(text);
+  const control = detectLegacyControl(text, mode);
   if (control !== null) {
     const token = control === 'step_done' ? 'STEP_DONE' : 'REPLAN';
     return {

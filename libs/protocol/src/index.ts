@@ -157,6 +157,7 @@ export {
   ControlFormatSchema,
   ControlKindSchema,
   ControlSignalEventSchema,
+  MAX_CONTROL_OUTPUT_CHARS,
   MAX_ENVELOPE_CHARS,
   classifyControlOutput,
   controlSignalEvent,
@@ -164,10 +165,12 @@ export {
   tryParseControlEnvelope,
 } from './control-envelope.js';
 export type {
+  ClassifyControlOptions,
   ControlClassification,
   ControlEnvelope,
   ControlFormat,
   ControlKind,
+  ControlReadMode,
   ControlSignalEvent,
 } from './control-envelope.js';
 export { PlanSchema, PlanStepSchema, PlanStepStatusSchema, findDependencyCycle, readySteps } from './plan.js';

@@ -4,7 +4,7 @@
  * `step_done` / `replan`, verification, and the circuit breakers. Small on purpose: a real agent
  * can use it as it is or copy the parts it needs.
  */
-import type { HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, Signal, StopReason, VerificationResult } from '@ahp/protocol';
+import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, Signal, StopReason, VerificationResult } from '@ahp/protocol';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
 import type { HookOptions, HookResult, RequestInterventionOptions, SubmitPlanOptions } from './client.js';
@@ -60,6 +60,8 @@ export interface AgentLoopOptions {
   readonly approvePlan?: boolean | SubmitPlanOptions;
   /** Runs a check when a step reports done; a failed result keeps the step open. @defaultValue no verification */
   readonly verify?: (step: PlanStep) => Promise<VerificationResult>;
+  /** How model text is read for control signals (see {@link readControlSignal}). @defaultValue `'seed'` */
+  readonly controlMode?: ControlReadMode;
   /** Circuit-breaker limits. @defaultValue the server's: 50 identical calls, 20 iterations */
   readonly limits?: LoopLimits;
   /** Token budget of the history sent to the model. @defaultValue no trimming */
@@ -150,7 +152,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
         continue;
       }
       say('assistant', action.text);
-      const control = await readControlSignal(action.text, { stepId: step.id, sink: client, logger });
+      const control = await readControlSignal(action.text, { stepId: step.id, sink: client, logger, ...(options.controlMode === undefined ? {} : { mode: options.controlMode }) });
       if (control.kind === 'none') continue;
       const kind = control.kind === 'structured' ? control.envelope.control : control.control;
       if (kind === 'replan') {

@@ -46,17 +46,52 @@ describe('readControlSignal — seed 000 §5 acceptance', () => {
   it('does not take unrelated JSON such as {"tool": "read_file"} for a control signal', async () => {
     const { sink } = setup();
     expect(await readControlSignal('{"tool": "read_file"}', { sink })).toEqual({ kind: 'none' });
-    expect(await readControlSignal('{"tool": "read_file", "control": "step_done"}', { sink })).toEqual({ kind: 'none' });
+    expect(await readControlSignal('{"tool": "read_file"}', { sink, mode: 'strict' })).toEqual({ kind: 'none' });
+    expect(await readControlSignal('{"tool": "read_file", "control": "step_done"}', { sink, mode: 'strict' })).toEqual({ kind: 'none' });
     expect(sink.report).not.toHaveBeenCalled();
+  });
+
+  it('accepts STEP_DONE at the end of a sentence by default, with the warning and the event', async () => {
+    const { events, sink, logger } = setup();
+    const result = await readControlSignal('Refactored the parser and all tests pass, STEP_DONE.', { stepId: 's4', sink, logger });
+    expect(result).toMatchObject({ kind: 'legacy', control: 'step_done' });
+    expect(vi.mocked(logger.warn).mock.calls[0]?.[0]).toMatch(/legacy control string STEP_DONE/);
+    expect(events).toEqual([{ kind: 'control_signal', control_signal: { control: 'step_done', format: 'legacy', step_id: 's4' } }]);
+  });
+
+  it('prunes an envelope with extra keys by default; strict mode refuses it', async () => {
+    const { events, sink } = setup();
+    expect(await readControlSignal('{"control":"replan","reason":"schema moved","confidence":0.9}', { sink })).toEqual({
+      kind: 'structured',
+      envelope: { control: 'replan', reason: 'schema moved' },
+    });
+    expect(await readControlSignal('{"control":"replan","reason":"schema moved","confidence":0.9}', { sink, mode: 'strict' })).toEqual({ kind: 'none' });
+    expect(events).toHaveLength(1);
+  });
+});
+
+describe.each(['seed', 'strict'] as const)('readControlSignal — seed 000 §5 acceptance, %s mode', (mode) => {
+  it('reports each of the four cases the same way', async () => {
+    const { events, sink, logger } = setup();
+    expect(await readControlSignal('{"control": "step_done"}', { sink, logger, mode, stepId: 'a' })).toMatchObject({ kind: 'structured' });
+    expect(await readControlSignal('{"control": "replan"}', { sink, logger, mode, stepId: 'b' })).toMatchObject({ kind: 'structured' });
+    expect(await readControlSignal('Done.\nSTEP_DONE', { sink, logger, mode, stepId: 'c' })).toMatchObject({ kind: 'legacy', control: 'step_done' });
+    expect(await readControlSignal('{"tool": "read_file"}', { sink, logger, mode, stepId: 'd' })).toEqual({ kind: 'none' });
+    expect(events.map((event) => event.kind === 'control_signal' && [event.control_signal.step_id, event.control_signal.control, event.control_signal.format])).toEqual([
+      ['a', 'step_done', 'structured'],
+      ['b', 'replan', 'structured'],
+      ['c', 'step_done', 'legacy'],
+    ]);
+    expect(logger.warn).toHaveBeenCalledOnce();
   });
 });
 
 describe('readControlSignal — seed 000 §1.2', () => {
   it.each(['I will say STEP_DONE once the tests pass.', 'Next I might need to REPLAN the approach.'])(
-    'false positive: a mention is not a signal (%s)',
+    'strict mode, false positive: a mention is not a signal (%s)',
     async (text) => {
       const { sink, logger } = setup();
-      expect(await readControlSignal(text, { sink, logger })).toEqual({ kind: 'none' });
+      expect(await readControlSignal(text, { sink, logger, mode: 'strict' })).toEqual({ kind: 'none' });
       expect(sink.report).not.toHaveBeenCalled();
       expect(logger.warn).not.toHaveBeenCalled();
     },

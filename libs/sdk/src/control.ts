@@ -4,7 +4,7 @@
  * The rules themselves live in @ahp/protocol (`classifyControlOutput`).
  */
 import { classifyControlOutput, controlSignalEvent } from '@ahp/protocol';
-import type { ControlClassification } from '@ahp/protocol';
+import type { ControlClassification, ControlReadMode } from '@ahp/protocol';
 import { reportQuietly } from './event-sink.js';
 import type { EventSink } from './event-sink.js';
 import { silentLogger } from './logger.js';
@@ -18,18 +18,24 @@ export interface ReadControlOptions {
   readonly sink?: EventSink;
   /** Receives the legacy-format warning. @defaultValue {@link silentLogger} */
   readonly logger?: Logger;
+  /**
+   * `seed`: the seed's reading — a legacy `STEP_DONE` / `REPLAN` counts anywhere as a word of its
+   * own, an envelope's unknown keys are pruned. `strict`: a legacy token only on a line of its
+   * own, an envelope with unknown keys is none. @defaultValue `'seed'`
+   */
+  readonly mode?: ControlReadMode;
 }
 
 /**
- * Classifies `output`: a JSON control envelope wins; a `STEP_DONE` / `REPLAN` line still counts
- * but is logged as a warning; anything else (prose that mentions a token, variants such as
- * `step_done`, unrelated JSON such as `{"tool":"read_file"}`) is no control signal. Every signal
+ * Classifies `output`: a JSON control envelope wins; a legacy `STEP_DONE` / `REPLAN` still counts
+ * but is logged as a warning (where it may stand depends on `mode`); anything else (variants such
+ * as `step_done`, unrelated JSON such as `{"tool":"read_file"}`) is no control signal. Every signal
  * found is reported as a `control_signal` event before the promise resolves; reporting failures
  * are logged, not thrown.
  */
 export async function readControlSignal(output: string, options: ReadControlOptions = {}): Promise<ControlClassification> {
   const logger = options.logger ?? silentLogger;
-  const classification = classifyControlOutput(output);
+  const classification = classifyControlOutput(output, { mode: options.mode ?? 'seed' });
   if (classification.kind === 'legacy') logger.warn(classification.warning, { control: classification.control, stepId: options.stepId });
   const event = controlSignalEvent(classification, options.stepId);
   if (event !== null) await reportQuietly(options.sink, { kind: 'control_signal', control_signal: event }, logger);
