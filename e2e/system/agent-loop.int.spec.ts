@@ -108,7 +108,7 @@ describe('SDK reference agent loop', () => {
     });
 
     expect(result.stopReason).toBe('completed');
-    expect(result.plan.steps.map((s) => [s.id, s.status])).toEqual([['edit', 'done'], ['release', 'done']]);
+    expect(result.plan?.steps.map((s) => [s.id, s.status])).toEqual([['edit', 'done'], ['release', 'done']]);
     expect(ran).toEqual(['ls', 'ls', 'git push --force-with-lease origin main']);
     const toolResults = result.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(toolResults[0]).toMatch(/^BLOCKED by permission-check: Recursive deletion/);

@@ -1,6 +1,6 @@
 import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, Signal } from '@ahp/protocol';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { AgentLoopClient } from './agent-loop.js';
+import type { AgentLoopClient, AgentLoopPhase } from './agent-loop.js';
 import { runAgentLoop } from './agent-loop.js';
 import type { AhpClient, HookResult, RequestInterventionOptions } from './client.js';
 import { scriptedModel } from './scripted-model.js';
@@ -92,7 +92,7 @@ describe('runAgentLoop', () => {
     expect(toolResults[1]).toMatch(/NOTE: input changed/);
     expect(toolResults[2]).toMatch(/WARNING: network access/);
     expect(result.messages.some((m) => m.content === 'Verification failed: 1 test failed')).toBe(true);
-    expect(result.plan.steps.map((s) => [s.id, s.status])).toEqual([['a', 'done'], ['c', 'done']]);
+    expect(result.plan?.steps.map((s) => [s.id, s.status])).toEqual([['a', 'done'], ['c', 'done']]);
     expect(hooks.filter((h) => h.trigger === 'pre-tool-use').map((h) => (h.context.loop as JsonObject).iteration)).toEqual([1, 2, 3]);
 
     const signals = events.flatMap((e) => (e.kind === 'control_signal' ? [e.control_signal] : []));
@@ -161,5 +161,95 @@ describe('runAgentLoop', () => {
     const result = await runAgentLoop({ model: scriptedModel({ plans: [plan], actions: [] }), tools, client: rejected.client, goal: 'g', approvePlan: true });
     expect(result.stopReason).toBe('aborted');
     expect(rejected.events).toEqual([]);
+  });
+
+  describe('the forced planning template (seed 002 §3)', () => {
+    const validPlan = '[PLAN] Clean up\n1. [ ] Remove the build folder (tools: bash)\n2. [ ] Report what was removed (tools: none)';
+
+    it('plans in a PLANNING state first: an invalid plan is refused with reasons and asked again, no tool runs before a valid one', async () => {
+      ran.length = 0;
+      const { client, hooks, events } = fakeClient();
+      const phases: AgentLoopPhase[] = [];
+      const ranAt: AgentLoopPhase[] = [];
+      const model = scriptedModel({
+        texts: ['Sure! I will first run rm -rf build.', '[PLAN]\n1. [ ] Remove the build folder (tools: bash)\n3. [ ] Report (tools: none)', validPlan],
+        actions: [bash('rm -rf build'), text('{"control":"step_done"}'), text('Removed build/. STEP_DONE')],
+      });
+      const result = await runAgentLoop({
+        model,
+        client,
+        goal: 'clean the build folder',
+        tools: { bash: async (input) => (ranAt.push(phases.at(-1)!), ran.push(String(input.command)), { ok: true as const, output: 'ok' }) },
+        onPhase: (phase) => phases.push(phase),
+      });
+
+      expect(result.stopReason).toBe('completed');
+      expect(phases).toEqual(['planning', 'executing', 'stopped']);
+      expect(ranAt).toEqual(['executing']);
+      expect(result.plan?.steps.map((s) => [s.id, s.status, s.tools_expected, s.dependencies])).toEqual([
+        ['step_1', 'done', ['bash'], []],
+        ['step_2', 'done', [], ['step_1']],
+      ]);
+      // Three planning turns, each shown the template in the system prompt; refusals carry the reasons.
+      expect(model.seen[0]?.[0]?.content).toContain('[PLAN]');
+      expect(model.seen[0]?.at(-1)?.content).toMatch(/^State: PLANNING/);
+      expect(model.seen[1]?.at(-1)?.content).toMatch(/That plan was refused:\n- no \[PLAN\] line/);
+      expect(model.seen[2]?.at(-1)?.content).toMatch(/step 3 where step 2 was due/);
+      // No hook and no event before the plan was valid: the first hook is the tool's pre-tool-use of step_1.
+      expect(hooks[0]).toMatchObject({ trigger: 'pre-tool-use', context: { plan_step: 'step_1' } });
+      expect(events[0]).toMatchObject({ kind: 'plan_progress', plan: { title: 'Clean up' } });
+    });
+
+    it('gives up after planningAttempts refusals: stopReason error, the reasons, no tool, no hook, no submission', async () => {
+      ran.length = 0;
+      const { client, hooks, events } = fakeClient();
+      let submitted = 0;
+      client.submitPlan = async () => {
+        submitted += 1;
+        return { requestId: 'req_x', type: 'plan_approval', status: 'approved', approved: true } as RequestDecision;
+      };
+      const model = scriptedModel({ texts: ['no plan', 'still no plan', '[PLAN]\n1. [ ] x (tools: bash) (after: 1)'], actions: [bash('rm -rf build')] });
+      const result = await runAgentLoop({ model, client, tools, goal: 'g', approvePlan: true, planningAttempts: 2 });
+      expect(result).toMatchObject({ stopReason: 'error', plan: undefined, iterations: 0 });
+      expect(result.planningErrors?.join('\n')).toMatch(/no \[PLAN\] line/);
+      expect(model.seen).toHaveLength(2);
+      expect(ran).toEqual([]);
+      expect(hooks).toEqual([]);
+      expect(events).toEqual([]);
+      expect(submitted).toBe(0);
+    });
+
+    it('submits the parsed plan for approval before executing, and replans through the template keeping finished steps', async () => {
+      ran.length = 0;
+      const { client } = fakeClient();
+      const submitted: Plan[] = [];
+      client.submitPlan = async (proposed) => {
+        submitted.push(proposed);
+        return { requestId: 'req_p', type: 'plan_approval', status: 'approved', approved: true } as RequestDecision;
+      };
+      const phases: AgentLoopPhase[] = [];
+      const model = scriptedModel({
+        texts: [validPlan, '[PLAN]\n1. [ ] Report by mail instead (tools: mail)'],
+        actions: [text('{"control":"step_done"}'), text('{"control":"replan","reason":"the report goes by mail"}'), text('{"control":"step_done"}')],
+      });
+      const result = await runAgentLoop({ model, client, tools, goal: 'g', approvePlan: true, onPhase: (phase) => phases.push(phase) });
+      expect(phases).toEqual(['planning', 'awaiting_approval', 'executing', 'planning', 'executing', 'stopped']);
+      expect(submitted[0]?.steps.map((s) => s.id)).toEqual(['step_1', 'step_2']);
+      expect(model.seen[3]?.at(-1)?.content).toMatch(/The plan must change: the report goes by mail[\s\S]*step_1 \(done\)/);
+      expect(result.plan?.steps.map((s) => [s.id, s.status, s.description])).toEqual([
+        ['step_1', 'done', 'Remove the build folder'],
+        ['step_3', 'done', 'Report by mail instead'],
+      ]);
+      expect(result.stopReason).toBe('completed');
+    });
+
+    it('validates plan objects of the model planner too, and refuses a planner the model cannot serve', async () => {
+      const { client } = fakeClient();
+      const cyclic = { title: 't', steps: [step('a', ['b']), step('b', ['a'])] };
+      const result = await runAgentLoop({ model: scriptedModel({ plans: [cyclic, cyclic], actions: [] }), client, tools, goal: 'g', planningAttempts: 2 });
+      expect(result).toMatchObject({ stopReason: 'error', plan: undefined });
+      expect(result.planningErrors?.join()).toMatch(/dependency cycle/);
+      await expect(runAgentLoop({ model: scriptedModel({ plans: [plan], actions: [] }), client, tools, goal: 'g', planner: 'template' })).rejects.toThrow(/complete\(\)/);
+    });
   });
 });

@@ -1,9 +1,10 @@
 /**
- * A reference agent loop that wires the agent-side protocols together: plan → optional approval
- * → for each step, model turns with hooks around every tool call, the control envelope for
- * `step_done` / `replan`, verification, and the circuit breakers. Small on purpose: a real agent
- * can use it as it is or copy the parts it needs.
+ * A reference agent loop that wires the agent-side protocols together: plan (the PLANNING state of
+ * seed 002 §3) → optional approval → for each step, model turns with hooks around every tool
+ * call, the control envelope for `step_done` / `replan`, verification, and the circuit breakers.
+ * Small on purpose: a real agent can use it as it is or copy the parts it needs.
  */
+import { PlanSchema } from '@ahp/protocol';
 import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, Signal, StopReason, VerificationResult } from '@ahp/protocol';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
@@ -16,21 +17,44 @@ import { silentLogger } from './logger.js';
 import type { Logger } from './logger.js';
 import { applyModifications } from './modifications.js';
 import { PlanRunner } from './plan-runner.js';
+import { PLANNING_INSTRUCTIONS, parsePlanTemplate } from './plan-template.js';
 import type { RequestDecision } from './team.js';
 import { reportVerification } from './verification.js';
 
 /** What the model says in one turn: call a tool, or talk (which may carry a control envelope). */
 export type ModelAction = { readonly type: 'tool_call'; readonly tool: string; readonly input: JsonObject } | { readonly type: 'text'; readonly text: string };
 
-/** The model, as the loop needs it. Adapt an LLM client to this, or use {@link scriptedModel}. */
+/**
+ * The model, as the loop needs it. Adapt an LLM client to this, or use {@link scriptedModel}.
+ * Planning takes one of two routes (see {@link AgentLoopOptions.planner}): `complete` answers the
+ * planning template in text, which the loop parses and validates; or `plan` / `replan` hand over
+ * ready plan objects (an adapter that asks the model for JSON).
+ */
 export interface AgentModel {
-  /** The first plan for `goal`. */
-  plan(goal: string): Promise<Plan>;
-  /** A revised plan after a `replan` signal; the loop keeps the steps already done. */
-  replan(current: Plan, reason: string | undefined): Promise<Plan>;
+  /** The model's text answer to the (trimmed) conversation, without tools: how it answers the `[PLAN]` template. */
+  complete?(turn: { readonly messages: readonly ChatMessage[] }): Promise<string>;
+  /** The first plan for `goal`, as an object. */
+  plan?(goal: string): Promise<Plan>;
+  /** A revised plan after a `replan` signal, as an object; the loop keeps the steps already done. */
+  replan?(current: Plan, reason: string | undefined): Promise<Plan>;
   /** The next action for `step`, given the (trimmed) conversation. */
   next(turn: { readonly step: PlanStep; readonly messages: readonly ChatMessage[] }): Promise<ModelAction>;
 }
+
+/**
+ * Where the loop stands. `planning`: the model writes (or revises) the plan and no tool may run;
+ * `awaiting_approval`: the plan waits for its approver; `executing`: plan steps run, the only
+ * state in which tools are called; `stopped`: the loop returned.
+ */
+export type AgentLoopPhase = 'planning' | 'awaiting_approval' | 'executing' | 'stopped';
+
+/** The transitions the loop may take; anything else is a bug in the loop and throws. */
+const PHASE_MOVES: Readonly<Record<AgentLoopPhase, readonly AgentLoopPhase[]>> = {
+  planning: ['awaiting_approval', 'executing', 'stopped'],
+  awaiting_approval: ['executing', 'stopped'],
+  executing: ['planning', 'stopped'],
+  stopped: [],
+};
 
 /** A tool's outcome. A failure (`ok: false`) goes back to the model, it does not end the loop. */
 export type ToolOutcome = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly code?: string; readonly error: string };
@@ -54,8 +78,20 @@ export interface AgentLoopOptions {
   readonly client: AgentLoopClient;
   /** What the agent is asked to do; the first user message. */
   readonly goal: string;
-  /** @defaultValue `'You are a careful coding agent.'` plus the control-envelope instructions */
+  /** @defaultValue `'You are a careful coding agent.'` plus the control-envelope instructions (and the planning template when the loop plans with it) */
   readonly system?: string;
+  /**
+   * How the plan is made. `template` (seed 002 §3): in the PLANNING state the model answers the
+   * `[PLAN]` template through `model.complete`; the answer is parsed and validated with
+   * `PlanSchema` before any tool runs, and a refused answer is sent back with the reasons.
+   * `model`: `model.plan` / `model.replan` return plan objects, validated the same way.
+   * @defaultValue `template` when the model has `complete`, else `model`
+   */
+  readonly planner?: 'template' | 'model';
+  /** Answers asked for per planning round before the loop gives up with `stopReason: 'error'`. @defaultValue 3 */
+  readonly planningAttempts?: number;
+  /** Called on every phase change, e.g. to show where the agent stands. */
+  readonly onPhase?: (phase: AgentLoopPhase) => void;
   /** Submit the plan for approval and wait. @defaultValue false */
   readonly approvePlan?: boolean | SubmitPlanOptions;
   /** Runs a check when a step reports done; a failed result keeps the step open. @defaultValue no verification */
@@ -80,9 +116,12 @@ export interface AgentLoopOptions {
 
 /** How the loop ended. */
 export interface AgentLoopResult {
-  /** `completed`, `MAX_ITER` (a person must look), `aborted` (plan not approved) or `error` (no step can run). */
+  /** `completed`, `MAX_ITER` (a person must look), `aborted` (plan not approved) or `error` (no valid plan, or no step can run). */
   readonly stopReason: StopReason;
-  readonly plan: Plan;
+  /** The plan as it stands; undefined only when planning never produced a valid plan. */
+  readonly plan: Plan | undefined;
+  /** Set when the loop stopped because no valid plan came within `planningAttempts`: the reasons the last answer was refused. */
+  readonly planningErrors?: readonly string[];
   readonly iterations: number;
   readonly messages: readonly ChatMessage[];
   /**
@@ -96,34 +135,81 @@ export interface AgentLoopResult {
 const ENVELOPE_RULES =
   'When a step is finished answer with exactly {"control":"step_done"}; when the plan must change answer with exactly {"control":"replan","reason":"…"}.';
 
+const DEFAULT_PLANNING_ATTEMPTS = 3;
+
+/** The loop's phase, with its transition rules. */
+class Phase {
+  #current: AgentLoopPhase = 'planning';
+  readonly #listener: ((phase: AgentLoopPhase) => void) | undefined;
+
+  constructor(listener: ((phase: AgentLoopPhase) => void) | undefined) {
+    this.#listener = listener;
+    listener?.('planning');
+  }
+
+  get current(): AgentLoopPhase {
+    return this.#current;
+  }
+
+  to(next: AgentLoopPhase): void {
+    if (!PHASE_MOVES[this.#current].includes(next)) throw new Error(`agent loop: no move from ${this.#current} to ${next}`);
+    this.#current = next;
+    this.#listener?.(next);
+  }
+}
+
 /**
  * Runs the loop until every plan step is settled, the iteration breaker trips (`MAX_ITER`: a
  * `stop` hook carries the reason to the control plane, and an `intervention` request asks a person
- * to look), the plan is not approved, or no step can run.
+ * to look), the plan is not approved, no valid plan comes, or no step can run.
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { model, client } = options;
   const logger = options.logger ?? silentLogger;
+  const planner = resolvePlanner(options);
+  const attempts = options.planningAttempts ?? DEFAULT_PLANNING_ATTEMPTS;
+  if (!Number.isSafeInteger(attempts) || attempts < 1) throw new RangeError(`planningAttempts must be a positive integer, got ${attempts}`);
   const breakers = new LoopBreakers(options.limits);
+  const phase = new Phase(options.onPhase);
+  const system = `${options.system ?? 'You are a careful coding agent.'} ${ENVELOPE_RULES}${planner.kind === 'template' ? `\n\n${PLANNING_INSTRUCTIONS}` : ''}`;
   const messages: ChatMessage[] = [
-    { role: 'system', content: `${options.system ?? 'You are a careful coding agent.'} ${ENVELOPE_RULES}` },
+    { role: 'system', content: system },
     { role: 'user', content: options.goal },
   ];
   const say = (role: ChatMessage['role'], content: string) => void messages.push({ role, content });
+  const visible = (): readonly ChatMessage[] => {
+    // Only what the model sees is trimmed: the full conversation is the record the result returns.
+    if (options.historyBudget === undefined) return messages;
+    const history = trimHistory(messages, { budget: options.historyBudget, ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }) });
+    if (history.removed > 0) logger.info('history trimmed', { code: 'HISTORY_TRIMMED', removed: history.removed });
+    return history.messages;
+  };
+  const planning: PlanningContext = { planner, attempts, say, visible, logger };
 
-  const firstPlan = await model.plan(options.goal);
+  const first = await obtainPlan(planning, { goal: options.goal });
+  if (!first.ok) {
+    phase.to('stopped');
+    return { stopReason: 'error', plan: undefined, planningErrors: first.errors, iterations: 0, messages };
+  }
+  const firstPlan = first.plan;
   let requestId: string | undefined;
   if (options.approvePlan !== undefined && options.approvePlan !== false) {
+    phase.to('awaiting_approval');
     const decision = await client.submitPlan(firstPlan, options.approvePlan === true ? {} : options.approvePlan);
     requestId = decision.requestId;
     if (!decision.approved) {
       logger.warn('plan not approved', { requestId, status: decision.status });
+      phase.to('stopped');
       return { stopReason: 'aborted', plan: firstPlan, iterations: 0, messages };
     }
   }
+  phase.to('executing');
   const runner = new PlanRunner(firstPlan, { sink: client, logger, ...(requestId === undefined ? {} : { requestId }) });
   await runner.report();
-  const end = (stopReason: StopReason): AgentLoopResult => ({ stopReason, plan: runner.plan, iterations: breakers.iteration, messages });
+  const end = (stopReason: StopReason, extra: Partial<AgentLoopResult> = {}): AgentLoopResult => {
+    phase.to('stopped');
+    return { stopReason, plan: runner.plan, iterations: breakers.iteration, messages, ...extra };
+  };
 
   while (!runner.finished) {
     const step = runner.ready()[0];
@@ -136,19 +222,13 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       if (exceeded) {
         logger.warn('iteration limit reached; a person must intervene', { code: 'MAX_ITER', iteration });
         await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
-        return { ...end('MAX_ITER'), ...askForIntervention(options, logger, { iteration, stepId: step.id, description: step.description }) };
+        return end('MAX_ITER', askForIntervention(options, logger, { iteration, stepId: step.id, description: step.description }));
       }
-      // Only what the model sees is trimmed: the full conversation is the record the result returns.
-      const history =
-        options.historyBudget === undefined
-          ? { messages, removed: 0 }
-          : trimHistory(messages, { budget: options.historyBudget, ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }) });
-      if (history.removed > 0) logger.info('history trimmed', { code: 'HISTORY_TRIMMED', removed: history.removed });
-      const action = await model.next({ step: runner.step(step.id), messages: history.messages });
+      const action = await model.next({ step: runner.step(step.id), messages: visible() });
 
       if (action.type === 'tool_call') {
         say('assistant', JSON.stringify({ tool: action.tool, input: action.input }));
-        say('tool', await callTool(options, breakers, action, { iteration, stepId: step.id }));
+        say('tool', await callTool(options, breakers, phase, action, { iteration, stepId: step.id }));
         continue;
       }
       say('assistant', action.text);
@@ -157,7 +237,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       const kind = control.kind === 'structured' ? control.envelope.control : control.control;
       if (kind === 'replan') {
         const reason = control.kind === 'structured' ? (control.envelope.reason ?? undefined) : undefined;
-        await runner.replan(await model.replan(runner.plan, reason));
+        phase.to('planning');
+        const revised = await obtainPlan(planning, { current: runner.plan, reason });
+        if (!revised.ok) return end('error', { planningErrors: revised.errors });
+        await runner.replan(revised.plan);
+        phase.to('executing');
         break;
       }
       if (options.verify !== undefined) {
@@ -174,6 +258,96 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   return end('completed');
 }
 
+/** The planning route and the model methods it needs, checked once at the start. */
+type Planner =
+  | { readonly kind: 'template'; readonly complete: NonNullable<AgentModel['complete']> }
+  | { readonly kind: 'model'; readonly plan: NonNullable<AgentModel['plan']>; readonly replan: NonNullable<AgentModel['replan']> };
+
+function resolvePlanner(options: AgentLoopOptions): Planner {
+  const { model } = options;
+  const kind = options.planner ?? (model.complete !== undefined ? 'template' : 'model');
+  if (kind === 'template') {
+    if (model.complete === undefined) throw new TypeError('planner "template" needs a model with complete()');
+    return { kind, complete: model.complete.bind(model) };
+  }
+  if (model.plan === undefined || model.replan === undefined) throw new TypeError('planner "model" needs a model with plan() and replan()');
+  return { kind, plan: model.plan.bind(model), replan: model.replan.bind(model) };
+}
+
+interface PlanningContext {
+  readonly planner: Planner;
+  readonly attempts: number;
+  readonly say: (role: ChatMessage['role'], content: string) => void;
+  readonly visible: () => readonly ChatMessage[];
+  readonly logger: Logger;
+}
+
+type PlanningOutcome = { readonly ok: true; readonly plan: Plan } | { readonly ok: false; readonly errors: readonly string[] };
+
+/**
+ * The PLANNING state: asks for a plan (the first one, or a revision of `current`) until one is
+ * valid or `attempts` answers were refused. With the template, each refusal goes back to the model
+ * with its reasons; a revision numbers its steps on from the existing ones, so finished steps keep
+ * their ids and the partial replan of {@link PlanRunner} keeps them done.
+ */
+async function obtainPlan(context: PlanningContext, request: { goal: string } | { current: Plan; reason: string | undefined }): Promise<PlanningOutcome> {
+  const { planner, logger } = context;
+  let errors: readonly string[] = [];
+  if (planner.kind === 'model') {
+    for (let attempt = 1; attempt <= context.attempts; attempt++) {
+      const proposed = 'goal' in request ? await planner.plan(request.goal) : await planner.replan(request.current, request.reason);
+      const parsed = PlanSchema.safeParse(proposed);
+      if (parsed.success) return { ok: true, plan: parsed.data };
+      errors = parsed.error.issues.slice(0, 10).map((issue) => `${issue.path.map(String).join('.') || 'plan'}: ${issue.message}`);
+      logger.warn('the model proposed an invalid plan', { code: 'PLAN_INVALID', attempt, errors: errors.join('; ') });
+    }
+    return { ok: false, errors };
+  }
+
+  const firstStepNumber = 'goal' in request ? 1 : nextStepNumber(request.current);
+  const { say } = context;
+  say('user', 'goal' in request ? planningRequest() : revisionRequest(request.current, request.reason));
+  for (let attempt = 1; attempt <= context.attempts; attempt++) {
+    const answer = await planner.complete({ messages: context.visible() });
+    say('assistant', answer);
+    const parsed = parsePlanTemplate(answer, { title: 'goal' in request ? request.goal : request.current.title, firstStepNumber });
+    if (parsed.ok) {
+      say('user', `Plan accepted (${parsed.plan.steps.map((step) => step.id).join(', ')}). State: EXECUTING.`);
+      return parsed;
+    }
+    errors = parsed.errors;
+    logger.warn('the model answered the planning template with an invalid plan', { code: 'PLAN_INVALID', attempt, errors: errors.join('; ') });
+    if (attempt < context.attempts) {
+      say('user', `State: PLANNING. That plan was refused:\n${errors.map((error) => `- ${error}`).join('\n')}\nAnswer again with the whole plan in the [PLAN] form.`);
+    }
+  }
+  return { ok: false, errors };
+}
+
+function planningRequest(): string {
+  return 'State: PLANNING. Before any tool runs, answer with the plan for this goal in the [PLAN] form.';
+}
+
+function revisionRequest(current: Plan, reason: string | undefined): string {
+  const lines = current.steps.map((step) => `- ${step.id} (${step.status}): ${step.description}`);
+  return [
+    `State: PLANNING. The plan must change${reason === undefined ? '' : `: ${reason}`}.`,
+    'Where it stands:',
+    ...lines,
+    'Finished steps stay finished. Answer in the [PLAN] form with the steps that remain to be done, numbered from 1; they replace every unfinished step.',
+  ].join('\n');
+}
+
+/** The number after the highest `step_<n>` id of `plan`, so a revision's ids are new. */
+function nextStepNumber(plan: Plan): number {
+  let highest = plan.steps.length;
+  for (const step of plan.steps) {
+    const match = /^step_(\d{1,9})$/.exec(step.id);
+    if (match !== null) highest = Math.max(highest, Number(match[1]));
+  }
+  return highest + 1;
+}
+
 /**
  * One tool call with its hooks: the stutter breaker, `pre-tool-use` (block → not run, reason to
  * the model; control → input rewritten; prompt → warnings to the model), the tool, `post-tool-use`
@@ -182,9 +356,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
 async function callTool(
   options: AgentLoopOptions,
   breakers: LoopBreakers,
+  phase: Phase,
   action: Extract<ModelAction, { type: 'tool_call' }>,
   at: { iteration: number; stepId: string },
 ): Promise<string> {
+  // Seed 002 §3: nothing runs before a valid plan is in force.
+  if (phase.current !== 'executing') throw new Error(`agent loop: a tool call in the ${phase.current} phase`);
   const { client } = options;
   const stutter = breakers.checkToolCall(action.tool, action.input);
   if (!stutter.ok) return stutter.message;

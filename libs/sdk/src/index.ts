@@ -34,7 +34,9 @@ export type { AhpClientErrorCode, AhpClientErrorOptions, ClientErrorCode } from 
 
 // --- agent-side protocols (seeds 000 and 002) ---------------------------------------------
 export { runAgentLoop } from './agent-loop.js';
-export type { AgentLoopClient, AgentLoopOptions, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './agent-loop.js';
+export type { AgentLoopClient, AgentLoopOptions, AgentLoopPhase, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './agent-loop.js';
+export { MAX_PLAN_TEXT_CHARS, MAX_TEMPLATE_STEPS, PLANNING_INSTRUCTIONS, parsePlanTemplate } from './plan-template.js';
+export type { ParsePlanTemplateOptions, PlanTemplateResult } from './plan-template.js';
 export { scriptedModel } from './scripted-model.js';
 export type { ModelScript } from './scripted-model.js';
 export { applyModifications } from './modifications.js';
