@@ -106,6 +106,31 @@ describe('runAgentLoop', () => {
     expect(events.find((e) => e.kind === 'plan_progress')).toMatchObject({ request_id: 'req_1' });
   });
 
+  it('runs each tool call, hooks included, inside trackToolCall when the client has it', async () => {
+    ran.length = 0;
+    const { client, hooks } = fakeClient();
+    const tracked: string[] = [];
+    let inside = 0;
+    const hook = client.hook.bind(client);
+    client.hook = async (trigger, context, options) => {
+      if (trigger.endsWith('tool-use')) expect(inside).toBe(1);
+      return hook(trigger, context, options);
+    };
+    client.trackToolCall = async (name, run) => {
+      tracked.push(name);
+      inside += 1;
+      try {
+        return await run();
+      } finally {
+        inside -= 1;
+      }
+    };
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [bash('ls'), text('{"control":"step_done"}')] });
+    await runAgentLoop({ model, tools, client, goal: 'g' });
+    expect(tracked).toEqual(['bash']);
+    expect(hooks.map((h) => h.trigger)).toEqual(['pre-tool-use', 'post-tool-use']);
+  });
+
   it('feeds E_STUTTERING back to the model instead of running the call again', async () => {
     ran.length = 0;
     const { client } = fakeClient();

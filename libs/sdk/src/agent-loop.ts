@@ -67,6 +67,8 @@ export interface AgentLoopClient extends EventSink {
   hook(trigger: HookTrigger, context?: JsonObject, options?: HookOptions): Promise<HookResult>;
   respond(signal: Signal, action: 'retry_after_fix' | 'accept_modification' | 'acknowledge' | 'suggestion_deferred'): Promise<void>;
   submitPlan(plan: Plan, options?: SubmitPlanOptions): Promise<RequestDecision>;
+  /** When present, each tool call (hooks included) runs inside it, so the default shutdown policy refuses while one runs. */
+  trackToolCall?<T>(name: string, run: () => Promise<T>): Promise<T>;
   /** When present, `MAX_ITER` opens an intervention request with it (see {@link AgentLoopOptions.intervention}). */
   requestIntervention?(payload: InterventionPayload, options?: RequestInterventionOptions): Promise<RequestDecision>;
 }
@@ -228,7 +230,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
 
       if (action.type === 'tool_call') {
         say('assistant', JSON.stringify({ tool: action.tool, input: action.input }));
-        say('tool', await callTool(options, breakers, phase, action, { iteration, stepId: step.id }));
+        const call = () => callTool(options, breakers, phase, action, { iteration, stepId: step.id });
+        say('tool', await (client.trackToolCall === undefined ? call() : client.trackToolCall(action.tool, call)));
         continue;
       }
       say('assistant', action.text);

@@ -52,6 +52,9 @@ import { RequestManager } from './request-manager.js';
 import { redactUrl, resolveTransport } from './transport.js';
 import type { TransportFactory, WebSocketConstructor } from './transport.js';
 import { SDK_NAME, SDK_VERSION } from './version.js';
+import { OPERATORS_REQUEST_SUFFIX, allMustApprove, planApprovalTargets } from './plan-approval.js';
+import type { PlanApprover } from './plan-approval.js';
+import { ToolCallTracker, defaultShutdownAnswer } from './shutdown-policy.js';
 import { TeamChannel } from './team.js';
 import type { IdleResult, RequestAnswer, RequestDecision, RequestHandler } from './team.js';
 
@@ -121,6 +124,21 @@ export interface ClientOptions {
   transport?: TransportFactory;
   /** Aborting it before `connect()` settles closes the client and rejects with `E_CLOSED`. */
   signal?: AbortSignal;
+  /**
+   * How a shutdown request addressed to this agent is answered while no `onRequest('shutdown', …)`
+   * handler is registered. `idle`: approve when no tool call runs (see {@link AhpClient.trackToolCall}),
+   * else refuse with the reason. A function: that handler, from the first request on. `hold`: keep
+   * the request until a handler is registered (it expires if none ever is).
+   * @defaultValue `'idle'`
+   */
+  shutdownPolicy?: 'idle' | 'hold' | RequestHandler<'shutdown'>;
+  /**
+   * The agent id of this agent's team lead, where `submitPlan()` sends plans by default. The
+   * gateway's `welcome` names the agent's team and role but not its lead, so it comes from the
+   * same place as the token (the deployment's configuration).
+   * @defaultValue none: plans go to the operators
+   */
+  lead?: string;
 }
 
 /** Per-call options of {@link AhpClient.hook}. */
@@ -269,17 +287,25 @@ export interface OpenRequestOptions {
   deadlineMs?: number;
 }
 
-/** Options of {@link AhpClient.submitPlan}. */
-export interface SubmitPlanOptions extends OpenRequestOptions {
+/** Options of {@link AhpClient.requestIntervention}: who should look (default: the operators) and the request id. */
+export interface RequestInterventionOptions extends OpenRequestOptions {
   /**
-   * Who approves: an agent id (the team's lead) or a {@link RequestTarget}.
+   * Who decides: an agent id (the team's lead) or a {@link RequestTarget}.
    * @defaultValue `{ kind: 'operators' }` (any operator, in the console)
    */
   target?: string | RequestTarget;
 }
 
-/** Options of {@link AhpClient.requestIntervention}: who should look (default: the operators) and the request id. */
-export type RequestInterventionOptions = SubmitPlanOptions;
+/** Options of {@link AhpClient.submitPlan}. */
+export interface SubmitPlanOptions extends RequestInterventionOptions {
+  /**
+   * Who approves (seed 004: the lead): `lead`, `operators`, or `both` — one request to each, both
+   * must approve; the first refusal or expiry decides and the other request is cancelled. The
+   * operators' request id is the lead's plus `.operators`. An explicit `target` wins.
+   * @defaultValue `lead` when `ClientOptions.lead` names another agent, else `operators`
+   */
+  approver?: PlanApprover;
+}
 
 /** Options of {@link AhpClient.requestShutdown}. */
 export interface RequestShutdownOptions extends OpenRequestOptions {
@@ -428,11 +454,15 @@ export class AhpClient {
   readonly #hookDeadlineMs: number;
   readonly #requestDeadlineMs: number;
   readonly #team: TeamChannel;
+  readonly #tools = new ToolCallTracker();
+  readonly #lead: string | undefined;
 
   private constructor(options: ClientOptions, urls: readonly string[], transport: TransportFactory) {
     this.#logger = options.logger ?? silentLogger;
     this.#hookDeadlineMs = checkDuration('hookDeadlineMs', options.hookDeadlineMs, DEFAULTS.hookDeadlineMs);
     this.#requestDeadlineMs = checkDuration('requestDeadlineMs', options.requestDeadlineMs, DEFAULTS.requestDeadlineMs);
+    if (options.lead !== undefined && (typeof options.lead !== 'string' || options.lead === '')) throw new TypeError('lead: the lead agent id must be a non-empty string');
+    this.#lead = options.lead;
     this.#requests = new RequestManager({ logger: this.#logger });
     this.#events = new Emitter<ClientEvents>({ logger: this.#logger });
     this.#team = new TeamChannel({
@@ -442,6 +472,7 @@ export class AhpClient {
         this.#logger.info('shutdown approved; disconnecting', { requestId: request.request_id });
         void this.close();
       },
+      fallbacks: shutdownFallback(options.shutdownPolicy, this.#tools),
       logger: this.#logger,
     });
     this.#signals = new Emitter<{ signal: Signal }>({ logger: this.#logger, hold: ['signal'] });
@@ -703,20 +734,35 @@ export class AhpClient {
 
   /**
    * Submits a plan (seed 002) for approval and resolves with the decision: `approved`, or
-   * `rejected` with the reviewer's feedback, or `expired`. Until it is decided, `pre-tool-use`
-   * hooks of this client reject with `E_PLAN_PENDING`. The decision also arrives after a
-   * reconnect or a gateway restart; rejects only when the request cannot be opened (e.g.
-   * `E_FORBIDDEN` for a target outside the team) or the client closes.
+   * `rejected` with the reviewer's feedback, or `expired`. It goes to the team's lead when the
+   * client knows one (`ClientOptions.lead`), else to the operators; `approver` picks `lead`,
+   * `operators` or `both`. Until it is decided, `pre-tool-use` hooks of this client reject with
+   * `E_PLAN_PENDING`. The decision also arrives after a reconnect or a gateway restart; rejects
+   * only when the request cannot be opened (e.g. `E_FORBIDDEN` for a target outside the team,
+   * `E_INVALID_FRAME` for a lead route without a lead) or the client closes.
    */
-  submitPlan(plan: Plan, options: SubmitPlanOptions = {}): Promise<RequestDecision> {
-    const target = options.target ?? { kind: 'operators' };
-    return this.#team.openAndWait({
-      request_id: options.requestId ?? newRequestId(),
-      type: 'plan_approval',
-      target: typeof target === 'string' ? { kind: 'agent', agent: target } : target,
-      payload: { plan },
-      ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
+  async submitPlan(plan: Plan, options: SubmitPlanOptions = {}): Promise<RequestDecision> {
+    const targets = planApprovalTargets(options, { lead: this.#lead, self: this.agent });
+    const requestId = options.requestId ?? newRequestId();
+    const parts = targets.map((target, index) => {
+      const id = index === 0 ? requestId : `${requestId}${OPERATORS_REQUEST_SUFFIX}`;
+      const decision = this.#team.openAndWait({
+        request_id: id,
+        type: 'plan_approval',
+        target,
+        payload: { plan },
+        ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
+      });
+      return { requestId: id, decision };
     });
+    const [only] = parts;
+    if (only !== undefined && parts.length === 1) return only.decision;
+    return allMustApprove(parts, (id) => this.cancelRequest(id), this.#logger);
+  }
+
+  /** The lead's agent id from `ClientOptions.lead`, where plans go by default. */
+  get lead(): string | undefined {
+    return this.#lead;
   }
 
   /**
@@ -753,11 +799,27 @@ export class AhpClient {
   /**
    * Handles requests of `type` addressed to this agent: a teammate's `shutdown` handler decides
    * whether to stop, a lead's `plan_approval` handler reviews plans. Requests that arrive before
-   * a handler is registered wait for it. The handler's answer is sent; approving a shutdown then
-   * ends the idle loop and disconnects. Returns the unsubscribe function.
+   * a handler is registered wait for it — except shutdown requests, which the default policy
+   * answers (`ClientOptions.shutdownPolicy`) unless a handler is registered by the time they are
+   * dispatched. The handler's answer is sent; approving a shutdown then ends the idle loop and
+   * disconnects. Returns the unsubscribe function.
    */
   onRequest<T extends RequestType>(type: T, handler: RequestHandler<T>): () => void {
     return this.#team.onRequest(type, handler);
+  }
+
+  /**
+   * Runs `run` as the tool call `name` and resolves with its result: while it runs, the default
+   * shutdown policy refuses a shutdown with the reason. Wrap the whole call, hooks included
+   * (`runAgentLoop` does), so that an approved shutdown cannot let a tool start.
+   */
+  trackToolCall<T>(name: string, run: () => Promise<T>): Promise<T> {
+    return this.#tools.track(name, run);
+  }
+
+  /** Names of the tool calls running now (see {@link trackToolCall}). */
+  get runningToolCalls(): readonly string[] {
+    return this.#tools.running;
   }
 
   /**
@@ -924,6 +986,14 @@ export class AhpClient {
     this.#team.close(error);
     await this.#connection.close(error);
   }
+}
+
+/** The fallback of shutdown requests no handler takes, per `ClientOptions.shutdownPolicy`. */
+function shutdownFallback(policy: ClientOptions['shutdownPolicy'], tools: ToolCallTracker): Partial<Record<RequestType, RequestHandler>> {
+  if (policy === 'hold') return {};
+  const handler: RequestHandler<'shutdown'> = typeof policy === 'function' ? policy : (request) => defaultShutdownAnswer(request, tools.running);
+  // Dispatched by type: this handler only ever sees shutdown requests.
+  return { shutdown: handler as unknown as RequestHandler };
 }
 
 /**

@@ -24,6 +24,9 @@ export type {
   SubmitPlanOptions,
 } from './client.js';
 export { toRequestDecision } from './team.js';
+export { OPERATORS_REQUEST_SUFFIX } from './plan-approval.js';
+export type { PlanApprover } from './plan-approval.js';
+export { IDLE_SHUTDOWN_FEEDBACK } from './shutdown-policy.js';
 export type { IdleResult, IncomingRequest, RequestAnswer, RequestDecision, RequestHandler } from './team.js';
 export type { ConnectionState, SessionInfo, StateChange, TokenSource } from './connection.js';
 export { LIVENESS_PROBE_MESSAGE_ID } from './connection.js';

@@ -54,6 +54,8 @@ export interface RequestDecision {
   readonly modifiedInput?: JsonObject;
   /** The final state as the gateway sent it. */
   readonly request: ProtocolState;
+  /** A plan submitted to lead and operators together (`approver: 'both'`): the decisions of both requests known when it settled. */
+  readonly parts?: readonly RequestDecision[];
 }
 
 /** An answer to a request addressed to this agent. */
@@ -91,6 +93,12 @@ export interface TeamChannelDeps {
   selfId(): string | undefined;
   /** Called once after this agent approved a shutdown and its answer was acknowledged. */
   shutdownApproved(request: ProtocolState): void;
+  /**
+   * Answers requests of a type no handler is registered for, instead of holding them until one
+   * is (the default shutdown policy). Applied a moment after the request arrived, so a handler
+   * registered right after `connect()` still gets the requests delivered with the `welcome`.
+   */
+  fallbacks?: Partial<Record<RequestType, RequestHandler>>;
   logger: Logger;
 }
 
@@ -524,9 +532,23 @@ export class TeamChannel {
       const held = this.#held.get(state.type) ?? [];
       held.push(state);
       this.#held.set(state.type, held);
+      if (this.#deps.fallbacks?.[state.type] !== undefined) setTimeout(() => this.#fallBack(state.type), 0);
       return;
     }
     this.#runHandler(state, handler);
+  }
+
+  /** Hands the held requests of `type` to its fallback, unless a handler took them meanwhile. */
+  #fallBack(type: RequestType): void {
+    const fallback = this.#deps.fallbacks?.[type];
+    if (fallback === undefined || this.#closed !== undefined || this.#handlers.has(type)) return;
+    const held = this.#held.get(type) ?? [];
+    this.#held.delete(type);
+    for (const request of held) {
+      const latest = this.#states.get(request.request_id) ?? request;
+      if (latest.status === 'pending') this.#runHandler(latest, fallback);
+      else void this.#ackIncoming(request.request_id);
+    }
   }
 
   #runHandler(request: IncomingRequest, handler: RequestHandler): void {

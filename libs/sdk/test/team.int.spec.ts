@@ -6,7 +6,7 @@
 import type { InboxMessage, Plan, ProtocolState } from '@ahp/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AhpClientError, connect } from '../src/index.js';
-import type { AhpClient } from '../src/index.js';
+import type { AhpClient, ClientOptions } from '../src/index.js';
 import { decisionFor } from './support/fixtures.js';
 import { ScriptedGateway, TEST_AGENT, TEST_TOKEN, eventually } from './support/scripted-gateway.js';
 import type { GatewayPeer } from './support/scripted-gateway.js';
@@ -26,10 +26,10 @@ afterEach(async () => {
   await Promise.allSettled(gateways.splice(0).map((gateway) => gateway.stop()));
 });
 
-async function setup(): Promise<{ gw: ScriptedGateway; client: AhpClient; push: (peer: GatewayPeer, frame: PushBody) => void }> {
+async function setup(extra: Partial<ClientOptions> = {}): Promise<{ gw: ScriptedGateway; client: AhpClient; push: (peer: GatewayPeer, frame: PushBody) => void }> {
   const gw = await ScriptedGateway.start();
   gateways.push(gw);
-  const client = await connect({ url: gw.url, token: TEST_TOKEN, reconnect: { initialDelayMs: 5, maxDelayMs: 20 }, connectTimeoutMs: 4_000 });
+  const client = await connect({ url: gw.url, token: TEST_TOKEN, reconnect: { initialDelayMs: 5, maxDelayMs: 20 }, connectTimeoutMs: 4_000, ...extra });
   clients.push(client);
   // One seq counter across peers: a resumed session never numbers below what the client saw.
   let seq = 0;
@@ -120,6 +120,93 @@ describe('submitPlan', () => {
     await expect(decision).resolves.toMatchObject({ status: 'rejected', approved: false, feedback: 'split s1', decidedBy: 'op-maria' });
     expect(gw.framesOf('request').map((frame) => frame.request.request_id)).toEqual([open!.request_id, open!.request_id]);
     expect(gw.framesOf('request')[0]!.request.target).toEqual({ kind: 'operators' });
+  });
+});
+
+describe('submitPlan routing (seed 004: plans go to the lead)', () => {
+  /** A gateway that keeps plan requests pending and answers cancels; `decide` settles one and pushes the state. */
+  function planGateway(gw: ScriptedGateway) {
+    const states = new Map<string, ProtocolState>();
+    gw.script = (frame, peer) => {
+      if (ackInboxAcks(frame, peer)) return;
+      if (frame.type === 'request') {
+        const state: ProtocolState = states.get(frame.request.request_id) ?? {
+          request_id: frame.request.request_id,
+          type: 'plan_approval',
+          sender: TEST_AGENT.id,
+          target: frame.request.target,
+          status: 'pending',
+          payload: frame.request.payload,
+          created_at: NOW,
+          updated_at: NOW,
+        } as ProtocolState;
+        states.set(state.request_id, state);
+        peer.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: state } });
+      }
+      if (frame.type === 'cancel') {
+        const cancelled = { ...states.get(frame.request_id)!, status: 'cancelled', updated_at: LATER, decided_by: TEST_AGENT.id, decided_at: LATER } as ProtocolState;
+        states.set(frame.request_id, cancelled);
+        peer.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: cancelled } });
+      }
+    };
+    let seq = 1_000;
+    const decide = (requestId: string, status: 'approved' | 'rejected', by: string, feedback: string) => {
+      const decided = { ...states.get(requestId)!, status, updated_at: LATER, decided_by: by, decided_at: LATER, feedback } as ProtocolState;
+      states.set(requestId, decided);
+      gw.current!.send({ type: 'request_update', request: decided, seq: ++seq });
+    };
+    return { states, decide };
+  }
+
+  it('goes to the lead named in the options by default, and to the operators without one', async () => {
+    const { gw, client } = await setup({ lead: 'lead-7' });
+    const { states, decide } = planGateway(gw);
+    expect(client.lead).toBe('lead-7');
+    const decision = client.submitPlan(PLAN, { requestId: 'req_plan_lead' });
+    await eventually(() => states.get('req_plan_lead'), 'the request');
+    expect(gw.framesOf('request')[0]!.request.target).toEqual({ kind: 'agent', agent: 'lead-7' });
+    decide('req_plan_lead', 'approved', 'lead-7', 'LGTM');
+    await expect(decision).resolves.toMatchObject({ status: 'approved', decidedBy: 'lead-7' });
+
+    const other = await setup();
+    const plain = planGateway(other.gw);
+    other.client.submitPlan(PLAN, { requestId: 'req_plan_ops' }).catch(() => undefined);
+    await eventually(() => plain.states.get('req_plan_ops'), 'the request');
+    expect(other.gw.framesOf('request')[0]!.request.target).toEqual({ kind: 'operators' });
+    await expect(other.client.submitPlan(PLAN, { approver: 'lead' })).rejects.toMatchObject({ code: 'E_INVALID_FRAME', message: /ClientOptions\.lead/ });
+    expect(other.gw.framesOf('request')).toHaveLength(1);
+  });
+
+  it('"both": two requests, approved only when both approve; the first refusal decides and withdraws the other', async () => {
+    const { gw, client } = await setup({ lead: 'lead-7' });
+    const { states, decide } = planGateway(gw);
+
+    const approved = client.submitPlan(PLAN, { approver: 'both', requestId: 'req_b1' });
+    await eventually(() => states.get('req_b1.operators'), 'both requests');
+    expect(gw.framesOf('request').map((frame) => [frame.request.request_id, frame.request.target])).toEqual([
+      ['req_b1', { kind: 'agent', agent: 'lead-7' }],
+      ['req_b1.operators', { kind: 'operators' }],
+    ]);
+    decide('req_b1', 'approved', 'lead-7', 'LGTM');
+    // The lead's approval alone lifts nothing: tool calls still wait for the operators' part.
+    await eventually(async () => {
+      const gated = await client.hook('pre-tool-use', { tool: 'db.migrate' }).catch((error: unknown) => error);
+      return (gated as AhpClientError).details?.['request_id'] === 'req_b1.operators' ? gated : undefined;
+    }, 'the gate on the operators part');
+    decide('req_b1.operators', 'approved', 'op-maria', 'fine');
+    const both = await approved;
+    expect(both).toMatchObject({ status: 'approved', approved: true });
+    expect(both.parts?.map((part) => [part.requestId, part.status, part.decidedBy])).toEqual([
+      ['req_b1', 'approved', 'lead-7'],
+      ['req_b1.operators', 'approved', 'op-maria'],
+    ]);
+
+    const refused = client.submitPlan(PLAN, { approver: 'both', requestId: 'req_b2' });
+    await eventually(() => states.get('req_b2.operators'), 'both requests');
+    decide('req_b2.operators', 'rejected', 'op-maria', 'not in prod hours');
+    await expect(refused).resolves.toMatchObject({ requestId: 'req_b2.operators', status: 'rejected', approved: false, feedback: 'not in prod hours' });
+    expect(gw.framesOf('cancel').map((frame) => frame.request_id)).toEqual(['req_b2']);
+    expect(states.get('req_b2')?.status).toBe('cancelled');
   });
 });
 
@@ -222,5 +309,83 @@ describe('requests addressed to this agent', () => {
     await expect(client.reviewPlan('req_p9', true, 'LGTM')).rejects.toMatchObject({ code: 'E_CONFLICT' });
     expect(gw.framesOf('response')[0]!.response).toEqual({ request_id: 'req_p9', type: 'plan_approval_response', approve: true, feedback: 'LGTM' });
     await expect(client.answerRequest('req_unknown', { approve: true })).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+  });
+
+  describe('the default shutdown policy (no onRequest handler)', () => {
+    /** The gateway's part: acknowledges inbox acks, and answers every response with the request settled accordingly. */
+    function decideOnResponse(gw: ScriptedGateway): void {
+      gw.script = (frame, peer) => {
+        if (ackInboxAcks(frame, peer)) return;
+        if (frame.type !== 'response') return;
+        const { request_id, approve, feedback } = frame.response;
+        const settled: ProtocolState = {
+          ...shutdownRequest(request_id),
+          status: approve ? 'approved' : 'rejected',
+          updated_at: LATER,
+          decided_by: TEST_AGENT.id,
+          decided_at: LATER,
+          ...(feedback === undefined ? {} : { feedback }),
+        };
+        peer.send({ type: 'ack', id: frame.id, result: { kind: 'request', request: settled } });
+      };
+    }
+
+    function ask(gw: ScriptedGateway, push: (peer: GatewayPeer, frame: PushBody) => void, id: string): void {
+      push(gw.current!, { type: 'request_update', request: shutdownRequest(id) });
+      push(gw.current!, { type: 'inbox', message: message(`msg-${id}`, { type: 'shutdown_request', metadata: { request_id: id } }) });
+    }
+
+    it('refuses with the reason while a tool call runs, approves once idle, and then disconnects', async () => {
+      const { gw, client, push } = await setup();
+      decideOnResponse(gw);
+      let finishTool!: () => void;
+      const tool = client.trackToolCall('db.migrate', () => new Promise<string>((resolve) => (finishTool = () => resolve('migrated'))));
+      expect(client.runningToolCalls).toEqual(['db.migrate']);
+
+      ask(gw, push, 'req_busy');
+      await eventually(() => gw.framesOf('response')[0], 'the refusal');
+      expect(gw.framesOf('response')[0]!.response).toEqual({
+        request_id: 'req_busy',
+        type: 'shutdown_response',
+        approve: false,
+        feedback: 'busy: 1 tool call running (db.migrate); ask again once it has finished',
+      });
+      expect(client.state).toBe('open');
+      finishTool();
+      await expect(tool).resolves.toBe('migrated');
+      expect(client.runningToolCalls).toEqual([]);
+
+      const idle = client.idle();
+      ask(gw, push, 'req_idle');
+      await expect(idle).resolves.toMatchObject({ kind: 'shutdown', request: { request_id: 'req_idle', status: 'approved' } });
+      expect(gw.framesOf('response')[1]!.response).toEqual({ request_id: 'req_idle', type: 'shutdown_response', approve: true, feedback: 'idle: no tool call is running; shutting down' });
+      await expect(gw.current!.closed).resolves.toBe(1000);
+    });
+
+    it('leaves the request to a handler registered right after connect, and to nobody with shutdownPolicy "hold"', async () => {
+      const { gw, client, push } = await setup();
+      decideOnResponse(gw);
+      client.onRequest('shutdown', () => ({ approve: false, feedback: 'mine to decide' }));
+      ask(gw, push, 'req_h1');
+      await eventually(() => gw.framesOf('response')[0], 'the handler answer');
+      expect(gw.framesOf('response')[0]!.response).toMatchObject({ approve: false, feedback: 'mine to decide' });
+
+      const held = await setup({ shutdownPolicy: 'hold' });
+      decideOnResponse(held.gw);
+      ask(held.gw, held.push, 'req_h2');
+      await expect(held.client.idle({ timeoutMs: 200 })).resolves.toEqual({ kind: 'timeout' });
+      expect(held.gw.framesOf('response')).toEqual([]);
+      held.client.onRequest('shutdown', () => ({ approve: false, feedback: 'later' }));
+      await eventually(() => held.gw.framesOf('response')[0], 'the late handler answer');
+    });
+
+    it('takes a policy function from the options', async () => {
+      const { gw, client, push } = await setup({ shutdownPolicy: (request) => ({ approve: false, feedback: `not now: ${request.payload.reason ?? ''}` }) });
+      decideOnResponse(gw);
+      ask(gw, push, 'req_f');
+      await eventually(() => gw.framesOf('response')[0], 'the answer');
+      expect(gw.framesOf('response')[0]!.response).toMatchObject({ approve: false, feedback: 'not now: done' });
+      expect(client.state).toBe('open');
+    });
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * What a teammate answers to a shutdown request when the application registered no handler for
+ * it (seed 004 §4: the teammate answers; it never lets the lead's request expire unanswered):
+ * approve while no tool call runs, refuse with the reason while one does, so that stopping never
+ * cuts a tool off half-way. Tool calls are known from {@link ToolCallTracker.track}, which the
+ * reference loop wraps around each call.
+ */
+import type { IncomingRequest, RequestAnswer } from './team.js';
+
+/** The tool calls running now, by name: the "busy" side of the default shutdown policy. */
+export class ToolCallTracker {
+  readonly #running = new Map<number, string>();
+  #next = 0;
+
+  /** Names of the tool calls running now, oldest first. */
+  get running(): readonly string[] {
+    return [...this.#running.values()];
+  }
+
+  /**
+   * Runs `run` as the tool call `name`: while it runs, the default shutdown policy refuses. Covers
+   * the whole call (its hooks too), so a shutdown approved just before cannot let a tool start.
+   */
+  async track<T>(name: string, run: () => Promise<T>): Promise<T> {
+    const id = this.#next++;
+    this.#running.set(id, name);
+    try {
+      return await run();
+    } finally {
+      this.#running.delete(id);
+    }
+  }
+}
+
+/** The feedback of an approved default answer. */
+export const IDLE_SHUTDOWN_FEEDBACK = 'idle: no tool call is running; shutting down';
+
+/** The answer of the default policy to `request`, given the tool calls running now. */
+export function defaultShutdownAnswer(_request: IncomingRequest<'shutdown'>, running: readonly string[]): RequestAnswer {
+  if (running.length === 0) return { approve: true, feedback: IDLE_SHUTDOWN_FEEDBACK };
+  const names = [...new Set(running)].slice(0, 5).join(', ');
+  return { approve: false, feedback: `busy: ${running.length} tool call${running.length === 1 ? '' : 's'} running (${names}); ask again once ${running.length === 1 ? 'it has' : 'they have'} finished` };
+}
