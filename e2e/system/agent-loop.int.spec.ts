@@ -136,7 +136,7 @@ describe('SDK reference agent loop', () => {
     const model = scriptedModel({ plans: [{ title: 'think', steps: [step('ponder')] }], actions: [text('hmm'), text('hmm again')] });
     const result = await runAgentLoop({ model, tools: tools([]), client, goal: 'think', limits: { maxIterations: 2 } });
     expect(result).toMatchObject({ stopReason: 'MAX_ITER', iterations: 3 });
-    expect(result.plan.steps[0]?.status).toBe('in_progress');
+    expect(result.plan?.steps[0]?.status).toBe('in_progress');
 
     // The request waits in the operators' queue (the console's approvals page) …
     const requestId = result.intervention?.requestId ?? '';

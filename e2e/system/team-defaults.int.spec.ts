@@ -1,0 +1,117 @@
+// Starts: a private Redis, one gateway process and one oracle-worker process. Seed 004's defaults in
+// the SDK against the real gateway: a teammate without a shutdown handler answers by itself (approve
+// when idle, refuse while a tool call runs), and submitPlan() goes to the lead named in the client's
+// options, or to lead and operators together (both must approve).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDLE_SHUTDOWN_FEEDBACK, connect, isAhpClientError, type AhpClient, type IncomingRequest } from '@ahp/sdk';
+import { eventually, startSystem, type System } from './harness.js';
+import { deferred, operatorApi, operatorCall, samplePlan, writeOperatorTokens, type OperatorTokens } from './team-support.js';
+
+describe('seed 004 defaults of the SDK against a real gateway', () => {
+  let system: System;
+  let operators: OperatorTokens;
+  let lead: AhpClient;
+  const clients: AhpClient[] = [];
+  const reviewed: IncomingRequest<'plan_approval'>[] = [];
+  let leadVerdict = deferred<{ approve: boolean; feedback: string }>();
+
+  beforeAll(async () => {
+    operators = await writeOperatorTokens([{ id: 'op-maria', name: 'Maria', role: 'approver' }]);
+    system = await startSystem({
+      name: 'team-defaults',
+      gateways: 1,
+      workers: 1,
+      agents: ['lead', 'alice', 'bob', 'carol', 'dave'].map((id) => ({ id, name: id, team: 'orders', role: id === 'lead' ? ('lead' as const) : ('teammate' as const) })),
+      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_HOOK_DEADLINE_MS: '5000' },
+    });
+    lead = await agent('lead');
+    lead.onRequest('plan_approval', async (request) => {
+      reviewed.push(request);
+      return leadVerdict.promise;
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close()));
+    await system?.stop();
+    await operators?.remove();
+  });
+
+  async function agent(agentId: string, lead?: string): Promise<AhpClient> {
+    const client = await connect({ url: system.stack.gatewayUrls()[0]!, token: system.token(agentId), reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, ...(lead === undefined ? {} : { lead }) });
+    clients.push(client);
+    return client;
+  }
+
+  it('shutdown without a handler: refused with the reason while a tool call runs, approved once idle; the teammate disconnects', async () => {
+    const alice = await agent('alice');
+    const tool = deferred<string>();
+    const running = alice.trackToolCall('db.migrate', () => tool.promise);
+
+    const busy = await lead.requestShutdown('alice', { reason: 'the report is done' });
+    expect(busy).toMatchObject({ status: 'rejected', approved: false, decidedBy: 'alice', feedback: 'busy: 1 tool call running (db.migrate); ask again once it has finished' });
+    expect(alice.state).toBe('open');
+
+    tool.resolve('migrated');
+    await expect(running).resolves.toBe('migrated');
+    const idle = alice.idle();
+    const approved = await lead.requestShutdown('alice', { reason: 'the report is done' });
+    expect(approved).toMatchObject({ status: 'approved', approved: true, decidedBy: 'alice', feedback: IDLE_SHUTDOWN_FEEDBACK });
+    await expect(idle).resolves.toMatchObject({ kind: 'shutdown', request: { request_id: approved.requestId } });
+    await eventually(() => (alice.state === 'closed' ? true : undefined), 'alice to disconnect');
+  });
+
+  it('plan approval goes to the lead named in the options; tool calls wait for it', async () => {
+    const bob = await agent('bob', 'lead');
+    leadVerdict = deferred();
+    const decision = bob.submitPlan(samplePlan('Bob: index first'));
+    await eventually(() => reviewed.find((request) => request.sender === 'bob'), 'the lead to receive the plan');
+    const stored = await system.stores.requests.get(reviewed.at(-1)!.request_id);
+    expect(stored?.state.target).toEqual({ kind: 'agent', agent: 'lead' });
+    const gated = await bob.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
+    expect(isAhpClientError(gated) && gated.code).toBe('E_PLAN_PENDING');
+
+    leadVerdict.resolve({ approve: true, feedback: 'LGTM' });
+    await expect(decision).resolves.toMatchObject({ status: 'approved', decidedBy: 'lead', feedback: 'LGTM' });
+  });
+
+  it('"both": approved only after the lead and an operator approve', async () => {
+    const carol = await agent('carol', 'lead');
+    leadVerdict = deferred();
+    const requestId = `req_${randomUUID()}`;
+    const decision = carol.submitPlan(samplePlan('Carol: both'), { approver: 'both', requestId });
+    await eventually(async () => ((await system.stores.requests.get(`${requestId}.operators`)) === null ? undefined : true), 'the operators request');
+    expect((await system.stores.requests.get(requestId))?.state.target).toEqual({ kind: 'agent', agent: 'lead' });
+    expect((await system.stores.requests.get(`${requestId}.operators`))?.state.target).toEqual({ kind: 'operators' });
+
+    leadVerdict.resolve({ approve: true, feedback: 'LGTM' });
+    await eventually(async () => ((await system.stores.requests.get(requestId))?.state.status === 'approved' ? true : undefined), 'the lead approval');
+    const gated = await carol.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
+    expect(isAhpClientError(gated) && gated.code).toBe('E_PLAN_PENDING');
+
+    const op = await operatorCall(operatorApi(system.stack.gateways[0]!), operators.token('op-maria'), 'POST', `/requests/${requestId}.operators/decision`, { approve: true, feedback: 'ok' });
+    expect(op.status).toBe(200);
+    const both = await decision;
+    expect(both).toMatchObject({ status: 'approved', approved: true });
+    expect(both.parts?.map((part) => [part.requestId, part.decidedBy])).toEqual([
+      [requestId, 'lead'],
+      [`${requestId}.operators`, 'op-maria'],
+    ]);
+    expect(await carol.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } })).toMatchObject({ decidedBy: 'oracles' });
+  });
+
+  it('"both": an operator refusal decides, and the lead request is withdrawn', async () => {
+    const dave = await agent('dave', 'lead');
+    leadVerdict = deferred();
+    const requestId = `req_${randomUUID()}`;
+    const decision = dave.submitPlan(samplePlan('Dave: refused'), { approver: 'both', requestId });
+    await eventually(async () => ((await system.stores.requests.get(`${requestId}.operators`)) === null ? undefined : true), 'the operators request');
+    const op = await operatorCall(operatorApi(system.stack.gateways[0]!), operators.token('op-maria'), 'POST', `/requests/${requestId}.operators/decision`, { approve: false, feedback: 'not in prod hours' });
+    expect(op.status).toBe(200);
+    await expect(decision).resolves.toMatchObject({ requestId: `${requestId}.operators`, status: 'rejected', feedback: 'not in prod hours' });
+    await eventually(async () => ((await system.stores.requests.get(requestId))?.state.status === 'cancelled' ? true : undefined), 'the lead request withdrawn');
+    expect(await dave.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } })).toMatchObject({ decidedBy: 'oracles' });
+    leadVerdict.resolve({ approve: true, feedback: 'too late' });
+  });
+});
