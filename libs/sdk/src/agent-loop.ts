@@ -94,7 +94,10 @@ export interface AgentLoopOptions {
   readonly planningAttempts?: number;
   /** Called on every phase change, e.g. to show where the agent stands. */
   readonly onPhase?: (phase: AgentLoopPhase) => void;
-  /** Submit the plan for approval and wait. @defaultValue false */
+  /**
+   * Submit the plan for approval (in the `awaiting_approval` phase) and wait: to the lead when the
+   * client knows one (`ClientOptions.lead`), else to the operators, or as the options say. @defaultValue false
+   */
   readonly approvePlan?: boolean | SubmitPlanOptions;
   /** Runs a check when a step reports done; a failed result keeps the step open. @defaultValue no verification */
   readonly verify?: (step: PlanStep) => Promise<VerificationResult>;
