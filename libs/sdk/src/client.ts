@@ -744,20 +744,33 @@ export class AhpClient {
   async submitPlan(plan: Plan, options: SubmitPlanOptions = {}): Promise<RequestDecision> {
     const targets = planApprovalTargets(options, { lead: this.#lead, self: this.agent });
     const requestId = options.requestId ?? newRequestId();
-    const parts = targets.map((target, index) => {
-      const id = index === 0 ? requestId : `${requestId}${OPERATORS_REQUEST_SUFFIX}`;
-      const decision = this.#team.openAndWait({
-        request_id: id,
-        type: 'plan_approval',
-        target,
-        payload: { plan },
-        ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
-      });
-      return { requestId: id, decision };
+    const request = (id: string, target: RequestTarget) => ({
+      request_id: id,
+      type: 'plan_approval' as const,
+      target,
+      payload: { plan },
+      ...(options.deadlineMs === undefined ? {} : { deadline_ms: options.deadlineMs }),
     });
-    const [only] = parts;
-    if (only !== undefined && parts.length === 1) return only.decision;
-    return allMustApprove(parts, (id) => this.cancelRequest(id), this.#logger);
+    const [first, second] = targets;
+    if (first === undefined || second === undefined) return this.#team.openAndWait(request(requestId, first ?? { kind: 'operators' }));
+    // Both: one after the other, so a second request that cannot be opened withdraws a first that surely exists.
+    const toLead = await this.#team.open(request(requestId, first));
+    const operatorsId = `${requestId}${OPERATORS_REQUEST_SUFFIX}`;
+    let toOperators: { readonly decided: Promise<RequestDecision> };
+    try {
+      toOperators = await this.#team.open(request(operatorsId, second));
+    } catch (error) {
+      await this.cancelRequest(requestId).catch((cancelError: unknown) => this.#logger.warn('could not withdraw the lead plan approval', { requestId, error: String(cancelError) }));
+      throw error;
+    }
+    return allMustApprove(
+      [
+        { requestId, decision: toLead.decided },
+        { requestId: operatorsId, decision: toOperators.decided },
+      ],
+      (id) => this.cancelRequest(id),
+      this.#logger,
+    );
   }
 
   /** The lead's agent id from `ClientOptions.lead`, where plans go by default. */

@@ -46,7 +46,7 @@ export function planApprovalTargets(
  * Settles the `both` route: resolves with the last approval once every part approved (carrying
  * all parts), or with the first part that did not approve, after asking `cancel` to withdraw the
  * parts still pending (a failed cancel is logged: that request then settles on its own). Rejects
- * when a part could not be opened, after cancelling the others the same way.
+ * when a part's wait fails (the client closed), after trying to cancel the others the same way.
  */
 export function allMustApprove(
   parts: readonly { readonly requestId: string; readonly decision: Promise<RequestDecision> }[],

@@ -240,6 +240,15 @@ export class TeamChannel {
    * (e.g. after a restart) is safe: it resolves with the stored request's outcome.
    */
   async openAndWait(open: OpenRequest): Promise<RequestDecision> {
+    return (await this.open(open)).decided;
+  }
+
+  /**
+   * Opens a request and resolves once the gateway has stored it, with the promise of its final
+   * state; rejects when it cannot be opened. For callers that must know a request exists before
+   * they act on another (the two requests of a plan submitted to lead and operators).
+   */
+  async open(open: OpenRequest): Promise<{ readonly decided: Promise<RequestDecision> }> {
     if (this.#closed !== undefined) throw this.#closed;
     const frame: RequestFrame = { type: 'request', id: newId(), request: open };
     const checked = RequestFrameSchema.safeParse(frame);
@@ -258,9 +267,13 @@ export class TeamChannel {
       this.#stateFromAck(await this.#deps.send(frame));
     } catch (error) {
       this.#opened.delete(open.request_id);
-      for (const waiter of opened.waiters) waiter.reject(asClientError(error));
+      const clientError = asClientError(error);
+      for (const waiter of opened.waiters) waiter.reject(clientError);
+      // This call reports the failure by throwing; its own waiter's rejection needs no handler.
+      decided.catch(() => undefined);
+      throw clientError;
     }
-    return decided;
+    return { decided };
   }
 
   // --- requests addressed to this agent -------------------------------------------------------

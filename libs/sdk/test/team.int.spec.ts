@@ -208,6 +208,21 @@ describe('submitPlan routing (seed 004: plans go to the lead)', () => {
     expect(gw.framesOf('cancel').map((frame) => frame.request_id)).toEqual(['req_b2']);
     expect(states.get('req_b2')?.status).toBe('cancelled');
   });
+  it('"both": when the second request cannot be opened, the first is withdrawn and submitPlan rejects', async () => {
+    const { gw, client } = await setup({ lead: 'lead-7' });
+    const { states } = planGateway(gw);
+    const script = gw.script;
+    gw.script = (frame, peer, gateway) => {
+      if (frame.type === 'request' && frame.request.request_id.endsWith('.operators')) {
+        peer.send({ type: 'error', id: frame.id, error: { code: 'E_FORBIDDEN', message: 'not for you', retryable: false } });
+        return;
+      }
+      script(frame, peer, gateway);
+    };
+    await expect(client.submitPlan(PLAN, { approver: 'both', requestId: 'req_b3' })).rejects.toMatchObject({ code: 'E_FORBIDDEN' });
+    expect(gw.framesOf('cancel').map((frame) => frame.request_id)).toEqual(['req_b3']);
+    expect(states.get('req_b3')?.status).toBe('cancelled');
+  });
 });
 
 describe('idle and the inbox', () => {
