@@ -4,7 +4,7 @@
 // options, or to lead and operators together (both must approve).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDLE_SHUTDOWN_FEEDBACK, connect, isAhpClientError, type AhpClient, type IncomingRequest } from '@ahp/sdk';
+import { IDLE_SHUTDOWN_FEEDBACK, connect, isAhpClientError, runAgentLoop, type AgentModel, type AhpClient, type IncomingRequest, type ModelAction } from '@ahp/sdk';
 import { eventually, startSystem, type System } from './harness.js';
 import { deferred, operatorApi, operatorCall, samplePlan, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
@@ -22,7 +22,7 @@ describe('seed 004 defaults of the SDK against a real gateway', () => {
       name: 'team-defaults',
       gateways: 1,
       workers: 1,
-      agents: ['lead', 'alice', 'bob', 'carol', 'dave'].map((id) => ({ id, name: id, team: 'orders', role: id === 'lead' ? ('lead' as const) : ('teammate' as const) })),
+      agents: ['lead', 'alice', 'bob', 'carol', 'dave', 'erin'].map((id) => ({ id, name: id, team: 'orders', role: id === 'lead' ? ('lead' as const) : ('teammate' as const) })),
       gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_HOOK_DEADLINE_MS: '5000' },
     });
     lead = await agent('lead');
@@ -60,6 +60,46 @@ describe('seed 004 defaults of the SDK against a real gateway', () => {
     expect(approved).toMatchObject({ status: 'approved', approved: true, decidedBy: 'alice', feedback: IDLE_SHUTDOWN_FEEDBACK });
     await expect(idle).resolves.toMatchObject({ kind: 'shutdown', request: { request_id: approved.requestId } });
     await eventually(() => (alice.state === 'closed' ? true : undefined), 'alice to disconnect');
+  });
+
+  it('runAgentLoop: a shutdown is refused during a tool call and approved between turns; the loop then stops with stopReason shutdown', async () => {
+    const erin = await agent('erin');
+    const toolGate = deferred<undefined>();
+    const turns: ReturnType<typeof deferred<ModelAction>>[] = [deferred(), deferred()];
+    let asked = 0;
+    const model: AgentModel = {
+      plan: async () => ({ title: 'migrate', steps: [{ id: 'a', description: 'migrate', dependencies: [], status: 'pending', tools_expected: ['db.migrate'] }] }),
+      replan: async (plan) => plan,
+      next: () => turns[asked++]!.promise,
+    };
+    const ran: string[] = [];
+    const loop = runAgentLoop({
+      model,
+      client: erin,
+      goal: 'migrate the orders table',
+      tools: {
+        'db.migrate': async (input) => {
+          ran.push(String(input['step']));
+          await toolGate.promise;
+          return { ok: true, output: 'migrated' };
+        },
+      },
+    });
+
+    turns[0]!.resolve({ type: 'tool_call', tool: 'db.migrate', input: { step: 'first' } });
+    await eventually(() => (erin.runningToolCalls.length === 1 && ran.length === 1 ? true : undefined), 'the tool call to run');
+    await expect(lead.requestShutdown('erin')).resolves.toMatchObject({ status: 'rejected', feedback: expect.stringMatching(/^busy: 1 tool call running \(db\.migrate\)/) });
+
+    toolGate.resolve(undefined);
+    await eventually(() => (asked === 2 ? true : undefined), 'the model to think about its next turn');
+    await expect(lead.requestShutdown('erin')).resolves.toMatchObject({ status: 'approved', feedback: IDLE_SHUTDOWN_FEEDBACK });
+    // The lead may learn of the approval before erin's SDK has its acknowledgement: the second call
+    // then starts and its pre-tool-use hook fails as the client closes. Either way the tool never runs.
+    turns[1]!.resolve({ type: 'tool_call', tool: 'db.migrate', input: { step: 'second' } });
+
+    await expect(loop).resolves.toMatchObject({ stopReason: 'shutdown' });
+    expect(ran).toEqual(['first']);
+    await eventually(() => (erin.state === 'closed' ? true : undefined), 'erin to disconnect');
   });
 
   it('plan approval goes to the lead named in the options; tool calls wait for it', async () => {

@@ -1,4 +1,4 @@
-import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, Signal } from '@ahp/protocol';
+import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, ProtocolState, Signal } from '@ahp/protocol';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { AgentLoopClient, AgentLoopPhase } from './agent-loop.js';
 import { runAgentLoop } from './agent-loop.js';
@@ -129,6 +129,50 @@ describe('runAgentLoop', () => {
     await runAgentLoop({ model, tools, client, goal: 'g' });
     expect(tracked).toEqual(['bash']);
     expect(hooks.map((h) => h.trigger)).toEqual(['pre-tool-use', 'post-tool-use']);
+  });
+
+  it('stops with stopReason shutdown once the agent approved a shutdown, before the next tool call', async () => {
+    ran.length = 0;
+    const { client, hooks } = fakeClient();
+    const fake = client as { shutdownApproved?: ProtocolState };
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [bash('echo 1'), bash('echo 2')] });
+    const next = model.next.bind(model);
+    model.next = async (turn) => {
+      const action = await next(turn);
+      // The default shutdown policy approves while the model thinks about its second call.
+      if (ran.length === 1) fake.shutdownApproved = { request_id: 'req_s' } as ProtocolState;
+      return action;
+    };
+    const phases: AgentLoopPhase[] = [];
+    const result = await runAgentLoop({ model, tools, client, goal: 'g', onPhase: (phase) => phases.push(phase) });
+    expect(result.stopReason).toBe('shutdown');
+    expect(ran).toEqual(['echo 1']);
+    expect(hooks.filter((h) => h.trigger === 'pre-tool-use')).toHaveLength(1);
+    expect(phases.at(-1)).toBe('stopped');
+  });
+
+  it('stops with shutdown, not an error, when the shutdown closes the client under a starting tool call', async () => {
+    ran.length = 0;
+    const { client } = fakeClient();
+    const fake = client as { shutdownApproved?: ProtocolState };
+    const hook = client.hook.bind(client);
+    let pre = 0;
+    client.hook = async (trigger, context, options) => {
+      if (trigger === 'pre-tool-use' && ++pre === 2) {
+        fake.shutdownApproved = { request_id: 'req_s' } as ProtocolState;
+        throw new Error('E_CLOSED: the client was closed');
+      }
+      return hook(trigger, context, options);
+    };
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [bash('echo 1'), bash('echo 2')] });
+    await expect(runAgentLoop({ model, tools, client, goal: 'g' })).resolves.toMatchObject({ stopReason: 'shutdown' });
+    expect(ran).toEqual(['echo 1']);
+
+    const other = fakeClient();
+    other.client.hook = async () => {
+      throw new Error('gateway gone');
+    };
+    await expect(runAgentLoop({ model: scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [bash('x')] }), tools, client: other.client, goal: 'g' })).rejects.toThrow('gateway gone');
   });
 
   it('feeds E_STUTTERING back to the model instead of running the call again', async () => {

@@ -5,7 +5,7 @@
  * Small on purpose: a real agent can use it as it is or copy the parts it needs.
  */
 import { PlanSchema } from '@ahp/protocol';
-import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, Signal, StopReason, VerificationResult } from '@ahp/protocol';
+import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, ProtocolState, Signal, StopReason, VerificationResult } from '@ahp/protocol';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
 import type { HookOptions, HookResult, RequestInterventionOptions, SubmitPlanOptions } from './client.js';
@@ -67,6 +67,8 @@ export interface AgentLoopClient extends EventSink {
   hook(trigger: HookTrigger, context?: JsonObject, options?: HookOptions): Promise<HookResult>;
   respond(signal: Signal, action: 'retry_after_fix' | 'accept_modification' | 'acknowledge' | 'suggestion_deferred'): Promise<void>;
   submitPlan(plan: Plan, options?: SubmitPlanOptions): Promise<RequestDecision>;
+  /** When present and set, this agent approved a shutdown: the loop stops with `stopReason: 'shutdown'`. */
+  readonly shutdownApproved?: ProtocolState | undefined;
   /** When present, each tool call (hooks included) runs inside it, so the default shutdown policy refuses while one runs. */
   trackToolCall?<T>(name: string, run: () => Promise<T>): Promise<T>;
   /** When present, `MAX_ITER` opens an intervention request with it (see {@link AgentLoopOptions.intervention}). */
@@ -121,7 +123,7 @@ export interface AgentLoopOptions {
 
 /** How the loop ended. */
 export interface AgentLoopResult {
-  /** `completed`, `MAX_ITER` (a person must look), `aborted` (plan not approved) or `error` (no valid plan, or no step can run). */
+  /** `completed`, `MAX_ITER` (a person must look), `aborted` (plan not approved), `shutdown` (this agent approved a shutdown) or `error` (no valid plan, or no step can run). */
   readonly stopReason: StopReason;
   /** The plan as it stands; undefined only when planning never produced a valid plan. */
   readonly plan: Plan | undefined;
@@ -216,50 +218,60 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     return { stopReason, plan: runner.plan, iterations: breakers.iteration, messages, ...extra };
   };
 
-  while (!runner.finished) {
-    const step = runner.ready()[0];
-    if (step === undefined) return end('error');
-    await runner.start(step.id);
-    say('user', `Step ${step.id}: ${step.description}`);
+  try {
+    while (!runner.finished) {
+      const step = runner.ready()[0];
+      if (step === undefined) return end('error');
+      await runner.start(step.id);
+      say('user', `Step ${step.id}: ${step.description}`);
 
-    for (;;) {
-      const { iteration, exceeded } = breakers.nextIteration();
-      if (exceeded) {
-        logger.warn('iteration limit reached; a person must intervene', { code: 'MAX_ITER', iteration });
-        await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
-        return end('MAX_ITER', askForIntervention(options, logger, { iteration, stepId: step.id, description: step.description }));
-      }
-      const action = await model.next({ step: runner.step(step.id), messages: visible() });
+      for (;;) {
+        // Seed 004: a teammate that approved a shutdown stops between turns, never inside a tool call.
+        if (client.shutdownApproved !== undefined) return end('shutdown');
+        const { iteration, exceeded } = breakers.nextIteration();
+        if (exceeded) {
+          logger.warn('iteration limit reached; a person must intervene', { code: 'MAX_ITER', iteration });
+          await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
+          return end('MAX_ITER', askForIntervention(options, logger, { iteration, stepId: step.id, description: step.description }));
+        }
+        const action = await model.next({ step: runner.step(step.id), messages: visible() });
 
-      if (action.type === 'tool_call') {
-        say('assistant', JSON.stringify({ tool: action.tool, input: action.input }));
-        const call = () => callTool(options, breakers, phase, action, { iteration, stepId: step.id });
-        say('tool', await (client.trackToolCall === undefined ? call() : client.trackToolCall(action.tool, call)));
-        continue;
-      }
-      say('assistant', action.text);
-      const control = await readControlSignal(action.text, { stepId: step.id, sink: client, logger, ...(options.controlMode === undefined ? {} : { mode: options.controlMode }) });
-      if (control.kind === 'none') continue;
-      const kind = control.kind === 'structured' ? control.envelope.control : control.control;
-      if (kind === 'replan') {
-        const reason = control.kind === 'structured' ? (control.envelope.reason ?? undefined) : undefined;
-        phase.to('planning');
-        const revised = await obtainPlan(planning, { current: runner.plan, reason });
-        if (!revised.ok) return end('error', { planningErrors: revised.errors });
-        await runner.replan(revised.plan);
-        phase.to('executing');
-        break;
-      }
-      if (options.verify !== undefined) {
-        const result = await reportVerification(client, await options.verify(runner.step(step.id)), { stepId: step.id, logger });
-        if (!result.ok) {
-          say('user', `Verification failed: ${result.summary}${result.suggestion === undefined ? '' : ` ${result.suggestion}`}`);
+        if (action.type === 'tool_call') {
+          say('assistant', JSON.stringify({ tool: action.tool, input: action.input }));
+          if (client.shutdownApproved !== undefined) return end('shutdown');
+          const call = () => callTool(options, breakers, phase, action, { iteration, stepId: step.id });
+          say('tool', await (client.trackToolCall === undefined ? call() : client.trackToolCall(action.tool, call)));
           continue;
         }
+        say('assistant', action.text);
+        const control = await readControlSignal(action.text, { stepId: step.id, sink: client, logger, ...(options.controlMode === undefined ? {} : { mode: options.controlMode }) });
+        if (control.kind === 'none') continue;
+        const kind = control.kind === 'structured' ? control.envelope.control : control.control;
+        if (kind === 'replan') {
+          const reason = control.kind === 'structured' ? (control.envelope.reason ?? undefined) : undefined;
+          phase.to('planning');
+          const revised = await obtainPlan(planning, { current: runner.plan, reason });
+          if (!revised.ok) return end('error', { planningErrors: revised.errors });
+          await runner.replan(revised.plan);
+          phase.to('executing');
+          break;
+        }
+        if (options.verify !== undefined) {
+          const result = await reportVerification(client, await options.verify(runner.step(step.id)), { stepId: step.id, logger });
+          if (!result.ok) {
+            say('user', `Verification failed: ${result.summary}${result.suggestion === undefined ? '' : ` ${result.suggestion}`}`);
+            continue;
+          }
+        }
+        await runner.complete(step.id);
+        break;
       }
-      await runner.complete(step.id);
-      break;
     }
+  } catch (error) {
+    // An approved shutdown closes the client; whatever was under way then fails with E_CLOSED.
+    // The tool that was about to run did not (its pre-tool-use hook failed): a clean stop.
+    if (client.shutdownApproved !== undefined) return end('shutdown');
+    throw error;
   }
   return end('completed');
 }

@@ -830,6 +830,11 @@ export class AhpClient {
     return this.#tools.track(name, run);
   }
 
+  /** The shutdown request this agent approved (the client is closing or closed), or undefined. */
+  get shutdownApproved(): ProtocolState | undefined {
+    return this.#team.shutdownApproved;
+  }
+
   /** Names of the tool calls running now (see {@link trackToolCall}). */
   get runningToolCalls(): readonly string[] {
     return this.#tools.running;

@@ -193,6 +193,11 @@ export class TeamChannel {
     this.#logger = deps.logger;
   }
 
+  /** The shutdown request this agent approved, once its answer was acknowledged. */
+  get shutdownApproved(): ProtocolState | undefined {
+    return this.#shutdown;
+  }
+
   /** The first plan approval this client submitted that is not decided yet (its tool calls are gated). */
   get pendingPlanApproval(): string | undefined {
     for (const [requestId, opened] of this.#opened) {
