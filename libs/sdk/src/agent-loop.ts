@@ -4,7 +4,6 @@
  * call, the control envelope for `step_done` / `replan`, verification, and the circuit breakers.
  * Small on purpose: a real agent can use it as it is or copy the parts it needs.
  */
-import { PlanSchema } from '@ahp/protocol';
 import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, ProtocolState, Signal, StopReason, VerificationResult } from '@ahp/protocol';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
@@ -17,7 +16,11 @@ import { silentLogger } from './logger.js';
 import type { Logger } from './logger.js';
 import { applyModifications } from './modifications.js';
 import { PlanRunner } from './plan-runner.js';
-import { PLANNING_INSTRUCTIONS, parsePlanTemplate } from './plan-template.js';
+import { Phase } from './loop-phase.js';
+import type { AgentLoopPhase } from './loop-phase.js';
+import { PLANNING_INSTRUCTIONS } from './plan-template.js';
+import { obtainPlan, resolvePlanner } from './planning.js';
+import type { PlanningContext, PlanningModel } from './planning.js';
 import type { RequestDecision } from './team.js';
 import { reportVerification } from './verification.js';
 
@@ -30,31 +33,10 @@ export type ModelAction = { readonly type: 'tool_call'; readonly tool: string; r
  * planning template in text, which the loop parses and validates; or `plan` / `replan` hand over
  * ready plan objects (an adapter that asks the model for JSON).
  */
-export interface AgentModel {
-  /** The model's text answer to the (trimmed) conversation, without tools: how it answers the `[PLAN]` template. */
-  complete?(turn: { readonly messages: readonly ChatMessage[] }): Promise<string>;
-  /** The first plan for `goal`, as an object. */
-  plan?(goal: string): Promise<Plan>;
-  /** A revised plan after a `replan` signal, as an object; the loop keeps the steps already done. */
-  replan?(current: Plan, reason: string | undefined): Promise<Plan>;
+export interface AgentModel extends PlanningModel {
   /** The next action for `step`, given the (trimmed) conversation. */
   next(turn: { readonly step: PlanStep; readonly messages: readonly ChatMessage[] }): Promise<ModelAction>;
 }
-
-/**
- * Where the loop stands. `planning`: the model writes (or revises) the plan and no tool may run;
- * `awaiting_approval`: the plan waits for its approver; `executing`: plan steps run, the only
- * state in which tools are called; `stopped`: the loop returned.
- */
-export type AgentLoopPhase = 'planning' | 'awaiting_approval' | 'executing' | 'stopped';
-
-/** The transitions the loop may take; anything else is a bug in the loop and throws. */
-const PHASE_MOVES: Readonly<Record<AgentLoopPhase, readonly AgentLoopPhase[]>> = {
-  planning: ['awaiting_approval', 'executing', 'stopped'],
-  awaiting_approval: ['executing', 'stopped'],
-  executing: ['planning', 'stopped'],
-  stopped: [],
-};
 
 /** A tool's outcome. A failure (`ok: false`) goes back to the model, it does not end the loop. */
 export type ToolOutcome = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly code?: string; readonly error: string };
@@ -144,26 +126,7 @@ const ENVELOPE_RULES =
 
 const DEFAULT_PLANNING_ATTEMPTS = 3;
 
-/** The loop's phase, with its transition rules. */
-class Phase {
-  #current: AgentLoopPhase = 'planning';
-  readonly #listener: ((phase: AgentLoopPhase) => void) | undefined;
-
-  constructor(listener: ((phase: AgentLoopPhase) => void) | undefined) {
-    this.#listener = listener;
-    listener?.('planning');
-  }
-
-  get current(): AgentLoopPhase {
-    return this.#current;
-  }
-
-  to(next: AgentLoopPhase): void {
-    if (!PHASE_MOVES[this.#current].includes(next)) throw new Error(`agent loop: no move from ${this.#current} to ${next}`);
-    this.#current = next;
-    this.#listener?.(next);
-  }
-}
+export type { AgentLoopPhase } from './loop-phase.js';
 
 /**
  * Runs the loop until every plan step is settled, the iteration breaker trips (`MAX_ITER`: a
@@ -173,7 +136,7 @@ class Phase {
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { model, client } = options;
   const logger = options.logger ?? silentLogger;
-  const planner = resolvePlanner(options);
+  const planner = resolvePlanner(options.model, options.planner);
   const attempts = options.planningAttempts ?? DEFAULT_PLANNING_ATTEMPTS;
   if (!Number.isSafeInteger(attempts) || attempts < 1) throw new RangeError(`planningAttempts must be a positive integer, got ${attempts}`);
   const breakers = new LoopBreakers(options.limits);
@@ -274,96 +237,6 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     throw error;
   }
   return end('completed');
-}
-
-/** The planning route and the model methods it needs, checked once at the start. */
-type Planner =
-  | { readonly kind: 'template'; readonly complete: NonNullable<AgentModel['complete']> }
-  | { readonly kind: 'model'; readonly plan: NonNullable<AgentModel['plan']>; readonly replan: NonNullable<AgentModel['replan']> };
-
-function resolvePlanner(options: AgentLoopOptions): Planner {
-  const { model } = options;
-  const kind = options.planner ?? (model.complete !== undefined ? 'template' : 'model');
-  if (kind === 'template') {
-    if (model.complete === undefined) throw new TypeError('planner "template" needs a model with complete()');
-    return { kind, complete: model.complete.bind(model) };
-  }
-  if (model.plan === undefined || model.replan === undefined) throw new TypeError('planner "model" needs a model with plan() and replan()');
-  return { kind, plan: model.plan.bind(model), replan: model.replan.bind(model) };
-}
-
-interface PlanningContext {
-  readonly planner: Planner;
-  readonly attempts: number;
-  readonly say: (role: ChatMessage['role'], content: string) => void;
-  readonly visible: () => readonly ChatMessage[];
-  readonly logger: Logger;
-}
-
-type PlanningOutcome = { readonly ok: true; readonly plan: Plan } | { readonly ok: false; readonly errors: readonly string[] };
-
-/**
- * The PLANNING state: asks for a plan (the first one, or a revision of `current`) until one is
- * valid or `attempts` answers were refused. With the template, each refusal goes back to the model
- * with its reasons; a revision numbers its steps on from the existing ones, so finished steps keep
- * their ids and the partial replan of {@link PlanRunner} keeps them done.
- */
-async function obtainPlan(context: PlanningContext, request: { goal: string } | { current: Plan; reason: string | undefined }): Promise<PlanningOutcome> {
-  const { planner, logger } = context;
-  let errors: readonly string[] = [];
-  if (planner.kind === 'model') {
-    for (let attempt = 1; attempt <= context.attempts; attempt++) {
-      const proposed = 'goal' in request ? await planner.plan(request.goal) : await planner.replan(request.current, request.reason);
-      const parsed = PlanSchema.safeParse(proposed);
-      if (parsed.success) return { ok: true, plan: parsed.data };
-      errors = parsed.error.issues.slice(0, 10).map((issue) => `${issue.path.map(String).join('.') || 'plan'}: ${issue.message}`);
-      logger.warn('the model proposed an invalid plan', { code: 'PLAN_INVALID', attempt, errors: errors.join('; ') });
-    }
-    return { ok: false, errors };
-  }
-
-  const firstStepNumber = 'goal' in request ? 1 : nextStepNumber(request.current);
-  const { say } = context;
-  say('user', 'goal' in request ? planningRequest() : revisionRequest(request.current, request.reason));
-  for (let attempt = 1; attempt <= context.attempts; attempt++) {
-    const answer = await planner.complete({ messages: context.visible() });
-    say('assistant', answer);
-    const parsed = parsePlanTemplate(answer, { title: 'goal' in request ? request.goal : request.current.title, firstStepNumber });
-    if (parsed.ok) {
-      say('user', `Plan accepted (${parsed.plan.steps.map((step) => step.id).join(', ')}). State: EXECUTING.`);
-      return parsed;
-    }
-    errors = parsed.errors;
-    logger.warn('the model answered the planning template with an invalid plan', { code: 'PLAN_INVALID', attempt, errors: errors.join('; ') });
-    if (attempt < context.attempts) {
-      say('user', `State: PLANNING. That plan was refused:\n${errors.map((error) => `- ${error}`).join('\n')}\nAnswer again with the whole plan in the [PLAN] form.`);
-    }
-  }
-  return { ok: false, errors };
-}
-
-function planningRequest(): string {
-  return 'State: PLANNING. Before any tool runs, answer with the plan for this goal in the [PLAN] form.';
-}
-
-function revisionRequest(current: Plan, reason: string | undefined): string {
-  const lines = current.steps.map((step) => `- ${step.id} (${step.status}): ${step.description}`);
-  return [
-    `State: PLANNING. The plan must change${reason === undefined ? '' : `: ${reason}`}.`,
-    'Where it stands:',
-    ...lines,
-    'Finished steps stay finished. Answer in the [PLAN] form with the steps that remain to be done, numbered from 1; they replace every unfinished step.',
-  ].join('\n');
-}
-
-/** The number after the highest `step_<n>` id of `plan`, so a revision's ids are new. */
-function nextStepNumber(plan: Plan): number {
-  let highest = plan.steps.length;
-  for (const step of plan.steps) {
-    const match = /^step_(\d{1,9})$/.exec(step.id);
-    if (match !== null) highest = Math.max(highest, Number(match[1]));
-  }
-  return highest + 1;
 }
 
 /**
