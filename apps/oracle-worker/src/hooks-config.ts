@@ -7,7 +7,7 @@
  * produced by exactly one version and names it (`config_version`).
  */
 import type { OracleInput, OracleRunReport } from '@ahp/oracles';
-import type { HookDecision, StoredConfigVersion } from '@ahp/protocol';
+import type { HookDecision, HookTrigger, StoredConfigVersion } from '@ahp/protocol';
 import type { Logger, RedisConfigStore } from '@ahp/store';
 import { StoreDataError } from '@ahp/store';
 
@@ -31,6 +31,11 @@ export interface EvaluateDeps {
 export interface HookEvaluator {
   /** The configuration version it embodies; `undefined` for the built-in defaults. */
   readonly version: number | undefined;
+  /**
+   * How long an agent has to answer this version's block and control signals at `trigger` (the
+   * hook's `answer_grace`). @defaultValue `DEFAULT_ANSWER_GRACE_MS` of `@ahp/protocol`
+   */
+  readonly answerGraceMs?: (trigger: HookTrigger) => number;
   evaluate(input: OracleInput, deps: EvaluateDeps): Promise<HookDecision>;
 }
 

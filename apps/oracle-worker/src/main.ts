@@ -26,7 +26,7 @@
  */
 import { combineOracles, compileHooksConfig, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
 import type { Oracle } from '@ahp/oracles';
-import type { StoredConfigVersion } from '@ahp/protocol';
+import { answerGraceMs, type StoredConfigVersion } from '@ahp/protocol';
 import { connectRedis, createConfigStore, createHealthStore, createHookWorker, createKeys, createRedisStores, createRuleCounterStore } from '@ahp/store';
 import type { HookWorker, Logger, RedisClient, RuleCounterStore } from '@ahp/store';
 import { createToolApprovalStore, createToolGrantStore } from '@ahp/store';
@@ -117,6 +117,7 @@ function compiledEvaluator(stored: StoredConfigVersion, plugins: readonly Oracle
   const compiled = compileHooksConfig(stored.config, { version: stored.version, plugins });
   return {
     version: stored.version,
+    answerGraceMs: (trigger) => answerGraceMs(stored.config, trigger),
     evaluate: (input, deps) =>
       compiled.evaluate(input, {
         now: deps.now,

@@ -128,7 +128,8 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     stats.evaluated += 1;
     if (decision.decided_by === 'failure_policy') stats.oracleFailures += 1;
 
-    const stored = await hooks.decide(job.hook_id, decision, now());
+    const grace = evaluator.answerGraceMs?.(job.trigger);
+    const stored = await hooks.decide(job.hook_id, decision, now(), grace === undefined ? {} : { answerGraceMs: grace });
     const outcome = {
       ...fields,
       allowed: decision.allowed,

@@ -101,6 +101,16 @@ export const ERROR_CODES = {
     retryable: true,
     description: 'The tool call is gated while a plan approval is pending; retry after the approval arrives as a `request_update`.',
   },
+  E_PLAN_REQUIRED: {
+    retryable: false,
+    description:
+      'The tool call is gated until a plan of this agent is approved: its last plan was rejected, expired or none was submitted where the team requires one; submit a (revised) plan. `details` names the plan and its status.',
+  },
+  E_SIGNAL_UNANSWERED: {
+    retryable: false,
+    description:
+      'A block or control signal sent to this session was not answered within its grace; answer each signal in `details.signal_ids` with `signal_response`, then re-send the hook.',
+  },
   E_RATE_LIMITED: {
     retryable: true,
     description: 'Too many requests; wait `retry_after_ms` before sending again.',

@@ -55,6 +55,25 @@ export const FleetLastDecisionSchema = z
   .meta({ id: 'FleetLastDecision' });
 export type FleetLastDecision = z.infer<typeof FleetLastDecisionSchema>;
 
+/**
+ * The last hook the gateway refused before evaluating it, for an admission reason an operator
+ * must see: `E_PLAN_PENDING`, `E_PLAN_REQUIRED` (no approved plan; `request_id` names the
+ * rejected or expired one), `E_SIGNAL_UNANSWERED` (`signal_ids`: the block/control signals the
+ * agent left unanswered). Compare `at` with `last_decision.at`: a later decision means the agent
+ * got past it.
+ */
+export const FleetLastRefusalSchema = z
+  .strictObject({
+    hook_id: UuidSchema,
+    trigger: HookTriggerSchema,
+    code: ShortStringSchema,
+    request_id: RequestIdSchema.optional(),
+    signal_ids: boundedArray(UuidSchema, 20).optional(),
+    at: TimestampSchema,
+  })
+  .meta({ id: 'FleetLastRefusal' });
+export type FleetLastRefusal = z.infer<typeof FleetLastRefusalSchema>;
+
 /** One row of the fleet: an agent, where it is connected (if it is) and what it last did. */
 export const FleetAgentSchema = z
   .strictObject({
@@ -68,6 +87,7 @@ export const FleetAgentSchema = z
     last_seen_at: TimestampSchema,
     last_hook: FleetLastHookSchema.optional(),
     last_decision: FleetLastDecisionSchema.optional(),
+    last_refusal: FleetLastRefusalSchema.optional(),
     /** Hooks awaiting a decision on its connection, as last reported by its gateway. */
     hooks_in_flight: z.int().nonnegative(),
   })

@@ -32,6 +32,7 @@ import { INTENSITIES, IntensitySchema, compareIntensity, type Intensity } from '
 import { JsonObjectSchema, JsonValueSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
 import { ApprovalOnExpirySchema } from './request.js';
 import { SignalTypeSchema } from './signal.js';
+import { TeamPoliciesSchema } from './team-policy.js';
 import {
   FailurePolicySchema,
   HOOK_TRIGGERS,
@@ -293,6 +294,12 @@ export const HookConfigSchema = z
     failure_policy: FailurePolicySchema.optional(),
     /** Time each oracle gets; default: the worker's budget. */
     budget_ms: HookBudgetMsSchema.optional(),
+    /**
+     * How long the agent has to answer a block or control signal of this hook (seed 001 §3.3:
+     * both must be answered) before its next hooks of the session are refused with
+     * `E_SIGNAL_UNANSWERED`. Default {@link DEFAULT_ANSWER_GRACE_MS}.
+     */
+    answer_grace: HookDurationSchema.optional(),
     oracles: boundedArray(HookOracleSchema, HOOKS_CONFIG_LIMITS.maxOraclesPerHook),
   })
   .meta({ id: 'HookConfig', description: 'The hook of one trigger: oracles in order, failure policy, budget.' });
@@ -305,12 +312,23 @@ export const HooksConfigSchema = z
     version: z.literal(1).optional(),
     /** The environment of an agent whose token names none (`agent.environment`, read as `env`), e.g. `development`. */
     environment: ShortStringSchema.optional(),
+    /** Team id (or `*`) → team policy: the plan gate and the tools open while planning (team-policy.ts). */
+    teams: TeamPoliciesSchema.optional(),
     /** Trigger → hook. Keys are checked in the refinement below (for a message naming the known triggers); the JSON Schema lists them. */
     hooks: z.record(z.string(), HookConfigSchema).meta({ propertyNames: { enum: [...HOOK_TRIGGERS] } }),
   })
   .superRefine((config, ctx) => checkHooks(config.hooks, ctx))
   .meta({ id: 'HooksConfig', description: 'The hooks configuration (.ahp/hooks.yaml): trigger → oracles → rules.' });
 export type HooksConfig = z.infer<typeof HooksConfigSchema>;
+
+/** How long an agent has to answer a block or control signal when its hook sets no `answer_grace`: 30 seconds. */
+export const DEFAULT_ANSWER_GRACE_MS = 30_000;
+
+/** The answer grace of `trigger`'s hook in `config` (milliseconds), or the default. */
+export function answerGraceMs(config: Pick<HooksConfig, 'hooks'> | undefined, trigger: HookTrigger): number {
+  const grace = config?.hooks[trigger]?.answer_grace;
+  return (grace === undefined ? undefined : durationToMs(grace)) ?? DEFAULT_ANSWER_GRACE_MS;
+}
 
 /** Where a custom issue points: `key` for the key of a mapping entry rather than its value. */
 export interface HooksConfigIssueParams {
@@ -335,6 +353,9 @@ function checkHooks(hooks: Record<string, HookConfig>, ctx: z.RefinementCtx): vo
       issue([...at, 'trigger'], `must be "${trigger}", the key of this hook (or be left out)`);
     }
     checkFailurePolicy(trigger, hook.failure_policy, [...at, 'failure_policy'], issue);
+    if (hook.answer_grace !== undefined && !isIntensityAllowed(trigger, 'block') && !isIntensityAllowed(trigger, 'control')) {
+      issue([...at, 'answer_grace'], `has no effect: ${trigger} never sends block or control, the signals an agent must answer`);
+    }
     const names = new Set<string>();
     hook.oracles.forEach((oracle, index) => {
       const oracleAt: Path = [...at, 'oracles', index];

@@ -174,6 +174,10 @@ export type {
   ControlSignalEvent,
 } from './control-envelope.js';
 export { PlanSchema, PlanStepSchema, PlanStepStatusSchema, findDependencyCycle, readySteps } from './plan.js';
+export { DEFAULT_ANSWER_GRACE_MS, answerGraceMs } from './hooks-config.js';
+export { mustAnswer } from './signal-answer.js';
+export { ANY_TEAM, TeamPoliciesSchema, TeamPolicySchema, ToolNamePatternSchema, matchesToolPattern, planGatePolicy } from './team-policy.js';
+export type { PlanGatePolicy, TeamPolicies, TeamPolicy } from './team-policy.js';
 export type { Plan, PlanStep, PlanStepStatus } from './plan.js';
 export { VerificationDetailSchema, VerificationResultSchema, VerificationTypeSchema } from './verification.js';
 export type { VerificationDetail, VerificationResult, VerificationType } from './verification.js';
@@ -493,6 +497,7 @@ export {
   FleetAgentStatusSchema,
   FleetCountsSchema,
   FleetLastDecisionSchema,
+  FleetLastRefusalSchema,
   FleetLastHookSchema,
   FleetResponseSchema,
   LiveRequestEventSchema,
@@ -513,6 +518,7 @@ export type {
   FleetAgentStatus,
   FleetCounts,
   FleetLastDecision,
+  FleetLastRefusal,
   FleetLastHook,
   FleetResponse,
   FleetStatusInput,

@@ -49,6 +49,21 @@ export interface OpenHookInput {
    * anything else. Omitted: the hook is not counted.
    */
   rateLimit?: RateLimit;
+  /**
+   * The plan gate of a new `pre-tool-use` hook (ignored for other triggers): `gate` refuses it
+   * while the agent has a pending plan approval or its last settled plan was not approved;
+   * `require` also when it never had a plan settled (its team requires one); `open` lets it
+   * through (a planning tool of its team).
+   * @defaultValue `gate`
+   */
+  planGate?: 'open' | 'gate' | 'require';
+  /**
+   * Whether this client must answer block and control signals: a new hook is refused while the
+   * session has one whose answer grace ended, and the hook's own such signals are tracked
+   * (decide-hook). False for clients that cannot answer (the Claude Code hook endpoint).
+   * @defaultValue `true`
+   */
+  answersRequired?: boolean;
 }
 
 /**
@@ -69,7 +84,26 @@ export type OpenHookOutcome =
   | { kind: 'decided'; correlation: HookCorrelation; decision: HookDecision }
   | { kind: 'foreign' }
   | { kind: 'gated'; requestId: string }
+  /**
+   * A new `pre-tool-use` hook refused by the plan gate with nothing pending: the agent's last
+   * settled plan `requestId` was `rejected` or `expired`, or (`none`) its team requires a plan
+   * and none was approved. Nothing was recorded.
+   */
+  | { kind: 'plan_required'; status: 'rejected' | 'expired' | 'none'; requestId?: string }
+  /** A new hook of a session that left these block/control signals unanswered past their grace (oldest first, at most 20). Nothing was recorded. */
+  | { kind: 'unanswered'; signalIds: string[] }
   | { kind: 'limited'; retryAfterMs: number };
+
+/** Options of `HookStore.decide`. */
+export interface DecideHookOptions {
+  /**
+   * How long the agent has to answer the decision's block and control signals (the hook's
+   * `answer_grace`) before the session's next hooks are refused. Only for hooks opened with
+   * `answersRequired`.
+   * @defaultValue `DEFAULT_ANSWER_GRACE_MS` of `@ahp/protocol`
+   */
+  answerGraceMs?: number;
+}
 
 /**
  * Hook correlations and their decisions.
@@ -88,7 +122,7 @@ export interface HookStore {
    * gateway's decision stream (written to Redis first, so a gateway that reconnects re-reads it).
    * Returns the decision that is stored, which is the earlier one when this call was not first.
    */
-  decide(hookId: string, decision: HookDecision, now: number): Promise<{ decision: HookDecision; first: boolean }>;
+  decide(hookId: string, decision: HookDecision, now: number, options?: DecideHookOptions): Promise<{ decision: HookDecision; first: boolean }>;
   get(hookId: string): Promise<{ correlation: HookCorrelation; decision?: HookDecision } | null>;
 }
 

@@ -17,12 +17,14 @@ import {
   AgentIdentitySchema,
   FleetAgentSchema,
   FleetLastDecisionSchema,
+  FleetLastRefusalSchema,
   FleetLastHookSchema,
   OperatorLiveEventSchema,
   fleetStatus,
   type AgentIdentity,
   type FleetAgent,
   type FleetLastDecision,
+  type FleetLastRefusal,
   type FleetLastHook,
   type OperatorLiveEvent,
   type PresenceEntry,
@@ -66,6 +68,7 @@ export interface FleetActivity {
   now: number;
   lastHook?: FleetLastHook;
   lastDecision?: FleetLastDecision;
+  lastRefusal?: FleetLastRefusal;
   hooksInFlight?: number;
 }
 
@@ -116,10 +119,11 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
       return row;
     },
 
-    activity({ agentId, gatewayId, now, lastHook, lastDecision, hooksInFlight }) {
+    activity({ agentId, gatewayId, now, lastHook, lastDecision, lastRefusal, hooksInFlight }) {
       const pairs = ['last_seen_at', new Date(now).toISOString()];
       if (lastHook !== undefined) pairs.push('last_hook', JSON.stringify(checked(FleetLastHookSchema, lastHook, 'last hook')));
       if (lastDecision !== undefined) pairs.push('last_decision', JSON.stringify(checked(FleetLastDecisionSchema, lastDecision, 'last decision')));
+      if (lastRefusal !== undefined) pairs.push('last_refusal', JSON.stringify(checked(FleetLastRefusalSchema, lastRefusal, 'last refusal')));
       if (hooksInFlight !== undefined) pairs.push('hooks_in_flight', String(Math.max(0, Math.trunc(hooksInFlight))));
       return update(agentId, gatewayId, 'activity', now, pairs);
     },
@@ -169,6 +173,8 @@ export function rowToFleetAgent(row: Record<string, string>, key: string, now: n
   const lastHook = row['last_hook'] === undefined ? undefined : parseStored(FleetLastHookSchema, parseStoredJson(row['last_hook'], key, 'last_hook'), key, 'last_hook');
   const lastDecision =
     row['last_decision'] === undefined ? undefined : parseStored(FleetLastDecisionSchema, parseStoredJson(row['last_decision'], key, 'last_decision'), key, 'last_decision');
+  const lastRefusal =
+    row['last_refusal'] === undefined ? undefined : parseStored(FleetLastRefusalSchema, parseStoredJson(row['last_refusal'], key, 'last_refusal'), key, 'last_refusal');
   const flagged = row['connected'] === '1';
   // The row's gateway must still be the one presence names: otherwise it died or the agent moved.
   const connected = presence === undefined ? flagged : presence !== null && flagged && presence.gateway_id === row['gateway_id'];
@@ -191,6 +197,7 @@ export function rowToFleetAgent(row: Record<string, string>, key: string, now: n
     last_seen_at: latest(row['last_seen_at'], presence?.last_activity_at) ?? new Date(now).toISOString(),
     ...(lastHook === undefined ? {} : { last_hook: lastHook }),
     ...(lastDecision === undefined ? {} : { last_decision: lastDecision }),
+    ...(lastRefusal === undefined ? {} : { last_refusal: lastRefusal }),
     hooks_in_flight: hooksInFlight,
   };
   return parseStored(FleetAgentSchema, candidate, key);

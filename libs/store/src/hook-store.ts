@@ -2,13 +2,15 @@
  * HookStore on Redis: one hash per hook holds the correlation and, once decided, the decision.
  */
 import {
+  DEFAULT_ANSWER_GRACE_MS,
   HookCorrelationSchema,
+  mustAnswer,
   HookDecisionSchema,
   RequestIdSchema,
   type HookCorrelation,
   type HookDecision,
 } from '@ahp/protocol';
-import type { HookStore, OpenHookInput, OpenHookOutcome } from './contracts.js';
+import type { DecideHookOptions, HookStore, OpenHookInput, OpenHookOutcome } from './contracts.js';
 import { HookNotFoundError, StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, pairsToRecord, parseStored, parseStoredJson, stringAt } from './lua.js';
@@ -81,6 +83,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
   // The script builds the owner's stream name around the owner id; split a sample name to get the
   // parts, so the layout stays defined in keys.ts alone.
   const [streamHead, streamTail] = keys.gatewayDecisions('OWNER').split('OWNER') as [string, string];
+  const [unansweredHead, unansweredTail] = keys.unansweredSignals('SESSION').split('SESSION') as [string, string];
   /** decide-hook routed the decision itself; an empty owner means it could not. */
   function routed(ownerGatewayId: string, key: string): void {
     if (ownerGatewayId === '') throw new StoreDataError(key, 'hook has no owner gateway to route to', { field: 'gateway_id' });
@@ -102,7 +105,10 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       const key = keys.hook(input.hookId);
       const pendingTtlMs = Math.max(input.deadlineAt - input.now, 0) + options.decisionTtlMs;
       const reply = arrayReply(
-        await openHook.run(redis, [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId)], [
+        await openHook.run(
+          redis,
+          [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId), keys.planVerdict(input.agentId), keys.unansweredSignals(input.sessionId)],
+          [
           input.hookId,
           input.agentId,
           input.sessionId,
@@ -113,7 +119,11 @@ export function createHookStore(options: HookStoreOptions): HookStore {
           pendingTtlMs,
           input.rateLimit === undefined ? '' : emissionIntervalUs(input.rateLimit),
           input.rateLimit === undefined ? '' : input.rateLimit.burst,
-        ]),
+          input.trigger !== 'pre-tool-use' || input.planGate === 'open' ? '' : input.planGate === 'require' ? 'require' : 'gate',
+          input.answersRequired === false ? '0' : '1',
+          input.now - options.signalTtlMs,
+          ],
+        ),
         key,
         openHook.name,
       );
@@ -128,6 +138,18 @@ export function createHookStore(options: HookStoreOptions): HookStore {
         return { kind: 'limited', retryAfterMs: Math.max(1, Math.ceil(retryAfterUs / 1000)) };
       }
       if (kind === 'gated') return { kind: 'gated', requestId: parseStored(RequestIdSchema, reply[1], keys.planGate(input.agentId)) };
+      if (kind === 'plan_required') {
+        const verdictKey = keys.planVerdict(input.agentId);
+        const status = stringAt(reply, 1, verdictKey, openHook.name);
+        if (status !== 'rejected' && status !== 'expired' && status !== 'none') throw badReply(verdictKey, openHook.name, reply);
+        const requestId = stringAt(reply, 2, verdictKey, openHook.name);
+        return { kind, status, ...(requestId === '' ? {} : { requestId: parseStored(RequestIdSchema, requestId, verdictKey, 'request_id') }) };
+      }
+      if (kind === 'unanswered') {
+        const signalIds = reply.slice(1);
+        if (!signalIds.every((id): id is string => typeof id === 'string')) throw badReply(keys.unansweredSignals(input.sessionId), openHook.name, reply);
+        return { kind, signalIds };
+      }
       const fields = pairsToRecord(reply[1], key, openHook.name);
       if (kind === 'corrupt') throw new StoreDataError(key, 'hook hash has no agent_id', { field: 'agent_id' });
       const correlation = correlationFromHash(fields, key);
@@ -141,7 +163,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       }
     },
 
-    async decide(hookId: string, decision: HookDecision, now: number): Promise<{ decision: HookDecision; first: boolean }> {
+    async decide(hookId: string, decision: HookDecision, now: number, decideOptions: DecideHookOptions = {}): Promise<{ decision: HookDecision; first: boolean }> {
       const checked = HookDecisionSchema.safeParse(decision);
       if (!checked.success) throw new StoreInputError(`invalid decision for hook ${hookId}: ${describeIssues(checked.error.issues)}`);
       const valid = checked.data;
@@ -150,7 +172,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       const json = JSON.stringify(valid);
       const signalArgs = valid.signals.flatMap((signal) => {
         const rule = signal.context['rule'];
-        return [signal.header.id, signal.header.intensity, signal.header.source, signal.header.type, typeof rule === 'string' ? rule.slice(0, 256) : ''];
+        return [signal.header.id, signal.header.intensity, signal.header.source, signal.header.type, typeof rule === 'string' ? rule.slice(0, 256) : '', mustAnswer(signal) ? '1' : '0'];
       });
       const reply = arrayReply(
         await decideHook.run(
@@ -169,6 +191,9 @@ export function createHookStore(options: HookStoreOptions): HookStore {
             streamTail,
             options.decisionStreamMaxLen,
             options.decisionStreamTtlMs,
+            Math.max(0, Math.round(decideOptions.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS)),
+            unansweredHead,
+            unansweredTail,
             ...signalArgs,
           ],
         ),

@@ -6,6 +6,7 @@
 // --- contracts --------------------------------------------------------------------------------
 export type {
   ConfigStore,
+  DecideHookOptions,
   DecideRequestOutcome,
   DecisionFeed,
   GatewayFeed,

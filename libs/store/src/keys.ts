@@ -22,6 +22,8 @@
  * | `ahp:requests:retention`          | zset   | cas-request (score = purge time)    | members removed by the purge   |
  * | `ahp:requests:events`             | stream | cas-request, record-refusal         | MAXLEN ~ (100k entries)        |
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
+ * | `ahp:plan-gate:{<agentId>}:verdict` | hash | cas-request (`status` approved/rejected/expired, `request_id`, `at` of the agent's last settled plan) | never: a rejection must outlast any TTL (one small hash per agent that ever submitted a plan) |
+ * | `ahp:unanswered:{<sessionId>}`    | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it) | signal TTL after the last signal |
  * | `ahp:inbox:{<agentId>}`           | stream | inbox-send, cas-request, inbox-ack  | never; entries removed on ack  |
  * | `ahp:inbox:{<agentId>}:ids`       | hash   | as its inbox (message id → entry id) | never; fields removed on ack  |
  * | `ahp:inbox:{<agentId>}:sent:<messageId>` | hash | inbox-send (entry id, message JSON) | send dedup window (24 h), also after ack |
@@ -58,7 +60,11 @@
  * - respond-signal: the signal record and the signal log.
  * - presence scripts: the agent's entry and the presence index (presence-touch: many agents'
  *   entries and the index in one call); fleet-update likewise (row and index).
- * - open-hook: the hook hash, the agent's plan gate (read only) and the agent's rate-limit bucket.
+ * - open-hook: the hook hash, the agent's plan gate and plan verdict (read only), the session's
+ *   unanswered signals (read only) and the agent's rate-limit bucket.
+ * - decide-hook and respond-signal also write the session's unanswered-signals zset, whose name is
+ *   built inside the script from the session the hook hash or signal record names (like the
+ *   decision route); under Cluster that becomes a follow-up ZADD / ZREM.
  * - cas-request: the request hash and history (one tag), the request indexes, the deadline and
  *   retention sets, the audit stream, the sender's plan gate and up to two inboxes. Under Cluster
  *   the compare-and-set on the request hash decides and the rest becomes idempotent follow-ups.
@@ -149,6 +155,10 @@ export interface StoreKeys {
   readonly requestEvents: string;
   /** Set of the agent's pending plan approval ids: while it is non-empty, new pre-tool-use hooks are gated. */
   planGate(agentId: string): string;
+  /** Hash of the agent's last settled plan approval (`status`, `request_id`, `at`): a rejection or expiry keeps the gate closed until an approval. */
+  planVerdict(agentId: string): string;
+  /** Zset of the block/control signals a session has not answered yet, scored by the end of their answer grace (epoch ms). */
+  unansweredSignals(sessionId: string): string;
   /** Stream of one agent's unacknowledged inbox messages. */
   inbox(agentId: string): string;
   /** Hash message id → stream entry id of one inbox, for O(1) acknowledgement by message id. */
@@ -247,6 +257,8 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     requestRetention: `${prefix}:requests:retention`,
     requestEvents: `${prefix}:requests:events`,
     planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
+    planVerdict: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}:verdict`,
+    unansweredSignals: (sessionId: string) => `${prefix}:unanswered:{${part('session', sessionId)}}`,
     inbox: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}`,
     inboxIds: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:ids`,
     inboxSent: (agentId: string, messageId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:sent:${part('message', messageId)}`,

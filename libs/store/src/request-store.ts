@@ -329,6 +329,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
           keys.requestDeadlines,
           keys.requestRetention,
           keys.planGate(next.sender),
+          keys.planVerdict(next.sender),
           ...adds,
           ...removes,
           ...(t.deliver === undefined ? [] : [keys.inbox(t.deliver.to), keys.inboxIds(t.deliver.to)]),
@@ -358,6 +359,8 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
           t.deliver === undefined ? '' : JSON.stringify(t.deliver),
           withdrawFrom === undefined ? '0' : '1',
           t.incarnation,
+          planVerdict(next),
+          settledAtMs,
         ],
       ),
       key,
@@ -378,6 +381,16 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       default:
         throw badReply(key, casRequest.name, reply);
     }
+  }
+
+  /**
+   * What settling `state` tells the sender's plan gate (cas-request ARGV[24]): the outcome of a
+   * settled plan approval, except a cancellation (the sender withdrew it: that neither approves
+   * nor rejects, and must not erase an earlier rejection).
+   */
+  function planVerdict(state: ProtocolState): string {
+    if (state.type !== 'plan_approval') return '';
+    return state.status === 'approved' || state.status === 'rejected' || state.status === 'expired' ? state.status : '';
   }
 
   /** Settles a request read at `stored` (decide, cancel, expire). */

@@ -58,6 +58,7 @@ export function signalRecordFromHash(fields: Record<string, string>, key: string
  */
 export function createSignalStore(options: SignalStoreOptions): SignalStore {
   const { redis, keys } = options;
+  const [unansweredHead, unansweredTail] = keys.unansweredSignals('SESSION').split('SESSION') as [string, string];
   return {
     async get(signalId: string): Promise<SignalRecord | null> {
       const key = keys.signal(signalId);
@@ -80,6 +81,8 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
           valid.action,
           new Date(now).toISOString(),
           options.signalLogMaxLen,
+          unansweredHead,
+          unansweredTail,
         ]),
         key,
         respondSignal.name,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentIdentity, HookDecision, HookTrigger, TimelineEntry } from '@ahp/protocol';
+import type { AgentIdentity, AhpError, HookDecision, HookTrigger, TimelineEntry } from '@ahp/protocol';
 
 /**
  * What happened on this gateway, as facts other features observe without the services that
@@ -14,6 +14,8 @@ export interface GatewayEventMap {
   agentDisconnected: { agent: AgentIdentity; sessionId: string | undefined; wasCurrent: boolean; at: number };
   /** A hook was accepted for evaluation (opened or joined), over a socket or the HTTP hook endpoint. */
   hookReceived: { agentId: string; sessionId: string; hookId: string; trigger: HookTrigger; tool: string | undefined; via: 'ws' | 'http'; at: number };
+  /** A new hook was refused before evaluation by an admission check (plan gate, unanswered signals); nothing was recorded for it. */
+  hookRefused: { agentId: string; sessionId: string; hookId: string; trigger: HookTrigger; error: AhpError; via: 'ws' | 'http'; at: number };
   /** A decision was handed to the agent that waited for it; `latencyMs` from when this gateway received the hook. */
   decisionDelivered: { agentId: string; decision: HookDecision; latencyMs: number | undefined; via: 'ws' | 'http'; at: number };
   /** An agent reported an event and it is stored in its timeline. */

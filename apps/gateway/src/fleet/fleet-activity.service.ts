@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { FleetAgent, FleetLastDecision, FleetLastHook, OperatorLiveEvent } from '@ahp/protocol';
+import type { FleetAgent, FleetLastDecision, FleetLastHook, FleetLastRefusal, OperatorLiveEvent } from '@ahp/protocol';
 import type { FleetStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -15,6 +15,7 @@ export const FLEET_FLUSH_MS = 500;
 interface PendingActivity {
   lastHook?: FleetLastHook;
   lastDecision?: FleetLastDecision;
+  lastRefusal?: FleetLastRefusal;
   inFlightChanged: boolean;
   lastSeenAt: number;
 }
@@ -88,6 +89,19 @@ export class FleetActivityService implements OnModuleInit, OnModuleDestroy {
         };
         entry.inFlightChanged = true;
       }),
+      this.events.on('hookRefused', ({ agentId, hookId, trigger, error, at }) => {
+        const details = error.details ?? {};
+        const requestId = details['request_id'];
+        const signalIds = details['signal_ids'];
+        this.dirty(agentId, at).lastRefusal = {
+          hook_id: hookId,
+          trigger,
+          code: error.code,
+          ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
+          ...(Array.isArray(signalIds) ? { signal_ids: signalIds.filter((id): id is string => typeof id === 'string').slice(0, 20) } : {}),
+          at: new Date(at).toISOString(),
+        };
+      }),
       this.events.on('timelineRecorded', ({ entry }) => {
         this.liveQueue.push({ kind: 'timeline', entry });
       }),
@@ -130,6 +144,7 @@ export class FleetActivityService implements OnModuleInit, OnModuleDestroy {
             now: entry.lastSeenAt,
             ...(entry.lastHook === undefined ? {} : { lastHook: entry.lastHook }),
             ...(entry.lastDecision === undefined ? {} : { lastDecision: entry.lastDecision }),
+            ...(entry.lastRefusal === undefined ? {} : { lastRefusal: entry.lastRefusal }),
             ...(entry.inFlightChanged ? { hooksInFlight: this.hooksInFlight(agentId) } : {}),
           });
         } catch (error) {

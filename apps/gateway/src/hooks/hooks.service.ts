@@ -4,6 +4,7 @@ import {
   failurePolicyDecision,
   makeError,
   type AgentIdentity,
+  type AhpError,
   type FailurePolicy,
   type HookDecision,
   type HookFrame,
@@ -18,6 +19,8 @@ import { GatewayEvents } from '../events/gateway-events.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
+import { planRequiredError, unansweredError } from './hook-admission.js';
+import { PlanGateService } from './plan-gate.js';
 import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
 import { checkHookContext } from './hook-context-validation.js';
 
@@ -89,6 +92,7 @@ export class HooksService implements OnModuleDestroy {
     @Inject(DrainState) private readonly drain: DrainState,
     @Inject(GatewayEvents) private readonly events: GatewayEvents,
     @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
+    @Inject(PlanGateService) private readonly planGate: PlanGateService,
   ) {
     this.log = logger.child({ component: 'hooks' });
   }
@@ -154,6 +158,7 @@ export class HooksService implements OnModuleDestroy {
         now,
         deadlineAt,
         ...this.hookRateLimit(),
+        planGate: this.planGate.gateFor(connection.agent.identity, frame.trigger, frame.context),
       });
     } catch (error) {
       this.log.error({ ...fields, error }, 'opening the hook failed');
@@ -172,9 +177,22 @@ export class HooksService implements OnModuleDestroy {
         // Seed 004: no tool use before the plan is approved. Enforced here, not only in the SDK,
         // so an old or modified client cannot run tools around a pending plan.
         this.log.info({ ...fields, requestId: outcome.requestId }, 'tool call gated: plan approval pending');
-        connection.fail(hookId, 'E_PLAN_PENDING', `tool calls wait until plan approval ${outcome.requestId} is decided`, {
-          request_id: outcome.requestId,
-        });
+        this.refuse(
+          connection,
+          sessionId,
+          hookId,
+          frame.trigger,
+          makeError('E_PLAN_PENDING', `tool calls wait until plan approval ${outcome.requestId} is decided`, { request_id: outcome.requestId }),
+          now,
+        );
+        return;
+      case 'plan_required':
+        this.log.info({ ...fields, requestId: outcome.requestId, planStatus: outcome.status }, 'tool call gated: no approved plan');
+        this.refuse(connection, sessionId, hookId, frame.trigger, planRequiredError(outcome, this.planGate.planningTools(connection.agent.identity)), now);
+        return;
+      case 'unanswered':
+        this.log.info({ ...fields, signalIds: outcome.signalIds }, 'hook refused: block/control signals left unanswered');
+        this.refuse(connection, sessionId, hookId, frame.trigger, unansweredError(outcome), now);
         return;
       case 'foreign':
         this.log.warn(fields, 'hook id belongs to another agent');
@@ -227,7 +245,19 @@ export class HooksService implements OnModuleDestroy {
     const deadlineAt = now + Math.min(input.deadlineMs, hookDeadlineFor(this.config, trigger));
     let outcome: Awaited<ReturnType<HookStore['open']>>;
     try {
-      outcome = await this.hooks.open({ hookId, agentId: agent.id, sessionId, gatewayId: this.config.gatewayId, trigger, now, deadlineAt });
+      // Claude Code has no way to answer a signal: it applies the decision itself (a deny stops the
+      // tool, updatedInput replaces its input), so its hooks are exempt (docs/claude-code.md).
+      outcome = await this.hooks.open({
+        hookId,
+        agentId: agent.id,
+        sessionId,
+        gatewayId: this.config.gatewayId,
+        trigger,
+        now,
+        deadlineAt,
+        planGate: this.planGate.gateFor(agent, trigger, input.context),
+        answersRequired: false,
+      });
     } catch (error) {
       this.log.error({ ...fields, error }, 'opening the hook failed; applying the failure policy');
       return this.policyDecision(hookId, trigger, 'E_UNAVAILABLE', 'the hook could not be recorded');
@@ -236,6 +266,15 @@ export class HooksService implements OnModuleDestroy {
       case 'gated':
         this.log.info({ ...fields, requestId: outcome.requestId }, 'tool call gated: plan approval pending');
         return this.policyDecision(hookId, trigger, 'E_PLAN_PENDING', `tool calls wait until plan approval ${outcome.requestId} is decided`, 'fail_closed');
+      case 'plan_required': {
+        const error = planRequiredError(outcome, this.planGate.planningTools(agent));
+        this.log.info({ ...fields, requestId: outcome.requestId, planStatus: outcome.status }, 'tool call gated: no approved plan');
+        this.events.emit('hookRefused', { agentId: agent.id, sessionId, hookId, trigger, error, via: 'http', at: now });
+        return this.policyDecision(hookId, trigger, error.code, error.message, 'fail_closed');
+      }
+      case 'unanswered':
+        // Not asked for (answersRequired is false on this path); refused like any other, closed.
+        return this.policyDecision(hookId, trigger, 'E_SIGNAL_UNANSWERED', unansweredError(outcome).message, 'fail_closed');
       case 'foreign':
         // A fresh UUID cannot belong to anyone; if it does, refuse rather than guess.
         return this.policyDecision(hookId, trigger, 'E_CONFLICT', 'hook id collision', 'fail_closed');
@@ -318,6 +357,12 @@ export class HooksService implements OnModuleDestroy {
     for (const waiter of [...this.direct.values()]) {
       this.settleDirect(waiter, this.policyDecision(waiter.hookId, waiter.trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down'));
     }
+  }
+
+  /** Sends an admission refusal and tells the fleet view, so operators see why an agent stalls. */
+  private refuse(connection: AgentConnection, sessionId: string, hookId: string, trigger: HookTrigger, error: AhpError, now: number): void {
+    connection.sendError(hookId, error);
+    this.events.emit('hookRefused', { agentId: connection.agentId, sessionId, hookId, trigger, error, via: 'ws', at: now });
   }
 
   /** The agent's frame limit, counted by the open-hook script (see RateLimitsService.counts). */

@@ -45,3 +45,21 @@ export async function decideAsWorker(store: TestStore, hookId: string, trigger: 
   await waitForJob(store, hookId);
   return store.stores.hooks.decide(hookId, workerDecision(hookId, trigger, signals), Date.now());
 }
+
+/** A block-intensity signal (actions: retry_after_fix, proceed_with_risk, abort): it must be answered. */
+export function blockSignal(hookId: string, now = new Date().toISOString()): Signal {
+  return {
+    header: { id: randomUUID(), type: 'permission-check', timestamp: now, source: 'int-spec-oracle', intensity: 'block', correlation_id: hookId },
+    context: {},
+    payload: { level: 'blocking', decision: 'deny', reason: 'destructive command', resolvable: true, resolution_path: ['use a narrower command'] },
+  };
+}
+
+/** A control-intensity signal (actions: accept_modification, reject_modification): it must be answered. */
+export function controlSignal(hookId: string, now = new Date().toISOString()): Signal {
+  return {
+    header: { id: randomUUID(), type: 'permission-check', timestamp: now, source: 'int-spec-oracle', intensity: 'control', correlation_id: hookId },
+    context: {},
+    payload: { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target: 'force', original: true, updated: false, reason: 'no force pushes' }], reversible: true },
+  };
+}

@@ -1,11 +1,11 @@
 import { APPEND_INBOX_LUA } from './inbox-send.lua.js';
 
 /** Number of fixed KEYS of cas-request, before the index keys. */
-export const CAS_REQUEST_FIXED_KEYS = 6;
+export const CAS_REQUEST_FIXED_KEYS = 7;
 
 /** Source of the cas-request script; see its header. */
 export const CAS_REQUEST_LUA = `--[[
-  cas-request (6 + a + r [+ 2] [+ 2] keys): writes a request's next state if its revision is still
+  cas-request (7 + a + r [+ 2] [+ 2] keys): writes a request's next state if its revision is still
   the one the caller read (compare-and-set), with every write that goes with the change. The state
   machine itself runs in TypeScript (the protocol's pure functions); this script only makes "read,
   decide, write" atomic: a caller that lost a race gets 'stale' and re-reads.
@@ -17,8 +17,9 @@ export const CAS_REQUEST_LUA = `--[[
   KEYS[4]  deadline zset     <prefix>:requests:deadlines
   KEYS[5]  retention zset    <prefix>:requests:retention
   KEYS[6]  sender's gate     <prefix>:plan-gate:{<sender>}
-  KEYS[7 .. 6+a]        indexes to add the request to (score ARGV[6])
-  KEYS[7+a .. 6+a+r]    indexes to remove it from
+  KEYS[7]  sender's plan verdict  <prefix>:plan-gate:{<sender>}:verdict
+  KEYS[8 .. 7+a]        indexes to add the request to (score ARGV[6])
+  KEYS[8+a .. 7+a+r]    indexes to remove it from
   then, if ARGV[20] ~= '': the recipient's inbox stream and id hash (message to deliver)
   then, if ARGV[22] == '1': the target's inbox stream and id hash (request message to withdraw)
 
@@ -46,6 +47,10 @@ export const CAS_REQUEST_LUA = `--[[
   ARGV[22]  '1' to withdraw the request message (request_message_id) from the target's inbox
   ARGV[23]  incarnation (stored on create only): a fresh token telling this request apart from a
             later one that reuses its id after it expired, for purge-request
+  ARGV[24]  the plan verdict this change records in KEYS[7] ('approved', 'rejected', 'expired'),
+            or '' to leave it (not a plan, still pending, or cancelled: withdrawing a plan must
+            not erase an earlier rejection)
+  ARGV[25]  its time (epoch ms)
 
   Returns
     { 'ok', new revision, entry id of the delivered message or '' }
@@ -94,6 +99,9 @@ if ARGV[13] == 'add' then
   redis.call('SADD', KEYS[6], id)
 else
   redis.call('SREM', KEYS[6], id)
+end
+if ARGV[24] ~= '' then
+  redis.call('HSET', KEYS[7], 'status', ARGV[24], 'request_id', id, 'at', ARGV[25])
 end
 if ARGV[15] ~= '' then
   redis.call('PEXPIRE', hash, ARGV[15])

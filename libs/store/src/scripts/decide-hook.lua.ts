@@ -1,7 +1,7 @@
 /** Number of ARGV values per signal of a decision, after the fixed ones. */
-export const DECIDE_HOOK_ARGS_PER_SIGNAL = 5;
+export const DECIDE_HOOK_ARGS_PER_SIGNAL = 6;
 /** Number of fixed ARGV values before the per-signal ones. */
-export const DECIDE_HOOK_FIXED_ARGS = 12;
+export const DECIDE_HOOK_FIXED_ARGS = 15;
 
 /** Source of the decide-hook script; see its header. */
 export const DECIDE_HOOK_LUA = `--[[
@@ -24,7 +24,16 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[10] decision stream key after the owner id (}:decisions)
   ARGV[11] decision stream MAXLEN (approximate trimming)
   ARGV[12] decision stream TTL (ms)
-  then, for signal i, ARGV[13 + 5(i-1) ..]: signal id, intensity, source, type, rule ('' for none)
+  ARGV[13] answer grace (ms): how long the agent has to answer a signal it must answer
+  ARGV[14] unanswered-signals key before the session id (<prefix>:unanswered:{)
+  ARGV[15] unanswered-signals key after the session id (})
+  then, for signal i, ARGV[16 + 6(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
+  '1' when the agent must answer it (block or control, see mustAnswer) else '0'
+
+  A signal the agent must answer is added, when the hook was opened with answers = '1', to the
+  session's unanswered set <prefix>:unanswered:{<session>} with score decided_at + grace, which
+  open-hook reads and respond-signal empties; like the decision stream, its name is built here
+  from the session the hash names (not declared in KEYS; under Cluster a follow-up ZADD).
 
   Each log entry also carries config_version (when given), rule (when given) and latency_ms: the
   time from the hook's created_at (set by open-hook) to decided_at.
@@ -47,7 +56,7 @@ export const DECIDE_HOOK_LUA = `--[[
   is still written.
 ]]
 local hook = KEYS[1]
-local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at')
+local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at', 'answers')
 if not h[1] then
   return { 'missing' }
 end
@@ -80,6 +89,12 @@ for i = 1, #KEYS - 2 do
   local base = ${DECIDE_HOOK_FIXED_ARGS} + (i - 1) * ${DECIDE_HOOK_ARGS_PER_SIGNAL}
   local signalId, intensity, source, signalType, rule = ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4], ARGV[base + 5]
   local record = KEYS[i + 2]
+  -- A hook opened before this field existed has none: tracked, as the default is to require answers.
+  if ARGV[base + 6] == '1' and h[10] ~= '0' and session ~= '' then
+    local unanswered = ARGV[14] .. session .. ARGV[15]
+    redis.call('ZADD', unanswered, tonumber(ARGV[2]) + tonumber(ARGV[13]), signalId)
+    redis.call('PEXPIRE', unanswered, ARGV[4])
+  end
   if redis.call('EXISTS', record) == 0 then
     redis.call('HSET', record,
       'signal_id', signalId, 'hook_id', hookId, 'agent_id', agent, 'session_id', session,

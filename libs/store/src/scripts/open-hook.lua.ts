@@ -2,12 +2,15 @@ import { GCRA_TAKE_LUA } from './rate-limit.lua.js';
 
 /** Source of the open-hook script; see its header. */
 export const OPEN_HOOK_LUA = `--[[
-  open-hook (3 keys): records a hook's correlation, or re-opens it when the SDK re-sends it,
-  after counting the hook against the agent's rate limit.
+  open-hook (5 keys): records a hook's correlation, or re-opens it when the SDK re-sends it,
+  after counting the hook against the agent's rate limit, and admits a new hook only through the
+  agent's plan gate and when the session owes no overdue signal answer.
 
   KEYS[1]  hook hash  <prefix>:hook:{<hookId>}
   KEYS[2]  the agent's plan gate  <prefix>:plan-gate:{<agentId>}  (read only)
   KEYS[3]  the agent's rate-limit bucket  <prefix>:ratelimit:{agent:<agentId>}  (see rate-limit)
+  KEYS[4]  the agent's plan verdict  <prefix>:plan-gate:{<agentId>}:verdict  (read only)
+  KEYS[5]  the session's unanswered signals  <prefix>:unanswered:{<sessionId>}  (read only)
 
   ARGV[1]  hook id
   ARGV[2]  agent id
@@ -19,6 +22,13 @@ export const OPEN_HOOK_LUA = `--[[
   ARGV[8]  TTL of a new pending hook (ms): time left to the deadline plus the decision TTL
   ARGV[9]  the rate limit's emission interval (µs), '' for no limit
   ARGV[10] the rate limit's burst
+  ARGV[11] the plan gate for this hook: '' when it does not apply (not a tool call, or a planning
+           tool of the agent's team), 'gate' when it does, 'require' when it does and the team
+           requires an approved plan even before the agent submitted one
+  ARGV[12] '1' when the client must answer block/control signals (stored as the hash's 'answers'
+           field for decide-hook, and checked against KEYS[5]); '0' for clients exempted
+  ARGV[13] oldest grace end still enforced (epoch ms): now minus the signal TTL, since a signal
+           whose record expired can no longer be answered
 
   Returns { 'created' } when no hash existed and a pending one now does, owned by ARGV[4] (its
   fields are exactly the arguments, so they are not read back), or { kind, HGETALL of the hash }
@@ -27,16 +37,25 @@ export const OPEN_HOOK_LUA = `--[[
                session stay those of the first open; its TTL is unchanged)
     'decided'  the hook is decided; the hash holds the decision; nothing changed
   or { 'foreign' } when the hook id belongs to another agent (nothing changed),
-  or { 'gated', request id } when no hash existed, the trigger is 'pre-tool-use' and the agent has
-     a pending plan approval (a member of KEYS[2]); nothing was written,
+  or { 'unanswered', signal id, … } when no hash existed, ARGV[12] is '1' and the session has
+     signals whose answer grace ended by ARGV[6] (up to 20, oldest first); nothing was written,
+  or { 'gated', request id } when no hash existed, ARGV[11] is set and the agent has a pending
+     plan approval (a member of KEYS[2]); nothing was written,
+  or { 'plan_required', status, request id } when no hash existed, ARGV[11] is set, nothing is
+     pending and the agent's last settled plan was not approved (status 'rejected' or 'expired'),
+     or ARGV[11] is 'require' and no plan was ever settled (status 'none', request id ''); nothing
+     was written,
   or { 'corrupt', HGETALL } when the hash has no agent_id (nothing changed),
   or { 'limited', retry after (µs) } when the agent's bucket has no token (nothing changed).
 
   Ownership and decision live in one hash, changed only by this script and decide-hook, so a
   decision is either visible here (status 'decided') or routed to the owner this call sets.
 
-  The gate is checked here, in the script the hook path runs anyway, so that enforcing it costs no
-  round trip; cas-request keeps KEYS[2] equal to the agent's pending plan approvals. The rate
+  The gate and the answers are checked here, in the script the hook path runs anyway, so that
+  enforcing them costs no round trip and leaves no window between a decision and its
+  enforcement: cas-request keeps KEYS[2] equal to the agent's pending plan approvals and writes
+  KEYS[4] when a plan settles, in the same step; decide-hook adds to KEYS[5] and respond-signal
+  removes from it. The rate
   limit likewise: every hook frame takes one token from the same bucket the gateway's limiter
   uses for the agent's other frames, before anything else happens.
 ]]
@@ -49,15 +68,31 @@ if ARGV[9] ~= '' then
 end
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 0 then
-  if ARGV[5] == 'pre-tool-use' then
+  if ARGV[12] == '1' then
+    local due = redis.call('ZRANGEBYSCORE', KEYS[5], ARGV[13], ARGV[6], 'LIMIT', 0, 20)
+    if #due > 0 then
+      table.insert(due, 1, 'unanswered')
+      return due
+    end
+  end
+  if ARGV[11] ~= '' then
     local pendingPlan = redis.call('SRANDMEMBER', KEYS[2])
     if pendingPlan then
       return { 'gated', pendingPlan }
     end
+    local verdict = redis.call('HMGET', KEYS[4], 'status', 'request_id')
+    if verdict[1] then
+      if verdict[1] ~= 'approved' then
+        return { 'plan_required', verdict[1], verdict[2] or '' }
+      end
+    elseif ARGV[11] == 'require' then
+      return { 'plan_required', 'none', '' }
+    end
   end
   redis.call('HSET', key,
     'hook_id', ARGV[1], 'agent_id', ARGV[2], 'session_id', ARGV[3], 'gateway_id', ARGV[4],
-    'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7])
+    'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7],
+    'answers', ARGV[12])
   redis.call('PEXPIRE', key, ARGV[8])
   return { 'created' }
 end

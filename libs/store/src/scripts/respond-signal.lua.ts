@@ -11,6 +11,8 @@ export const RESPOND_SIGNAL_LUA = `--[[
   ARGV[4]  the action
   ARGV[5]  log timestamp (ISO 8601)
   ARGV[6]  signal log MAXLEN (approximate trimming)
+  ARGV[7]  unanswered-signals key before the session id (<prefix>:unanswered:{)
+  ARGV[8]  unanswered-signals key after the session id (})
 
   Checks, in this order, and returns
     { 'not_found' }                 no record (never sent, or expired)
@@ -20,7 +22,10 @@ export const RESPOND_SIGNAL_LUA = `--[[
     { 'conflict', HGETALL }         another response is recorded; nothing changed
     { 'recorded', HGETALL }         stored now, and a 'response' entry appended to the log
     { 'corrupt', HGETALL }          the record has no agent_id or intensity; nothing changed
-  Nothing changes unless the reply is 'recorded'.
+  Nothing changes unless the reply is 'recorded', except that on 'recorded', 'duplicate' and
+  'conflict' (the signal has an answer) it leaves the session's unanswered set
+  <prefix>:unanswered:{<session_id of the record>} (see decide-hook; built here, not declared in
+  KEYS, because only the record knows its session).
 ]]
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then
@@ -36,13 +41,20 @@ end
 if r[2] ~= ARGV[2] then
   return { 'invalid_action', r[2] }
 end
+local function answered()
+  if r[9] and r[9] ~= '' then
+    redis.call('ZREM', ARGV[7] .. r[9] .. ARGV[8], r[6] or '')
+  end
+end
 if r[3] then
+  answered()
   if r[3] == ARGV[3] then
     return { 'duplicate', redis.call('HGETALL', record) }
   end
   return { 'conflict', redis.call('HGETALL', record) }
 end
 redis.call('HSET', record, 'response', ARGV[3])
+answered()
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*',
   'kind', 'response', 'timestamp', ARGV[5], 'hook', r[4] or '', 'intensity', r[2],
   'source', r[5] or '', 'consumed', '1', 'action', ARGV[4], 'signal_id', r[6] or '',
