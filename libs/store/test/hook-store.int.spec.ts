@@ -305,3 +305,58 @@ describe('get and read-back safety', () => {
     await expect(stores.hooks.open(input)).rejects.toBeInstanceOf(StoreDataError);
   });
 });
+
+describe('unanswered block and control signals', () => {
+  /** Opens and decides a hook of session-1 with `signals`, `graceMs` to answer them; returns when it was decided. */
+  async function decided(signals: ReturnType<typeof makeSignal>[], graceMs: number, overrides: Partial<OpenHookInput> = {}): Promise<number> {
+    const input = openInput(overrides);
+    expect((await stores.hooks.open(input)).kind).toBe('created');
+    await stores.hooks.decide(input.hookId, makeDecision(input.hookId, signals), input.now, { answerGraceMs: graceMs });
+    return input.now;
+  }
+
+  it('refuses new hooks of the session once the grace of a block or control ended, until each is answered; re-sent hooks keep their course', async () => {
+    const block = makeSignal('block');
+    const control = makeSignal('control');
+    const t = await decided([block, makeSignal('prompt'), makeSignal('aid')], 1_000);
+    await decided([control], 2_000, { now: t, deadlineAt: t + 5_000 });
+    const resent = openInput({ now: t });
+    await stores.hooks.open(resent);
+
+    // Within the grace: admitted.
+    expect((await stores.hooks.open(openInput({ now: t + 999 }))).kind).toBe('created');
+    const refused = openInput({ now: t + 2_000, trigger: 'post-tool-use' });
+    expect(await stores.hooks.open(refused)).toEqual({ kind: 'unanswered', signalIds: [block.header.id, control.header.id] });
+    expect(await stores.hooks.get(refused.hookId)).toBeNull();
+    expect((await stores.hooks.open({ ...resent, now: t + 2_000 })).kind).toBe('joined');
+    // Another session of the agent is not held.
+    expect((await stores.hooks.open(openInput({ now: t + 2_000, sessionId: 'session-2' }))).kind).toBe('created');
+
+    await stores.signals.respond('agent-1', { signal_id: block.header.id, consumed_at: new Date(t).toISOString(), action: 'retry_after_fix' }, t + 2_000);
+    expect(await stores.hooks.open(openInput({ now: t + 2_001 }))).toEqual({ kind: 'unanswered', signalIds: [control.header.id] });
+    // The same answer again (duplicate) is harmless; the other one lifts the hold.
+    await stores.signals.respond('agent-1', { signal_id: block.header.id, consumed_at: new Date(t).toISOString(), action: 'retry_after_fix' }, t + 2_001);
+    await stores.signals.respond('agent-1', { signal_id: control.header.id, consumed_at: new Date(t).toISOString(), action: 'accept_modification' }, t + 2_001);
+    expect((await stores.hooks.open(openInput({ now: t + 2_002 }))).kind).toBe('created');
+  });
+
+  it('does not track signals of a client exempted from answering, nor a block that waits for an approval', async () => {
+    const t = await decided([makeSignal('block')], 0, { answersRequired: false });
+    expect((await stores.hooks.open(openInput({ now: t + 1 }))).kind).toBe('created');
+    const waiting = makeSignal('block');
+    if (waiting.payload.level !== 'blocking') throw new Error('a block signal has a blocking payload');
+    waiting.payload = { ...waiting.payload, resolution: { kind: 'await_approval', request_id: 'req_approval_1', deadline: new Date(t + 60_000).toISOString() } };
+    await decided([waiting], 0, { now: t + 2, deadlineAt: t + 5_000 });
+    expect((await stores.hooks.open(openInput({ now: t + 3 }))).kind).toBe('created');
+    // An exempted client is not held by signals another client of the session left unanswered either.
+    await decided([makeSignal('control')], 0, { now: t + 4, deadlineAt: t + 5_000 });
+    expect((await stores.hooks.open(openInput({ now: t + 5 }))).kind).toBe('unanswered');
+    expect((await stores.hooks.open(openInput({ now: t + 5, answersRequired: false }))).kind).toBe('created');
+  });
+
+  it('stops holding the session for a signal whose record expired (it can no longer be answered)', async () => {
+    const t = await decided([makeSignal('block')], 0);
+    expect((await stores.hooks.open(openInput({ now: t + 1 }))).kind).toBe('unanswered');
+    expect((await stores.hooks.open(openInput({ now: t + SIGNAL_TTL_MS + 1 }))).kind).toBe('created');
+  });
+});

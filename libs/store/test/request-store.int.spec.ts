@@ -396,7 +396,7 @@ describe('plan gate', () => {
     expect((await stores.hooks.open(gated)).kind).toBe('created');
   });
 
-  it('opens the gate when the plan approval is cancelled or expires', async () => {
+  it('keeps the gate closed after the plan expires or is rejected, until a plan is approved; a withdrawal changes no verdict', async () => {
     await stores.requests.create(plan('req_p1'), T0);
     await stores.requests.create(plan('req_p2', { deadline: at(T0 + 1_000) }), T0);
     expect((await stores.hooks.open(hook('pre-tool-use'))).kind).toBe('gated');
@@ -404,6 +404,32 @@ describe('plan gate', () => {
     await stores.requests.cancel('req_p1', { kind: 'agent', id: 'alice' }, T0 + 1);
     expect(await stores.hooks.open(hook('pre-tool-use'))).toMatchObject({ kind: 'gated', requestId: 'req_p2' });
     await stores.requests.expireDue(T0 + 1_000);
+    const expired = hook('pre-tool-use');
+    expect(await stores.hooks.open(expired)).toEqual({ kind: 'plan_required', status: 'expired', requestId: 'req_p2' });
+    expect(await stores.hooks.get(expired.hookId)).toBeNull();
+    // Other triggers and planning tools ('open') go on; 'require' changes nothing once a plan settled.
+    expect((await stores.hooks.open(hook('post-tool-use'))).kind).toBe('created');
+    expect((await stores.hooks.open({ ...hook('pre-tool-use'), planGate: 'open' })).kind).toBe('created');
+
+    // A new plan withdrawn by its sender leaves the expiry standing.
+    await stores.requests.create(plan('req_p3'), T0 + 2_000);
+    await stores.requests.cancel('req_p3', { kind: 'agent', id: 'alice' }, T0 + 2_001);
+    expect(await stores.hooks.open(hook('pre-tool-use'))).toMatchObject({ kind: 'plan_required', status: 'expired', requestId: 'req_p2' });
+
+    await stores.requests.create(plan('req_p4'), T0 + 3_000);
+    await stores.requests.decide('req_p4', answer('req_p4', 'plan_approval_response', false), { kind: 'agent', id: 'lead' }, T0 + 3_001);
+    expect(await stores.hooks.open(hook('pre-tool-use'))).toMatchObject({ kind: 'plan_required', status: 'rejected', requestId: 'req_p4' });
+
+    await stores.requests.create(plan('req_p5'), T0 + 4_000);
+    await stores.requests.decide('req_p5', answer('req_p5', 'plan_approval_response', true), { kind: 'agent', id: 'lead' }, T0 + 4_001);
     expect((await stores.hooks.open(hook('pre-tool-use'))).kind).toBe('created');
+  });
+
+  it("with 'require', gates an agent that never had a plan settled; withdrawing a plan does not satisfy it", async () => {
+    expect(await stores.hooks.open({ ...hook('pre-tool-use'), planGate: 'require' })).toEqual({ kind: 'plan_required', status: 'none' });
+    expect((await stores.hooks.open(hook('pre-tool-use'))).kind).toBe('created');
+    await stores.requests.create(plan('req_w'), T0);
+    await stores.requests.cancel('req_w', { kind: 'agent', id: 'alice' }, T0 + 1);
+    expect(await stores.hooks.open({ ...hook('pre-tool-use'), planGate: 'require' })).toEqual({ kind: 'plan_required', status: 'none' });
   });
 });
