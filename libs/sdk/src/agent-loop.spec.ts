@@ -25,7 +25,9 @@ function fakeClient(approved = true) {
       const command = (context.tool as { input?: { command?: string } } | undefined)?.input?.command ?? '';
       if (trigger !== 'pre-tool-use') return allow as unknown as HookResult;
       if (command.includes('rm -rf /')) {
-        return { allowed: false, block: { reason: 'destructive', resolvable: true, resolutionPath: ['use a path'], source: 'permission-check', signal: signal('block', {}) }, signals: [], modifications: [], warnings: [] } as unknown as HookResult;
+        // As the client builds it: the blocking signal is also among `signals`, with every other one.
+        const blocking = signal('block', {});
+        return { allowed: false, block: { reason: 'destructive', resolvable: true, resolutionPath: ['use a path'], source: 'permission-check', signal: blocking }, signals: [blocking, signal('block', {})], modifications: [], warnings: [] } as unknown as HookResult;
       }
       if (command.includes('--force')) {
         return { ...allow, signals: [signal('control', {})], modifications: [{ target: 'command', original: command, updated: command.replace('--force', '--force-with-lease'), reason: 'safer' }] } as unknown as HookResult;
@@ -86,7 +88,8 @@ describe('runAgentLoop', () => {
 
     expect(result.stopReason).toBe('completed');
     expect(ran).toEqual(['git push --force-with-lease', 'curl example.com']);
-    expect(responses).toEqual(['block:retry_after_fix', 'control:accept_modification', 'prompt:acknowledge']);
+    // Every block is answered (seed 001 §3.3: block and control must be), not only the first.
+    expect(responses).toEqual(['block:retry_after_fix', 'block:retry_after_fix', 'control:accept_modification', 'prompt:acknowledge']);
     const toolResults = result.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(toolResults[0]).toMatch(/^BLOCKED by permission-check: destructive/);
     expect(toolResults[1]).toMatch(/NOTE: input changed/);

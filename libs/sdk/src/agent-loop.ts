@@ -44,10 +44,13 @@ export type ToolOutcome = { readonly ok: true; readonly output: string } | { rea
 /** A tool the model may call. Node tools with a timeout can run through `runTool` of `@ahp/sdk/node`. */
 export type AgentTool = (input: JsonObject) => Promise<ToolOutcome>;
 
+/** The consumption actions the loop answers signals with. */
+export type LoopAnswer = 'retry_after_fix' | 'abort' | 'accept_modification' | 'reject_modification' | 'acknowledge' | 'suggestion_deferred';
+
 /** The parts of {@link AhpClient} the loop uses; the client fits as it is, a fake fits in tests. */
 export interface AgentLoopClient extends EventSink {
   hook(trigger: HookTrigger, context?: JsonObject, options?: HookOptions): Promise<HookResult>;
-  respond(signal: Signal, action: 'retry_after_fix' | 'accept_modification' | 'acknowledge' | 'suggestion_deferred'): Promise<void>;
+  respond(signal: Signal, action: LoopAnswer): Promise<void>;
   submitPlan(plan: Plan, options?: SubmitPlanOptions): Promise<RequestDecision>;
   /** When present and set, this agent approved a shutdown: the loop stops with `stopReason: 'shutdown'`. */
   readonly shutdownApproved?: ProtocolState | undefined;
@@ -194,7 +197,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
         const { iteration, exceeded } = breakers.nextIteration();
         if (exceeded) {
           logger.warn('iteration limit reached; a person must intervene', { code: 'MAX_ITER', iteration });
-          await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
+          const stopped = await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
+          // The loop ends whatever the answer: a block of the stop is answered with abort.
+          await answerSignals(client, stopped.signals, { block: 'abort', prompt: 'acknowledge' });
           return end('MAX_ITER', askForIntervention(options, logger, { iteration, stepId: step.id, description: step.description }));
         }
         const action = await model.next({ step: runner.step(step.id), messages: visible() });
@@ -260,16 +265,14 @@ async function callTool(
   const loop = { iteration: at.iteration };
   const pre = await client.hook('pre-tool-use', { tool: { name: action.tool, input: action.input }, loop, plan_step: at.stepId });
   if (!pre.allowed) {
-    if (pre.block.signal !== undefined) await client.respond(pre.block.signal, 'retry_after_fix');
+    // Every block is answered, and a modification of a call that does not run is not applied.
+    await answerSignals(client, pre.signals, { block: 'retry_after_fix', control: 'reject_modification' });
     return `BLOCKED by ${pre.block.source}: ${pre.block.reason}${pre.block.resolutionPath.map((step) => `\n- ${step}`).join('')}`;
   }
   const input = applyModifications(action.input, pre.modifications);
   const notes = [...pre.warnings.map((warning) => `WARNING: ${warning}`)];
   if (pre.modifications.length > 0) notes.push(`NOTE: input changed by the control plane: ${pre.modifications.map((m) => `${m.target} → ${JSON.stringify(m.updated)} (${m.reason})`).join('; ')}`);
-  for (const signal of pre.signals) {
-    if (signal.header.intensity === 'control') await client.respond(signal, 'accept_modification');
-    if (signal.header.intensity === 'prompt') await client.respond(signal, 'acknowledge');
-  }
+  await answerSignals(client, pre.signals, { control: 'accept_modification', prompt: 'acknowledge' });
 
   const tool = options.tools[action.tool];
   const outcome: ToolOutcome = tool === undefined ? { ok: false, code: 'E_UNKNOWN_TOOL', error: `no tool named ${action.tool}` } : await tool(input);
@@ -282,6 +285,20 @@ async function callTool(
     await client.respond(signal, 'suggestion_deferred');
   }
   return [text, ...notes].join('\n');
+}
+
+/**
+ * Answers the signals of a decision with the action given for their intensity. Block and control
+ * must be answered (the gateway refuses the session's next hooks with `E_SIGNAL_UNANSWERED` once
+ * their grace ends), so the loop answers them before its next hook; an approval wait is answered
+ * by the approval and left alone.
+ */
+async function answerSignals(client: AgentLoopClient, signals: readonly Signal[], actions: Partial<Record<Signal['header']['intensity'], LoopAnswer>>): Promise<void> {
+  for (const signal of signals) {
+    const action = actions[signal.header.intensity];
+    if (action === undefined || (signal.payload.level === 'blocking' && signal.payload.resolution?.kind === 'await_approval')) continue;
+    await client.respond(signal, action);
+  }
 }
 
 /** Opens the intervention request of a `MAX_ITER` stop, unless the options or the client say not to. */

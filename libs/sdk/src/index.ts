@@ -37,7 +37,7 @@ export type { AhpClientErrorCode, AhpClientErrorOptions, ClientErrorCode } from 
 
 // --- agent-side protocols (seeds 000 and 002) ---------------------------------------------
 export { runAgentLoop } from './agent-loop.js';
-export type { AgentLoopClient, AgentLoopOptions, AgentLoopPhase, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './agent-loop.js';
+export type { AgentLoopClient, LoopAnswer, AgentLoopOptions, AgentLoopPhase, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './agent-loop.js';
 export type { PlanningModel } from './planning.js';
 export { MAX_PLAN_TEXT_CHARS, MAX_TEMPLATE_STEPS, PLANNING_INSTRUCTIONS, parsePlanTemplate } from './plan-template.js';
 export type { ParsePlanTemplateOptions, PlanTemplateResult } from './plan-template.js';
