@@ -162,6 +162,17 @@ describe('PreToolUse', () => {
     });
   });
 
+  it('is exempt from answering signals: Claude Code applies the deny itself, so its next hook is evaluated, not refused', async () => {
+    const response = post(input('PreToolUse', BASH));
+    const job = await nextJob();
+    const block = signal(job.hook_id, 'block', { level: 'blocking', decision: 'deny', reason: 'not on main', resolvable: true, resolution_path: ['switch to a branch'] });
+    // No grace at all: a socket client would be refused on its very next hook.
+    await store.stores.hooks.decide(job.hook_id, workerDecision(job.hook_id, job.trigger, [block]), Date.now(), { answerGraceMs: 0 });
+    expect((await response).status).toBe(200);
+    const { output } = await decided(input('PreToolUse', BASH), () => []);
+    expect(output).toEqual({});
+  });
+
   it('answers a control with allow and updatedInput carrying the modification', async () => {
     const { output } = await decided(input('PreToolUse', BASH), (hookId) => [
       signal(hookId, 'control', {
