@@ -94,7 +94,9 @@ describe('team protocols across two gateways', () => {
     verdict.resolve({ approve: false, feedback: 'split s1 into smaller batches' });
     await expect(first).resolves.toMatchObject({ status: 'rejected', feedback: 'split s1 into smaller batches', decidedBy: 'lead' });
 
-    // Rejected: nothing is pending, so tools are not gated; the teammate revises and resubmits.
+    // Rejected: the gate stays closed until a plan is approved (seed 004); the teammate revises and resubmits.
+    const stillGated = await carol.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
+    expect(isAhpClientError(stillGated) && stillGated.code).toBe('E_PLAN_REQUIRED');
     lead.onRequest('plan_approval', (request) => ({ approve: true, feedback: `LGTM: ${request.payload.plan.title}` }));
     const second = await carol.submitPlan(samplePlan('Speed up the orders report, in batches'), { target: 'lead' });
     expect(second).toMatchObject({ status: 'approved', approved: true, feedback: 'LGTM: Speed up the orders report, in batches' });
