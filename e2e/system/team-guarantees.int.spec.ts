@@ -5,7 +5,7 @@
 // a pending approval outlives the gateway it was opened on.
 import { randomUUID } from 'node:crypto';
 import type { ErrorFrame, InboxPushFrame, RequestUpdateFrame, ServerFrame } from '@ahp/protocol';
-import { connect, type AhpClient } from '@ahp/sdk';
+import { connect, isAhpClientError, type AhpClient } from '@ahp/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawAgent, eventually, startSystem, type System } from './harness.js';
 import { operatorApi, operatorCall, samplePlan, writeOperatorTokens, type OperatorTokens } from './team-support.js';
@@ -103,8 +103,12 @@ describe('team guarantees', () => {
 
   it('expires a request nobody decides before its deadline', async () => {
     const bob = await sdk('bob', system.stack.gatewayUrls());
-    await expect(bob.submitPlan(samplePlan(), { deadlineMs: 500 })).resolves.toMatchObject({ status: 'expired', approved: false });
-    expect(await bob.hook('pre-tool-use', { tool: { name: 'edit', input: {} } })).toMatchObject({ decidedBy: 'oracles' });
+    const expired = await bob.submitPlan(samplePlan(), { deadlineMs: 500 });
+    expect(expired).toMatchObject({ status: 'expired', approved: false });
+    // An expired plan is no approved plan: tool calls stay gated (seed 004).
+    const gated = await bob.hook('pre-tool-use', { tool: { name: 'edit', input: {} } }).catch((error: unknown) => error);
+    expect(isAhpClientError(gated) && gated.code).toBe('E_PLAN_REQUIRED');
+    expect(isAhpClientError(gated) && gated.details).toMatchObject({ status: 'expired', request_id: expired.requestId });
   });
 
   it('gates tool calls on the gateway for a raw client that skips the SDK check', async () => {

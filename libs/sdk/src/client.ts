@@ -737,7 +737,8 @@ export class AhpClient {
    * `rejected` with the reviewer's feedback, or `expired`. It goes to the team's lead when the
    * client knows one (`ClientOptions.lead`), else to the operators; `approver` picks `lead`,
    * `operators` or `both`. Until it is decided, `pre-tool-use` hooks of this client reject with
-   * `E_PLAN_PENDING`. The decision also arrives after a reconnect or a gateway restart; rejects
+   * `E_PLAN_PENDING`; after a rejection or expiry the gateway refuses them with `E_PLAN_REQUIRED`
+   * until a plan of this agent is approved (seed 004). The decision also arrives after a reconnect or a gateway restart; rejects
    * only when the request cannot be opened (e.g. `E_FORBIDDEN` for a target outside the team,
    * `E_INVALID_FRAME` for a lead route without a lead) or the client closes.
    */
