@@ -31,9 +31,22 @@ function Counts({ counts, gateways }: { counts: FleetCounts; gateways: number })
   );
 }
 
+/** A refusal newer than the last decision: the agent is held (no approved plan, signals unanswered). */
+function HeldBy({ agent, now }: { agent: FleetAgent; now: number }) {
+  const refusal = agent.last_refusal;
+  if (!refusal || (agent.last_decision && Date.parse(agent.last_decision.at) >= Date.parse(refusal.at))) return null;
+  const what = refusal.signal_ids ? `unanswered signals ${refusal.signal_ids.join(', ')}` : refusal.request_id ? `plan ${refusal.request_id}` : refusal.trigger;
+  return (
+    <span data-refusal={refusal.code} title={what}>
+      {' '}
+      · refused <code>{refusal.code}</code> · <Ago at={refusal.at} now={now} />
+    </span>
+  );
+}
+
 function LastDecision({ agent, now }: { agent: FleetAgent; now: number }) {
   const decision = agent.last_decision;
-  if (!decision) return <span className="muted">none</span>;
+  if (!decision) return agent.last_refusal ? <HeldBy agent={agent} now={now} /> : <span className="muted">none</span>;
   return (
     <span>
       {decision.allowed ? 'allowed' : 'denied'}
@@ -44,6 +57,7 @@ function LastDecision({ agent, now }: { agent: FleetAgent; now: number }) {
         </>
       ) : null}
       {decision.decided_by === 'failure_policy' ? <span className="muted"> (failure policy)</span> : null} · <Ago at={decision.at} now={now} />
+      <HeldBy agent={agent} now={now} />
     </span>
   );
 }
