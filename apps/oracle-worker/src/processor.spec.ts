@@ -28,13 +28,15 @@ function memoryLogger(): Logger & { lines: Line[] } {
 }
 
 /** First writer wins, as the real store guarantees. */
-function memoryHooks(): Pick<HookStore, 'decide'> & { calls: number; stored: Map<string, HookDecision> } {
+function memoryHooks(): Pick<HookStore, 'decide'> & { calls: number; stored: Map<string, HookDecision>; graces: (number | undefined)[] } {
   const stored = new Map<string, HookDecision>();
   return {
     stored,
     calls: 0,
-    async decide(hookId, decision) {
+    graces: [],
+    async decide(hookId, decision, _now, options) {
       this.calls += 1;
+      this.graces.push(options?.answerGraceMs);
       const earlier = stored.get(hookId);
       if (earlier !== undefined) return { decision: earlier, first: false };
       stored.set(hookId, decision);
@@ -192,5 +194,20 @@ describe('hook processor', () => {
     expect(hooks.stored.get(second)).toMatchObject({ config_version: 7, allowed: true });
     expect(logger.lines.filter((l) => l.msg === 'hook decided').map((l) => l.fields['configVersion'])).toEqual([undefined, 7]);
     expect(active.version).toBe(8);
+  });
+
+  it("passes the evaluated version's answer grace of the job's trigger to decide (the store's default without one)", async () => {
+    const graced: HookEvaluator = {
+      version: 3,
+      answerGraceMs: (trigger) => (trigger === 'pre-tool-use' ? 5_000 : 1),
+      evaluate: async (input, deps) => aggregateSignals({ hookId: input.hookId, trigger: input.trigger, signals: [], now: deps.now().toISOString(), configVersion: 3 }),
+    };
+    let active: HookEvaluator = oraclesEvaluator([blockAll]);
+    const { processor, hooks } = setup({ evaluator: () => active });
+    await processor.process(job(), meta);
+    active = graced;
+    const second = '2c9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b';
+    await processor.process(job({ hook_id: second }), { jobId: second, attemptsMade: 0 });
+    expect(hooks.graces).toEqual([undefined, 5_000]);
   });
 });
