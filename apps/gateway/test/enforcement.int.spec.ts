@@ -175,9 +175,10 @@ describe('plan gate', () => {
       expect(errorOf(await gated.reply).code).toBe('E_PLAN_PENDING');
       await expectNothingRecorded(gated.id);
     }
-    // A context that names no tool the gate can read is gated, not waved through.
+    // A context whose tool the gate cannot read is refused, never waved through as a planning tool
+    // (the typed context check refuses it first; without it, the gate would).
     const shapeless = alice.hook('pre-tool-use', { context: { tool: 'read', input: {} } });
-    expect(errorOf(await shapeless.reply).code).toBe('E_PLAN_PENDING');
+    expect(['E_INVALID_CONTEXT', 'E_PLAN_PENDING']).toContain(errorOf(await shapeless.reply).code);
     await expectNothingRecorded(shapeless.id);
     await decidePlan(lead, pending, true);
   });
@@ -222,7 +223,8 @@ describe('plan gate', () => {
 describe('unanswered block and control signals', () => {
   /** Opens a hook on `client`, decides it with `signals` as a worker would (answer grace `graceMs`), and returns the decision frame. */
   async function decided(client: AgentClient, signals: (hookId: string) => ReturnType<typeof blockSignal>[], graceMs: number, trigger = 'pre-issue-submit') {
-    const hook = client.hook(trigger, { context: { files: { changed_count: 3 } } });
+    const context = trigger === 'pre-tool-use' ? { tool: { name: 'git', input: { force: true } } } : { files: { changed_count: 3 } };
+    const hook = client.hook(trigger, { context });
     await waitForJob(store, hook.id);
     const decision = workerDecision(hook.id, trigger as 'pre-issue-submit', signals(hook.id));
     await store.stores.hooks.decide(hook.id, decision, Date.now(), { answerGraceMs: graceMs });
