@@ -98,7 +98,8 @@ describe('free text is stored redacted', () => {
     const decided = await fetch(`${gw.httpUrl}/v1/operator/requests/${planId}/decision`, {
       method: 'POST',
       headers: { authorization: `Bearer ${OPERATORS[0]!.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ approve: false, feedback: LEAKY }),
+      // Approved (with feedback): a rejected plan would keep the lead's tool hook below gated (E_PLAN_REQUIRED).
+      body: JSON.stringify({ approve: true, feedback: LEAKY }),
     });
     expect(decided.status).toBe(200);
 
@@ -108,7 +109,7 @@ describe('free text is stored redacted', () => {
 
     // A hook decided with a prompt signal, answered with details full of credentials.
     const hookId = randomUUID();
-    lead.send({ type: 'hook', id: hookId, trigger: 'pre-tool-use', context: { tool: 'Bash', input: { command: 'ls' } } });
+    lead.send({ type: 'hook', id: hookId, trigger: 'pre-tool-use', context: { tool: { name: 'Bash', input: { command: 'ls' } } } });
     const { decision } = await decideAsWorker(store, hookId, 'pre-tool-use', [promptSignal(hookId)]);
     await lead.next((frame) => frame.type === 'decision' && frame.id === hookId);
     const signalId = decision.signals[0]!.header.id;
