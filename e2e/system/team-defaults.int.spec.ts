@@ -151,7 +151,9 @@ describe('seed 004 defaults of the SDK against a real gateway', () => {
     expect(op.status).toBe(200);
     await expect(decision).resolves.toMatchObject({ requestId: `${requestId}.operators`, status: 'rejected', feedback: 'not in prod hours' });
     await eventually(async () => ((await system.stores.requests.get(requestId))?.state.status === 'cancelled' ? true : undefined), 'the lead request withdrawn');
-    expect(await dave.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } })).toMatchObject({ decidedBy: 'oracles' });
+    // Rejected by one of the two: the teammate has no approved plan, so its tool calls stay gated.
+    const gated = await dave.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
+    expect(isAhpClientError(gated) && gated.code).toBe('E_PLAN_REQUIRED');
     leadVerdict.resolve({ approve: true, feedback: 'too late' });
   });
 });
