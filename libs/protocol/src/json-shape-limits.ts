@@ -113,6 +113,9 @@ export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits>
   let type: string | undefined;
   let violation: { violation: JsonShapeViolation; offset: number; message: string } | undefined;
 
+  /** One more entry in the container at `level`; its count after. */
+  const bump = (level: number): number => (entries[level] = (entries[level] ?? 0) + 1);
+
   const cross = (kind: JsonShapeViolation, offset: number, message: string): void => {
     violation = { violation: kind, offset, message };
   };
@@ -122,7 +125,7 @@ export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits>
     if (violation !== undefined) return;
     values += 1;
     if (values > limits.maxValues) cross('values', offset, `more than ${limits.maxValues} values`);
-    else if (depth > 0 && isObject[depth] === 0 && ++entries[depth]! > limits.maxEntries) {
+    else if (depth > 0 && isObject[depth] === 0 && bump(depth) > limits.maxEntries) {
       cross('entries', offset, `array with more than ${limits.maxEntries} elements`);
     }
   };
@@ -143,7 +146,7 @@ export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits>
       i = stringEnd(text, start);
       if (key) {
         expectKey = false;
-        if (violation === undefined && ++entries[depth]! > limits.maxEntries) cross('entries', start - 1, `object with more than ${limits.maxEntries} keys`);
+        if (violation === undefined && bump(depth) > limits.maxEntries) cross('entries', start - 1, `object with more than ${limits.maxEntries} keys`);
         const length = i - start;
         topKey =
           depth === 1 && ((length === 2 && text.startsWith('id', start)) || (length === 4 && text.startsWith('type', start)))

@@ -158,8 +158,7 @@ export class InboxService {
         const ids = new Set<string>();
         let taken = 0;
         // Whole frames only (each has at most 1,000 ids), and always at least one.
-        while (taken < queue.frames.length) {
-          const next = queue.frames[taken]!;
+        for (const next of queue.frames) {
           const added = next.message_ids.filter((id) => !ids.has(id));
           if (taken > 0 && ids.size + added.length > ACK_BATCH_IDS) break;
           for (const id of added) ids.add(id);
