@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOSE_CODES, PROTOCOL_VERSION, type ErrorFrame, type ServerFrame } from '@ahp/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AgentClient } from './support/agent-client.js';
-import { connectReady } from './support/agent-client.js';
+import { connectReady, validContext } from './support/agent-client.js';
 import { decideAsWorker } from './support/decisions.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestGateway, type TestStore } from './support/test-gateway.js';
 
@@ -194,7 +194,7 @@ describe('max_in_flight', () => {
   it('admits exactly max_in_flight hooks of a burst sent at once and refuses the rest with E_RATE_LIMITED', async () => {
     const mallory = await ready('mallory-5');
     const ids = Array.from({ length: MAX_IN_FLIGHT + 44 }, () => randomUUID());
-    for (const id of ids) mallory.send({ type: 'hook', id, trigger: 'post-tool-use', context: { tool: 'Bash', input: { command: 'ls' } } });
+    for (const id of ids) mallory.send({ type: 'hook', id, trigger: 'post-tool-use', context: validContext('post-tool-use') });
     const refusals = (await received(mallory, 44, (frame) => frame.type === 'error')) as ErrorFrame[];
     expect(refusals.map((frame) => frame.error.code)).toEqual(Array.from({ length: 44 }, () => 'E_RATE_LIMITED'));
     expect(refusals[0]!.error.message).toContain(`more than ${MAX_IN_FLIGHT} hooks`);
