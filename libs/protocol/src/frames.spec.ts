@@ -542,13 +542,13 @@ describe('hostile input', () => {
     }
   });
 
-  it('refuses a frame with too many values or entries before JSON.parse runs', () => {
+  it('refuses a frame with too many values or keys before JSON.parse runs', () => {
     const parse = vi.spyOn(JSON, 'parse');
     try {
-      const wide = `{"type":"hook","id":"${HOOK_ID}","trigger":"stop","context":{"a":[${Array.from({ length: 200 }, () => `[${'0,'.repeat(599)}0]`).join(',')}]}}`;
-      expect(failure(parseClientFrame(wide)).error.message).toContain('more than 100000 values');
-      const long = `{"type":"inbox_ack","id":"a-1","message_ids":[${'"m",'.repeat(1000)}"m"]}`;
-      expect(failure(parseClientFrame(long))).toMatchObject({ id: 'a-1', error: { code: 'E_INVALID_FRAME' } });
+      const wide = `{"type":"hook","id":"${HOOK_ID}","trigger":"stop","context":{"a":[${Array.from({ length: 400 }, () => `[${'0,'.repeat(599)}0]`).join(',')}]}}`;
+      expect(failure(parseClientFrame(wide)).error.message).toContain('more than 200000 values');
+      const keys = `{"type":"hook","id":"${HOOK_ID}","trigger":"stop","context":{${Array.from({ length: 1001 }, (_, i) => `"k${i}":0`).join(',')}}}`;
+      expect(failure(parseClientFrame(keys))).toMatchObject({ id: HOOK_ID, error: { code: 'E_INVALID_FRAME' } });
       expect(parse).not.toHaveBeenCalled();
       // A type that is none is still answered as such when it was read before the violation.
       const unknown = `{"type":"teleport","id":"t-1","x":${'['.repeat(100)}${']'.repeat(100)}}`;

@@ -798,8 +798,8 @@ function unknownType(type: unknown, direction: Direction, schemas: Readonly<Reco
  * failure so the gateway can answer it with an `error` frame and keep the connection.
  *
  * Checks, in order: size over `maxBytes` (UTF-8) → `E_FRAME_TOO_LARGE`; a shape over
- * {@link FRAME_SHAPE_LIMITS} (nesting deeper than 64, a container with more than 1,000 entries,
- * more than 100,000 values), found by {@link measureJsonShape} before `JSON.parse` runs →
+ * {@link FRAME_SHAPE_LIMITS} (nesting deeper than 64, an object with more than 1,000 keys, an
+ * array with more than 100,000 elements, more than 200,000 values), found by {@link measureJsonShape} before `JSON.parse` runs →
  * `E_INVALID_FRAME` (or `E_UNKNOWN_TYPE` when the `type` read so far is not a client type); not
  * JSON or not a JSON object → `E_BAD_FRAME`; `type` missing or not a client type → `E_UNKNOWN_TYPE`; a
  * `__proto__` / `constructor` / `prototype` key anywhere, nesting deeper than 64 levels, or any

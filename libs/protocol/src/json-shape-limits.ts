@@ -18,19 +18,23 @@
 export interface JsonShapeLimits {
   /** Deepest nesting of objects and arrays; the outermost container is depth 1. */
   maxDepth: number;
-  /** Most entries of one container: keys of an object (each time written) or elements of an array. */
-  maxEntries: number;
+  /** Most keys of one object (each time one is written, repeats included). */
+  maxKeys: number;
+  /** Most elements of one array. */
+  maxElements: number;
   /** Most JSON values in the whole text (every object, array, string, number, `true`, `false`, `null`; keys excluded). */
   maxValues: number;
 }
 
 /**
- * Limits of a whole client or server frame: the schemas' own bounds ({@link LIMITS} in
- * primitives.ts: 1,000 entries per container, 32 levels inside a free-form value, 64 for the
- * frame) checked before parsing, plus a bound on the values in one frame that no valid frame comes
- * near (a hook context is a handful of values; a plan of 1,000 steps is about 10,000).
+ * Limits of a whole client or server frame, checked before parsing and never stricter than the
+ * schemas: 64 levels (the frame's own bound; 32 inside a free-form value), 1,000 keys per object
+ * (`LIMITS.maxObjectKeys`; strict objects have far fewer), 100,000 elements per array (the
+ * longest any schema allows: a `stop` context's `changed` files) and 200,000 values in all — more
+ * than a valid frame of 1 MiB can usefully hold, and few enough that validating them stays in the
+ * tens of milliseconds.
  */
-export const FRAME_SHAPE_LIMITS: Readonly<JsonShapeLimits> = Object.freeze({ maxDepth: 64, maxEntries: 1_000, maxValues: 100_000 });
+export const FRAME_SHAPE_LIMITS: Readonly<JsonShapeLimits> = Object.freeze({ maxDepth: 64, maxKeys: 1_000, maxElements: 100_000, maxValues: 200_000 });
 
 /** Which limit a text crossed. */
 export type JsonShapeViolation = 'depth' | 'entries' | 'values';
@@ -125,8 +129,8 @@ export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits>
     if (violation !== undefined) return;
     values += 1;
     if (values > limits.maxValues) cross('values', offset, `more than ${limits.maxValues} values`);
-    else if (depth > 0 && isObject[depth] === 0 && bump(depth) > limits.maxEntries) {
-      cross('entries', offset, `array with more than ${limits.maxEntries} elements`);
+    else if (depth > 0 && isObject[depth] === 0 && bump(depth) > limits.maxElements) {
+      cross('entries', offset, `array with more than ${limits.maxElements} elements`);
     }
   };
 
@@ -146,7 +150,7 @@ export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits>
       i = stringEnd(text, start);
       if (key) {
         expectKey = false;
-        if (violation === undefined && bump(depth) > limits.maxEntries) cross('entries', start - 1, `object with more than ${limits.maxEntries} keys`);
+        if (violation === undefined && bump(depth) > limits.maxKeys) cross('entries', start - 1, `object with more than ${limits.maxKeys} keys`);
         const length = i - start;
         topKey =
           depth === 1 && ((length === 2 && text.startsWith('id', start)) || (length === 4 && text.startsWith('type', start)))

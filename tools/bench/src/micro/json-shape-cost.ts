@@ -1,7 +1,7 @@
 /**
  * What the gateway's pre-parse shape scan (`measureJsonShape`, libs/protocol) costs next to
  * `JSON.parse`, in ms per MB of frame, for the shapes that matter: a frame nested 450,000 levels
- * deep (refused by the scan), 450,000 small numbers (refused at 100,000 values), one long string,
+ * deep (refused by the scan), 450,000 small numbers (refused at 200,000 values), one long string,
  * and an ordinary structured context. A standalone script, not a phase:
  * `node tools/bench/dist/micro/json-shape-cost.js`. Figures move with the machine's load.
  */
