@@ -96,10 +96,12 @@ describe('bad input against a gateway process', () => {
     mallory.close();
   });
 
-  it('closes a connection that sends a frame over the limit (1009) while other agents keep working', async () => {
+  it('answers a frame over the limit with E_FRAME_TOO_LARGE, closes one over twice the limit (1009), while other agents keep working', async () => {
     const mallory = await RawAgent.connect(url, system.token('mallory'));
     const during = bystander.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'rm -rf /' } } });
     mallory.send(hook(randomUUID(), { blob: 'x'.repeat(MAX_FRAME + 1) }));
+    expect(await mallory.next((f) => f.type === 'error')).toMatchObject({ id: null, error: { code: 'E_FRAME_TOO_LARGE' } });
+    mallory.send(hook(randomUUID(), { blob: 'x'.repeat(2 * MAX_FRAME + 1) }));
     expect((await mallory.closed).code).toBe(1009);
     expect((await during).allowed).toBe(false);
     expect((await bystander.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'pwd' } } })).allowed).toBe(true);

@@ -56,7 +56,7 @@ export async function startGateway(config: GatewayConfig, logger: JsonLogger): P
     app.useWebSocketAdapter(
       new AgentWsAdapter(app, {
         gate: { isDraining: () => drain.draining, authenticate: (request) => auth.authenticateRequest(request) },
-        maxPayload: config.maxFrameBytes,
+        maxPayload: config.maxMessageBytes,
         logger,
       }),
     );

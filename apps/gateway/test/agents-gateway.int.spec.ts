@@ -190,10 +190,13 @@ describe('bad frames', () => {
     expect(client.invalid).toEqual([]);
   });
 
-  it('closes a connection that sends more than maxPayload with 1009; other connections are unaffected', async () => {
+  it('answers a frame over max_frame_bytes with E_FRAME_TOO_LARGE, closes one over twice that with 1009; other connections are unaffected', async () => {
     const { client } = await ready('alpha');
     const bystander = await ready('beta');
     client.send({ type: 'hook', id: randomUUID(), trigger: 'stop', context: { blob: 'x'.repeat(MAX_FRAME_BYTES) } });
+    expect((await client.error(null)).error).toMatchObject({ code: 'E_FRAME_TOO_LARGE', details: { max_frame_bytes: MAX_FRAME_BYTES } });
+    expect(client.isOpen).toBe(true);
+    client.send({ type: 'hook', id: randomUUID(), trigger: 'stop', context: { blob: 'x'.repeat(2 * MAX_FRAME_BYTES) } });
     expect((await client.closed).code).toBe(1009);
     const hook = bystander.client.hook('stop');
     await decideAsWorker(store, hook.id, 'stop');

@@ -5,7 +5,9 @@
  *   generated frames broken in every way the protocol refuses, text that is not a JSON object, and
  *   binary messages; every one is answered, in order, with its typed error and the frame's id
  *   when it was readable, and the connection stays usable;
- * - by hand over a raw socket: invalid UTF-8, fragment floods, frames over `maxPayload`, reserved
+ * - a 900 KB frame nested 450,000 deep and one over the frame limit (within twice it) are answered
+ *   with their typed errors and the connection stays;
+ * - by hand over a raw socket: invalid UTF-8, fragment floods, messages over twice the frame limit, reserved
  *   opcodes, unmasked and malformed frames — each closes that connection with the documented
  *   close code (docs/errors.md);
  * - upgrade requests with thousands of headers get an HTTP answer, not a crash.
@@ -165,8 +167,8 @@ describe('hostile input against a gateway process', () => {
       code: 1008,
     },
     {
-      name: 'fragments adding up to more than maxPayload',
-      frames: () => [clientFrame(0x1, Buffer.alloc(60_000, 0x20), { fin: false }), ...Array.from({ length: 20 }, () => clientFrame(0x0, Buffer.alloc(60_000, 0x20), { fin: false }))],
+      name: 'fragments adding up to more than twice the frame limit',
+      frames: () => [clientFrame(0x1, Buffer.alloc(60_000, 0x20), { fin: false }), ...Array.from({ length: 40 }, () => clientFrame(0x0, Buffer.alloc(60_000, 0x20), { fin: false }))],
       code: 1009,
     },
     { name: 'one frame announcing more than maxPayload', frames: () => [clientFrame(0x1, undefined, { declaredLength: MAX_FRAME_BYTES * 4 })], code: 1009 },
@@ -177,6 +179,26 @@ describe('hostile input against a gateway process', () => {
     { name: 'a fragmented ping', frames: () => [clientFrame(0x9, Buffer.from('x'), { fin: false })], code: 1002 },
     { name: 'a ping longer than 125 bytes', frames: () => [clientFrame(0x9, Buffer.alloc(126))], code: 1002 },
   ];
+
+  it('refuses a 900 KB frame nested 450,000 levels deep with its typed error and id, and one over the frame limit with E_FRAME_TOO_LARGE, keeping the connection', async () => {
+    const attacker = await connectAgent(url, { token: AGENTS[0]!.token });
+    try {
+      await attacker.hello();
+      const hookId = '0b5f0d0e-8c1a-4c59-9d57-2f3b1b1f3c11';
+      attacker.send(`{"type":"hook","id":"${hookId}","trigger":"stop","context":{"a":${'['.repeat(450_000)}${']'.repeat(450_000)}}}`);
+      expect((await attacker.error(hookId)).error).toMatchObject({ code: 'E_INVALID_FRAME', details: { type: 'hook', issues: [{ path: '' }] } });
+      // Over the limit but within twice it: read, discarded unread, answered; the connection stays.
+      attacker.send({ type: 'hook', id: hookId, trigger: 'stop', context: { blob: 'x'.repeat(MAX_FRAME_BYTES + 200_000) } });
+      expect((await attacker.error(null)).error).toMatchObject({ code: 'E_FRAME_TOO_LARGE', details: { max_frame_bytes: MAX_FRAME_BYTES } });
+      const marker = 'after-large';
+      attacker.send({ type: 'inbox_ack', id: marker, message_ids: ['msg_marker'] });
+      expect(await attacker.reply(marker)).toEqual({ type: 'ack', id: marker });
+      expect(attacker.isOpen).toBe(true);
+      expect(attacker.invalid).toEqual([]);
+    } finally {
+      await attacker.close();
+    }
+  });
 
   it.each(VIOLATIONS)('closes a connection that sends $name with $code', async ({ frames, code }) => {
     const upgrade = await rawUpgrade(port, '/v1/agents', [`Authorization: Bearer ${AGENTS[0]!.token}`]);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AhpErrorSchema, ERROR_CODES } from './errors.js';
 import {
   CLIENT_FRAME_TYPES,
@@ -526,6 +526,36 @@ describe('hostile input', () => {
     expect(error.code).toBe('E_INVALID_FRAME');
     expect(error.message).toContain('nested deeper than');
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('refuses a frame nested too deep before JSON.parse runs, naming its id', () => {
+    const depth = 450_000;
+    const frame = `{"type":"hook","id":"${HOOK_ID}","trigger":"pre-tool-use","context":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const refused = failure(parseClientFrame(frame, 4 * 1024 * 1024));
+      expect(refused).toMatchObject({ id: HOOK_ID, error: { code: 'E_INVALID_FRAME', details: { type: 'hook', issue_count: 1 } } });
+      expect(refused.error.message).toContain('nested deeper than 64 levels');
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('refuses a frame with too many values or keys before JSON.parse runs', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const wide = `{"type":"hook","id":"${HOOK_ID}","trigger":"stop","context":{"a":[${Array.from({ length: 400 }, () => `[${'0,'.repeat(599)}0]`).join(',')}]}}`;
+      expect(failure(parseClientFrame(wide)).error.message).toContain('more than 200000 values');
+      const keys = `{"type":"hook","id":"${HOOK_ID}","trigger":"stop","context":{${Array.from({ length: 1001 }, (_, i) => `"k${i}":0`).join(',')}}}`;
+      expect(failure(parseClientFrame(keys))).toMatchObject({ id: HOOK_ID, error: { code: 'E_INVALID_FRAME' } });
+      expect(parse).not.toHaveBeenCalled();
+      // A type that is none is still answered as such when it was read before the violation.
+      const unknown = `{"type":"teleport","id":"t-1","x":${'['.repeat(100)}${']'.repeat(100)}}`;
+      expect(failure(parseClientFrame(unknown))).toMatchObject({ id: 't-1', error: { code: 'E_UNKNOWN_TYPE' } });
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('never throws, whatever the text', () => {

@@ -22,6 +22,7 @@ import { AhpErrorSchema, makeError } from './errors.js';
 import type { AhpError } from './errors.js';
 import { HookDecisionSchema } from './hook-decision.js';
 import { InboxMessageSchema, InboxMessageTypeSchema, InboxMetadataSchema } from './inbox.js';
+import { FRAME_SHAPE_LIMITS, measureJsonShape, type JsonShape } from './json-shape-limits.js';
 import { PlanSchema } from './plan.js';
 import {
   FORBIDDEN_KEYS,
@@ -655,7 +656,7 @@ function oneLine(text: string, max: number): string {
  * Deepest nesting a frame may have: the deepest frame structure (about ten levels down to a free-form
  * JSON value) plus `LIMITS.maxJsonDepth` inside it, with room to spare.
  */
-const MAX_FRAME_DEPTH = 64;
+const MAX_FRAME_DEPTH = FRAME_SHAPE_LIMITS.maxDepth;
 
 /**
  * Finds keys in {@link FORBIDDEN_KEYS} anywhere in a parsed JSON value, and nesting beyond
@@ -706,11 +707,26 @@ function invalidFrame(type: string, issues: FrameIssue[], total: number, id: str
 
 type Direction = 'client' | 'server';
 
+/**
+ * The refusal of a frame whose shape crossed {@link FRAME_SHAPE_LIMITS}. It names the request
+ * when the scanner read a valid `id` before the violation, and answers `E_UNKNOWN_TYPE` when it
+ * read a `type` that is not one (as a parsed frame would); otherwise `E_INVALID_FRAME`.
+ */
+function shapeRefusal(shape: Extract<JsonShape, { ok: false }>, direction: Direction, schemas: Readonly<Record<string, z.ZodType>>): FrameParseResult<never> {
+  const id = shape.id !== undefined && IdSchema.safeParse(shape.id).success ? shape.id : null;
+  if (shape.type !== undefined && !Object.hasOwn(schemas, shape.type)) return { ok: false, id, error: unknownType(shape.type, direction, schemas) };
+  const issue: FrameIssue = { path: '', message: `${shape.message} (at character ${shape.offset}); refused before parsing` };
+  const details: JsonObject = { issue_count: 1, issues: [{ path: issue.path, message: issue.message }] };
+  if (shape.type !== undefined) details['type'] = shape.type;
+  return { ok: false, id, error: makeError('E_INVALID_FRAME', oneLine(`invalid ${shape.type ?? direction} frame: ${issue.message}`, 512), details) };
+}
+
 function parseFrame<F>(
   text: string,
   maxBytes: number | undefined,
   direction: Direction,
   schemas: Readonly<Record<string, z.ZodType>>,
+  shape?: JsonShape,
 ): FrameParseResult<F> {
   try {
     if (typeof text !== 'string') {
@@ -723,6 +739,10 @@ function parseFrame<F>(
         error: makeError('E_FRAME_TOO_LARGE', `frame is larger than ${maxBytes} bytes`, { max_frame_bytes: maxBytes }),
       };
     }
+    // The shape first, in one cheap pass: JSON.parse never sees a frame nested too deep or too
+    // wide, whose parsing alone could cost a hundred times what reading it does.
+    const measured = shape ?? measureJsonShape(text, FRAME_SHAPE_LIMITS);
+    if (!measured.ok) return shapeRefusal(measured, direction, schemas);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -777,20 +797,26 @@ function unknownType(type: unknown, direction: Direction, schemas: Readonly<Reco
  * Reads one text message from a client, as the gateway must: never throws, and classifies every
  * failure so the gateway can answer it with an `error` frame and keep the connection.
  *
- * Checks, in order: size over `maxBytes` (UTF-8) → `E_FRAME_TOO_LARGE`; not JSON or not a JSON
- * object → `E_BAD_FRAME`; `type` missing or not a client type → `E_UNKNOWN_TYPE`; a
+ * Checks, in order: size over `maxBytes` (UTF-8) → `E_FRAME_TOO_LARGE`; a shape over
+ * {@link FRAME_SHAPE_LIMITS} (nesting deeper than 64, an object with more than 1,000 keys, an
+ * array with more than 100,000 elements, more than 200,000 values), found by {@link measureJsonShape} before `JSON.parse` runs →
+ * `E_INVALID_FRAME` (or `E_UNKNOWN_TYPE` when the `type` read so far is not a client type); not
+ * JSON or not a JSON object → `E_BAD_FRAME`; `type` missing or not a client type → `E_UNKNOWN_TYPE`; a
  * `__proto__` / `constructor` / `prototype` key anywhere, nesting deeper than 64 levels, or any
  * schema failure →
  * `E_INVALID_FRAME`, with at most ten issues (readable paths) in `details.issues`. The frame's
  * `id` is returned whenever it is a valid id, even if the rest of the frame is not.
  *
  * @param maxBytes - largest accepted frame in UTF-8 bytes. @defaultValue `FRAME_LIMITS.defaultMaxFrameBytes`
+ * @param shape - `measureJsonShape(text)` when the caller already took it (the gateway does, to
+ *   meter the frame before parsing it); measured here otherwise.
  */
 export function parseClientFrame(
   text: string,
   maxBytes: number = FRAME_LIMITS.defaultMaxFrameBytes,
+  shape?: JsonShape,
 ): FrameParseResult<ClientFrame> {
-  return parseFrame<ClientFrame>(text, maxBytes, 'client', CLIENT_SCHEMAS);
+  return parseFrame<ClientFrame>(text, maxBytes, 'client', CLIENT_SCHEMAS, shape);
 }
 
 /**

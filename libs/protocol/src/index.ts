@@ -351,6 +351,9 @@ export type {
   TimelineResponse,
 } from './operator.js';
 
+// --- wire: the shape of JSON text, bounded before parsing ----------------------------------
+export { FRAME_SHAPE_LIMITS, measureJsonShape } from './json-shape-limits.js';
+export type { JsonShape, JsonShapeLimits, JsonShapeViolation } from './json-shape-limits.js';
 // --- wire: errors, frames -------------------------------------------------------------------
 export {
   AhpErrorSchema,

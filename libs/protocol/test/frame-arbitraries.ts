@@ -405,7 +405,8 @@ export const replaceWithOversized = (frame: JsonFrame): fc.Arbitrary<Mutation> =
           : spec.what === 'long string'
             ? 'x'.repeat(spec.length as number)
             : Array.from({ length: spec.length as number }, () => null);
-      return mutation(`${spec.what} at ${path.join('.')}`, frame, setAt(frame, path, value), codeFor(path));
+      // Too deep is refused by the shape scan before parsing, whatever the key.
+      return mutation(`${spec.what} at ${path.join('.')}`, frame, setAt(frame, path, value), spec.what === 'deep' ? 'E_INVALID_FRAME' : codeFor(path));
     });
 
 /** Adds `__proto__`, `constructor` or `prototype` as an own key of any object of the frame, free-form ones included. */

@@ -7,6 +7,7 @@ import { makeError, type AhpError, type CloseCode, type ServerFrame } from '@ahp
 import type { WebSocket } from 'ws';
 import type { AuthenticatedAgent } from '../auth/agent-auth.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
+import { REFUSED_FRAME_BURST, REFUSED_FRAMES_PER_SECOND, TokenBucket } from './input-budget.js';
 
 /**
  * Where a connection stands.
@@ -58,8 +59,13 @@ export class AgentConnection {
   alive = true;
   /** Last presence refresh caused by this connection (epoch ms), for throttling. */
   lastTouchAt = 0;
-  /** Hook ids this connection waits a decision for. */
+  /**
+   * Hook ids this connection has in flight: taken on arrival, before anything is awaited (see
+   * {@link admitHook}), and kept while the gateway waits for the decision.
+   */
   readonly pendingHooks = new Set<string>();
+  /** Refused frames this connection may still send before it is closed with 4400 (see `input-budget.ts`). */
+  readonly refusedFrames: TokenBucket;
   readonly log: JsonLogger;
   /** Resolves once the socket has closed (for the shutdown sequence). */
   readonly closed: Promise<void>;
@@ -76,6 +82,7 @@ export class AgentConnection {
     now: number = Date.now(),
   ) {
     this.connectedAt = now;
+    this.refusedFrames = new TokenBucket(REFUSED_FRAMES_PER_SECOND, REFUSED_FRAME_BURST, now);
     this.log = options.logger.child({ agentId: agent.identity.id, connectionId: this.connectionId });
     this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
   }
@@ -159,6 +166,33 @@ export class AgentConnection {
         if (this.ws.readyState !== 3) this.ws.terminate();
       }, this.options.closeTimeoutMs ?? 2000);
       this.closeTimer.unref();
+    }
+  }
+
+  /**
+   * Takes a place for hook `hookId` among the `max` this connection may have in flight, in the
+   * same synchronous step in which the frame arrived — so a burst sent at once is counted exactly,
+   * instead of every frame passing the check before the first one awaited Redis. A hook id already
+   * in flight (a re-send) takes no second place. False when there is no place left.
+   */
+  admitHook(hookId: string, max: number): boolean {
+    if (this.pendingHooks.has(hookId)) return true;
+    if (this.pendingHooks.size >= max) return false;
+    this.pendingHooks.add(hookId);
+    return true;
+  }
+
+  /**
+   * Closes with `code` and stops reading from the peer: a client that floods is not read any
+   * further (ws would otherwise go on emitting what already arrived). The close frame still goes
+   * out; the socket is destroyed after `closeTimeoutMs`, as the peer's answer is no longer read.
+   */
+  closeAndStopReading(code: number, reason: string): void {
+    this.close(code, reason);
+    try {
+      this.ws.pause();
+    } catch (error) {
+      this.log.debug({ error }, 'pausing the socket failed');
     }
   }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { WebSocketGateway, type OnGatewayConnection } from '@nestjs/websockets';
-import { CLOSE_CODES, parseClientFrame, type GoawayFrame } from '@ahp/protocol';
+import { CLOSE_CODES, FRAME_SHAPE_LIMITS, makeError, measureJsonShape, parseClientFrame, type AhpError, type GoawayFrame } from '@ahp/protocol';
 import type { RawData, WebSocket } from 'ws';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
@@ -16,9 +16,19 @@ import { AgentConnection } from './agent-connection.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { FrameRouter } from './frame-router.js';
 import { HeartbeatWheel } from './heartbeat-wheel.js';
+import { InputBudgets, VALUE_WEIGHT_BYTES, type InputOverrun } from './input-budget.js';
 
 /** About how often the heartbeat wakes up to ping its next slice of connections, ms. */
 const HEARTBEAT_TICK_MS = 100;
+
+/** How often budgets that have refilled are forgotten, ms. */
+const BUDGET_SWEEP_MS = 10_000;
+
+/** The size of a ws message in bytes, whatever buffer shape ws delivered it in, without copying it. */
+function sizeOf(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((total, chunk) => total + chunk.length, 0);
+  return data.byteLength;
+}
 
 /** The text of a ws message, whatever buffer shape ws delivered it in. */
 function textOf(data: RawData): string {
@@ -32,18 +42,29 @@ function textOf(data: RawData): string {
  * message listener, hello deadline, heartbeat, close — and hands every parsed frame to the
  * {@link FrameRouter}.
  *
- * Every text message is parsed with the protocol's `parseClientFrame`, and every bad one is
- * answered with an `error` frame carrying its typed code and, when it could be read, the frame's
- * id; the connection stays open. Binary messages are answered `E_BAD_FRAME`. Messages over
- * `AHP_MAX_FRAME_BYTES` never reach this class: ws closes the connection with 1009 while
- * receiving them, since buffering them to answer politely is exactly what the limit prevents.
- * No input can throw out of a listener: each frame is served inside its own try/catch, and an
- * unexpected failure is logged and answered `E_INTERNAL`.
+ * Every message is paid for before any work is done on it: it is charged to the agent's input
+ * budget ({@link InputBudgets}: messages and bytes per second over all its connections here) by
+ * its size, then — once a cheap scan has counted its JSON values — by 16 bytes per value when that
+ * is more, all before `JSON.parse` runs. An agent over its budget has the connection that overran
+ * closed with 4006 `CONNECTION_RATE_LIMITED` (after an `E_RATE_LIMITED` error frame saying why),
+ * and nothing more is read from it.
+ *
+ * Every text message within budget is parsed with the protocol's `parseClientFrame`, and every
+ * bad one is answered with an `error` frame carrying its typed code and, when it could be read,
+ * the frame's id; the connection stays open — until it has had more refused frames than
+ * `REFUSED_FRAME_BURST` allows, when it is closed with 4400 `PROTOCOL_VIOLATION`. Binary messages
+ * are answered `E_BAD_FRAME`. A message over `AHP_MAX_FRAME_BYTES` but within twice that is read,
+ * discarded unread and answered `E_FRAME_TOO_LARGE`; a larger one never reaches this class: ws
+ * closes the connection with 1009 while receiving it, since buffering it is exactly what the
+ * limit prevents. No input can throw out of a listener: each frame is served inside its own
+ * try/catch, and an unexpected failure is logged and answered `E_INTERNAL`.
  */
 @WebSocketGateway({ path: AGENTS_WS_PATH })
 export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModuleDestroy {
   private readonly log: JsonLogger;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private budgetTimer: NodeJS.Timeout | undefined;
+  private readonly budgets: InputBudgets;
   /** Every connection, dealt to a slice of the heartbeat period (see {@link heartbeat}). */
   private readonly heartbeatWheel: HeartbeatWheel<AgentConnection>;
   private unsubscribeReload: (() => void) | undefined;
@@ -60,17 +81,22 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
   ) {
     this.log = logger.child({ component: 'agents' });
     this.heartbeatWheel = new HeartbeatWheel(HeartbeatWheel.slicesFor(config.heartbeatMs, HEARTBEAT_TICK_MS));
+    this.budgets = new InputBudgets(config.inputBudget);
   }
 
   onModuleInit(): void {
     const tickMs = this.config.heartbeatMs / this.heartbeatWheel.sliceCount;
     this.heartbeatTimer = setInterval(() => this.heartbeat(), tickMs);
     this.heartbeatTimer.unref();
+    this.budgetTimer = setInterval(() => this.budgets.sweep(Date.now()), BUDGET_SWEEP_MS);
+    this.budgetTimer.unref();
     this.unsubscribeReload = this.auth.onReload(() => this.closeRevoked());
   }
 
   onModuleDestroy(): void {
     this.stopHeartbeat();
+    if (this.budgetTimer !== undefined) clearInterval(this.budgetTimer);
+    this.budgetTimer = undefined;
     this.unsubscribeReload?.();
   }
 
@@ -141,17 +167,29 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
     this.heartbeatTimer = undefined;
   }
 
-  private onMessage(connection: AgentConnection, data: RawData, isBinary: boolean): void {
+  private onMessage(connection: AgentConnection, data: RawData, isBinary: boolean, now: number = Date.now()): void {
     let frameId: string | null = null;
     try {
+      // Closing (over budget, replaced, shut down): what the peer still sends is not read.
+      if (!connection.isOpen) return;
+      const size = sizeOf(data);
+      if (!this.charge(connection, 1, size, now)) return;
       if (isBinary) {
-        connection.fail(null, 'E_BAD_FRAME', 'binary messages are not accepted; send each frame as a UTF-8 text message');
+        this.refuse(connection, null, makeError('E_BAD_FRAME', 'binary messages are not accepted; send each frame as a UTF-8 text message'), now);
         return;
       }
-      const parsed = parseClientFrame(textOf(data), this.config.maxFrameBytes);
+      // Discarded unread: its size (counted above) is all that is known of it.
+      if (size > this.config.maxFrameBytes) {
+        const error = makeError('E_FRAME_TOO_LARGE', `frame is larger than ${this.config.maxFrameBytes} bytes`, { max_frame_bytes: this.config.maxFrameBytes });
+        this.refuse(connection, null, error, now);
+        return;
+      }
+      const text = textOf(data);
+      const shape = measureJsonShape(text, FRAME_SHAPE_LIMITS);
+      if (!this.charge(connection, 0, shape.values * VALUE_WEIGHT_BYTES - size, now)) return;
+      const parsed = parseClientFrame(text, this.config.maxFrameBytes, shape);
       if (!parsed.ok) {
-        connection.log.debug({ code: parsed.error.code, frameId: parsed.id }, 'bad frame');
-        connection.sendError(parsed.id, parsed.error);
+        this.refuse(connection, parsed.id, parsed.error, now);
         return;
       }
       frameId = parsed.frame.id;
@@ -160,6 +198,46 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
     } catch (error) {
       this.onUnexpected(connection, frameId, error);
     }
+  }
+
+  /**
+   * Charges a message to its agent's input budget; false when the budget did not hold it, and the
+   * connection is then closed with 4006 and no longer read.
+   */
+  private charge(connection: AgentConnection, frames: number, bytes: number, now: number): boolean {
+    if (frames <= 0 && bytes <= 0) return true;
+    const overrun = this.budgets.charge(connection.agentId, frames, Math.max(0, bytes), now);
+    if (overrun === null) return true;
+    this.closeOverBudget(connection, overrun);
+    return false;
+  }
+
+  private closeOverBudget(connection: AgentConnection, overrun: InputOverrun): void {
+    const { framesPerSecond, frameBurst, bytesPerSecond, byteBurst } = this.config.inputBudget;
+    const what = overrun === 'frames' ? `${framesPerSecond} frames a second (bursts of ${frameBurst})` : `${bytesPerSecond} bytes a second (bursts of ${byteBurst})`;
+    connection.log.warn({ sessionId: connection.sessionId, overrun, framesPerSecond, frameBurst, bytesPerSecond, byteBurst }, 'agent over its input budget; closing the connection');
+    connection.sendError(
+      null,
+      makeError(
+        'E_RATE_LIMITED',
+        `this agent sent more than ${what} to this gateway; the connection is closed (4006): reconnect after a longer backoff and send less`,
+        { limit: { frames_per_second: framesPerSecond, frame_burst: frameBurst, bytes_per_second: bytesPerSecond, byte_burst: byteBurst }, overrun },
+        { retryAfterMs: 5000 },
+      ),
+    );
+    connection.closeAndStopReading(CLOSE_CODES.CONNECTION_RATE_LIMITED, `input budget exceeded (${overrun})`);
+  }
+
+  /**
+   * Answers a frame that could not be read; a connection that keeps sending them is closed with
+   * 4400 once it has had more than its refused-frame allowance.
+   */
+  private refuse(connection: AgentConnection, id: string | null, error: AhpError, now: number): void {
+    connection.log.debug({ code: error.code, frameId: id }, 'bad frame');
+    connection.sendError(id, error);
+    if (connection.refusedFrames.take(1, now)) return;
+    connection.log.warn({ sessionId: connection.sessionId, code: error.code }, 'too many refused frames; closing the connection');
+    connection.closeAndStopReading(CLOSE_CODES.PROTOCOL_VIOLATION, 'too many invalid frames');
   }
 
   private onUnexpected(connection: AgentConnection, frameId: string | null, error: unknown): void {

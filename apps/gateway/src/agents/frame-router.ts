@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { assertNever, makeError, type ClientFrame } from '@ahp/protocol';
+import { GATEWAY_CONFIG } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
 import { InboxService } from '../inbox/inbox.service.js';
 import { PresenceService } from '../presence/presence.service.js';
@@ -20,6 +22,11 @@ import { HandshakeService } from './handshake.service.js';
  *
  * Limited frames wait for one Redis round trip before they are served; Redis answers one
  * connection's commands in order, so they still reach their services in the order they came.
+ *
+ * A hook takes its place among the connection's `max_in_flight` (`AHP_MAX_IN_FLIGHT`) before
+ * anything is awaited, so that a burst is counted exactly; one over the limit is refused
+ * `E_RATE_LIMITED` at once. The place is freed when the hook is answered — by an error, a stored
+ * decision, or the decision the gateway waited for.
  */
 @Injectable()
 export class FrameRouter {
@@ -32,9 +39,29 @@ export class FrameRouter {
     @Inject(InboxService) private readonly inbox: InboxService,
     @Inject(TimelineService) private readonly timeline: TimelineService,
     @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async route(connection: AgentConnection, frame: ClientFrame): Promise<void> {
+    if (frame.type !== 'hook' || connection.state !== 'ready') return this.serve(connection, frame);
+    const hookId = frame.id;
+    if (!connection.admitHook(hookId, this.config.maxInFlight)) {
+      connection.sendError(
+        hookId,
+        makeError('E_RATE_LIMITED', `more than ${this.config.maxInFlight} hooks are awaiting a decision on this connection`, undefined, { retryAfterMs: 100 }),
+      );
+      return;
+    }
+    try {
+      await this.serve(connection, frame);
+    } finally {
+      // Answered already (an error, a stored decision) or not waited for (the socket closed): the
+      // place is free. A hook the gateway now waits for keeps it until its decision is delivered.
+      if (!this.hooks.isWaiting(connection, hookId)) connection.pendingHooks.delete(hookId);
+    }
+  }
+
+  private async serve(connection: AgentConnection, frame: ClientFrame): Promise<void> {
     if (connection.state === 'closing') {
       connection.sendError(frame.id, makeError('E_SHUTTING_DOWN', 'this connection is closing; reconnect and re-send', undefined, { retryAfterMs: 1000 }));
       return;

@@ -41,6 +41,8 @@ describe('parseGatewayConfig', () => {
       presenceTtlMs: 45_000,
       sessionTtlMs: 3_600_000,
       maxFrameBytes: 1024 * 1024,
+      maxMessageBytes: 2 * 1024 * 1024,
+      inputBudget: { framesPerSecond: 200, frameBurst: 1000, bytesPerSecond: 2 * 1024 * 1024, byteBurst: 8 * 1024 * 1024 },
       maxBufferedBytes: 4 * 1024 * 1024,
       maxInFlight: 256,
       shutdownGraceMs: 10_000,
@@ -70,6 +72,10 @@ describe('parseGatewayConfig', () => {
       AHP_MAX_FRAME_BYTES: '4096',
       AHP_MAX_BUFFERED_BYTES: '131072',
       AHP_MAX_IN_FLIGHT: '4',
+      AHP_AGENT_INPUT_FRAMES_PER_S: '50',
+      AHP_AGENT_INPUT_FRAME_BURST: '60',
+      AHP_AGENT_INPUT_BYTES_PER_S: '10000',
+      AHP_AGENT_INPUT_BYTE_BURST: '20000',
       AHP_SHUTDOWN_GRACE_MS: '0',
       AHP_LOG_LEVEL: ' WARN ',
     });
@@ -88,11 +94,19 @@ describe('parseGatewayConfig', () => {
       presenceTtlMs: 3000,
       sessionTtlMs: 60_000,
       maxFrameBytes: 4096,
+      maxMessageBytes: 8192,
+      inputBudget: { framesPerSecond: 50, frameBurst: 60, bytesPerSecond: 10_000, byteBurst: 20_000 },
       maxBufferedBytes: 131_072,
       maxInFlight: 4,
       shutdownGraceMs: 0,
       logLevel: 'warn',
     });
+  });
+
+  it('derives the byte budget from the frame limit when that is large, and refuses one that cannot hold the largest message', () => {
+    expect(parseGatewayConfig({ ...REQUIRED, AHP_MAX_FRAME_BYTES: '65536' }).inputBudget).toMatchObject({ bytesPerSecond: 2 * 1024 * 1024, byteBurst: 8 * 1024 * 1024 });
+    expect(parseGatewayConfig({ ...REQUIRED, AHP_MAX_FRAME_BYTES: String(4 * 1024 * 1024) }).inputBudget).toMatchObject({ bytesPerSecond: 8 * 1024 * 1024, byteBurst: 32 * 1024 * 1024 });
+    expect(() => parseGatewayConfig({ ...REQUIRED, AHP_MAX_FRAME_BYTES: '65536', AHP_AGENT_INPUT_BYTE_BURST: '131071' })).toThrow(/AHP_AGENT_INPUT_BYTE_BURST/);
   });
 
   it('treats empty values as unset', () => {

@@ -43,6 +43,20 @@ function intVar(min: number, max: number, fallback: number) {
   );
 }
 
+/** Like {@link intVar}, without a fixed default (the default is derived from other variables). */
+function optionalIntVar(min: number, max: number) {
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[0-9]+$/, 'must be a whole number (digits only)')
+      .transform(Number)
+      .pipe(z.int().min(min).max(max))
+      .optional(),
+  );
+}
+
 /** A rate per second from an environment string: a decimal number of `0..max` (0 switches the limit off). */
 function rateVar(max: number, fallback: number) {
   return z.preprocess(
@@ -139,6 +153,10 @@ export const GatewayEnvSchema = z.object({
   AHP_AGENT_RATE_PER_S: rateVar(1_000_000, 100),
   AHP_AGENT_BURST: intVar(1, 1_000_000, 500),
   AHP_AGENT_RATE_LEASE: intVar(1, 1_000, 16),
+  AHP_AGENT_INPUT_FRAMES_PER_S: intVar(1, 10_000_000, 200),
+  AHP_AGENT_INPUT_FRAME_BURST: intVar(1, 100_000_000, 1000),
+  AHP_AGENT_INPUT_BYTES_PER_S: optionalIntVar(1024, 1024 * 1024 * MIB),
+  AHP_AGENT_INPUT_BYTE_BURST: optionalIntVar(1024, 1024 * 1024 * MIB),
   AHP_OPERATOR_RATE_PER_S: rateVar(1_000_000, 50),
   AHP_OPERATOR_BURST: intVar(1, 1_000_000, 200),
   AHP_SHUTDOWN_GRACE_MS: intVar(0, 10 * 60 * 1000, 10_000),
@@ -179,6 +197,17 @@ export interface GatewayConfig {
   presenceTtlMs: number;
   sessionTtlMs: number;
   maxFrameBytes: number;
+  /**
+   * Largest message the transport reads (ws `maxPayload`): twice `maxFrameBytes`. A message
+   * between the two is read, discarded and answered `E_FRAME_TOO_LARGE`; a larger one closes the
+   * connection with 1009 while it arrives.
+   */
+  maxMessageBytes: number;
+  /**
+   * What one agent may make this gateway read over all its connections, every message counted
+   * before it is parsed (`AHP_AGENT_INPUT_*`); beyond it the connection is closed with 4006.
+   */
+  inputBudget: { framesPerSecond: number; frameBurst: number; bytesPerSecond: number; byteBurst: number };
   maxBufferedBytes: number;
   maxInFlight: number;
   /**
@@ -265,7 +294,8 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
   AHP_MAX_FRAME_BYTES: {
     required: false,
     default: '1048576',
-    description: 'Largest accepted frame (the ws maxPayload); larger ones close the connection with 1009. Also the largest Claude Code hook body: a larger one is denied (fail closed) without being parsed.',
+    description:
+      'Largest accepted frame; up to twice as large it is read, discarded and answered E_FRAME_TOO_LARGE, larger still the connection is closed with 1009 (the ws maxPayload). Also the largest Claude Code hook body: a larger one is denied (fail closed) without being parsed.',
   },
   AHP_MAX_BUFFERED_BYTES: {
     required: false,
@@ -280,6 +310,24 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
       'Frames per second one agent may send on average, over all its connections and gateways (a token bucket in Redis), counting hook, request, response, send, signal_response and event frames and Claude Code HTTP hooks; more are refused with E_RATE_LIMITED and retry_after_ms (a Claude Code hook: a fail-closed deny). Decimals allowed; 0 switches the limit off.',
   },
   AHP_AGENT_BURST: { required: false, default: '500', description: 'Frames an agent may send at once after a quiet period (the bucket size); at least max_in_flight, so a reconnect that re-sends every pending hook is not refused.' },
+  AHP_AGENT_INPUT_FRAMES_PER_S: {
+    required: false,
+    default: '200',
+    description:
+      'Messages per second one agent may send to this gateway on average, over all its connections, every message counted (valid or not, hello and inbox_ack included) before it is parsed; beyond AHP_AGENT_INPUT_FRAME_BURST the connection is closed with 4006 CONNECTION_RATE_LIMITED. Keep it above AHP_AGENT_RATE_PER_S, which refuses single frames politely.',
+  },
+  AHP_AGENT_INPUT_FRAME_BURST: { required: false, default: '1000', description: 'Messages one agent may send to this gateway at once after a quiet period (see AHP_AGENT_INPUT_FRAMES_PER_S).' },
+  AHP_AGENT_INPUT_BYTES_PER_S: {
+    required: false,
+    default: undefined,
+    description:
+      'Unset: 2097152 (2 MiB), or 2 × AHP_MAX_FRAME_BYTES when that is larger. Bytes per second one agent may send to this gateway on average, over all its connections; a message costs its size or 16 bytes per JSON value in it, whichever is more (parsing costs per value). Beyond AHP_AGENT_INPUT_BYTE_BURST the connection is closed with 4006.',
+  },
+  AHP_AGENT_INPUT_BYTE_BURST: {
+    required: false,
+    default: undefined,
+    description: 'Unset: 8388608 (8 MiB), or 8 × AHP_MAX_FRAME_BYTES when that is larger. Bytes one agent may send to this gateway at once after a quiet period; at least 2 × AHP_MAX_FRAME_BYTES (the largest message read).',
+  },
   AHP_AGENT_RATE_LEASE: {
     required: false,
     default: '16',
@@ -344,6 +392,15 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
       { variable: 'AHP_PRESENCE_TTL_MS', message: `must be greater than AHP_HEARTBEAT_MS (${e.AHP_HEARTBEAT_MS})` },
     ]);
   }
+  const maxMessageBytes = 2 * e.AHP_MAX_FRAME_BYTES;
+  const byteBurst = e.AHP_AGENT_INPUT_BYTE_BURST ?? Math.max(8 * MIB, 8 * e.AHP_MAX_FRAME_BYTES);
+  // A message the transport reads must fit in the budget, or the largest accepted frame would
+  // close the connection of an agent that sent nothing else.
+  if (byteBurst < maxMessageBytes) {
+    throw new GatewayConfigError([
+      { variable: 'AHP_AGENT_INPUT_BYTE_BURST', message: `must be at least 2 × AHP_MAX_FRAME_BYTES (${maxMessageBytes})` },
+    ]);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -363,6 +420,13 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     presenceTtlMs: e.AHP_PRESENCE_TTL_MS,
     sessionTtlMs: e.AHP_SESSION_TTL_MS,
     maxFrameBytes: e.AHP_MAX_FRAME_BYTES,
+    maxMessageBytes,
+    inputBudget: {
+      framesPerSecond: e.AHP_AGENT_INPUT_FRAMES_PER_S,
+      frameBurst: e.AHP_AGENT_INPUT_FRAME_BURST,
+      bytesPerSecond: e.AHP_AGENT_INPUT_BYTES_PER_S ?? Math.max(2 * MIB, 2 * e.AHP_MAX_FRAME_BYTES),
+      byteBurst,
+    },
     maxBufferedBytes: e.AHP_MAX_BUFFERED_BYTES,
     maxInFlight: e.AHP_MAX_IN_FLIGHT,
     agentRatePerSecond: e.AHP_AGENT_RATE_PER_S,

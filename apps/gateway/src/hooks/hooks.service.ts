@@ -132,15 +132,6 @@ export class HooksService implements OnModuleDestroy {
       connection.fail(hookId, 'E_FORBIDDEN', `session ${frame.session_id ?? ''} belongs to another agent`);
       return;
     }
-    if (!connection.pendingHooks.has(hookId) && connection.pendingHooks.size >= this.config.maxInFlight) {
-      connection.sendError(
-        hookId,
-        makeError('E_RATE_LIMITED', `more than ${this.config.maxInFlight} hooks are awaiting a decision on this connection`, undefined, {
-          retryAfterMs: 100,
-        }),
-      );
-      return;
-    }
 
     // The client may shorten the deadline, never extend it past what the operator configured.
     const configured = hookDeadlineFor(this.config, frame.trigger);
@@ -323,6 +314,11 @@ export class HooksService implements OnModuleDestroy {
     this.events.emit('decisionDelivered', { agentId: entry.connection.agentId, decision, latencyMs: at - entry.receivedAt, via: 'ws', at });
     entry.connection.log.debug({ sessionId: entry.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
     return true;
+  }
+
+  /** Whether `connection` waits here for the decision of `hookId` (the frame router frees its in-flight place otherwise). */
+  isWaiting(connection: AgentConnection, hookId: string): boolean {
+    return this.pending.get(hookId)?.connection === connection;
   }
 
   /** Forgets the hooks a closed connection waited for; their decisions stay in Redis for the re-send. */

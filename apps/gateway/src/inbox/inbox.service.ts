@@ -32,6 +32,15 @@ function sameMessage(stored: InboxMessage, wanted: InboxMessage): boolean {
 /** Messages read from the store per round trip while pushing an inbox. */
 const DELIVERY_BATCH = 100;
 
+/** Most message ids removed in one call to the store (one script run, which blocks Redis while it runs). */
+const ACK_BATCH_IDS = 1000;
+
+/** The `inbox_ack` frames of one connection that wait for the removal in Redis before theirs. */
+interface AckQueue {
+  frames: InboxAckFrame[];
+  running: boolean;
+}
+
 /**
  * Where pushing one connection's inbox stands. `cursor` is the last entry pushed on this
  * connection: later rounds read only what came after it, so a notification never pushes a
@@ -58,6 +67,7 @@ interface Delivery {
 @Injectable()
 export class InboxService {
   private readonly deliveries = new WeakMap<AgentConnection, Delivery>();
+  private readonly acks = new WeakMap<AgentConnection, AckQueue>();
   private readonly log: JsonLogger;
 
   constructor(
@@ -117,16 +127,58 @@ export class InboxService {
     connection.send({ type: 'ack', id: frame.id, result: { kind: 'message', message: entry.message } });
   }
 
-  /** Serves `inbox_ack`: removes the agent's processed messages. Unknown ids are acknowledged too (idempotent). */
-  async ack(connection: AgentConnection, frame: InboxAckFrame): Promise<void> {
-    try {
-      await this.inbox.ack(connection.agentId, frame.message_ids);
-    } catch (error) {
-      this.log.error({ agentId: connection.agentId, error }, 'acknowledging messages failed');
-      connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the acknowledgement could not be stored; retry shortly', undefined, { retryAfterMs: 1000 }));
-      return;
+  /**
+   * Serves `inbox_ack`: removes the agent's processed messages. Unknown ids are acknowledged too
+   * (idempotent).
+   *
+   * One connection has at most one removal in Redis at a time. Acks that arrive meanwhile wait,
+   * and go together in the next call (their ids once each, up to {@link ACK_BATCH_IDS} per
+   * call); each frame is answered when the call that carried its ids returns. A flood of acks
+   * used to become one script per frame, queued on the connection to Redis that every agent's
+   * hooks share — 1,000 acks of 1,000 ids each held every hook behind a million lookups. Now it
+   * costs the flooder its own wait, one bounded call at a time, with other agents' commands in
+   * between.
+   */
+  ack(connection: AgentConnection, frame: InboxAckFrame): Promise<void> {
+    let queue = this.acks.get(connection);
+    if (queue === undefined) {
+      queue = { frames: [], running: false };
+      this.acks.set(connection, queue);
     }
-    connection.send({ type: 'ack', id: frame.id });
+    queue.frames.push(frame);
+    if (queue.running) return Promise.resolve();
+    queue.running = true;
+    return this.drainAcks(connection, queue);
+  }
+
+  /** Sends the waiting acks to Redis, a batch of whole frames per call, until none waits. */
+  private async drainAcks(connection: AgentConnection, queue: AckQueue): Promise<void> {
+    try {
+      while (queue.frames.length > 0) {
+        const ids = new Set<string>();
+        let taken = 0;
+        // Whole frames only (each has at most 1,000 ids), and always at least one.
+        for (const next of queue.frames) {
+          const added = next.message_ids.filter((id) => !ids.has(id));
+          if (taken > 0 && ids.size + added.length > ACK_BATCH_IDS) break;
+          for (const id of added) ids.add(id);
+          taken += 1;
+        }
+        const batch = queue.frames.splice(0, taken);
+        try {
+          await this.inbox.ack(connection.agentId, [...ids]);
+        } catch (error) {
+          this.log.error({ agentId: connection.agentId, error }, 'acknowledging messages failed');
+          for (const frame of batch) {
+            connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the acknowledgement could not be stored; retry shortly', undefined, { retryAfterMs: 1000 }));
+          }
+          continue;
+        }
+        for (const frame of batch) connection.send({ type: 'ack', id: frame.id });
+      }
+    } finally {
+      queue.running = false;
+    }
   }
 
   /** Starts pushing a freshly welcomed connection's inbox: everything not acknowledged yet, oldest first. */

@@ -11,7 +11,9 @@
  *   events silently and never reports a handler's exception to a raw ws client. The gateway
  *   attaches its own `message` listener and answers every frame, good or bad.
  * - `maxPayload` bounds what a peer can make us buffer; ws closes the connection with 1009 when
- *   a message exceeds it (before it is fully received, so no error frame can answer it).
+ *   a message exceeds it (before it is fully received, so no error frame can answer it). The
+ *   gateway sets it to twice `AHP_MAX_FRAME_BYTES`, so that a frame just over the limit is read,
+ *   discarded and answered `E_FRAME_TOO_LARGE` instead (see `AgentsGateway`).
  * - `perMessageDeflate` is off: compression costs CPU and memory per connection (zlib contexts)
  *   and opens decompression-bomb questions, for frames that are small JSON anyway.
  */
@@ -39,7 +41,7 @@ export interface UpgradeGate {
 /** Options of {@link AgentWsAdapter}. */
 export interface AgentWsAdapterOptions {
   gate: UpgradeGate;
-  /** Largest message in bytes (ws `maxPayload`); `AHP_MAX_FRAME_BYTES`. */
+  /** Largest message in bytes (ws `maxPayload`): twice `AHP_MAX_FRAME_BYTES`. */
   maxPayload: number;
   logger: JsonLogger;
   /** @defaultValue {@link AGENTS_WS_PATH} */

@@ -98,8 +98,8 @@ function kindOf(value: unknown): string {
 
 const OTHER_KIND: Record<string, unknown> = { string: 7, number: 'seven', boolean: 'yes', null: {}, array: 'list', object: ['not', 'an', 'object'] };
 
-function message(kind: string, frame: Frame, mutated: unknown, path: Path): HostileMessage {
-  const typeBroken = path.length === 1 && path[0] === 'type';
+function message(kind: string, frame: Frame, mutated: unknown, path: Path, shapeRefused = false): HostileMessage {
+  const typeBroken = path.length === 1 && path[0] === 'type' && !shapeRefused;
   const id = (mutated as Record<string, unknown>)['id'];
   return { kind, text: JSON.stringify(mutated), expected: typeBroken ? 'E_UNKNOWN_TYPE' : 'E_INVALID_FRAME', id: id === frame.id ? frame.id : null };
 }
@@ -134,7 +134,8 @@ const mutatedArb: fc.Arbitrary<HostileMessage> = fc
             for (let i = 0; i < 100; i++) value = [value];
           } else if (what === 'long string') value = 'x'.repeat(LIMITS.maxLongText + 1);
           else value = Array.from({ length: LIMITS.maxArrayLength + 1 }, () => 0);
-          return message(`${what} at ${path.join('.')}`, frame, setAt(frame, path, value), path);
+          // Too deep is refused by the shape scan before parsing, whatever the key.
+          return message(`${what} at ${path.join('.')}`, frame, setAt(frame, path, value), path, what === 'deep');
         }),
     ),
   );

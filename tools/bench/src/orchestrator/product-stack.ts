@@ -34,6 +34,11 @@ export interface ProductStackOptions {
 const LIFTED_LIMITS = {
   AHP_AGENT_RATE_PER_S: '1000000',
   AHP_AGENT_BURST: '1000000',
+  // What one agent may make a gateway read: a loadgen agent may send thousands of hooks a second.
+  AHP_AGENT_INPUT_FRAMES_PER_S: '10000000',
+  AHP_AGENT_INPUT_FRAME_BURST: '10000000',
+  AHP_AGENT_INPUT_BYTES_PER_S: String(1024 ** 4),
+  AHP_AGENT_INPUT_BYTE_BURST: String(1024 ** 4),
   AHP_OPERATOR_RATE_PER_S: '1000000',
   AHP_OPERATOR_BURST: '1000000',
 } as const;
