@@ -236,8 +236,18 @@ export interface SessionStore {
  * The BullMQ queue of hook evaluations. The job id is the hook id, so enqueuing a hook that is
  * already queued or running is a no-op. Job data carries no secret.
  */
+/** How a hook job is queued. */
+export interface EnqueueOptions {
+  /**
+   * BullMQ priority, 1 (first) … 2 097 151 (last). Without one, a job goes to the wait list,
+   * which workers empty before they take any prioritized job: the gateway gives one only to the
+   * hooks of a connection that already has more than its fair share in flight.
+   */
+  priority?: number;
+}
+
 export interface HookQueue {
-  enqueue(job: HookJobData): Promise<void>;
+  enqueue(job: HookJobData, options?: EnqueueOptions): Promise<void>;
   /** Jobs waiting, running, delayed and failed, for health and benchmarks. */
   counts(): Promise<{ waiting: number; active: number; delayed: number; failed: number }>;
   close(): Promise<void>;

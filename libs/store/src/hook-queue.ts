@@ -3,7 +3,7 @@
  */
 import { Queue } from 'bullmq';
 import { HookJobDataSchema, redactSecrets, type HookJobData } from '@ahp/protocol';
-import type { HookQueue } from './contracts.js';
+import type { EnqueueOptions, HookQueue } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import type { RedisClient } from './redis-client.js';
@@ -41,6 +41,9 @@ export interface RedisHookQueue extends HookQueue {
   readonly queue: Queue<HookJobData>;
 }
 
+/** BullMQ's lowest job priority (its limit is 2^21, exclusive). */
+export const MAX_JOB_PRIORITY = 2 ** 21 - 1;
+
 /**
  * Creates the HookQueue. See {@link HookQueue} for the contract.
  *
@@ -69,11 +72,15 @@ export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
   });
   return {
     queue,
-    async enqueue(job: HookJobData): Promise<void> {
+    async enqueue(job: HookJobData, options: EnqueueOptions = {}): Promise<void> {
       const checked = HookJobDataSchema.safeParse(job);
       if (!checked.success) throw new StoreInputError(`invalid hook job: ${describeIssues(checked.error.issues)}`);
+      const { priority } = options;
+      if (priority !== undefined && !(Number.isInteger(priority) && priority >= 1 && priority <= MAX_JOB_PRIORITY)) {
+        throw new StoreInputError(`invalid job priority ${String(priority)}: a whole number from 1 to ${MAX_JOB_PRIORITY}`);
+      }
       const data: HookJobData = { ...checked.data, context: redactSecrets(checked.data.context, { credentialsInText: false }) };
-      await queue.add(HOOK_JOB_NAME, data, { jobId: data.hook_id });
+      await queue.add(HOOK_JOB_NAME, data, { jobId: data.hook_id, ...(priority === undefined ? {} : { priority }) });
     },
     async counts() {
       const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');

@@ -17,6 +17,7 @@ export type {
   RequestActor,
   RequestHistoryEntry,
   RequestStore,
+  EnqueueOptions,
   HookQueue,
   HookStore,
   Logger,
@@ -92,7 +93,7 @@ export { DEFAULT_TIMELINE_MAX_LEN, DEFAULT_TIMELINE_TTL_MS, createTimelineStore,
 export type { TimelineAppend, TimelineStore, TimelineStoreOptions } from './timeline-store.js';
 
 // --- queue ------------------------------------------------------------------------------------
-export { HOOK_JOB_NAME, createHookQueue } from './hook-queue.js';
+export { HOOK_JOB_NAME, MAX_JOB_PRIORITY, createHookQueue } from './hook-queue.js';
 export type { HookQueueOptions, RedisHookQueue } from './hook-queue.js';
 export { createHookWorker } from './hook-worker.js';
 export type { HookProcessor, HookWorker, HookWorkerOptions } from './hook-worker.js';

@@ -74,6 +74,32 @@ function next(worker: HookWorker, event: 'completed' | 'failed'): Promise<Job> {
 }
 
 describe('HookQueue and HookWorker', () => {
+  it('takes every job without a priority before any job enqueued with one, and prioritized ones lowest number first', async () => {
+    const order: string[] = [];
+    const heavy = [3, 1, 2].map((priority) => ({ data: jobData({ agent: { id: 'heavy', name: 'Heavy' } }), priority }));
+    for (const { data, priority } of heavy) await queue.enqueue(data, { priority });
+    const light = jobData({ agent: { id: 'light', name: 'Light' } });
+    await queue.enqueue(light);
+    expect(await queue.queue.getJobState(light.hook_id)).toBe('waiting');
+    expect(await queue.queue.getJobState(heavy[0]!.data.hook_id)).toBe('prioritized');
+
+    const worker = createHookWorker({
+      redis,
+      keys,
+      processor: async (job) => {
+        order.push(job.agent.id === 'light' ? 'light' : `heavy-${heavy.find((h) => h.data.hook_id === job.hook_id)!.priority}`);
+      },
+      logger,
+      concurrency: 1,
+      lockDurationMs: 2_000,
+      stalledIntervalMs: 1_000,
+      maxStalledCount: 1,
+    });
+    workers.push(worker);
+    await eventually(() => (order.length === 4 ? true : undefined), 'the four jobs to run');
+    expect(order).toEqual(['light', 'heavy-1', 'heavy-2', 'heavy-3']);
+  });
+
   it('runs a job: the processor gets the parsed data and the job id, and the job is removed on completion', async () => {
     const calls: { job: HookJobData; meta: { jobId: string; attemptsMade: number } }[] = [];
     const worker = startWorker(async (job, meta) => {

@@ -61,9 +61,11 @@ export class AgentConnection {
   lastTouchAt = 0;
   /**
    * Hook ids this connection has in flight: taken on arrival, before anything is awaited (see
-   * {@link admitHook}), and kept while the gateway waits for the decision.
+   * {@link admitHook}), and kept while the gateway waits for the decision. Each with its place in
+   * the connection's backlog when it arrived (how many were in flight, itself included), which
+   * decides whether it is queued with the others or behind them (hooks/queue-priority.ts).
    */
-  readonly pendingHooks = new Set<string>();
+  readonly pendingHooks = new Map<string, number>();
   /** Refused frames this connection may still send before it is closed with 4400 (see `input-budget.ts`). */
   readonly refusedFrames: TokenBucket;
   readonly log: JsonLogger;
@@ -178,8 +180,13 @@ export class AgentConnection {
   admitHook(hookId: string, max: number): boolean {
     if (this.pendingHooks.has(hookId)) return true;
     if (this.pendingHooks.size >= max) return false;
-    this.pendingHooks.add(hookId);
+    this.pendingHooks.set(hookId, this.pendingHooks.size + 1);
     return true;
+  }
+
+  /** The place in this connection's backlog at which `hookId` arrived (1 when it is not in flight). */
+  backlogPlaceOf(hookId: string): number {
+    return this.pendingHooks.get(hookId) ?? 1;
   }
 
   /**

@@ -150,6 +150,7 @@ export const GatewayEnvSchema = z.object({
   AHP_MAX_FRAME_BYTES: intVar(1024, 64 * MIB, MIB),
   AHP_MAX_BUFFERED_BYTES: intVar(64 * 1024, 1024 * MIB, 4 * MIB),
   AHP_MAX_IN_FLIGHT: intVar(1, 100_000, 256),
+  AHP_FAIR_IN_FLIGHT: intVar(0, 100_000, 16),
   AHP_AGENT_RATE_PER_S: rateVar(1_000_000, 100),
   AHP_AGENT_BURST: intVar(1, 1_000_000, 500),
   AHP_AGENT_RATE_LEASE: intVar(1, 1_000, 16),
@@ -210,6 +211,11 @@ export interface GatewayConfig {
   inputBudget: { framesPerSecond: number; frameBurst: number; bytesPerSecond: number; byteBurst: number };
   maxBufferedBytes: number;
   maxInFlight: number;
+  /**
+   * Hooks a connection may have in flight before its next ones queue behind everyone else's
+   * (`AHP_FAIR_IN_FLIGHT`; 0: no fair queueing). See hooks/queue-priority.ts.
+   */
+  fairInFlight: number;
   /**
    * Frames per second one agent may send on average (across all its connections and gateways),
    * counting `hook`, `request`, `response`, `send`, `signal_response` and `event`; 0: no limit.
@@ -303,6 +309,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     description: 'Send buffer per connection; above it the connection is closed as a slow consumer (4004).',
   },
   AHP_MAX_IN_FLIGHT: { required: false, default: '256', description: 'Hooks one connection may have awaiting a decision; more are refused with E_RATE_LIMITED.' },
+  AHP_FAIR_IN_FLIGHT: {
+    required: false,
+    default: '16',
+    description:
+      "Hooks one connection may have in flight at the front of the queue; its hooks beyond that are queued with a BullMQ priority (after every other agent's, the deeper its backlog the later), so one agent's burst does not delay the others. 0 turns fair queueing off.",
+  },
   AHP_AGENT_RATE_PER_S: {
     required: false,
     default: '100',
@@ -429,6 +441,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     },
     maxBufferedBytes: e.AHP_MAX_BUFFERED_BYTES,
     maxInFlight: e.AHP_MAX_IN_FLIGHT,
+    fairInFlight: e.AHP_FAIR_IN_FLIGHT,
     agentRatePerSecond: e.AHP_AGENT_RATE_PER_S,
     agentBurst: e.AHP_AGENT_BURST,
     agentRateLease: e.AHP_AGENT_RATE_LEASE,

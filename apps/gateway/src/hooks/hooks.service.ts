@@ -23,6 +23,7 @@ import { planRequiredError, unansweredError } from './hook-admission.js';
 import { PlanGateService } from './plan-gate.js';
 import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
 import { checkHookContext } from './hook-context-validation.js';
+import { hookQueuePriority } from './queue-priority.js';
 
 /** A hook this gateway waits a decision for, and the socket that asked. */
 interface PendingHook {
@@ -204,7 +205,8 @@ export class HooksService implements OnModuleDestroy {
         try {
           // A joined hook is enqueued again on purpose: the job may have been lost with the
           // gateway that first opened it; the queue ignores a job id it still holds.
-          await this.enqueue(hookId, frame.trigger, connection.agent.identity, sessionId, frame.context, now, outcome.correlation.deadline_at);
+          const priority = hookQueuePriority(connection.backlogPlaceOf(hookId), this.config.fairInFlight);
+          await this.enqueue(hookId, frame.trigger, connection.agent.identity, sessionId, frame.context, now, outcome.correlation.deadline_at, priority);
           this.log.debug({ ...fields, jobId: hookId, outcome: outcome.kind }, 'hook enqueued');
         } catch (error) {
           this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
@@ -323,7 +325,7 @@ export class HooksService implements OnModuleDestroy {
 
   /** Forgets the hooks a closed connection waited for; their decisions stay in Redis for the re-send. */
   connectionClosed(connection: AgentConnection): void {
-    for (const hookId of [...connection.pendingHooks]) {
+    for (const hookId of [...connection.pendingHooks.keys()]) {
       const entry = this.pending.get(hookId);
       if (entry?.connection === connection) this.untrack(entry);
     }
@@ -373,7 +375,7 @@ export class HooksService implements OnModuleDestroy {
     const timer = setTimeout(() => void this.onDeadline(hookId), Math.max(0, deadlineAt - now));
     timer.unref();
     this.pending.set(hookId, { hookId, trigger, connection, deadlineAt, timer, receivedAt: previous?.receivedAt ?? now });
-    connection.pendingHooks.add(hookId);
+    if (!connection.pendingHooks.has(hookId)) connection.pendingHooks.set(hookId, connection.pendingHooks.size + 1);
   }
 
   private untrack(entry: PendingHook): void {
@@ -466,8 +468,18 @@ export class HooksService implements OnModuleDestroy {
     });
   }
 
-  private enqueue(hookId: string, trigger: HookTrigger, agent: AgentIdentity, sessionId: string, context: JsonObject, now: number, deadlineAt: number): Promise<void> {
-    return this.queue.enqueue({ hook_id: hookId, trigger, agent, session_id: sessionId, context, enqueued_at: now, deadline_at: deadlineAt });
+  private enqueue(
+    hookId: string,
+    trigger: HookTrigger,
+    agent: AgentIdentity,
+    sessionId: string,
+    context: JsonObject,
+    now: number,
+    deadlineAt: number,
+    priority?: number,
+  ): Promise<void> {
+    const job = { hook_id: hookId, trigger, agent, session_id: sessionId, context, enqueued_at: now, deadline_at: deadlineAt };
+    return this.queue.enqueue(job, priority === undefined ? {} : { priority });
   }
 
   private sendDecision(connection: AgentConnection, decision: HookDecision): void {
