@@ -107,13 +107,19 @@ export interface NoisyWindow extends Measured {
   abuser?: AbuseReport;
 }
 
+/** One abuse, on a stack of its own: the same agents alone first, then beside the abuser. */
+export interface NoisyRun {
+  abuse: AbuseMode;
+  quiet: NoisyWindow;
+  abused: NoisyWindow;
+}
+
 export interface NoisyNeighbourResult {
   agents: number;
   /** The well-behaved agents' total rate, decisions/s. */
   rate: number;
   windowMs: number;
-  quiet: NoisyWindow;
-  abused: NoisyWindow[];
+  runs: NoisyRun[];
 }
 
 export type ApprovalsResult = { status: 'skipped'; reason: string } | { status: 'measured'; latency: Measured };

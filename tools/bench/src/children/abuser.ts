@@ -25,6 +25,8 @@ const TICK_MS = 50;
 /** Unsent bytes the abuser lets pile up in one socket before it waits for the gateway to read. */
 const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The HTTP bombs' total rate. */
+const HTTP_REQUESTS_PER_S = 1000;
 
 /** How each WebSocket abuse builds its frames and how many it sends per tick. */
 interface FramePlan {
@@ -101,7 +103,13 @@ async function abuseWebSocket(mode: Exclude<AbuseMode, 'http-bombs'>): Promise<v
   }
 }
 
-/** 64 requests at a time, each a ~16 KB gzip body that inflates to ~16 MB, without a token. */
+/**
+ * 64 connections sending ~16 KB gzip bodies that inflate to ~16 MB each, without a token, 1,000 a
+ * second in all (16 MB/s on the wire, 16 GB/s if a gateway inflated them). Unpaced, one client
+ * process opens connections as fast as the machine lets it, and what that measures is a request
+ * flood — a load balancer's per-source connection limit is the answer to it, not the gateway's
+ * (docs/reliability.md).
+ */
 async function abuseHttp(): Promise<void> {
   const json = JSON.stringify({ session_id: 'bomb', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: '0'.repeat(16 * 1024 * 1024) } });
   const body = gzipSync(json, { level: 9 });
@@ -125,9 +133,15 @@ async function abuseHttp(): Promise<void> {
       report.sent += 1;
       outgoing.end(body);
     });
+  const loops = 64;
+  const periodMs = (loops * 1000) / HTTP_REQUESTS_PER_S;
   await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      while (!stopped) await one();
+    Array.from({ length: loops }, async () => {
+      while (!stopped) {
+        const started = Date.now();
+        await one();
+        await sleep(Math.max(0, started + periodMs - Date.now()));
+      }
     }),
   );
 }

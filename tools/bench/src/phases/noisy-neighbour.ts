@@ -1,6 +1,6 @@
 /**
  * Noisy neighbour (issue 17): well-behaved SDK agents send hooks at a steady rate to one gateway,
- * first alone (the quiet baseline), then beside one abusive client at a time — a flood of valid
+ * first alone (the quiet baseline), then beside an abusive client, each abuse on a fresh stack — a flood of valid
  * hooks, invalid deeply nested frames, gzip bombs to the Claude Code HTTP route without a token,
  * a flood of `inbox_ack` frames. For each window it keeps the well-behaved agents' latency, the
  * gateway's peak resident memory, and how the gateway answered the abuser (error codes, close
@@ -14,7 +14,8 @@ import { agentEndpoint, spawnService } from '@ahp/stack';
 import { measured, type Phase, type PhaseContext } from '../orchestrator/context.js';
 import { ProductStack } from '../orchestrator/product-stack.js';
 import { count, ms } from '../report/format.js';
-import type { NoisyWindow } from '../results.js';
+import type { AgentLogin } from '../loadgen/protocol.js';
+import type { NoisyRun, NoisyWindow } from '../results.js';
 import { ABUSE_MODES, parseAbuseReport, type AbuseMode, type AbuseReport, type AbuseSpec } from '../shared/abuse.js';
 import { startRssSampler } from '../system/rss-sampler.js';
 import { warmUp } from './common.js';
@@ -30,57 +31,68 @@ export const noisyNeighbour: Phase = {
   name: 'noisy neighbour',
   resultPath: 'product.noisyNeighbour',
   describe: (plan) =>
-    `${count(plan.noisyAgents)} agents at ${count(plan.noisyRate)} decisions/s for ${(plan.noisyWindowMs / 1000).toFixed(1)} s alone, then beside each of ${ABUSE_MODES.length} abusive clients (${ABUSE_MODES.join(', ')})`,
+    `for each of ${ABUSE_MODES.length} abusive clients (${ABUSE_MODES.join(', ')}), on a fresh stack: ${count(plan.noisyAgents)} agents at ${count(plan.noisyRate)} decisions/s for ${(plan.noisyWindowMs / 1000).toFixed(1)} s alone, then as long beside it`,
   async run(ctx) {
     const { plan } = ctx;
     await ctx.releaseProduct();
     const logins = ctx.logins.slice(0, plan.noisyAgents);
     const abuserLogins = ctx.logins.slice(plan.noisyAgents, plan.noisyAgents + ABUSE_MODES.length);
     if (logins.length < plan.noisyAgents || abuserLogins.length < ABUSE_MODES.length) throw new Error('not enough agents minted for the noisy-neighbour phase');
-    const stack = await ProductStack.start(ctx, { name: 'noisy', workers: ctx.results.setup.workers, productionLimits: true });
-    try {
-      const gateway = stack.stack.gateways[0];
-      if (gateway === undefined) throw new Error('the noisy-neighbour stack has no gateway');
-      const opened = await ctx.loadgen.open({ name: 'sdk', urls: stack.urls(), logins });
-      if (opened.failed > 0) throw new Error(`${opened.failed} agents failed to connect: ${opened.failures.join('; ')}`);
-      await warmUp(ctx, 'sdk', Math.min(200, plan.noisyRate));
-
-      const window = async (abuse: AbuseMode | null, token?: string): Promise<NoisyWindow> => {
-        const abuser = abuse === null || token === undefined ? undefined : await startAbuser(ctx, abuse, {
-          agentUrl: agentEndpoint(gateway),
-          httpUrl: `http://127.0.0.1:${String(gateway.ready['port'])}`,
-          token,
-        });
-        const rss = startRssSampler(gateway.pid);
-        try {
-          const run = await ctx.loadgen.run('sdk', { kind: 'open', rate: plan.noisyRate, durationMs: plan.noisyWindowMs, drainMs: 5000 });
-          const peak = rss.stop();
-          const report = await abuser?.stop();
-          return { abuse, ...measured(run), gatewayPeakRssBytes: peak, ...(report === undefined ? {} : { abuser: report }) };
-        } finally {
-          rss.stop();
-          await abuser?.stop();
-        }
-      };
-
-      const quiet = await window(null);
-      ctx.say(`quiet: ${describeWindow(quiet)}`);
-      const abused: NoisyWindow[] = [];
-      for (const [index, mode] of ABUSE_MODES.entries()) {
-        const row = await window(mode, abuserLogins[index]?.token);
-        abused.push(row);
-        ctx.say(`${mode}: ${describeWindow(row)} (p99 ${ratio(row.latency.p99, quiet.latency.p99)} of quiet, RSS +${((row.gatewayPeakRssBytes - quiet.gatewayPeakRssBytes) / MIB).toFixed(0)} MB)`);
-        if (row.abuser !== undefined) ctx.say(`    abuser: ${describeAbuser(row.abuser)}`);
-      }
-      ctx.results.product.noisyNeighbour = { agents: plan.noisyAgents, rate: plan.noisyRate, windowMs: plan.noisyWindowMs, quiet, abused };
-      const worst = Math.max(...abused.map((row) => row.latency.p99));
-      return `quiet p99 ${ms(quiet.latency.p99)}; worst abused p99 ${ms(worst)} (${ratio(worst, quiet.latency.p99)})`;
-    } finally {
-      await ctx.loadgen.close('sdk').catch(() => undefined);
-      await stack.stop();
+    const runs: NoisyRun[] = [];
+    for (const [index, abuse] of ABUSE_MODES.entries()) {
+      const token = abuserLogins[index]?.token;
+      if (token === undefined) throw new Error('no abuser agent minted');
+      const run = await runOne(ctx, abuse, logins, token);
+      runs.push(run);
+      ctx.say(`${abuse}: quiet ${describeWindow(run.quiet)}`);
+      ctx.say(
+        `${' '.repeat(abuse.length)}  abused ${describeWindow(run.abused)} (p99 ${ratio(run.abused.latency.p99, run.quiet.latency.p99)} of quiet, RSS +${((run.abused.gatewayPeakRssBytes - run.quiet.gatewayPeakRssBytes) / MIB).toFixed(0)} MB)`,
+      );
+      if (run.abused.abuser !== undefined) ctx.say(`${' '.repeat(abuse.length)}  abuser: ${describeAbuser(run.abused.abuser)}`);
     }
+    ctx.results.product.noisyNeighbour = { agents: plan.noisyAgents, rate: plan.noisyRate, windowMs: plan.noisyWindowMs, runs };
+    const worst = runs.reduce((a, b) => (b.abused.latency.p99 / b.quiet.latency.p99 > a.abused.latency.p99 / a.quiet.latency.p99 ? b : a));
+    return `worst: p99 ${ratio(worst.abused.latency.p99, worst.quiet.latency.p99)} of quiet beside ${worst.abuse}`;
   },
 };
+
+/**
+ * One abuse on a stack of its own (a gateway keeps the memory an earlier abuse made it take, so
+ * a shared stack would charge one abuse with another's): the agents alone, then beside it.
+ */
+async function runOne(ctx: PhaseContext, abuse: AbuseMode, logins: readonly AgentLogin[], abuserToken: string): Promise<NoisyRun> {
+  const { plan } = ctx;
+  const stack = await ProductStack.start(ctx, { name: `noisy-${abuse}`, workers: ctx.results.setup.workers, productionLimits: true });
+  try {
+    const gateway = stack.stack.gateways[0];
+    if (gateway === undefined) throw new Error('the noisy-neighbour stack has no gateway');
+    const opened = await ctx.loadgen.open({ name: 'sdk', urls: stack.urls(), logins: [...logins] });
+    if (opened.failed > 0) throw new Error(`${opened.failed} agents failed to connect: ${opened.failures.join('; ')}`);
+    await warmUp(ctx, 'sdk', Math.min(200, plan.noisyRate));
+    const window = async (abuser: RunningAbuser | undefined): Promise<NoisyWindow> => {
+      const rss = startRssSampler(gateway.pid);
+      try {
+        const run = await ctx.loadgen.run('sdk', { kind: 'open', rate: plan.noisyRate, durationMs: plan.noisyWindowMs, drainMs: 5000 });
+        const peak = rss.stop();
+        const report = await abuser?.stop();
+        return { abuse: abuser === undefined ? null : abuse, ...measured(run), gatewayPeakRssBytes: peak, ...(report === undefined ? {} : { abuser: report }) };
+      } finally {
+        rss.stop();
+        await abuser?.stop();
+      }
+    };
+    const quiet = await window(undefined);
+    const abuser = await startAbuser(ctx, abuse, {
+      agentUrl: agentEndpoint(gateway),
+      httpUrl: `http://127.0.0.1:${String(gateway.ready['port'])}`,
+      token: abuserToken,
+    });
+    return { abuse, quiet, abused: await window(abuser) };
+  } finally {
+    await ctx.loadgen.close('sdk').catch(() => undefined);
+    await stack.stop();
+  }
+}
 
 /** A running abuser; `stop` ends it once and resolves with its report. */
 interface RunningAbuser {

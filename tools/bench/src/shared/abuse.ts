@@ -9,7 +9,8 @@
  * - `hook-flood`: valid `pre-tool-use` hooks far above the agent's rate limit, in bursts larger
  *   than `max_in_flight`.
  * - `deep-frames`: ~900 KB frames nested ~450,000 levels deep (invalid: the top level is an array).
- * - `http-bombs`: gzip bodies that inflate ~1,000× to the Claude Code HTTP hook route, no token.
+ * - `http-bombs`: gzip bodies that inflate ~1,000× to the Claude Code HTTP hook route, no token,
+ *   1,000 a second.
  * - `inbox-ack-flood`: `inbox_ack` frames with the most ids a frame may carry, at a high rate.
  */
 export const ABUSE_MODES = ['hook-flood', 'deep-frames', 'http-bombs', 'inbox-ack-flood'] as const;
