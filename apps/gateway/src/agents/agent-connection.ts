@@ -7,6 +7,7 @@ import { makeError, type AhpError, type CloseCode, type ServerFrame } from '@ahp
 import type { WebSocket } from 'ws';
 import type { AuthenticatedAgent } from '../auth/agent-auth.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
+import { AdmissionLane } from './admission-lane.js';
 import { REFUSED_FRAME_BURST, REFUSED_FRAMES_PER_SECOND, TokenBucket } from './input-budget.js';
 
 /**
@@ -22,6 +23,12 @@ export type ConnectionState = 'awaiting_hello' | 'ready' | 'closing';
 type SequencedPush = Extract<ServerFrame, { seq: number }>;
 /** A {@link SequencedPush} before the connection numbers it. */
 export type UnsequencedPush = SequencedPush extends infer F ? (F extends SequencedPush ? Omit<F, 'seq'> : never) : never;
+
+/**
+ * Hooks of one connection being admitted (session, open-hook, queue add) at once. An SDK agent
+ * has one or two in flight; a burst beyond this waits its turn instead of filling the Redis pipe.
+ */
+const HOOK_ADMISSIONS_AT_ONCE = 4;
 
 /** ws readyState OPEN (the constant lives on the class, which this module only imports as a type). */
 const WS_OPEN = 1;
@@ -66,6 +73,8 @@ export class AgentConnection {
    * decides whether it is queued with the others or behind them (hooks/queue-priority.ts).
    */
   readonly pendingHooks = new Map<string, number>();
+  /** Admissions of this connection's hooks in Redis, a few at a time (see admission-lane.ts). */
+  readonly hookAdmissions = new AdmissionLane(HOOK_ADMISSIONS_AT_ONCE);
   /** Refused frames this connection may still send before it is closed with 4400 (see `input-budget.ts`). */
   readonly refusedFrames: TokenBucket;
   readonly log: JsonLogger;

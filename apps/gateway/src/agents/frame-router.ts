@@ -53,7 +53,7 @@ export class FrameRouter {
       return;
     }
     try {
-      await this.serve(connection, frame);
+      await connection.hookAdmissions.run(() => this.serve(connection, frame));
     } finally {
       // Answered already (an error, a stored decision) or not waited for (the socket closed): the
       // place is free. A hook the gateway now waits for keeps it until its decision is delivered.
