@@ -352,8 +352,8 @@ export type {
 } from './operator.js';
 
 // --- wire: the shape of JSON text, bounded before parsing ----------------------------------
-export { FRAME_SHAPE_LIMITS, measureJsonShape } from './json-shape-limits.js';
-export type { JsonShape, JsonShapeLimits, JsonShapeViolation } from './json-shape-limits.js';
+export { FRAME_CAPTURED_KEYS, FRAME_SHAPE_LIMITS, measureJsonShape } from './json-shape-limits.js';
+export type { CapturedKeys, JsonShape, JsonShapeLimits, JsonShapeViolation } from './json-shape-limits.js';
 // --- wire: errors, frames -------------------------------------------------------------------
 export {
   AhpErrorSchema,

@@ -102,4 +102,11 @@ describe('measureJsonShape', () => {
     // Quotes, brackets and commas inside strings are text, not structure.
     expect(measureJsonShape('{"a":"[[[{{,\\"]]","b":["}"]}')).toMatchObject({ ok: true, values: 4, depth: 2 });
   });
+  it('captures the keys another format names itself by, and those only', () => {
+    const keys = { id: 'session_id', type: 'hook_event_name' };
+    const body = '{"session_id":"s1","hook_event_name":"PreToolUse","tool_input":{"hook_event_name":"Stop"},"id":"x","type":"y"}';
+    expect(measureJsonShape(body, FRAME_SHAPE_LIMITS, keys)).toMatchObject({ ok: true, id: 's1', type: 'PreToolUse' });
+    // A prefix cut off in the middle still names it.
+    expect(measureJsonShape(body.slice(0, 60), FRAME_SHAPE_LIMITS, keys)).toMatchObject({ id: 's1', type: 'PreToolUse' });
+  });
 });

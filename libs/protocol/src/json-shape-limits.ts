@@ -36,14 +36,28 @@ export interface JsonShapeLimits {
  */
 export const FRAME_SHAPE_LIMITS: Readonly<JsonShapeLimits> = Object.freeze({ maxDepth: 64, maxKeys: 1_000, maxElements: 100_000, maxValues: 200_000 });
 
+/**
+ * The two top-level keys whose short string values a scan reports as `id` and `type`: what names
+ * the message and what says its kind, so that a refusal can still answer in kind. A frame's are
+ * `id` and `type`; another format names its own (a Claude Code hook body: `session_id` and
+ * `hook_event_name`).
+ */
+export interface CapturedKeys {
+  id: string;
+  type: string;
+}
+
+/** The keys a protocol frame is named by. */
+export const FRAME_CAPTURED_KEYS: Readonly<CapturedKeys> = Object.freeze({ id: 'id', type: 'type' });
+
 /** Which limit a text crossed. */
 export type JsonShapeViolation = 'depth' | 'entries' | 'values';
 
 /**
  * The scanner's verdict. `values` counts the values and `depth` is the deepest nesting, both up
  * to the first violation when there is one. `id` and `type` are the string values of the
- * outermost object's `"id"` and `"type"` keys when they are at most 128 characters without an
- * escape sequence (so that a refusal can still name the request it answers; the last one wins, as
+ * outermost object's {@link CapturedKeys} (`"id"` and `"type"` for a frame) when they are at most
+ * 128 characters without an escape sequence (so that a refusal can still name the request it answers; the last one wins, as
  * in `JSON.parse`); `undefined` otherwise.
  */
 export type JsonShape =
@@ -99,8 +113,13 @@ function isWhitespace(code: number): boolean {
  * names the request even when the offending value came first.
  *
  * @param limits - @defaultValue {@link FRAME_SHAPE_LIMITS}
+ * @param keys - which top-level keys to report as `id` and `type`; @defaultValue {@link FRAME_CAPTURED_KEYS}
  */
-export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits> = FRAME_SHAPE_LIMITS): JsonShape {
+export function measureJsonShape(
+  text: string,
+  limits: Readonly<JsonShapeLimits> = FRAME_SHAPE_LIMITS,
+  keys: Readonly<CapturedKeys> = FRAME_CAPTURED_KEYS,
+): JsonShape {
   const maxDepth = Math.max(0, Math.floor(limits.maxDepth));
   // Per open container: whether it is an object, and how many entries it has so far. Sized by the
   // depth limit, never by the input: deeper levels are only ever skimmed after the violation.
@@ -111,7 +130,7 @@ export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits>
   let values = 0;
   let expectKey = false;
   let inPrimitive = false;
-  // The key just read in the outermost object, when it is one of those captured.
+  // The key just read in the outermost object, when it is one of the captured keys.
   let topKey: 'id' | 'type' | undefined;
   let id: string | undefined;
   let type: string | undefined;
@@ -153,9 +172,13 @@ export function measureJsonShape(text: string, limits: Readonly<JsonShapeLimits>
         if (violation === undefined && bump(depth) > limits.maxKeys) cross('entries', start - 1, `object with more than ${limits.maxKeys} keys`);
         const length = i - start;
         topKey =
-          depth === 1 && ((length === 2 && text.startsWith('id', start)) || (length === 4 && text.startsWith('type', start)))
-            ? (text.slice(start, i) as 'id' | 'type')
-            : undefined;
+          depth !== 1
+            ? undefined
+            : length === keys.id.length && text.startsWith(keys.id, start)
+              ? 'id'
+              : length === keys.type.length && text.startsWith(keys.type, start)
+                ? 'type'
+                : undefined;
         continue;
       }
       countValue(start - 1);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { scanHookBody, type HookBodyShapeLimits } from './claude-code-body-scan.js';
+import type { JsonShapeLimits } from '@ahp/protocol';
+import { scanHookBody } from './claude-code-body-scan.js';
 
-const SMALL: HookBodyShapeLimits = { maxDepth: 4, maxObjectKeys: 3, maxArrayLength: 3 };
+const SMALL: JsonShapeLimits = { maxDepth: 4, maxKeys: 3, maxElements: 3, maxValues: 1000 };
 
-function scan(text: string, limits?: HookBodyShapeLimits) {
-  return scanHookBody(Buffer.from(text, 'utf8'), limits);
+function scan(text: string, limits?: JsonShapeLimits) {
+  return scanHookBody(text, limits);
 }
 
 describe('scanHookBody: the event', () => {
@@ -23,12 +24,12 @@ describe('scanHookBody: the event', () => {
     expect(scan('{"tool_input":{"hook_event_name":"SessionEnd"},"hook_event_name":"PreToolUse"}').event).toBe('PreToolUse');
   });
 
-  it('answers undefined for an unknown, escaped, non-string or twice-given event', () => {
+  it('answers undefined for an unknown, escaped or non-string event, and takes the last of two as JSON.parse does', () => {
     expect(scan('{"hook_event_name":"Notification"}').event).toBeUndefined();
     expect(scan('{"hook_event_name":"Pre\\u0054oolUse"}').event).toBeUndefined();
     expect(scan('{"hook_event_name":1}').event).toBeUndefined();
     expect(scan('{"hook_event_name":{"a":"PreToolUse"}}').event).toBeUndefined();
-    expect(scan('{"hook_event_name":"SessionEnd","hook_event_name":"PreToolUse"}').event).toBeUndefined();
+    expect(scan('{"hook_event_name":"SessionEnd","hook_event_name":"PreToolUse"}').event).toBe('PreToolUse');
     expect(scan('["hook_event_name","PreToolUse"]').event).toBeUndefined();
   });
 
@@ -50,8 +51,8 @@ describe('scanHookBody: the shape', () => {
   });
 
   it('reports objects with too many keys and arrays with too many elements, at any depth', () => {
-    expect(scan('{"a":{"k1":1,"k2":2,"k3":3,"k4":4}}', SMALL).problem).toBe('an object with more than 3 keys');
-    expect(scan('{"a":[1,2,3,4]}', SMALL).problem).toBe('an array with more than 3 elements');
+    expect(scan('{"a":{"k1":1,"k2":2,"k3":3,"k4":4}}', SMALL).problem).toBe('object with more than 3 keys');
+    expect(scan('{"a":[1,2,3,4]}', SMALL).problem).toBe('array with more than 3 elements');
     expect(scan('{"a":[1,2,3],"b":[1,2,3],"c":{"x":[1,2,3]}}', SMALL).problem).toBeUndefined();
   });
 

@@ -143,7 +143,7 @@ export class ClaudeCodeIntake {
         if (kept < keepLimit && !ended) return;
         const prefix = Buffer.concat(chunks, kept);
         finish();
-        this.answerRefused(response, agentId, refusal, scanHookBody(prefix).event, received);
+        this.answerRefused(response, agentId, refusal, scanHookBody(prefix.toString('utf8')).event, received);
         // Keep reading (and dropping) what is still coming, up to a bound, so the client reads the answer.
         if (!ended) discardBody(request, REFUSED_BODY_DRAIN_BYTES, received);
         return;
@@ -195,14 +195,15 @@ export class ClaudeCodeIntake {
 
   /** Step 5 and the parse: a body within the size limit and the rate limit. */
   private parse(request: HookRequest, response: ServerResponse, next: Next, agentId: string, body: Buffer): void {
-    const scan = scanHookBody(body);
+    const text = body.toString('utf8');
+    const scan = scanHookBody(text);
     if (scan.problem !== undefined) {
       this.answerRefused(response, agentId, makeError('E_INVALID_FRAME', `the hook input is ${scan.problem} (the hook context limits)`), scan.event, body.length);
       return;
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch {
       // Claude Code always sends JSON: this is some other client, which an HTTP error tells best.
       this.sendJson(response, 400, { error: makeError('E_BAD_FRAME', 'the body is not JSON') });
