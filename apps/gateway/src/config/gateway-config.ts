@@ -29,32 +29,24 @@ function blankToUndefined(value: unknown): unknown {
   return typeof value === 'string' && value.trim() === '' ? undefined : value;
 }
 
+/** The digits of a whole number of `min..max`, as an environment string holds it. */
+function wholeNumber(min: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^[0-9]+$/, 'must be a whole number (digits only)')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+}
+
 /** A whole number of `min..max` from an environment string. */
 function intVar(min: number, max: number, fallback: number) {
-  return z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .regex(/^[0-9]+$/, 'must be a whole number (digits only)')
-      .transform(Number)
-      .pipe(z.int().min(min).max(max))
-      .default(fallback),
-  );
+  return z.preprocess(blankToUndefined, wholeNumber(min, max).default(fallback));
 }
 
 /** Like {@link intVar}, without a fixed default (the default is derived from other variables). */
 function optionalIntVar(min: number, max: number) {
-  return z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .regex(/^[0-9]+$/, 'must be a whole number (digits only)')
-      .transform(Number)
-      .pipe(z.int().min(min).max(max))
-      .optional(),
-  );
+  return z.preprocess(blankToUndefined, wholeNumber(min, max).optional());
 }
 
 /** A rate per second from an environment string: a decimal number of `0..max` (0 switches the limit off). */
