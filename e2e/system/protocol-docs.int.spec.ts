@@ -61,6 +61,11 @@ const COUNTER_KEYS = new Set(['seq', 'config_version']);
 const PENDING_ISSUE_18_ITEM_4 = new Set(['limits.max_in_flight', 'limits.max_hook_deadline_ms']);
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
+const TIMESTAMP_IN_TEXT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g;
+function withoutTimestamps(text: string): string {
+  return text.replace(TIMESTAMP_IN_TEXT, '<timestamp>');
+}
+
 function kindOf(value: Json | undefined): string {
   if (value === undefined) return 'absent';
   if (value === null) return 'null';
@@ -130,6 +135,8 @@ function differences(doc: Json, actual: Json | undefined, bindings: Bindings, pa
     if (doc.length !== actual.length) return [`${path}: doc shows ${doc.length} elements, got ${actual.length}: ${JSON.stringify(actual)}`];
     return doc.flatMap((item, i) => differences(item, actual[i], bindings, `${path}[${i}]`, parentKey));
   }
+  // Text that quotes a timestamp (a deadline in a reason) quotes one of this run.
+  if (typeof doc === 'string' && typeof actual === 'string' && withoutTimestamps(doc) === withoutTimestamps(actual)) return [];
   return doc === actual ? [] : [`${path}: doc shows ${JSON.stringify(doc)}, got ${JSON.stringify(actual)}`];
 }
 
@@ -209,8 +216,8 @@ function promisedReply(request: JsonObject): JsonObject {
 }
 
 /**
- * The doc's control decision comes from a `pre-tool-use` rule that caps a batch size; this
- * configuration is that rule, so the decision example can be produced as shown.
+ * The rules behind the page's decisions: a `pre-tool-use` rule that caps a batch size (the control
+ * decision) and one that hands production changes to an operator (the tool-approval block).
  */
 const HOOKS_YAML = `
 version: 1
@@ -225,6 +232,15 @@ hooks:
             type: permission-check
             message: Avoid running out of memory
             action: { type: set, target: batch_size, value: 1000 }
+      - name: risky-commands
+        use: rules
+        rules:
+          - id: production-infrastructure
+            condition: 'tool.name == "bash" and tool.input.command matches /^kubectl\\s+rollout/'
+            require_approval:
+              deadline: 15m
+              on_expiry: reject
+              message: "{{ tool.input.command }} changes production infrastructure."
 `;
 
 /**
@@ -241,6 +257,7 @@ describe('docs/protocol.md against a running gateway', () => {
   const bindings = new Bindings();
   const problems: string[] = [];
   let covered = 0;
+  const checkedReplies = new Set<number>();
 
   beforeAll(async () => {
     system = await startSystem({
@@ -260,6 +277,7 @@ describe('docs/protocol.md against a running gateway', () => {
     const documented = examples.replies.find((example) => example.frame['id'] === request.frame['id']);
     const where = `line ${request.line} (${String(request.frame['type'])} ${String(request.frame['id'])})`;
     if (documented) {
+      checkedReplies.add(documented.line);
       for (const problem of differences(documented.frame, reply, bindings)) problems.push(`${where} → reply example at line ${documented.line}: ${problem}`);
     } else {
       const promised = promisedReply(request.frame);
@@ -324,9 +342,43 @@ describe('docs/protocol.md against a running gateway', () => {
         }
       }
     }
+    for (const example of examples.replies.filter((reply) => reply.frame['type'] === 'error' && !examples.requests.some((request) => request.frame['id'] === reply.frame['id']))) {
+      const text = unreadableRequestFor(example.frame);
+      if (text === undefined) continue;
+      alice.ws.send(text);
+      const reply = await eventually(() => alice.frames.find((frame) => frame['type'] === 'error' && frame['id'] === example.frame['id'] && !answered.has(frame)), `the error for line ${example.line}`);
+      answered.add(reply);
+      checkedReplies.add(example.line);
+      for (const problem of differences(example.frame, reply, bindings)) problems.push(`error example at line ${example.line}: ${problem}`);
+    }
     expect(problems).toEqual([]);
     expect(covered).toBe(examples.requests.length);
+    const unchecked = examples.replies.filter((reply) => !checkedReplies.has(reply.line));
+    expect(unchecked.map((reply) => `reply example at line ${reply.line} answers no example request: give the request it answers the same id`)).toEqual([]);
   });
+  const answered = new Set<JsonObject>();
+
+  /**
+   * The request an error example without a request example answers, when the page says enough to
+   * build it: unreadable JSON for `E_BAD_FRAME`, or — for `E_INVALID_FRAME` — the page's first
+   * example of `details.type` with the value at the first issue's path replaced by one no schema takes.
+   */
+  function unreadableRequestFor(error: JsonObject): string | undefined {
+    const body = error['error'] as JsonObject;
+    const details = (body['details'] ?? {}) as JsonObject;
+    if (body['code'] === 'E_BAD_FRAME') return '{"type": "hook", "id": ';
+    if (body['code'] !== 'E_INVALID_FRAME') return undefined;
+    const model = first(String(details['type']), examples.requests);
+    const path = String(((details['issues'] as JsonObject[] | undefined)?.[0] ?? {})['path'] ?? '');
+    if (model === undefined || path === '') return undefined;
+    const frame = structuredClone(model.frame);
+    const keys = path.split('.');
+    let at: JsonObject = frame;
+    for (const key of keys.slice(0, -1)) at = at[key] as JsonObject;
+    at[keys.at(-1)!] = 'not-a-value-of-the-schema';
+    frame['id'] = error['id'] ?? null;
+    return JSON.stringify(bindings.apply(frame));
+  }
 
   /** Each push example of `type` must match one push the page's agent received. */
   function checkPushes(type: string): void {
