@@ -33,7 +33,8 @@ interface Example {
 const protocolMd = readFileSync(fileURLToPath(new URL('../../docs/protocol.md', import.meta.url)), 'utf8');
 
 /** Every ```json block of the page that is a frame, split into client frames and server frames. */
-function docExamples(markdown: string): { requests: Example[]; replies: Example[]; pushes: Example[] } {
+function docExamples(markdown: string): { requests: Example[]; replies: Example[]; pushes: Example[]; notFrames: number[] } {
+  const notFrames: number[] = [];
   const requests: Example[] = [];
   const replies: Example[] = [];
   const pushes: Example[] = [];
@@ -43,8 +44,9 @@ function docExamples(markdown: string): { requests: Example[]; replies: Example[
     const frame = JSON.parse(body) as JsonObject;
     if (parseClientFrame(body).ok) requests.push({ line, frame });
     else if (parseServerFrame(body).ok) ('seq' in frame || frame['type'] === 'goaway' ? pushes : replies).push({ line, frame });
+    else notFrames.push(line);
   }
-  return { requests, replies, pushes };
+  return { requests, replies, pushes, notFrames };
 }
 
 /** Identities minted on every run; compared by type and bound (see the header). */
@@ -59,6 +61,11 @@ const COUNTER_KEYS = new Set(['seq', 'config_version']);
  * change): compared by type until it lands. Remove an entry once the values agree.
  */
 const PENDING_ISSUE_18_ITEM_4 = new Set(['limits.max_in_flight', 'limits.max_hook_deadline_ms']);
+/**
+ * Push types the gateway does not send yet: a `signal` outside a decision is issue 18 item 10. Its
+ * example is only parsed (docs.spec.ts) until then; remove the entry when the gateway sends it.
+ */
+const PUSHES_NOT_SENT_YET = ['signal'];
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 const TIMESTAMP_IN_TEXT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g;
@@ -296,6 +303,7 @@ describe('docs/protocol.md against a running gateway', () => {
   }
 
   it('every example request produces the documented reply', async () => {
+    expect(examples.notFrames, 'json blocks that are no frame (libs/protocol/src/docs.spec.ts says why)').toEqual([]);
     const byType = (type: string) => examples.requests.filter((example) => example.frame['type'] === type);
     const unknown = examples.requests.filter((example) => !ORDER.includes(String(example.frame['type'])));
     expect(unknown.map((example) => `line ${example.line}: no state known for a ${String(example.frame['type'])} request`)).toEqual([]);
@@ -330,6 +338,7 @@ describe('docs/protocol.md against a running gateway', () => {
           case 'inbox_ack': {
             // The inbox example is what the page's agent must acknowledge: have its lead send it.
             const inbox = first('inbox', examples.pushes)!.frame['message'] as JsonObject;
+            expect([inbox['from'], inbox['to']], 'the inbox example is a message from the lead to the page\'s agent').toEqual([leadId, teammate.id]);
             const before = alice.pushes('inbox').length;
             await lead.ask({ type: 'send', id: 'setup-inbox', message: { to: inbox['to'] ?? null, content: inbox['content'] ?? null, type: inbox['type'] ?? null, metadata: inbox['metadata'] ?? {} } });
             await eventually(() => (alice.pushes('inbox').length > before ? true : undefined), 'the message in the inbox');
@@ -395,6 +404,8 @@ describe('docs/protocol.md against a running gateway', () => {
 
   it('the push examples are pushes the gateway sent', async () => {
     problems.length = 0;
+    const unchecked = examples.pushes.filter((push) => !['request_update', 'inbox', 'goaway', ...PUSHES_NOT_SENT_YET].includes(String(push.frame['type'])));
+    expect(unchecked.map((push) => `line ${push.line}: no state known for a ${String(push.frame['type'])} push`)).toEqual([]);
     checkPushes('request_update');
     // goaway: a gateway that shuts down says so to every connection.
     const gateway = system.stack.gateways[0]!;
