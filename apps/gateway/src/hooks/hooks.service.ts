@@ -24,8 +24,9 @@ import { PlanGateService } from './plan-gate.js';
 import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
 import { checkHookContext } from './hook-context-validation.js';
 import { hookQueuePriority } from './queue-priority.js';
+import { MAX_WAITERS_PER_HOOK } from './hook-waiters.js';
 
-/** A hook this gateway waits a decision for, and the socket that asked. */
+/** A hook this gateway waits a decision for, and one socket that asked (a hook id may wait on several). */
 interface PendingHook {
   readonly hookId: string;
   readonly trigger: HookTrigger;
@@ -79,7 +80,8 @@ const MAX_CACHED_SESSIONS = 256;
  */
 @Injectable()
 export class HooksService implements OnModuleDestroy {
-  private readonly pending = new Map<string, PendingHook>();
+  /** Per hook id, every connection waiting for its decision (at most MAX_WAITERS_PER_HOOK). */
+  private readonly pending = new Map<string, PendingHook[]>();
   private readonly direct = new Map<string, DirectHook>();
   private idleWaiters: (() => void)[] = [];
   private readonly log: JsonLogger;
@@ -200,7 +202,14 @@ export class HooksService implements OnModuleDestroy {
         // The stored deadline wins: a re-sent hook keeps the deadline of its first open. A socket
         // that closed while Redis answered is not waited for; the job is still enqueued so the
         // decision is ready when the SDK re-sends the hook.
-        if (connection.isOpen) this.track(connection, hookId, frame.trigger, outcome.correlation.deadline_at, now);
+        if (connection.isOpen && !this.track(connection, hookId, frame.trigger, outcome.correlation.deadline_at, now)) {
+          this.log.info(fields, 'hook refused: too many connections wait for this hook id');
+          connection.sendError(
+            hookId,
+            makeError('E_RATE_LIMITED', `${MAX_WAITERS_PER_HOOK} connections already wait for this hook id; re-send it once one of them has its decision`, undefined, { retryAfterMs: 1000 }),
+          );
+          return;
+        }
         this.events.emit('hookReceived', { agentId: connection.agentId, sessionId, hookId, trigger: frame.trigger, tool: toolName(frame.context), via: 'ws', at: now });
         try {
           // A joined hook is enqueued again on purpose: the job may have been lost with the
@@ -297,9 +306,9 @@ export class HooksService implements OnModuleDestroy {
   }
 
   /**
-   * Sends a decision to the connection waiting for it, once: the entry is removed before the
-   * send, so a decision arriving twice (the feed is at-least-once; the deadline path also sends)
-   * produces one frame. Returns whether a waiting connection was found.
+   * Sends a decision to every connection waiting for it, once each: the entries are removed
+   * before the sends, so a decision arriving twice (the feed is at-least-once; the deadline path
+   * also sends) produces one frame per connection. Returns whether a waiting connection was found.
    */
   deliver(decision: HookDecision, via: 'feed' | 'deadline'): boolean {
     const waiter = this.direct.get(decision.hook_id);
@@ -308,26 +317,28 @@ export class HooksService implements OnModuleDestroy {
       this.log.debug({ agentId: waiter.agentId, correlationId: decision.hook_id, via }, 'decision delivered over http');
       return true;
     }
-    const entry = this.pending.get(decision.hook_id);
-    if (entry === undefined) return false;
-    this.untrack(entry);
-    this.sendDecision(entry.connection, decision);
-    const at = Date.now();
-    this.events.emit('decisionDelivered', { agentId: entry.connection.agentId, decision, latencyMs: at - entry.receivedAt, via: 'ws', at });
-    entry.connection.log.debug({ sessionId: entry.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
+    const entries = this.pending.get(decision.hook_id);
+    if (entries === undefined) return false;
+    for (const entry of [...entries]) {
+      this.untrack(entry);
+      this.sendDecision(entry.connection, decision);
+      const at = Date.now();
+      this.events.emit('decisionDelivered', { agentId: entry.connection.agentId, decision, latencyMs: at - entry.receivedAt, via: 'ws', at });
+      entry.connection.log.debug({ sessionId: entry.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
+    }
     return true;
   }
 
   /** Whether `connection` waits here for the decision of `hookId` (the frame router frees its in-flight place otherwise). */
   isWaiting(connection: AgentConnection, hookId: string): boolean {
-    return this.pending.get(hookId)?.connection === connection;
+    return this.waiterOf(connection, hookId) !== undefined;
   }
 
   /** Forgets the hooks a closed connection waited for; their decisions stay in Redis for the re-send. */
   connectionClosed(connection: AgentConnection): void {
     for (const hookId of [...connection.pendingHooks.keys()]) {
-      const entry = this.pending.get(hookId);
-      if (entry?.connection === connection) this.untrack(entry);
+      const entry = this.waiterOf(connection, hookId);
+      if (entry !== undefined) this.untrack(entry);
     }
     connection.pendingHooks.clear();
   }
@@ -350,7 +361,7 @@ export class HooksService implements OnModuleDestroy {
 
   /** Clears every deadline timer (shutdown); the hooks stay pending in Redis. */
   stop(): void {
-    for (const entry of [...this.pending.values()]) this.untrack(entry);
+    for (const entry of [...this.pending.values()].flat()) this.untrack(entry);
     // An HTTP caller has no re-send to fall back on: it gets the failure policy now.
     for (const waiter of [...this.direct.values()]) {
       this.settleDirect(waiter, this.policyDecision(waiter.hookId, waiter.trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down'));
@@ -369,20 +380,37 @@ export class HooksService implements OnModuleDestroy {
     return rateLimit === undefined ? {} : { rateLimit };
   }
 
-  private track(connection: AgentConnection, hookId: string, trigger: HookTrigger, deadlineAt: number, now: number): void {
-    const previous = this.pending.get(hookId);
+  /**
+   * Adds `connection` to the waiters of `hookId` (a re-send on the same connection replaces its
+   * own entry). False when MAX_WAITERS_PER_HOOK other connections already wait for it.
+   */
+  private track(connection: AgentConnection, hookId: string, trigger: HookTrigger, deadlineAt: number, now: number): boolean {
+    const previous = this.waiterOf(connection, hookId);
     if (previous !== undefined) this.untrack(previous);
+    const waiters = this.pending.get(hookId) ?? [];
+    if (waiters.length >= MAX_WAITERS_PER_HOOK) return false;
     const timer = setTimeout(() => void this.onDeadline(hookId), Math.max(0, deadlineAt - now));
     timer.unref();
-    this.pending.set(hookId, { hookId, trigger, connection, deadlineAt, timer, receivedAt: previous?.receivedAt ?? now });
+    waiters.push({ hookId, trigger, connection, deadlineAt, timer, receivedAt: previous?.receivedAt ?? now });
+    this.pending.set(hookId, waiters);
     if (!connection.pendingHooks.has(hookId)) connection.pendingHooks.set(hookId, connection.pendingHooks.size + 1);
+    return true;
   }
 
   private untrack(entry: PendingHook): void {
     clearTimeout(entry.timer);
-    if (this.pending.get(entry.hookId) === entry) this.pending.delete(entry.hookId);
+    const waiters = this.pending.get(entry.hookId);
+    const index = waiters?.indexOf(entry) ?? -1;
+    if (waiters !== undefined && index >= 0) {
+      waiters.splice(index, 1);
+      if (waiters.length === 0) this.pending.delete(entry.hookId);
+    }
     entry.connection.pendingHooks.delete(entry.hookId);
     this.notifyIfIdle();
+  }
+
+  private waiterOf(connection: AgentConnection, hookId: string): PendingHook | undefined {
+    return this.pending.get(hookId)?.find((entry) => entry.connection === connection);
   }
 
   private settleDirect(waiter: DirectHook, decision: HookDecision): void {
@@ -404,7 +432,7 @@ export class HooksService implements OnModuleDestroy {
   }
 
   private async onDeadline(hookId: string): Promise<void> {
-    const entry = this.pending.get(hookId);
+    const entry = this.pending.get(hookId)?.[0];
     if (entry === undefined) return;
     this.log.info(
       { agentId: entry.connection.agentId, sessionId: entry.connection.sessionId, correlationId: hookId, trigger: entry.trigger },
@@ -420,7 +448,7 @@ export class HooksService implements OnModuleDestroy {
    * was stored by then.
    */
   private async decideByPolicy(hookId: string, code: 'E_TIMEOUT' | 'E_UNAVAILABLE', message: string): Promise<void> {
-    const entry = this.pending.get(hookId);
+    const entry = this.pending.get(hookId)?.[0];
     if (entry === undefined) return;
     const now = Date.now();
     const decision = this.policyDecision(hookId, entry.trigger, code, message, undefined, now);
@@ -429,10 +457,10 @@ export class HooksService implements OnModuleDestroy {
       this.deliver(stored.decision, 'deadline');
     } catch (error) {
       this.log.error({ agentId: entry.connection.agentId, correlationId: hookId, error }, 'storing the failure-policy decision failed');
-      const current = this.pending.get(hookId);
-      if (current === undefined) return;
-      this.untrack(current);
-      current.connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook could not be decided; re-send it', undefined, { retryAfterMs: 1000 }));
+      for (const current of [...(this.pending.get(hookId) ?? [])]) {
+        this.untrack(current);
+        current.connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook could not be decided; re-send it', undefined, { retryAfterMs: 1000 }));
+      }
     }
   }
 
