@@ -336,6 +336,9 @@ describe('signal responses', () => {
     expect(await send(alpha.client, 's-1', 'acknowledge')).toEqual({ type: 'ack', id: 's-1' });
     // The same answer again (an SDK re-sending after a reconnect) is acknowledged again.
     expect(await send(alpha.client, 's-2', 'acknowledge')).toEqual({ type: 'ack', id: 's-2' });
+    // Stamped again on the re-send: consumed_at is not part of the answer (protocol.md, idempotency).
+    const restamped = { ...response('acknowledge'), consumed_at: new Date(Date.now() + 1000).toISOString() };
+    expect(await alpha.client.request({ type: 'signal_response', id: 's-2b', response: restamped })).toEqual({ type: 'ack', id: 's-2b' });
     expect(await send(alpha.client, 's-3', 'dismiss')).toMatchObject({ type: 'error', id: 's-3', error: { code: 'E_CONFLICT' } });
     expect(await send(alpha.client, 's-4', 'acknowledge', randomUUID())).toMatchObject({ error: { code: 'E_NOT_FOUND' } });
     expect(await send(beta.client, 's-5', 'acknowledge')).toMatchObject({ error: { code: 'E_FORBIDDEN' } });

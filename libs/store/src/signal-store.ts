@@ -52,8 +52,9 @@ export function signalRecordFromHash(fields: Record<string, string>, key: string
 /**
  * Creates the Redis SignalStore. See {@link SignalStore} for the guarantees and
  * scripts/respond-signal.lua.ts for the steps. `respond` validates the response with
- * SignalResponseSchema first (StoreInputError otherwise); two responses are "the same" when they
- * are equal as JSON values (key order does not matter). Records expire `signalTtlMs` after the
+ * SignalResponseSchema first (StoreInputError otherwise); two responses are "the same answer" when
+ * their action and details are equal as JSON values (key order does not matter; `consumed_at` is
+ * not compared: a client re-sending its answer may stamp it again). Records expire `signalTtlMs` after the
  * decision that sent them; a response does not extend that.
  */
 export function createSignalStore(options: SignalStoreOptions): SignalStore {
@@ -83,6 +84,7 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
           options.signalLogMaxLen,
           unansweredHead,
           unansweredTail,
+          canonicalJson({ action: valid.action, ...(valid.details === undefined ? {} : { details: valid.details }) }),
         ]),
         key,
         respondSignal.name,

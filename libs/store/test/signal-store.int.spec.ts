@@ -72,6 +72,24 @@ describe('SignalStore.respond', () => {
     expect((await readSignalLog(redis, keys)).filter((line) => line.kind === 'response')).toHaveLength(1);
   });
 
+  it('counts a repeat with another consumed_at as the same answer (same action and details), and other details as a conflict', async () => {
+    const signal = await sentSignal('prompt');
+    const answer = response(signal, 'acknowledge', { note: 'seen' });
+    await stores.signals.respond('agent-1', answer, Date.now());
+
+    // A client re-sending after a reconnect stamps the time again: the answer is still the same.
+    const later = { ...answer, consumed_at: new Date(Date.parse(answer.consumed_at) + 5000).toISOString() };
+    await expect(stores.signals.respond('agent-1', later, Date.now())).resolves.toMatchObject({ outcome: 'duplicate', record: { response: answer } });
+    await expect(stores.signals.respond('agent-1', { ...later, details: { note: 'other' } }, Date.now())).resolves.toMatchObject({
+      outcome: 'conflict',
+      record: { response: answer },
+    });
+    await expect(stores.signals.respond('agent-1', { signal_id: answer.signal_id, consumed_at: later.consumed_at, action: 'acknowledge' }, Date.now())).resolves.toMatchObject({
+      outcome: 'conflict',
+    });
+    expect((await readSignalLog(redis, keys)).filter((line) => line.kind === 'response' && line.entry.signal_id === signal.header.id)).toHaveLength(1);
+  });
+
   it('reports not_found for an unknown signal and forbidden for another agent', async () => {
     await expect(stores.signals.respond('agent-1', response(makeSignal('aid'), 'suggestion_applied'), Date.now())).resolves.toEqual({
       outcome: 'not_found',

@@ -13,13 +13,15 @@ export const RESPOND_SIGNAL_LUA = `--[[
   ARGV[6]  signal log MAXLEN (approximate trimming)
   ARGV[7]  unanswered-signals key before the session id (<prefix>:unanswered:{)
   ARGV[8]  unanswered-signals key after the session id (})
+  ARGV[9]  the answer as canonical JSON: action and details, without consumed_at (a re-send
+           stamps the time again and is still the same answer); stored as field 'answer'
 
   Checks, in this order, and returns
     { 'not_found' }                 no record (never sent, or expired)
     { 'forbidden' }                 the signal was sent to another agent
     { 'invalid_action', intensity } the action does not answer this intensity
-    { 'duplicate', HGETALL }        this response is already recorded; nothing changed
-    { 'conflict', HGETALL }         another response is recorded; nothing changed
+    { 'duplicate', HGETALL }        the same answer (action and details) is already recorded; nothing changed
+    { 'conflict', HGETALL }         another answer is recorded; nothing changed
     { 'recorded', HGETALL }         stored now, and a 'response' entry appended to the log
     { 'corrupt', HGETALL }          the record has no agent_id or intensity; nothing changed
   Nothing changes unless the reply is 'recorded', except that on 'recorded', 'duplicate' and
@@ -31,7 +33,7 @@ local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then
   return { 'not_found' }
 end
-local r = redis.call('HMGET', record, 'agent_id', 'intensity', 'response', 'trigger', 'source', 'signal_id', 'hook_id', 'type', 'session_id')
+local r = redis.call('HMGET', record, 'agent_id', 'intensity', 'response', 'trigger', 'source', 'signal_id', 'hook_id', 'type', 'session_id', 'answer')
 if not r[1] or not r[2] then
   return { 'corrupt', redis.call('HGETALL', record) }
 end
@@ -48,12 +50,13 @@ local function answered()
 end
 if r[3] then
   answered()
-  if r[3] == ARGV[3] then
+  -- A record answered before the 'answer' field existed compares whole responses.
+  if (r[10] and r[10] == ARGV[9]) or (not r[10] and r[3] == ARGV[3]) then
     return { 'duplicate', redis.call('HGETALL', record) }
   end
   return { 'conflict', redis.call('HGETALL', record) }
 end
-redis.call('HSET', record, 'response', ARGV[3])
+redis.call('HSET', record, 'response', ARGV[3], 'answer', ARGV[9])
 answered()
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*',
   'kind', 'response', 'timestamp', ARGV[5], 'hook', r[4] or '', 'intensity', r[2],
