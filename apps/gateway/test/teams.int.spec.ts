@@ -57,6 +57,20 @@ async function ready(agentId: string, hello: Record<string, unknown> = {}): Prom
 
 const requestId = (): string => `req_${randomUUID()}`;
 
+describe('welcome names the team lead', () => {
+  it("gives a teammate its team's lead (the one agent of the team with role lead), the lead itself, and nothing to an agent without a team", async () => {
+    const welcomeOf = async (agentId: string) => {
+      const { client, welcome } = await connectReady(gw.wsUrl, gw.agents[agentId]!.token);
+      clients.push(client);
+      return welcome.agent;
+    };
+    expect(await welcomeOf('alice')).toEqual({ id: 'alice', name: 'Alice', team: 'red', role: 'teammate', lead: 'lead' });
+    expect(await welcomeOf('lead')).toMatchObject({ id: 'lead', role: 'lead', lead: 'lead' });
+    expect(await welcomeOf('blue-lead')).toMatchObject({ lead: 'blue-lead' });
+    expect(await welcomeOf('loner')).not.toHaveProperty('lead');
+  });
+});
+
 function update(client: AgentClient, id: string, status: ProtocolState['status']): Promise<RequestUpdateFrame> {
   return client.next((frame) => frame.type === 'request_update' && frame.request.request_id === id && frame.request.status === status) as Promise<RequestUpdateFrame>;
 }

@@ -337,6 +337,17 @@ export type ConnectionLimits = z.infer<typeof ConnectionLimitsSchema>;
  * says the client is. `heartbeat_ms` is the WebSocket ping interval; a peer silent for twice as
  * long is closed with `HEARTBEAT_TIMEOUT`.
  */
+/**
+ * The welcome's `agent`: the identity from the token, plus `lead` — the agent id of the team's lead
+ * when the tokens file gives the agent's team exactly one unrevoked agent with role `lead` (the
+ * lead itself included), so a teammate knows whom to address without being told out of band.
+ */
+export const WelcomeAgentSchema = AgentIdentitySchema.extend({ lead: IdSchema.optional() }).meta({
+  id: 'WelcomeAgent',
+  description: "The connection's agent (from its token) and, when its team has exactly one lead, that lead's agent id.",
+});
+export type WelcomeAgent = z.infer<typeof WelcomeAgentSchema>;
+
 export const WelcomeFrameSchema = z
   .strictObject({
     type: z.literal('welcome'),
@@ -344,7 +355,7 @@ export const WelcomeFrameSchema = z
     protocol: z.int().min(1).max(65_535),
     session_id: IdSchema,
     resumed: z.boolean(),
-    agent: AgentIdentitySchema,
+    agent: WelcomeAgentSchema,
     gateway_id: IdSchema,
     heartbeat_ms: z.int().min(1000).max(10 * 60 * 1000),
     limits: ConnectionLimitsSchema,

@@ -403,6 +403,7 @@ export {
   ServerFrameSchema,
   SignalPushFrameSchema,
   SignalResponseFrameSchema,
+  WelcomeAgentSchema,
   WelcomeFrameSchema,
   assertNever,
   isClientFrameType,
@@ -448,6 +449,7 @@ export type {
   ServerFrameType,
   SignalPushFrame,
   SignalResponseFrame,
+  WelcomeAgent,
   WelcomeFrame,
 } from './frames.js';
 

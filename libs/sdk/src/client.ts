@@ -20,7 +20,7 @@ import {
 import type {
   InterventionPayload,
   AgentEvent,
-  AgentIdentity,
+  WelcomeAgent,
   BlockingDecision,
   ConsumptionAction,
   DecidedBy,
@@ -133,10 +133,9 @@ export interface ClientOptions {
    */
   shutdownPolicy?: 'idle' | 'hold' | RequestHandler<'shutdown'>;
   /**
-   * The agent id of this agent's team lead, where `submitPlan()` sends plans by default. The
-   * gateway's `welcome` names the agent's team and role but not its lead, so it comes from the
-   * same place as the token (the deployment's configuration).
-   * @defaultValue none: plans go to the operators
+   * The agent id of this agent's team lead, where `submitPlan()` sends plans by default.
+   * @defaultValue the lead the gateway's `welcome` names (`agent.lead`, from the tokens file) when
+   * it is another agent; none otherwise: plans go to the operators
    */
   lead?: string;
 }
@@ -571,7 +570,7 @@ export class AhpClient {
   }
 
   /** Who the gateway says this client is (from the token). */
-  get agent(): AgentIdentity | undefined {
+  get agent(): WelcomeAgent | undefined {
     return this.#connection.session?.agent;
   }
 
@@ -743,7 +742,7 @@ export class AhpClient {
    * `E_INVALID_FRAME` for a lead route without a lead) or the client closes.
    */
   async submitPlan(plan: Plan, options: SubmitPlanOptions = {}): Promise<RequestDecision> {
-    const targets = planApprovalTargets(options, { lead: this.#lead, self: this.agent });
+    const targets = planApprovalTargets(options, { lead: this.lead, self: this.agent });
     const requestId = options.requestId ?? newRequestId();
     const request = (id: string, target: RequestTarget) => ({
       request_id: id,
@@ -774,9 +773,14 @@ export class AhpClient {
     );
   }
 
-  /** The lead's agent id from `ClientOptions.lead`, where plans go by default. */
+  /**
+   * The team lead's agent id, where plans go by default: `ClientOptions.lead` when set, else the
+   * lead the latest `welcome` names (`agent.lead`), unless that is this agent itself.
+   */
   get lead(): string | undefined {
-    return this.#lead;
+    if (this.#lead !== undefined) return this.#lead;
+    const agent = this.agent;
+    return agent?.lead !== undefined && agent.lead !== agent.id ? agent.lead : undefined;
   }
 
   /**

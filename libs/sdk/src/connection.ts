@@ -11,7 +11,7 @@
 import { CLOSE_CODE_RANGES, PROTOCOL_VERSION, assertNever, closeCodeAllowsReconnect, parseServerFrame } from '@ahp/protocol';
 import type {
   AckFrame,
-  AgentIdentity,
+  WelcomeAgent,
   ConnectionLimits,
   DecisionFrame,
   ErrorFrame,
@@ -49,7 +49,7 @@ export interface SessionInfo {
   /** True when the gateway resumed the session the client asked for; false for a new session. */
   readonly resumed: boolean;
   /** Who the token says this client is. */
-  readonly agent: AgentIdentity;
+  readonly agent: WelcomeAgent;
   readonly gatewayId: string;
   /** The gateway's ping interval; liveness is judged against it. */
   readonly heartbeatMs: number;

@@ -1,7 +1,7 @@
 /**
  * Who approves a plan this agent submits (seed 004: a teammate's plan goes to its lead), and how
- * the two-approver route settles. The lead's agent id is not in the `welcome` (the token names
- * the agent's team and role, not its lead), so the application passes it as `ClientOptions.lead`.
+ * the two-approver route settles. The lead's agent id comes from `ClientOptions.lead`, else from
+ * the gateway's `welcome` (`agent.lead`).
  */
 import type { AgentIdentity, RequestTarget } from '@ahp/protocol';
 import { AhpClientError } from './errors.js';

@@ -177,6 +177,28 @@ describe('submitPlan routing (seed 004: plans go to the lead)', () => {
     expect(other.gw.framesOf('request')).toHaveLength(1);
   });
 
+  it("defaults to the lead the gateway's welcome names (not itself); ClientOptions.lead still wins", async () => {
+    const gw = await ScriptedGateway.start({ agent: { ...TEST_AGENT, team: 'red', role: 'teammate', lead: 'lead-9' } });
+    gateways.push(gw);
+    const { states } = planGateway(gw);
+    const client = await connect({ url: gw.url, token: TEST_TOKEN, connectTimeoutMs: 4_000 });
+    clients.push(client);
+    expect(client.lead).toBe('lead-9');
+    client.submitPlan(PLAN, { requestId: 'req_plan_welcome' }).catch(() => undefined);
+    await eventually(() => states.get('req_plan_welcome'), 'the request');
+    expect(gw.framesOf('request')[0]!.request.target).toEqual({ kind: 'agent', agent: 'lead-9' });
+
+    const configured = await connect({ url: gw.url, token: TEST_TOKEN, connectTimeoutMs: 4_000, lead: 'lead-7' });
+    clients.push(configured);
+    expect(configured.lead).toBe('lead-7');
+
+    const own = await ScriptedGateway.start({ agent: { ...TEST_AGENT, team: 'red', role: 'lead', lead: TEST_AGENT.id } });
+    gateways.push(own);
+    const lead = await connect({ url: own.url, token: TEST_TOKEN, connectTimeoutMs: 4_000 });
+    clients.push(lead);
+    expect(lead.lead).toBeUndefined();
+  });
+
   it('"both": two requests, approved only when both approve; the first refusal decides and withdraws the other', async () => {
     const { gw, client } = await setup({ lead: 'lead-7' });
     const { states, decide } = planGateway(gw);

@@ -6,8 +6,10 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   makeError,
   type HelloFrame,
+  type WelcomeAgent,
 } from '@ahp/protocol';
 import type { SessionOutcome, SessionStore } from '@ahp/store';
+import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { maxHookDeadline, type GatewayConfig } from '../config/gateway-config.js';
 import { InboxService } from '../inbox/inbox.service.js';
@@ -35,6 +37,7 @@ export class HandshakeService {
     @Inject(PresenceService) private readonly presence: PresenceService,
     @Inject(DrainState) private readonly drain: DrainState,
     @Inject(InboxService) private readonly inbox: InboxService,
+    @Inject(AgentAuthService) private readonly auth: AgentAuthService,
   ) {
     this.log = logger.child({ component: 'handshake' });
   }
@@ -91,7 +94,7 @@ export class HandshakeService {
       protocol: PROTOCOL_VERSION,
       session_id: session.sessionId,
       resumed: session.kind === 'resumed',
-      agent: connection.agent.identity,
+      agent: this.welcomeAgent(connection),
       gateway_id: this.config.gatewayId,
       heartbeat_ms: this.config.heartbeatMs,
       limits: {
@@ -109,6 +112,13 @@ export class HandshakeService {
     // was not acknowledged is delivered again, which also re-delivers requests addressed to
     // the agent and the final states of the requests it sent.
     this.inbox.connected(connection);
+  }
+
+  /** The connection's identity, with its team's lead (read from the tokens file as it is now). */
+  private welcomeAgent(connection: AgentConnection): WelcomeAgent {
+    const identity = connection.agent.identity;
+    const lead = identity.team === undefined ? undefined : this.auth.teamLeadOf(identity.team);
+    return lead === undefined ? identity : { ...identity, lead };
   }
 
   /**

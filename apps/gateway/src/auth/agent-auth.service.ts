@@ -186,6 +186,20 @@ export class AgentAuthService implements OnModuleInit {
   }
 
   /**
+   * The agent id of `team`'s lead: the one known, unrevoked agent of the team with role `lead`.
+   * Undefined when the team has none, or several (then no single answer is right).
+   */
+  teamLeadOf(team: string): string | undefined {
+    let lead: string | undefined;
+    for (const identity of this.table.byId.values()) {
+      if (identity.team !== team || identity.role !== 'lead') continue;
+      if (lead !== undefined) return undefined;
+      lead = identity.id;
+    }
+    return lead;
+  }
+
+  /**
    * Whether a connection authenticated as `agent` may stay: `valid` while its token still maps to
    * the same agent id; `revoked` when its entry is now marked revoked; `unknown` when the token was
    * removed or moved to another agent.

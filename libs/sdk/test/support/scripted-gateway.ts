@@ -11,7 +11,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { PROTOCOL_VERSION, ServerFrameSchema, parseClientFrame } from '@ahp/protocol';
-import type { ClientFrame, HelloFrame, ServerFrameInput } from '@ahp/protocol';
+import type { ClientFrame, HelloFrame, ServerFrameInput, WelcomeFrame } from '@ahp/protocol';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 
@@ -69,6 +69,8 @@ export interface ScriptedGatewayOptions {
   heartbeatMs?: number;
   /** @defaultValue 16 */
   maxInFlight?: number;
+  /** The welcome's `agent`. @defaultValue {@link TEST_AGENT} */
+  agent?: WelcomeFrame['agent'];
   /** Answer hello with this instead of a welcome (e.g. close the socket). Return true when handled. */
   onHello?: (hello: HelloFrame, peer: GatewayPeer) => boolean;
   /** Runs right after the welcome is sent, in the same tick (e.g. to push at once). */
@@ -184,7 +186,7 @@ export class ScriptedGateway {
       protocol: PROTOCOL_VERSION,
       session_id: sessionId,
       resumed: hello.session_id !== undefined,
-      agent: { ...TEST_AGENT },
+      agent: { ...(this.options.agent ?? TEST_AGENT) },
       gateway_id: this.gatewayId,
       heartbeat_ms: this.options.heartbeatMs ?? 30_000,
       limits: {
