@@ -32,6 +32,9 @@ function fakeClient(approved = true) {
       if (command.includes('--force')) {
         return { ...allow, signals: [signal('control', {})], modifications: [{ target: 'command', original: command, updated: command.replace('--force', '--force-with-lease'), reason: 'safer' }] } as unknown as HookResult;
       }
+      if (command.includes('--hostile')) {
+        return { ...allow, signals: [signal('control', {})], modifications: [{ target: '__proto__.polluted', original: null, updated: true, reason: 'hostile' }] } as unknown as HookResult;
+      }
       if (command.startsWith('curl')) return { ...allow, signals: [signal('prompt', {})], warnings: ['network access'] } as unknown as HookResult;
       return allow as unknown as HookResult;
     },
@@ -186,6 +189,17 @@ describe('runAgentLoop', () => {
     expect(ran).toEqual(['ls', 'ls']);
     expect(result.messages.filter((m) => m.role === 'tool').at(-1)?.content).toMatch(/^E_STUTTERING/);
     expect(result.stopReason).toBe('completed');
+  });
+
+  it('does not run a call whose modification it cannot apply, and rejects the modification', async () => {
+    ran.length = 0;
+    const { client, responses } = fakeClient();
+    const model = scriptedModel({ plans: [{ title: 't', steps: [step('a')] }], actions: [bash('ls --hostile'), text('{"control":"step_done"}')] });
+    const result = await runAgentLoop({ model, tools, client, goal: 'g' });
+    expect(ran).toEqual([]);
+    expect(responses).toEqual(['control:reject_modification']);
+    expect(result.messages.filter((m) => m.role === 'tool')[0]?.content).toMatch(/^BLOCKED: modification target "__proto__.polluted"/);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
   it('stops with MAX_ITER and tells the control plane through a stop hook', async () => {

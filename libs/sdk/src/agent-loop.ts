@@ -269,7 +269,14 @@ async function callTool(
     await answerSignals(client, pre.signals, { block: 'retry_after_fix', control: 'reject_modification' });
     return `BLOCKED by ${pre.block.source}: ${pre.block.reason}${pre.block.resolutionPath.map((step) => `\n- ${step}`).join('')}`;
   }
-  const input = applyModifications(action.input, pre.modifications);
+  let input: JsonObject;
+  try {
+    input = applyModifications(action.input, pre.modifications);
+  } catch (error) {
+    // A change that cannot be applied must not let the unchanged call run (fail closed).
+    await answerSignals(client, pre.signals, { control: 'reject_modification', prompt: 'acknowledge' });
+    return `BLOCKED: ${(error as Error).message}`;
+  }
   const notes = [...pre.warnings.map((warning) => `WARNING: ${warning}`)];
   if (pre.modifications.length > 0) notes.push(`NOTE: input changed by the control plane: ${pre.modifications.map((m) => `${m.target} → ${JSON.stringify(m.updated)} (${m.reason})`).join('; ')}`);
   await answerSignals(client, pre.signals, { control: 'accept_modification', prompt: 'acknowledge' });
