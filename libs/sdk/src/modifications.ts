@@ -24,18 +24,18 @@ function inputPath(target: string): string[] {
  * a TypeError, before writing anything, when a target has an empty segment or a prototype key.
  */
 export function applyModifications(input: JsonObject, modifications: readonly Modification[]): JsonObject {
-  const paths = modifications.map((modification) => inputPath(modification.target));
+  const writes = modifications.map((modification) => ({ path: inputPath(modification.target), updated: modification.updated }));
   const result = structuredClone(input);
-  modifications.forEach((modification, index) => {
-    const keys = [...paths[index]!];
-    const last = keys.pop()!;
+  for (const { path, updated } of writes) {
+    const keys = path.slice(0, -1);
+    const last = path[path.length - 1] ?? '';
     let node: JsonObject = result;
     for (const key of keys) {
       const child: JsonValue | undefined = Object.hasOwn(node, key) ? node[key] : undefined;
       if (typeof child !== 'object' || child === null || Array.isArray(child)) node[key] = {};
       node = node[key] as JsonObject;
     }
-    node[last] = structuredClone(modification.updated);
-  });
+    node[last] = structuredClone(updated);
+  }
   return result;
 }
