@@ -201,7 +201,9 @@ const first = (type: string, from: Example[]) => from.find((example) => example.
 const welcomeExample = first('welcome', examples.replies);
 const requestExample = first('request', examples.requests);
 /** The agent the page speaks as (its welcome) and the lead its requests go to. */
-const teammate = (welcomeExample?.frame['agent'] ?? {}) as { id: string; name: string; team: string; role: 'teammate' };
+const welcomeAgent = (welcomeExample?.frame['agent'] ?? {}) as { id: string; name: string; team: string; role: 'teammate'; lead?: string };
+// The tokens file names no lead (the gateway finds it by role), so the welcome's `lead` stays out of it.
+const teammate = { id: welcomeAgent.id, name: welcomeAgent.name, team: welcomeAgent.team, role: welcomeAgent.role };
 const leadId = String(((requestExample?.frame['request'] as JsonObject | undefined)?.['target'] as JsonObject | undefined)?.['agent']);
 
 /** What §2 and the `ack` table promise when the page shows no reply of its own for a request. */
