@@ -5,6 +5,7 @@
  * Small on purpose: a real agent can use it as it is or copy the parts it needs.
  */
 import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, ProtocolState, Signal, StopReason, VerificationResult } from '@ahp/protocol';
+import { applyModifications } from '@ahp/protocol';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
 import type { HookOptions, HookResult, RequestInterventionOptions, SubmitPlanOptions } from './client.js';
@@ -14,7 +15,6 @@ import { trimHistory } from './history.js';
 import type { ChatMessage, TokenCounter } from './history.js';
 import { silentLogger } from './logger.js';
 import type { Logger } from './logger.js';
-import { applyModifications } from './modifications.js';
 import { PlanRunner } from './plan-runner.js';
 import { Phase } from './loop-phase.js';
 import type { AgentLoopPhase } from './loop-phase.js';

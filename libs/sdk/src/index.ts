@@ -43,7 +43,7 @@ export { MAX_PLAN_TEXT_CHARS, MAX_TEMPLATE_STEPS, PLANNING_INSTRUCTIONS, parsePl
 export type { ParsePlanTemplateOptions, PlanTemplateResult } from './plan-template.js';
 export { scriptedModel } from './scripted-model.js';
 export type { ModelScript } from './scripted-model.js';
-export { applyModifications } from './modifications.js';
+export { applyModifications } from '@ahp/protocol';
 export { readControlSignal } from './control.js';
 export type { ReadControlOptions } from './control.js';
 export type { EventSink } from './event-sink.js';

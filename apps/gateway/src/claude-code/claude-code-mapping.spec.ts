@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { aggregateSignals, failurePolicyDecision, parseHookContext, type ClaudeCodeHookInput, type Signal } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_CODE_TRIGGERS, applyModifications, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
+import { CLAUDE_CODE_TRIGGERS, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
 
 const HOOK_ID = randomUUID();
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -21,15 +21,27 @@ function prompt(continueAllowed: boolean): Signal {
   };
 }
 
-describe('applyModifications', () => {
-  it('sets relative and tool.input. paths without touching the original', () => {
-    const input = { command: 'make', env: { CI: '1' } };
-    const result = applyModifications(input, [
-      { target: 'env.JOBS', original: null, updated: '2', reason: 'r' },
-      { target: 'tool.input.command', original: 'make', updated: 'make -j2', reason: 'r' },
-    ]);
-    expect(result).toEqual({ command: 'make -j2', env: { CI: '1', JOBS: '2' } });
-    expect(input).toEqual({ command: 'make', env: { CI: '1' } });
+describe('toClaudeCodeOutput with modifications', () => {
+  function control(target: string): Signal {
+    return {
+      header: { id: randomUUID(), type: 'permission-check', timestamp: NOW, source: 'spec', intensity: 'control', correlation_id: HOOK_ID },
+      context: {},
+      payload: { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target, original: null, updated: 'x', reason: 'r' }], reversible: true },
+    };
+  }
+
+  it('hands back the input with relative and tool.input. paths applied, the original untouched', () => {
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [control('tool.input.env.JOBS')], now: NOW });
+    expect(toClaudeCodeOutput(PRE, decision).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', updatedInput: { command: 'make', env: { CI: '1', JOBS: 'x' } } });
+    expect(PRE.tool_input).toEqual({ command: 'make', env: { CI: '1' } });
+  });
+
+  it('denies a call whose change names no field of the input (a prototype key), and writes nothing on Object.prototype', () => {
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [control('__proto__.polluted')], now: NOW });
+    const output = toClaudeCodeOutput(PRE, decision).hookSpecificOutput;
+    expect(output?.permissionDecision).toBe('deny');
+    expect(output?.permissionDecisionReason).toContain('cannot be applied');
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 });
 

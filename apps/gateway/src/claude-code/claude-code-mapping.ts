@@ -3,7 +3,7 @@
  * context the oracles see, and how a {@link HookDecision} reads as Claude Code's answer. Pure, so
  * the rules are tested without a gateway; docs/claude-code.md has the same tables.
  */
-import { awaitingApproval } from '@ahp/protocol';
+import { applyModifications, awaitingApproval } from '@ahp/protocol';
 import type {
   AhpError,
   AwaitingApproval,
@@ -14,7 +14,6 @@ import type {
   HookDecision,
   HookTrigger,
   JsonObject,
-  JsonValue,
   Modification,
 } from '@ahp/protocol';
 
@@ -71,28 +70,6 @@ export function hookContext(input: ClaudeCodeHookInput): JsonObject {
     case 'PreCompact':
       return defined({ ...base, trigger: input.trigger, custom_instructions: input.custom_instructions ?? undefined });
   }
-}
-
-/**
- * The tool input with `modifications` applied. A target is a dotted path into the tool input,
- * written either relative to it (`command`, `options.timeout`) or from the hook context
- * (`tool.input.command`); missing intermediate objects are created. The input is not mutated.
- */
-export function applyModifications(toolInput: Readonly<Record<string, unknown>>, modifications: readonly Modification[]): Record<string, unknown> {
-  const result = structuredClone(toolInput) as Record<string, unknown>;
-  for (const modification of modifications) {
-    const path = modification.target.replace(/^tool\.input\./, '').split('.');
-    const last = path.pop();
-    if (last === undefined || last === '') continue;
-    let node: Record<string, unknown> = result;
-    for (const key of path) {
-      const next = node[key];
-      if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
-      node = node[key] as Record<string, unknown>;
-    }
-    node[last] = modification.updated as JsonValue;
-  }
-  return result;
 }
 
 /**
@@ -198,7 +175,15 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
   if (decision.warnings.length > 0) output.systemMessage = decision.warnings.map((warning) => `AHP: ${warning}`).join('\n');
   if (text !== undefined && CONTEXT_EVENTS.has(event)) specific.additionalContext = text;
   if (event === 'PreToolUse' && decision.modifications.length > 0) {
-    specific.updatedInput = applyModifications(input.tool_input, decision.modifications);
+    let updated: JsonObject;
+    try {
+      updated = applyModifications(input.tool_input as JsonObject, decision.modifications);
+    } catch (error) {
+      // A change that cannot be applied must not let the unchanged call run.
+      const reason = `Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`;
+      return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
+    }
+    specific.updatedInput = updated;
     specific.permissionDecision = 'allow';
     specific.permissionDecisionReason = `Adjusted by AHP: ${decision.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`;
   }

@@ -4,7 +4,8 @@
  * or `options.depth`; the same path written from the hook context, `tool.input.command`, means the
  * same field (the Claude Code mapping reads both forms alike).
  */
-import type { JsonObject, JsonValue, Modification } from '@ahp/protocol';
+import type { Modification } from './decision.js';
+import type { JsonObject, JsonValue } from './primitives.js';
 
 /** Segments that would reach an object's prototype instead of a field of the input. */
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
