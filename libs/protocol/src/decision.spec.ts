@@ -6,6 +6,7 @@ import {
   BlockingDecisionSchema,
   ControllingDecisionSchema,
   ModificationSchema,
+  ModificationTargetSchema,
   PromptingDecisionSchema,
   SignalPayloadSchema,
 } from './decision.js';
@@ -146,5 +147,17 @@ describe('SignalPayloadSchema', () => {
 
   it('rejects a payload wrapped in an extra object', () => {
     expect(issues(SignalPayloadSchema, { payload: SEED_BLOCKING })[0]).toMatchObject({ path: ['level'] });
+  });
+});
+
+describe('ModificationTargetSchema', () => {
+  it('takes keys and dotted paths of keys', () => {
+    for (const target of ['command', 'options.depth', 'tool.input.command', 'batch_size']) expect(ModificationTargetSchema.safeParse(target).success).toBe(true);
+  });
+
+  it('refuses empty segments and prototype names, which would write somewhere other than a field', () => {
+    for (const target of ['', '.x', 'a..b', 'a.', '__proto__', 'a.__proto__.b', 'constructor.prototype', 'x.prototype']) {
+      expect(ModificationTargetSchema.safeParse(target).success, target).toBe(false);
+    }
   });
 });

@@ -43,6 +43,18 @@ export const BlockingDecisionSchema = z
   .meta({ id: 'BlockingDecision', description: 'Deny execution, with the reason and how to resolve it.' });
 export type BlockingDecision = z.infer<typeof BlockingDecisionSchema>;
 
+/** Path segments that would reach an object's prototype instead of one of its fields. */
+const PROTOTYPE_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * What a modification's `target` may be: a key or a dotted path of keys, none empty and none a
+ * prototype name, so that applying it (`applyModifications`) can only ever write a field.
+ */
+export const ModificationTargetSchema = ShortStringSchema.refine(
+  (target) => target.split('.').every((segment) => segment !== '' && !PROTOTYPE_SEGMENTS.has(segment)),
+  'must be a key or a dotted path of keys (no empty segment, no __proto__, constructor or prototype)',
+).meta({ id: 'ModificationTarget', description: 'A key or dotted path of keys; no empty segments, no prototype names.' });
+
 /**
  * One parameter change imposed by a controlling decision: `target` names the parameter (a key or a
  * dotted path in the tool input, as the oracle understands it), `original` and `updated` are its
@@ -50,7 +62,7 @@ export type BlockingDecision = z.infer<typeof BlockingDecisionSchema>;
  */
 export const ModificationSchema = z
   .strictObject({
-    target: ShortStringSchema,
+    target: ModificationTargetSchema,
     original: JsonValueSchema,
     updated: JsonValueSchema,
     reason: RequiredTextSchema,

@@ -27,7 +27,7 @@
  * renamed), so a stored configuration parses again to the same value.
  */
 import { z } from 'zod';
-import { SeveritySchema } from './decision.js';
+import { ModificationTargetSchema, SeveritySchema } from './decision.js';
 import { INTENSITIES, IntensitySchema, compareIntensity, type Intensity } from './intensity.js';
 import { JsonObjectSchema, JsonValueSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
 import { ApprovalOnExpirySchema } from './request.js';
@@ -160,11 +160,11 @@ export const HookActionSchema = z
       type: z.literal('split_suggestion'),
       max_batch: z.int().positive().max(100_000),
       count: HookExpressionSchema.optional(),
-      target: ShortStringSchema.optional(),
+      target: ModificationTargetSchema.optional(),
     }),
     z.strictObject({
       type: z.literal('set'),
-      target: ShortStringSchema,
+      target: ModificationTargetSchema,
       value: JsonValueSchema,
       original: HookExpressionSchema.optional(),
     }),

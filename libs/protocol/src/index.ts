@@ -43,6 +43,7 @@ export {
   BlockingDecisionSchema,
   ControllingDecisionSchema,
   ModificationSchema,
+  ModificationTargetSchema,
   PromptingDecisionSchema,
   SeveritySchema,
   SignalPayloadSchema,
