@@ -57,11 +57,6 @@ const MINTED_ID_PARENTS = new Set(['header', 'message']);
 const TIMESTAMP_KEYS = new Set(['timestamp', 'created_at', 'updated_at', 'deadline', 'decided_at', 'sent_at', 'consumed_at']);
 const COUNTER_KEYS = new Set(['seq', 'config_version']);
 /**
- * Welcome limits the gateway and the page disagree on, left to the fix of issue 18 item 4 (another
- * change): compared by type until it lands. Remove an entry once the values agree.
- */
-const PENDING_ISSUE_18_ITEM_4 = new Set(['limits.max_in_flight', 'limits.max_hook_deadline_ms']);
-/**
  * Push types the gateway does not send yet: a `signal` outside a decision is issue 18 item 10. Its
  * example is only parsed (docs.spec.ts) until then; remove the entry when the gateway sends it.
  */
@@ -114,7 +109,7 @@ function differences(doc: Json, actual: Json | undefined, bindings: Bindings, pa
   if (TIMESTAMP_KEYS.has(key) && typeof doc === 'string') {
     return typeof actual === 'string' && ISO_TIMESTAMP.test(actual) ? [] : [`${path}: doc shows a timestamp, got ${JSON.stringify(actual)}`];
   }
-  if (COUNTER_KEYS.has(key) || PENDING_ISSUE_18_ITEM_4.has(path)) {
+  if (COUNTER_KEYS.has(key)) {
     return kindOf(doc) === kindOf(actual) ? [] : [`${path}: doc shows a ${kindOf(doc)}, got ${JSON.stringify(actual)}`];
   }
   const minted = MINTED_KEYS.has(key) || (key === 'id' && MINTED_ID_PARENTS.has(parentKey));
