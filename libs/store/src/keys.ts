@@ -59,6 +59,9 @@
  *   gateway's decision stream — not even declared in KEYS, since its name comes from the owner the
  *   script reads; under Cluster the route becomes a second call (XADD + PEXPIRE), as it was before.
  * - respond-signal: the signal record and the signal log.
+ * - the operator signal store's `send`: the signal record, the signal log and the agent's pending
+ *   operator signals in one MULTI; under Cluster, separate calls (the record first, so a pending id
+ *   always has a record or is dropped by `pending` as vanished).
  * - presence scripts: the agent's entry and the presence index (presence-touch: many agents'
  *   entries and the index in one call); fleet-update likewise (row and index).
  * - open-hook: the hook hash, the agent's plan gate and plan verdict (read only), the session's
