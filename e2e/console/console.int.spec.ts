@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { findWorkspaceRoot } from '@ahp/embedded-redis';
-import { RequestDetailResponseSchema, SignalLogLineSchema, type JsonObject, type ServerFrame } from '@ahp/protocol';
+import { RequestDetailResponseSchema, SignalLogLineSchema, SignalLogListResponseSchema, type JsonObject, type ServerFrame, type Signal } from '@ahp/protocol';
 import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
 import { allWorkersServe } from '../system/config-support.js';
 import { RawAgent, eventually } from '../system/harness.js';
@@ -46,6 +46,7 @@ describe('ops console in a real browser', () => {
       { id: 'careful', name: 'Careful' },
       { id: 'orders-scribe', name: 'Orders scribe', team: 'orders', role: 'teammate' },
       { id: 'billing-bot', name: 'Billing bot', team: 'billing', role: 'teammate' },
+      { id: 'listener', name: 'Listener' },
     ]);
   }, 120_000);
 
@@ -425,6 +426,42 @@ describe('ops console in a real browser', () => {
     await suite.screenshot(phone, 'approvals-phone');
     await item.getByRole('button', { name: 'Approve', exact: true }).click();
     await expect(beePlan).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-alice' });
+  });
+
+  it("an approver sends a prompt from the agent's page; the SDK agent gets it, answers it, and the signal log shows it acknowledged; a viewer has no form", async () => {
+    const client = await agent('listener');
+    const received: Signal[] = [];
+    client.onSignal(async (signal) => {
+      received.push(signal);
+      await client.respond(signal, 'acknowledge');
+    });
+    const page = await operator('op-bob');
+    await page.goto('/agents/listener');
+    const form = page.getByRole('form', { name: 'Send a signal' });
+    await form.getByLabel('Message').fill('Pause the migration until backup-42 is done');
+    await form.getByLabel('Severity').selectOption('high');
+    await form.getByLabel('Suggestions').fill('wait for the backup\nwork on the report meanwhile');
+    await form.getByRole('button', { name: 'Send signal' }).click();
+    await form.getByRole('status').waitFor();
+    expect(await form.getByRole('status').textContent()).toMatch(/^Sent \(signal /);
+
+    await expect.poll(() => received.length).toBe(1);
+    expect(received[0]).toMatchObject({
+      header: { source: 'operator:op-bob', intensity: 'prompt', type: 'operator-prompt' },
+      payload: { level: 'prompting', message: 'Pause the migration until backup-42 is done', severity: 'high', suggestions: ['wait for the backup', 'work on the report meanwhile'] },
+    });
+    await expect
+      .poll(async () => {
+        const { json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'GET', '/signals?agent=listener');
+        return SignalLogListResponseSchema.parse(json).lines.map((line) => [line.signal_id, line.source, line.action]);
+      })
+      .toEqual([[received[0]!.header.id, 'operator:op-bob', 'acknowledge']]);
+
+    const viewer = await operator('op-viv');
+    await viewer.goto('/agents/listener');
+    await viewer.getByRole('heading', { level: 1 }).waitFor();
+    await viewer.getByRole('heading', { name: 'Timeline' }).waitFor();
+    expect(await viewer.getByRole('button', { name: 'Send signal' }).count()).toBe(0);
   });
 
   it('a tool call a rule sends to a person: approved with an edited input in the browser, the hook resolves as a control decision', async () => {

@@ -7,7 +7,8 @@
 // request example's `id` is that request's documented reply. A request without such a reply example
 // must get the reply §2 and the `ack` table promise for its type (`welcome`, `decision`, an `ack`
 // with a request state, with the stored message, or without result). Push examples (`request_update`,
-// `inbox`, `goaway`) must match one push the agents received while the requests ran.
+// `inbox`, `signal` — an aid an operator sends through the operator API —, `goaway`) must match one
+// push the agents received while the requests ran.
 //
 // Values that are necessarily different on every run (session, signal and message ids, `seq`,
 // timestamps, the gateway id, the config version) are compared by type; the first time a doc value
@@ -21,6 +22,7 @@ import { parseClientFrame, parseServerFrame, PROTOCOL_VERSION } from '@ahp/proto
 import WebSocket from 'ws';
 import { allWorkersServe, publishThroughStore } from './config-support.js';
 import { eventually, startSystem, type System } from './harness.js';
+import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -56,11 +58,10 @@ const MINTED_ID_PARENTS = new Set(['header', 'message']);
 /** Clocks and counters: compared by type only (one doc timestamp may stand for several instants). */
 const TIMESTAMP_KEYS = new Set(['timestamp', 'created_at', 'updated_at', 'deadline', 'decided_at', 'sent_at', 'consumed_at']);
 const COUNTER_KEYS = new Set(['seq', 'config_version']);
-/**
- * Push types the gateway does not send yet: a `signal` outside a decision is issue 18 item 10. Its
- * example is only parsed (docs.spec.ts) until then; remove the entry when the gateway sends it.
- */
-const PUSHES_NOT_SENT_YET = ['signal'];
+/** Push types the gateway does not send yet; their examples are only parsed (docs.spec.ts). */
+const PUSHES_NOT_SENT_YET: string[] = [];
+/** The operator of the `signal` push example (`operator:<id>`): it sends the example's aid through the operator API. */
+const SIGNAL_OPERATOR = 'op-maria';
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 const TIMESTAMP_IN_TEXT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g;
@@ -263,10 +264,14 @@ describe('docs/protocol.md against a running gateway', () => {
   let covered = 0;
   const checkedReplies = new Set<number>();
 
+  let operators: OperatorTokens;
+
   beforeAll(async () => {
+    operators = await writeOperatorTokens([{ id: SIGNAL_OPERATOR, name: 'Maria', role: 'approver' }]);
     system = await startSystem({
       name: 'protocol-docs',
       agents: [teammate, { id: leadId, name: 'Lead', team: teammate.team, role: 'lead' }],
+      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
     });
     url = system.stack.gatewayUrls()[0]!;
     await allWorkersServe(system, await publishThroughStore(system, HOOKS_YAML));
@@ -274,6 +279,7 @@ describe('docs/protocol.md against a running gateway', () => {
 
   afterAll(async () => {
     await system?.stop();
+    await operators?.remove();
   });
 
   /** Compares a reply with the doc example (or the promised reply) and records what differs. */
@@ -405,9 +411,20 @@ describe('docs/protocol.md against a running gateway', () => {
 
   it('the push examples are pushes the gateway sent', async () => {
     problems.length = 0;
-    const unchecked = examples.pushes.filter((push) => !['request_update', 'inbox', 'goaway', ...PUSHES_NOT_SENT_YET].includes(String(push.frame['type'])));
+    const unchecked = examples.pushes.filter((push) => !['request_update', 'inbox', 'signal', 'goaway', ...PUSHES_NOT_SENT_YET].includes(String(push.frame['type'])));
     expect(unchecked.map((push) => `line ${push.line}: no state known for a ${String(push.frame['type'])} push`)).toEqual([]);
     await checkPushes('request_update');
+    // signal: the example is an aid an operator sent the page's agent (docs/operator-api.md).
+    for (const example of examples.pushes.filter((push) => push.frame['type'] === 'signal')) {
+      const signal = example.frame['signal'] as JsonObject;
+      const header = signal['header'] as JsonObject;
+      const payload = signal['payload'] as JsonObject;
+      expect(header['source'], 'the signal push example is one an operator sent').toBe(`operator:${SIGNAL_OPERATOR}`);
+      const body = { intensity: header['intensity'] ?? null, type: header['type'] ?? null, context: signal['context'] ?? {}, reason: payload['context'] ?? null, suggestions: payload['suggestions'] ?? [] };
+      const sent = await operatorCall(operatorApi(system.stack.gateways[0]!), operators.token(SIGNAL_OPERATOR), 'POST', `/agents/${teammate.id}/signals`, body);
+      expect(sent.status, JSON.stringify(sent.json)).toBe(201);
+    }
+    await checkPushes('signal');
     // goaway: a gateway that shuts down says so to every connection.
     const gateway = system.stack.gateways[0]!;
     await Promise.all([gateway.stop(), eventually(() => (alice.pushes('goaway').length > 0 ? true : undefined), 'a goaway')]);

@@ -18,6 +18,7 @@ import { ShutdownService } from './lifecycle/shutdown.service.js';
 import type { JsonLogger } from './logging/json-logger.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { GrantsModule } from './grants/grants.module.js';
+import { OperatorSignalsModule } from './operator-signals/operator-signals.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
         FeedModule,
         AgentsModule,
         OperatorsModule,
+        OperatorSignalsModule,
         AuditModule,
         FleetModule,
         ConfigApiModule,

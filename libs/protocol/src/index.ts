@@ -270,6 +270,16 @@ export {
 export type { GatewayInfo, HookCorrelation, HookJobData, HookStatus, PresenceEntry } from './hook-job.js';
 export { SignalRecordSchema } from './signal-record.js';
 export type { SignalRecord } from './signal-record.js';
+export {
+  DEFAULT_OPERATOR_SIGNAL_TTL_MS,
+  MAX_OPERATOR_SIGNAL_TTL_MS,
+  OPERATOR_SIGNAL_INTENSITIES,
+  OperatorSignalBodySchema,
+  OperatorSignalResponseSchema,
+  operatorSignal,
+  operatorSignalSource,
+} from './operator-signal.js';
+export type { OperatorSignalBody, OperatorSignalBodyInput, OperatorSignalOrigin, OperatorSignalResponse } from './operator-signal.js';
 
 // --- operator API: operators, their tokens, request bodies and responses ----------------------
 export {

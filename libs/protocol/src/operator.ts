@@ -354,8 +354,8 @@ export type SignalLogListResponse = z.infer<typeof SignalLogListResponseSchema>;
  * the request's own history); `config.publish`: a hooks configuration publish, refused ones
  * included; `grant.revoke`: an approval grant withdrawn.
  */
-export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'grant.revoke'] as const;
-export const AuditActionSchema = z.enum(AUDIT_ACTIONS).meta({ id: 'AuditAction', description: 'request.decide | config.publish | grant.revoke.' });
+export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'grant.revoke', 'signal.send'] as const;
+export const AuditActionSchema = z.enum(AUDIT_ACTIONS).meta({ id: 'AuditAction', description: 'request.decide | config.publish | grant.revoke | signal.send.' });
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 /**

@@ -21,14 +21,16 @@ import { HookTriggerSchema } from './trigger.js';
  * - `config_version`: the hooks configuration version that produced the signal; absent for the
  *   built-in defaults a worker runs when no version is published.
  * - `correlation_id`: the hook id, which links the signals of one hook and the gateway's and
- *   worker's log lines.
+ *   worker's log lines; the signal's own id for a signal an operator pushed.
+ * - `hook` (and `session_id`, when the agent was offline) are absent for a signal an operator
+ *   pushed outside any hook (its `source` is `operator:<id>`).
  * - `latency_ms`: from the hook reaching the gateway to the decision being stored.
  * - `responded_at`: when the control plane recorded the agent's response.
  */
 export const SignalLogLineSchema = z
   .strictObject({
     timestamp: TimestampSchema,
-    hook: HookTriggerSchema,
+    hook: HookTriggerSchema.optional(),
     intensity: IntensitySchema,
     source: ShortStringSchema,
     consumed: z.boolean(),
@@ -38,7 +40,7 @@ export const SignalLogLineSchema = z
     rule: ShortStringSchema.optional(),
     config_version: ConfigVersionNumberSchema.optional(),
     agent_id: IdSchema,
-    session_id: IdSchema,
+    session_id: IdSchema.optional(),
     correlation_id: UuidSchema,
     latency_ms: z.int().nonnegative().optional(),
     responded_at: TimestampSchema.optional(),
@@ -176,7 +178,7 @@ export function signalLogStats(lines: Iterable<SignalLogLine>, filter: SignalLog
   const latencies: number[] = [];
   for (const line of lines) {
     add(stats.total, line);
-    addTo(stats.by_hook, line.hook, line);
+    if (line.hook !== undefined) addTo(stats.by_hook, line.hook, line);
     addTo(stats.by_source, line.source, line);
     addTo(stats.by_intensity, line.intensity, line);
     if (line.rule !== undefined) addTo(stats.by_rule, line.rule, line);

@@ -8,14 +8,18 @@ import { IdSchema, ShortStringSchema, UuidSchema } from './primitives.js';
 import { SignalResponseSchema } from './signal-response.js';
 import { HookTriggerSchema } from './trigger.js';
 
-/** One sent signal, indexed by its id; `response` is set once, by the first valid answer. */
+/**
+ * One sent signal, indexed by its id; `response` is set once, by the first valid answer. A signal
+ * an operator pushed (operator-signal.ts) has no hook, so no `hook_id` or `trigger`, and no
+ * `session_id` when the agent was offline: it goes to whichever session of the agent connects.
+ */
 export const SignalRecordSchema = z
   .strictObject({
     signal_id: UuidSchema,
-    hook_id: UuidSchema,
+    hook_id: UuidSchema.optional(),
     agent_id: IdSchema,
-    session_id: IdSchema,
-    trigger: HookTriggerSchema,
+    session_id: IdSchema.optional(),
+    trigger: HookTriggerSchema.optional(),
     intensity: IntensitySchema,
     source: ShortStringSchema,
     type: ShortStringSchema,

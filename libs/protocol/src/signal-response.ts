@@ -103,14 +103,15 @@ export function checkSignalResponse(signal: Signal, response: SignalResponse): S
 
 /**
  * One line of the signal log (seed 001 §6.2, JSONL): which hook produced which intensity from
- * which source, and whether and how the agent consumed it. The seed's six fields are required;
- * the ids are optional extras that let a line be joined to its signal and hook. Invariants: a
+ * which source, and whether and how the agent consumed it. The seed's six fields are required,
+ * except `hook` for a signal an operator pushed outside any hook (operator-signal.ts); the ids are optional extras that let a line be joined to its signal and hook. Invariants: a
  * consumed entry names its action, an unconsumed one does not, and the action fits the intensity.
  */
 export const SignalLogEntrySchema = z
   .strictObject({
     timestamp: TimestampSchema,
-    hook: HookTriggerSchema,
+    /** Absent for a signal an operator pushed outside any hook. */
+    hook: HookTriggerSchema.optional(),
     intensity: IntensitySchema,
     source: ShortStringSchema,
     consumed: z.boolean(),

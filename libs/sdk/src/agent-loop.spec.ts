@@ -61,6 +61,54 @@ describe('runAgentLoop', () => {
     expectTypeOf<AhpClient>().toExtend<AgentLoopClient>();
   });
 
+  it("puts an operator's pushed prompt and aid before the model and answers them (acknowledge, suggestion_deferred)", async () => {
+    ran.length = 0;
+    const { client, responses } = fakeClient();
+    let handler: ((signal: Signal) => void | Promise<void>) | undefined;
+    const pushedClient: AgentLoopClient = {
+      ...client,
+      onSignal(h) {
+        handler = h;
+        return () => (handler = undefined);
+      },
+    };
+    const prompt = {
+      header: { id: 'sig_op_prompt', type: 'operator-prompt', timestamp: '2026-02-09T10:00:00Z', source: 'operator:op-red', intensity: 'prompt' },
+      context: {},
+      payload: { level: 'prompting', decision: 'warn', severity: 'high', message: 'Stop migrating until the backup ends', suggestions: ['wait for backup-42'], continue_allowed: true },
+    } as unknown as Signal;
+    const aid = {
+      header: { id: 'sig_op_aid', type: 'operator-aid', timestamp: '2026-02-09T10:00:01Z', source: 'operator:op-red', intensity: 'aid' },
+      context: {},
+      payload: { level: 'aiding', decision: 'suggest', context: 'The report failed', suggestions: [{ type: 'follow_up', description: 'rerun the tests' }] },
+    } as unknown as Signal;
+    const seen: string[][] = [];
+    const model = scriptedModel({ plans: [{ title: 'one', steps: [step('a')] }], actions: [bash('ls'), text('{"control":"step_done"}')] });
+    const next = model.next.bind(model);
+    model.next = async (turn) => {
+      seen.push(turn.messages.map((m) => m.content));
+      // Pushed while the first turn is under way: the model sees them in its second turn.
+      if (seen.length === 1) {
+        await handler?.(prompt);
+        await handler?.(aid);
+      }
+      return next(turn);
+    };
+    const result = await runAgentLoop({ model, tools, client: pushedClient, goal: 'demo' });
+
+    expect(result.stopReason).toBe('completed');
+    expect(responses).toEqual(['prompt:acknowledge', 'aid:suggestion_deferred']);
+    expect(seen[0]!.some((m) => m.includes('OPERATOR NOTE'))).toBe(false);
+    expect(seen[1]).toEqual(
+      expect.arrayContaining([
+        'OPERATOR NOTE from operator:op-red (high): Stop migrating until the backup ends\n- wait for backup-42',
+        'SUGGESTION from operator:op-red: The report failed\n- follow_up: rerun the tests',
+      ]),
+    );
+    // The loop stops listening when it ends.
+    expect(handler).toBeUndefined();
+  });
+
   it('honours block, control and prompt, reads control envelopes, replans and verifies', async () => {
     ran.length = 0;
     const { client, hooks, events, responses } = fakeClient();

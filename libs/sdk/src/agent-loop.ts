@@ -58,6 +58,11 @@ export interface AgentLoopClient extends EventSink {
   trackToolCall?<T>(name: string, run: () => Promise<T>): Promise<T>;
   /** When present, `MAX_ITER` opens an intervention request with it (see {@link AgentLoopOptions.intervention}). */
   requestIntervention?(payload: InterventionPayload, options?: RequestInterventionOptions): Promise<RequestDecision>;
+  /**
+   * When present, signals pushed outside hooks (an operator's prompt or aid) reach the model and
+   * are answered (see {@link runAgentLoop}). Returns the unsubscribe function.
+   */
+  onSignal?(handler: (signal: Signal) => void | Promise<void>): () => void;
 }
 
 /** Options of {@link runAgentLoop}. */
@@ -158,6 +163,16 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     return history.messages;
   };
   const planning: PlanningContext = { planner, attempts, say, visible, logger };
+  // Signals pushed outside hooks wait here for the next model turn (held while planning).
+  const pushed: Signal[] = [];
+  const unsubscribe = client.onSignal?.((signal) => void pushed.push(signal));
+  try {
+    return await loop();
+  } finally {
+    unsubscribe?.();
+  }
+
+  async function loop(): Promise<AgentLoopResult> {
 
   const first = await obtainPlan(planning, { goal: options.goal });
   if (!first.ok) {
@@ -202,6 +217,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
           await answerSignals(client, stopped.signals, { block: 'abort', prompt: 'acknowledge' });
           return end('MAX_ITER', askForIntervention(options, logger, { iteration, stepId: step.id, description: step.description }));
         }
+        await takePushedSignals(client, pushed, say, logger);
         const action = await model.next({ step: runner.step(step.id), messages: visible() });
 
         if (action.type === 'tool_call') {
@@ -242,6 +258,36 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     throw error;
   }
   return end('completed');
+  }
+}
+
+/**
+ * Puts the signals pushed since the last turn before the model and answers them: a prompt (an
+ * operator's warning) as `acknowledge`, an aid (suggestions) as `suggestion_deferred` — the model
+ * read them, and may act on them in its next turns. A block or control never comes as a push (they
+ * are hook decisions); one that does is logged and left alone. An answer that fails is logged:
+ * the signal stays unanswered in the signal log, and a new connection gets it again.
+ */
+async function takePushedSignals(client: AgentLoopClient, pushed: Signal[], say: (role: ChatMessage['role'], content: string) => void, logger: Logger): Promise<void> {
+  for (const signal of pushed.splice(0)) {
+    const { payload, header } = signal;
+    let answer: LoopAnswer;
+    if (payload.level === 'prompting') {
+      say('user', `OPERATOR NOTE from ${header.source} (${payload.severity}): ${payload.message}${payload.suggestions.map((s) => `\n- ${s}`).join('')}`);
+      answer = 'acknowledge';
+    } else if (payload.level === 'aiding') {
+      say('user', `SUGGESTION from ${header.source}: ${payload.context}${payload.suggestions.map((s) => `\n- ${s.type}: ${s.description}`).join('')}`);
+      answer = 'suggestion_deferred';
+    } else {
+      logger.warn('ignoring a pushed signal that only a hook decision can carry', { signalId: header.id, intensity: header.intensity });
+      continue;
+    }
+    try {
+      await client.respond(signal, answer);
+    } catch (error) {
+      logger.warn('answering a pushed signal failed', { signalId: header.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
 }
 
 /**

@@ -147,6 +147,8 @@ export interface InboxNotice {
 export interface GatewayFeedHandlers {
   onDecision?: (decision: HookDecision) => void;
   onInbox?: (notice: InboxNotice) => void;
+  /** An operator pushed a signal to this agent (operator-signal-store.ts); same shape as an inbox notice. */
+  onSignal?: (notice: InboxNotice) => void;
 }
 
 /**

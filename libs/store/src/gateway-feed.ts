@@ -8,6 +8,8 @@
  *   anything else, and how `decide` still writes them.
  * - inbox: `{ kind: 'inbox', agent_id }`, written after a message was appended to the inbox of an
  *   agent whose presence entry names this gateway (see {@link notifyInbox}).
+ * - signal: `{ kind: 'signal', agent_id }`, written after an operator pushed a signal to an agent
+ *   whose presence entry names this gateway (see {@link notifyInbox} with kind `signal`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HookDecisionSchema, IdSchema, type HookDecision } from '@ahp/protocol';
@@ -84,7 +86,7 @@ interface Dispatch {
  * @throws Error when the entry does not parse or its kind is unknown.
  */
 function prepare(kind: unknown, fields: Record<string, unknown>, handlers: GatewayFeedHandlers): Dispatch | undefined {
-  const { onDecision, onInbox } = handlers;
+  const { onDecision, onInbox, onSignal } = handlers;
   switch (kind) {
     case 'decision': {
       if (onDecision === undefined) return undefined;
@@ -95,6 +97,11 @@ function prepare(kind: unknown, fields: Record<string, unknown>, handlers: Gatew
       if (onInbox === undefined) return undefined;
       const notice = parseInboxNotice(fields);
       return { call: () => onInbox(notice), logFields: { agentId: notice.agent_id } };
+    }
+    case 'signal': {
+      if (onSignal === undefined) return undefined;
+      const notice = parseInboxNotice(fields);
+      return { call: () => onSignal(notice), logFields: { agentId: notice.agent_id } };
     }
     default:
       throw new Error(`unknown entry kind ${JSON.stringify(kind)}`);
@@ -232,7 +239,7 @@ export interface InboxNotifyOptions {
  *
  * @throws StoreDataError when the presence entry names a gateway id that cannot be part of a key.
  */
-export async function notifyInbox(options: InboxNotifyOptions, agentId: string): Promise<string | null> {
+export async function notifyInbox(options: InboxNotifyOptions, agentId: string, kind: 'inbox' | 'signal' = 'inbox'): Promise<string | null> {
   const { redis, keys } = options;
   const presenceKey = keys.presenceAgent(agentId);
   const gatewayId = await redis.hGet(presenceKey, 'gateway_id');
@@ -245,7 +252,7 @@ export async function notifyInbox(options: InboxNotifyOptions, agentId: string):
   }
   await redis
     .multi()
-    .xAdd(stream, '*', { kind: 'inbox', agent_id: agentId }, {
+    .xAdd(stream, '*', { kind, agent_id: agentId }, {
       TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.feedMaxLen },
     })
     .pExpire(stream, options.feedTtlMs)

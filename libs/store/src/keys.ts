@@ -24,6 +24,7 @@
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
  * | `ahp:plan-gate:{<agentId>}:verdict` | hash | cas-request (`status` approved/rejected/expired, `request_id`, `at` of the agent's last settled plan) | never: a rejection must outlast any TTL (one small hash per agent that ever submitted a plan) |
  * | `ahp:unanswered:{<sessionId>}`    | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it) | signal TTL after the last signal |
+ * | `ahp:operator-signals:{<agentId>}` | zset  | operator signal store (signal id, score = delivery deadline ms); removed when answered or past it | the longest deadline |
  * | `ahp:inbox:{<agentId>}`           | stream | inbox-send, cas-request, inbox-ack  | never; entries removed on ack  |
  * | `ahp:inbox:{<agentId>}:ids`       | hash   | as its inbox (message id → entry id) | never; fields removed on ack  |
  * | `ahp:inbox:{<agentId>}:sent:<messageId>` | hash | inbox-send (entry id, message JSON) | send dedup window (24 h), also after ack |
@@ -58,6 +59,9 @@
  *   gateway's decision stream — not even declared in KEYS, since its name comes from the owner the
  *   script reads; under Cluster the route becomes a second call (XADD + PEXPIRE), as it was before.
  * - respond-signal: the signal record and the signal log.
+ * - the operator signal store's `send`: the signal record, the signal log and the agent's pending
+ *   operator signals in one MULTI; under Cluster, separate calls (the record first, so a pending id
+ *   always has a record or is dropped by `pending` as vanished).
  * - presence scripts: the agent's entry and the presence index (presence-touch: many agents'
  *   entries and the index in one call); fleet-update likewise (row and index).
  * - open-hook: the hook hash, the agent's plan gate and plan verdict (read only), the session's
@@ -159,6 +163,8 @@ export interface StoreKeys {
   planVerdict(agentId: string): string;
   /** Zset of the block/control signals a session has not answered yet, scored by the end of their answer grace (epoch ms). */
   unansweredSignals(sessionId: string): string;
+  /** Zset of the signals operators pushed to one agent that it has not answered, scored by the end of their delivery (epoch ms). */
+  operatorSignals(agentId: string): string;
   /** Stream of one agent's unacknowledged inbox messages. */
   inbox(agentId: string): string;
   /** Hash message id → stream entry id of one inbox, for O(1) acknowledgement by message id. */
@@ -259,6 +265,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
     planVerdict: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}:verdict`,
     unansweredSignals: (sessionId: string) => `${prefix}:unanswered:{${part('session', sessionId)}}`,
+    operatorSignals: (agentId: string) => `${prefix}:operator-signals:{${part('agent', agentId)}}`,
     inbox: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}`,
     inboxIds: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:ids`,
     inboxSent: (agentId: string, messageId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:sent:${part('message', messageId)}`,

@@ -108,18 +108,18 @@ function toLine(pending: Pending): SignalLogLine {
   const { entry } = record;
   return {
     timestamp: entry.timestamp,
-    hook: entry.hook,
+    ...(entry.hook === undefined ? {} : { hook: entry.hook }),
     intensity: entry.intensity,
     source: entry.source,
     consumed: action !== undefined,
     ...(action === undefined ? {} : { action }),
     signal_id: entry.signal_id ?? '',
-    type: entry.type ?? entry.hook,
+    type: entry.type ?? entry.hook ?? 'operator-signal',
     ...(record.rule === undefined ? {} : { rule: record.rule }),
     ...(record.configVersion === undefined ? {} : { config_version: record.configVersion }),
     agent_id: record.agentId,
-    session_id: record.sessionId,
-    correlation_id: entry.hook_id ?? '',
+    ...(record.sessionId === '' ? {} : { session_id: record.sessionId }),
+    correlation_id: entry.hook_id ?? entry.signal_id ?? '',
     ...(record.latencyMs === undefined ? {} : { latency_ms: record.latencyMs }),
     ...(respondedAt === undefined ? {} : { responded_at: respondedAt }),
   };
@@ -172,7 +172,7 @@ export async function exportSignalLog(redis: RedisClient, keys: StoreKeys, optio
         continue;
       }
       const signalId = record.entry.signal_id;
-      if (signalId === undefined || record.entry.hook_id === undefined) {
+      if (signalId === undefined) {
         skipped += 1;
         continue;
       }

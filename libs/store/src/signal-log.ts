@@ -52,13 +52,14 @@ export function signalLogRecordFromFields(id: string, fields: Record<string, str
     SignalLogEntrySchema,
     {
       timestamp: fields['timestamp'],
-      hook: fields['hook'],
+      // '' (or absent): a signal an operator pushed outside any hook.
+      ...(fields['hook'] === undefined || fields['hook'] === '' ? {} : { hook: fields['hook'] }),
       intensity: fields['intensity'],
       source: fields['source'],
       consumed: fields['consumed'] === '1',
       ...(action === undefined ? {} : { action }),
       signal_id: fields['signal_id'],
-      hook_id: fields['hook_id'],
+      ...(fields['hook_id'] === undefined || fields['hook_id'] === '' ? {} : { hook_id: fields['hook_id'] }),
       type: fields['type'],
     },
     key,

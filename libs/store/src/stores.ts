@@ -5,6 +5,7 @@ import type { HookStore, InboxStore, PresenceStore, RequestStore, SessionStore, 
 import { StoreInputError } from './errors.js';
 import { createHookStore } from './hook-store.js';
 import { createInboxStore } from './inbox-store.js';
+import { createOperatorSignalStore, type OperatorSignalStore } from './operator-signal-store.js';
 import type { StoreKeys } from './keys.js';
 import { createPresenceStore } from './presence-store.js';
 import type { RedisClient } from './redis-client.js';
@@ -85,6 +86,7 @@ export interface RedisStores {
   sessions: SessionStore;
   requests: RequestStore;
   inboxes: InboxStore;
+  operatorSignals: OperatorSignalStore;
 }
 
 function positive(name: string, value: number): number {
@@ -117,5 +119,6 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       teamOf: options.teamOf ?? teamFromPresence(redis, keys),
     }),
     inboxes: createInboxStore(feed),
+    operatorSignals: createOperatorSignalStore({ ...feed, signalLogMaxLen }),
   };
 }

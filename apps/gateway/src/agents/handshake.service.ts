@@ -13,6 +13,7 @@ import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { maxHookDeadline, type GatewayConfig } from '../config/gateway-config.js';
 import { InboxService } from '../inbox/inbox.service.js';
+import { OperatorSignalsService } from '../operator-signals/operator-signals.service.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
@@ -38,6 +39,7 @@ export class HandshakeService {
     @Inject(DrainState) private readonly drain: DrainState,
     @Inject(InboxService) private readonly inbox: InboxService,
     @Inject(AgentAuthService) private readonly auth: AgentAuthService,
+    @Inject(OperatorSignalsService) private readonly operatorSignals: OperatorSignalsService,
   ) {
     this.log = logger.child({ component: 'handshake' });
   }
@@ -112,6 +114,8 @@ export class HandshakeService {
     // was not acknowledged is delivered again, which also re-delivers requests addressed to
     // the agent and the final states of the requests it sent.
     this.inbox.connected(connection);
+    // And the signals operators pushed that it has not answered yet (seed 001 §3.1).
+    this.operatorSignals.connected(connection);
   }
 
   /** The connection's identity, with its team's lead (read from the tokens file as it is now). */

@@ -2,7 +2,7 @@
  * How each audited operator route is recorded (see `@Audited`). Kept here, beside the trail,
  * so that what the trail says about each action is one reviewable list.
  */
-import type { JsonObject, PublishConfigResponse, RequestDecisionResponse } from '@ahp/protocol';
+import type { JsonObject, OperatorSignalResponse, PublishConfigResponse, RequestDecisionResponse } from '@ahp/protocol';
 import type { AuditSpec, AuditedRequest } from './audited.decorator.js';
 
 function field(request: AuditedRequest, name: string): unknown {
@@ -37,6 +37,23 @@ export const CONFIG_PUBLISH_AUDIT: AuditSpec<PublishConfigResponse> = {
     const source = field(request, 'source');
     const details: JsonObject = typeof source === 'string' ? { bytes: Buffer.byteLength(source, 'utf8') } : {};
     if (result !== undefined) details['version'] = result.version;
+    return details;
+  },
+};
+
+/** `POST /v1/operator/agents/:agentId/signals`: the agent, the intensity, and the signal sent and whether the agent was connected. */
+export const OPERATOR_SIGNAL_AUDIT: AuditSpec<OperatorSignalResponse> = {
+  action: 'signal.send',
+  target: (request) => request.params['agentId'] ?? '',
+  outcome: () => 'applied',
+  details: (request, result) => {
+    const details: JsonObject = {};
+    const intensity = field(request, 'intensity');
+    if (typeof intensity === 'string') details['intensity'] = intensity.slice(0, 32);
+    if (result !== undefined) {
+      details['signal_id'] = result.signal.header.id;
+      details['delivery'] = result.delivery;
+    }
     return details;
   },
 };

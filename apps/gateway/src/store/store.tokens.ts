@@ -21,6 +21,8 @@ export const HOOK_QUEUE = Symbol('HOOK_QUEUE');
 export const GATEWAY_FEED = Symbol('GATEWAY_FEED');
 /** `RequestStore` (shutdown, plan and tool approvals). */
 export const REQUEST_STORE = Symbol('REQUEST_STORE');
+/** `OperatorSignalStore` (signals operators push to agents, until answered or expired). */
+export const OPERATOR_SIGNAL_STORE = Symbol('OPERATOR_SIGNAL_STORE');
 /** `InboxStore` (agents' durable inboxes). */
 export const INBOX_STORE = Symbol('INBOX_STORE');
 /** `TimelineStore` (agents' reported events). */

@@ -85,9 +85,7 @@ function LinesTable({ lines }: { lines: SignalLogLine[] }) {
               <th scope="row" data-label="Agent">
                 <Link href={`/agents/${encodeURIComponent(line.agent_id)}`}>{line.agent_id}</Link>
               </th>
-              <td data-label="Hook">
-                <code>{line.hook}</code>
-              </td>
+              <td data-label="Hook">{line.hook ? <code>{line.hook}</code> : <span className="muted">none (operator)</span>}</td>
               <td data-label="Intensity">
                 <IntensityBadge intensity={line.intensity} />
               </td>

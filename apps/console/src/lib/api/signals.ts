@@ -1,5 +1,13 @@
 /** The signal log: lines, statistics and the JSONL export, all with the same filters. */
-import { SignalLogListResponseSchema, SignalLogStatsSchema, type SignalLogListResponse, type SignalLogStats } from '@ahp/protocol';
+import {
+  OperatorSignalResponseSchema,
+  SignalLogListResponseSchema,
+  SignalLogStatsSchema,
+  type OperatorSignalBodyInput,
+  type OperatorSignalResponse,
+  type SignalLogListResponse,
+  type SignalLogStats,
+} from '@ahp/protocol';
 import type { SignalFilters } from '../view/signal-filters';
 import { callJson, operatorUrl } from './client';
 
@@ -28,4 +36,13 @@ export function fetchSignalStats(filters: SignalFilters, signal?: AbortSignal): 
 /** Where the browser downloads the JSONL export of `filters` (through the console's proxy). */
 export function signalExportHref(filters: SignalFilters, limit: number): string {
   return operatorUrl('signals/export', { ...query(filters), limit });
+}
+
+/**
+ * `POST /agents/:agentId/signals`: pushes a prompt or aid to the agent. Resolves with the signal and
+ * whether the agent was connected (`pushed`) or gets it when it connects (`queued`); rejects with an
+ * `ApiError` (`E_INVALID_FRAME`, `E_NOT_FOUND` for an agent outside the token's teams, …).
+ */
+export function sendAgentSignal(agentId: string, body: OperatorSignalBodyInput): Promise<OperatorSignalResponse> {
+  return callJson(operatorUrl(`agents/${encodeURIComponent(agentId)}/signals`), OperatorSignalResponseSchema, { method: 'POST', body });
 }

@@ -7,6 +7,8 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['requests', 'req_042871'])).toBe('/v1/operator/requests/req_042871');
     expect(operatorApiPath('POST', ['requests', 'req_042871', 'decision'])).toBe('/v1/operator/requests/req_042871/decision');
     expect(operatorApiPath('GET', ['agents', 'alice', 'timeline'])).toBe('/v1/operator/agents/alice/timeline');
+    expect(operatorApiPath('POST', ['agents', 'alice', 'signals'])).toBe('/v1/operator/agents/alice/signals');
+    expect(operatorApiPath('GET', ['agents', 'alice', 'signals'])).toBeNull();
     expect(operatorApiPath('GET', ['config', 'history'])).toBe('/v1/operator/config/history');
     expect(operatorApiPath('GET', ['config', '3'])).toBe('/v1/operator/config/3');
     expect(operatorApiPath('POST', ['config'])).toBe('/v1/operator/config');

@@ -17,6 +17,7 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'POST', pattern: ['requests', ':id', 'decision'] },
   { method: 'GET', pattern: ['agents'] },
   { method: 'GET', pattern: ['agents', ':id', 'timeline'] },
+  { method: 'POST', pattern: ['agents', ':id', 'signals'] },
   { method: 'GET', pattern: ['config'] },
   { method: 'POST', pattern: ['config'] },
   { method: 'GET', pattern: ['config', 'history'] },

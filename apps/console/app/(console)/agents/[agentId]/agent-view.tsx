@@ -18,6 +18,8 @@ import { IntensityBadge, StatusBadge } from '../../../../src/components/badges';
 import { PlanView } from '../../../../src/components/plan-view';
 import { Empty, ErrorState, Loading } from '../../../../src/components/states';
 import { Ago } from '../../../../src/components/time';
+import { useRoleAllows } from '../../../../src/components/operator-context';
+import { SignalForm } from './signal-form';
 import { TimelineEntryRow } from './timeline-item';
 
 const WINDOWS = ['1h', '24h', '7d'] as const;
@@ -106,6 +108,7 @@ export function AgentView({ agentId }: { agentId: string }) {
     }
   });
 
+  const maySignal = useRoleAllows('approver');
   const row = fleet.data?.agents.find((agent) => agent.agent.id === agentId);
   const loading = timeline.status === 'loading' || signals.status === 'loading' || requests.status === 'loading';
   const failures = [
@@ -129,6 +132,11 @@ export function AgentView({ agentId }: { agentId: string }) {
         <section aria-labelledby="plan-heading" className="section">
           <h2 id="plan-heading">Current plan</h2>
           <PlanView plan={plan} />
+        </section>
+      ) : null}
+      {maySignal ? (
+        <section aria-label="Send a signal" className="section">
+          <SignalForm agentId={agentId} />
         </section>
       ) : null}
       <section aria-labelledby="timeline-heading" className="section">

@@ -89,7 +89,13 @@ export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentI
       return (
         <>
           <p>
-            <IntensityBadge intensity={line.intensity} /> <code>{line.type}</code> from <strong>{line.source}</strong> on <code>{line.hook}</code>
+            <IntensityBadge intensity={line.intensity} /> <code>{line.type}</code> from <strong>{line.source}</strong> {line.hook ? (
+              <>
+                on <code>{line.hook}</code>
+              </>
+            ) : (
+              'outside any hook'
+            )}
             {line.rule ? (
               <>
                 {' '}
