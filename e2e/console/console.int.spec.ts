@@ -125,7 +125,7 @@ describe('ops console in a real browser', () => {
     const page = await operator('op-alice');
     await approvals(page);
 
-    const decision = awaited(planner.submitPlan(samplePlan(), { requestId: 'req_console_plan_ok' }));
+    const decision = awaited(planner.submitPlan(samplePlan(), { requestId: 'req_console_plan_ok', approver: 'operators' }));
     const item = card(page, 'req_console_plan_ok');
     await item.waitFor();
     expect(await item.getByRole('heading', { level: 2 }).textContent()).toBe('Plan approval from planner');
@@ -148,7 +148,7 @@ describe('ops console in a real browser', () => {
     const page = await operator('op-alice');
     await approvals(page);
 
-    const decision = awaited(planner.submitPlan(samplePlan('Rewrite the report in one go'), { requestId: 'req_console_plan_no' }));
+    const decision = awaited(planner.submitPlan(samplePlan('Rewrite the report in one go'), { requestId: 'req_console_plan_no', approver: 'operators' }));
     const item = card(page, 'req_console_plan_no');
     await item.waitFor();
     await item.getByRole('button', { name: 'Reject', exact: true }).click();
@@ -213,7 +213,7 @@ describe('ops console in a real browser', () => {
     await approvals(bob);
 
     // Both look at the same request; Alice decides; Bob's page says so at once.
-    const first = awaited(duo.submitPlan(samplePlan('Two operators look at this'), { requestId: 'req_console_race_1' }));
+    const first = awaited(duo.submitPlan(samplePlan('Two operators look at this'), { requestId: 'req_console_race_1', approver: 'operators' }));
     await card(alice, 'req_console_race_1').waitFor();
     await card(bob, 'req_console_race_1').waitFor();
     await card(alice, 'req_console_race_1').getByRole('button', { name: 'Approve', exact: true }).click();
@@ -224,7 +224,7 @@ describe('ops console in a real browser', () => {
     await suite.screenshot(bob, 'approvals-decided-elsewhere');
 
     // A tab whose live feed is cut keeps a stale card: its decision is refused and says who won.
-    const second = awaited(duo.submitPlan(samplePlan('Decided while another tab was stale'), { requestId: 'req_console_race_2' }));
+    const second = awaited(duo.submitPlan(samplePlan('Decided while another tab was stale'), { requestId: 'req_console_race_2', approver: 'operators' }));
     await card(alice, 'req_console_race_2').waitFor();
     const { context: staleContext, page: stale } = await suite.signIn('op-bob', { cutLiveFeed: true });
     contexts.push(staleContext);
@@ -246,7 +246,7 @@ describe('ops console in a real browser', () => {
 
   it('a viewer sees no decide buttons, and a forged decision is refused by the console and the API', async () => {
     const watched = await agent('watched');
-    const pending = awaited(watched.submitPlan(samplePlan('A viewer may only look'), { requestId: 'req_console_viewer' }));
+    const pending = awaited(watched.submitPlan(samplePlan('A viewer may only look'), { requestId: 'req_console_viewer', approver: 'operators' }));
     await expect.poll(async () => (await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'GET', '/requests/req_console_viewer')).status).toBe(200);
 
     const { context, page } = await suite.signIn('op-viv');
@@ -282,8 +282,8 @@ describe('ops console in a real browser', () => {
   it('a viewer scoped to one team sees only that team in the fleet and the queue; the other team’s request and timeline are not found', async () => {
     const scribe = await agent('orders-scribe');
     const billing = await agent('billing-bot');
-    const ours = awaited(scribe.submitPlan(samplePlan('Reconcile the orders ledger'), { requestId: 'req_console_scoped_orders' }));
-    const theirs = awaited(billing.submitPlan(samplePlan('Re-run the billing batch'), { requestId: 'req_console_scoped_billing' }));
+    const ours = awaited(scribe.submitPlan(samplePlan('Reconcile the orders ledger'), { requestId: 'req_console_scoped_orders', approver: 'operators' }));
+    const theirs = awaited(billing.submitPlan(samplePlan('Re-run the billing batch'), { requestId: 'req_console_scoped_billing', approver: 'operators' }));
     await expect.poll(async () => (await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'GET', '/requests/req_console_scoped_billing')).status).toBe(200);
 
     const { context, page } = await suite.signIn('op-olga');
@@ -332,7 +332,7 @@ describe('ops console in a real browser', () => {
     await bee.report({ kind: 'control_signal', control_signal: { step_id: 's1', control: 'step_done', format: 'structured' } });
     await bee.report({ kind: 'control_signal', control_signal: { step_id: 's2', control: 'replan', format: 'legacy' } });
     await bee.report({ kind: 'verification', result: { ok: false, type: 'test_failure', summary: '1 test failed', details: [{ file: 'tests/test_report.py', line: 45, error: 'AssertionError: expected 3600 but got 1800' }] } });
-    const beePlan = awaited(bee.submitPlan(samplePlan('Split the orders report by region'), { requestId: 'req_console_phone' }));
+    const beePlan = awaited(bee.submitPlan(samplePlan('Split the orders report by region'), { requestId: 'req_console_phone', approver: 'operators' }));
 
     const page = await operator('op-ada');
     await liveReady(page);

@@ -193,7 +193,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
         waiting = true;
         say('demo-planner', `plan #${round} is waiting for an operator (${requestId}): approve or reject it in the console`);
       }, 1000);
-      const decision = await planner.submitPlan(demoPlan(round), { requestId, deadlineMs: PLAN_DEADLINE_MS }).finally(() => clearTimeout(announce));
+      const decision = await planner.submitPlan(demoPlan(round), { requestId, deadlineMs: PLAN_DEADLINE_MS, approver: 'operators' }).finally(() => clearTimeout(announce));
       if (!waiting) continue;
       say('demo-planner', `plan #${round} ${decision.status}${decision.feedback ? `: ${decision.feedback}` : ''}`);
       if (decision.status === 'approved') {
