@@ -87,7 +87,7 @@ describe('team guarantees', () => {
   it('of two operators deciding at once, exactly one wins, and the teammate gets that decision', async () => {
     const alice = await sdk('alice', [system.stack.gatewayUrls()[1]!]);
     const requestId = `req_${randomUUID()}`;
-    const decision = alice.submitPlan(samplePlan(), { requestId });
+    const decision = alice.submitPlan(samplePlan(), { requestId, approver: 'operators' });
     await eventually(async () => ((await system.stores.requests.get(requestId)) === null ? undefined : true), 'the request to exist');
 
     const [maria, omar] = await Promise.all([
@@ -137,7 +137,7 @@ describe('team guarantees', () => {
     const [urlA, urlB] = system.stack.gatewayUrls();
     const erin = await sdk('erin', [urlB!, urlA!]);
     const requestId = `req_${randomUUID()}`;
-    const decision = erin.submitPlan(samplePlan(), { requestId });
+    const decision = erin.submitPlan(samplePlan(), { requestId, approver: 'operators' });
     await eventually(async () => ((await system.stores.requests.get(requestId)) === null ? undefined : true), 'the request to exist');
 
     await system.stack.gateways[1]!.stop();

@@ -109,7 +109,7 @@ describe('team protocols across two gateways', () => {
   it('cancel: the sender withdraws a pending plan; its gate lifts, nobody else may cancel it, and a re-sent cancel is acknowledged', async () => {
     const dave = await agent('dave', 1);
     const requestId = `req_cancel_${Date.now()}`;
-    const pending = dave.submitPlan(samplePlan('A plan withdrawn'), { requestId });
+    const pending = dave.submitPlan(samplePlan('A plan withdrawn'), { requestId, approver: 'operators' });
     await eventually(async () => ((await system.stores.requests.get(requestId))?.state.status === 'pending' ? true : undefined), 'the plan to be pending');
     const gated = await dave.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
     expect(isAhpClientError(gated) && gated.code).toBe('E_PLAN_PENDING');
