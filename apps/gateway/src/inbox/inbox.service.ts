@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isProtocolMessage, makeError, redactFreeText, redactText, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
 import type { InboxEntry, InboxStore, RequestStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
+import { PushLoop } from '../agents/push-loop.js';
 import { ConnectionRegistry } from '../agents/connection-registry.js';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { LOGGER } from '../config/config.tokens.js';
@@ -52,12 +53,11 @@ interface AckQueue {
  * Where pushing one connection's inbox stands. `cursor` is the last entry pushed on this
  * connection: later rounds read only what came after it, so a notification never pushes a
  * message twice on one connection (a new connection starts from the beginning: whatever was not
- * acknowledged is delivered again). `again` records a notification that arrived during a round.
+ * acknowledged is delivered again).
  */
 interface Delivery {
   cursor: string | undefined;
-  running: boolean;
-  again: boolean;
+  loop: PushLoop;
 }
 
 /**
@@ -191,8 +191,9 @@ export class InboxService {
 
   /** Starts pushing a freshly welcomed connection's inbox: everything not acknowledged yet, oldest first. */
   connected(connection: AgentConnection): void {
-    this.deliveries.set(connection, { cursor: undefined, running: false, again: false });
-    this.deliver(connection);
+    const delivery: Delivery = { cursor: undefined, loop: new PushLoop(() => this.pushPending(connection, delivery)) };
+    this.deliveries.set(connection, delivery);
+    delivery.loop.trigger();
   }
 
   /**
@@ -200,34 +201,7 @@ export class InboxService {
    * connection not welcomed yet is skipped; its welcome starts a full delivery that includes them.
    */
   notify(agentId: string): void {
-    for (const connection of this.registry.currentOf(agentId)) this.deliver(connection);
-  }
-
-  private deliver(connection: AgentConnection): void {
-    const delivery = this.deliveries.get(connection);
-    if (delivery === undefined) return;
-    if (delivery.running) {
-      delivery.again = true;
-      return;
-    }
-    delivery.running = true;
-    void this.drain(connection, delivery);
-  }
-
-  /**
-   * Pushes batches until nothing new is pending and no notification came in meanwhile. `running`
-   * is cleared in the same synchronous step that last checked `again`, so a notification is
-   * either seen by this round or starts the next one; none falls in between.
-   */
-  private async drain(connection: AgentConnection, delivery: Delivery): Promise<void> {
-    try {
-      do {
-        delivery.again = false;
-        if (!(await this.pushPending(connection, delivery))) return;
-      } while (delivery.again);
-    } finally {
-      delivery.running = false;
-    }
+    for (const connection of this.registry.currentOf(agentId)) this.deliveries.get(connection)?.loop.trigger();
   }
 
   /** One pass from the cursor to the end of the inbox; false when delivery must stop (socket gone, store unreachable). */

@@ -11,6 +11,7 @@ import {
 } from '@ahp/protocol';
 import { MAX_PENDING_OPERATOR_SIGNALS, type OperatorSignalStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
+import { PushLoop } from '../agents/push-loop.js';
 import { ConnectionRegistry } from '../agents/connection-registry.js';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { LOGGER } from '../config/config.tokens.js';
@@ -23,8 +24,7 @@ import { OPERATOR_SIGNAL_STORE } from '../store/store.tokens.js';
 interface Delivery {
   /** Signal ids already pushed on this connection: a connection gets each once. */
   pushed: Set<string>;
-  running: boolean;
-  again: boolean;
+  loop: PushLoop;
 }
 
 /**
@@ -79,49 +79,33 @@ export class OperatorSignalsService {
 
   /** Starts a welcomed connection's delivery: every unanswered operator signal of the agent. */
   connected(connection: AgentConnection): void {
-    this.deliveries.set(connection, { pushed: new Set(), running: false, again: false });
-    this.deliver(connection);
+    const delivery: Delivery = { pushed: new Set(), loop: new PushLoop(() => this.pushPending(connection, delivery)) };
+    this.deliveries.set(connection, delivery);
+    delivery.loop.trigger();
   }
 
   /** The store says an operator sent `agentId` a signal: push it to the agent's connections here. */
   notify(agentId: string): void {
-    for (const connection of this.registry.currentOf(agentId)) this.deliver(connection);
+    for (const connection of this.registry.currentOf(agentId)) this.deliveries.get(connection)?.loop.trigger();
   }
 
-  private deliver(connection: AgentConnection): void {
-    const delivery = this.deliveries.get(connection);
-    if (delivery === undefined) return;
-    if (delivery.running) {
-      delivery.again = true;
-      return;
-    }
-    delivery.running = true;
-    void this.drain(connection, delivery);
-  }
-
-  /** Reads and pushes until no notice came in meanwhile (the same hand-over as InboxService.drain). */
-  private async drain(connection: AgentConnection, delivery: Delivery): Promise<void> {
+  /** Pushes the agent's unanswered signals not yet pushed on this connection; false when delivery must stop. */
+  private async pushPending(connection: AgentConnection, delivery: Delivery): Promise<boolean> {
+    if (connection.state !== 'ready' || !connection.isOpen) return false;
+    let pending: Signal[];
     try {
-      do {
-        delivery.again = false;
-        if (connection.state !== 'ready' || !connection.isOpen) return;
-        let pending: Signal[];
-        try {
-          pending = await this.store.pending(connection.agentId, Date.now());
-        } catch (error) {
-          // Nothing is lost: the signals stay stored; the next notice or connection reads them.
-          this.log.warn({ agentId: connection.agentId, sessionId: connection.sessionId, error }, 'reading operator signals failed');
-          return;
-        }
-        for (const signal of pending) {
-          if (delivery.pushed.has(signal.header.id)) continue;
-          if (!connection.push({ type: 'signal', signal })) return;
-          delivery.pushed.add(signal.header.id);
-          connection.log.debug({ sessionId: connection.sessionId, signalId: signal.header.id }, 'operator signal pushed');
-        }
-      } while (delivery.again);
-    } finally {
-      delivery.running = false;
+      pending = await this.store.pending(connection.agentId, Date.now());
+    } catch (error) {
+      // Nothing is lost: the signals stay stored; the next notice or connection reads them.
+      this.log.warn({ agentId: connection.agentId, sessionId: connection.sessionId, error }, 'reading operator signals failed');
+      return false;
     }
+    for (const signal of pending) {
+      if (delivery.pushed.has(signal.header.id)) continue;
+      if (!connection.push({ type: 'signal', signal })) return false;
+      delivery.pushed.add(signal.header.id);
+      connection.log.debug({ sessionId: connection.sessionId, signalId: signal.header.id }, 'operator signal pushed');
+    }
+    return true;
   }
 }
