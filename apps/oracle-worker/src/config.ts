@@ -58,6 +58,7 @@ export const ConfigSchema = z.object({
   AHP_WORKER_STALLED_INTERVAL_MS: wholeNumber(500, 600_000).default(2_000),
   AHP_WORKER_MAX_STALLED: wholeNumber(0, 100).default(2),
   AHP_ORACLE_BUDGET_MS: wholeNumber(1, 600_000).default(2_000),
+  AHP_LATE_AID_WINDOW_MS: wholeNumber(0, 600_000).default(30_000),
   AHP_ORACLE_PLUGINS: z
     .string()
     .transform((value) =>
@@ -120,6 +121,10 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '2000',
     description: "Time each oracle gets for one hook; never more than what is left until the hook's deadline.",
   },
+  AHP_LATE_AID_WINDOW_MS: {
+    default: '30000',
+    description: "How long past a post-* hook's deadline its oracles may still run. Aid they produce after the gateway answered the hook (by failure policy) is pushed to the agent as a `signal`. 0 cuts post-* hooks at the deadline like every other trigger.",
+  },
   AHP_ORACLE_PLUGINS: {
     default: '(none)',
     description: 'Comma-separated oracle plugin modules: paths (relative to the working directory) or package names. They run after the built-in oracles.',
@@ -165,6 +170,8 @@ export interface WorkerConfig {
   readonly stalledIntervalMs: number;
   readonly maxStalledCount: number;
   readonly oracleBudgetMs: number;
+  /** See `AHP_LATE_AID_WINDOW_MS`; 0: off. */
+  readonly lateAidWindowMs: number;
   readonly oraclePlugins: readonly string[];
   readonly configRecheckMs: number;
   readonly logLevel: LogLevel;
@@ -225,6 +232,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     stalledIntervalMs: c.AHP_WORKER_STALLED_INTERVAL_MS,
     maxStalledCount: c.AHP_WORKER_MAX_STALLED,
     oracleBudgetMs: c.AHP_ORACLE_BUDGET_MS,
+    lateAidWindowMs: c.AHP_LATE_AID_WINDOW_MS,
     oraclePlugins: c.AHP_ORACLE_PLUGINS,
     configRecheckMs: c.AHP_CONFIG_RECHECK_MS,
     logLevel: c.AHP_LOG_LEVEL,

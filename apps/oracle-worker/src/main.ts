@@ -178,7 +178,15 @@ async function start(): Promise<void> {
     grants: createToolGrantStore({ redis, keys }),
     logger: log,
   });
-  processor = createHookProcessor({ hooks: stores.hooks, evaluator: runtime.active, budgetMs: config.oracleBudgetMs, logger: log, metrics: metrics.processor, approvals });
+  processor = createHookProcessor({
+    hooks: stores.hooks,
+    evaluator: runtime.active,
+    budgetMs: config.oracleBudgetMs,
+    logger: log,
+    metrics: metrics.processor,
+    approvals,
+    lateAid: { store: stores.operatorSignals, windowMs: config.lateAidWindowMs },
+  });
   worker = createHookWorker({
     redis,
     keys,

@@ -15,11 +15,13 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * - `decided`: evaluated, and its decision was the first stored (so it was delivered);
  * - `duplicate`: evaluated, but a decision was already stored (a re-run, or the gateway's failure
  *   policy at the deadline); not delivered;
+ * - `late_aid`: a `post-*` hook evaluated after the gateway answered it by failure policy, whose
+ *   aid signals were pushed to the agent (see `HookProcessorOptions.lateAid`);
  * - `oracle_failure`: an oracle failed and the hook's failure policy decided (stored first or not);
  * - `skipped_past_deadline`: picked up after its deadline, not evaluated;
  * - `failed`: the attempt threw (Redis unavailable, unreadable job data); BullMQ retries it.
  */
-export type JobOutcome = 'decided' | 'duplicate' | 'oracle_failure' | 'skipped_past_deadline' | 'failed';
+export type JobOutcome = 'decided' | 'duplicate' | 'late_aid' | 'oracle_failure' | 'skipped_past_deadline' | 'failed';
 
 /**
  * The processor's reporting points (see `HookProcessorOptions.metrics`). Calls are synchronous
@@ -51,7 +53,7 @@ export interface WorkerMetricsOptions {
  */
 export const DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const OUTCOMES: readonly JobOutcome[] = ['decided', 'duplicate', 'oracle_failure', 'skipped_past_deadline', 'failed'];
+const OUTCOMES: readonly JobOutcome[] = ['decided', 'duplicate', 'late_aid', 'oracle_failure', 'skipped_past_deadline', 'failed'];
 
 /** The worker's registry and metric definitions. */
 export class WorkerMetrics {
@@ -66,7 +68,7 @@ export class WorkerMetrics {
 
     const jobs = new Counter({
       name: 'ahp_worker_jobs_total',
-      help: 'Hook job attempts this worker finished, by outcome: decided, duplicate, oracle_failure, skipped_past_deadline, failed (docs/deploy.md).',
+      help: 'Hook job attempts this worker finished, by outcome: decided, duplicate, late_aid, oracle_failure, skipped_past_deadline, failed (docs/deploy.md).',
       labelNames: ['outcome'],
       registers,
     });

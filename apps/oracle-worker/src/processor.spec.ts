@@ -4,9 +4,9 @@
  * tests.
  */
 import type { Oracle } from '@ahp/oracles';
-import { aggregateSignals } from '@ahp/protocol';
-import type { HookDecision, HookJobData } from '@ahp/protocol';
-import type { HookStore, Logger } from '@ahp/store';
+import { aggregateSignals, failurePolicyDecision } from '@ahp/protocol';
+import type { HookDecision, HookJobData, Signal } from '@ahp/protocol';
+import type { HookAidOrigin, HookAidSendOutcome, HookStore, Logger } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';
 import { createHookProcessor, oraclesEvaluator } from './processor.js';
@@ -94,7 +94,7 @@ describe('hook processor', () => {
     const decision = hooks.stored.get(HOOK_ID)!;
     expect(decision).toMatchObject({ hook_id: HOOK_ID, allowed: false, intensity: 'block', decided_by: 'oracles' });
     expect(decision.signals[0]!.header).toMatchObject({ source: 'block-all', timestamp: new Date(T0).toISOString() });
-    expect(processor.stats()).toEqual({ evaluated: 1, decided: 1, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0 });
+    expect(processor.stats()).toEqual({ evaluated: 1, decided: 1, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0, lateAid: 0 });
     const decided = logger.lines.find((l) => l.msg === 'hook decided')!;
     expect(decided.level).toBe('info');
     expect(decided.fields).toMatchObject({ ...correlation, trigger: 'pre-tool-use', allowed: false, intensity: 'block', decidedBy: 'oracles', signals: 1, queuedMs: 50 });
@@ -119,7 +119,7 @@ describe('hook processor', () => {
     const { processor, hooks, logger } = setup();
     await processor.process(job({ deadline_at: deadline }), meta);
     expect(hooks.calls).toBe(0);
-    expect(processor.stats()).toEqual({ evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 1, oracleFailures: 0 });
+    expect(processor.stats()).toEqual({ evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 1, oracleFailures: 0, lateAid: 0 });
     expect(logger.lines).toEqual([
       {
         level: 'info',
@@ -209,5 +209,93 @@ describe('hook processor', () => {
     const second = '2c9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b';
     await processor.process(job({ hook_id: second }), { jobId: second, attemptsMade: 0 });
     expect(hooks.graces).toEqual([undefined, 5_000]);
+  });
+
+  describe('late aid of post-* hooks', () => {
+    const advise: Oracle = {
+      name: 'advise',
+      evaluate: () => [
+        { intensity: 'aid', payload: { level: 'aiding', decision: 'suggest', context: 'the command wrote 3 files', suggestions: [{ type: 'follow_up', description: 'run the tests' }] } },
+      ],
+    };
+
+    /** Records what the processor pushed; the second push of a hook is a duplicate, as in Redis. */
+    function aidStore() {
+      const pushed: { origin: HookAidOrigin; signals: readonly Signal[]; expiresAt: number }[] = [];
+      return {
+        pushed,
+        async sendHookAid(origin: HookAidOrigin, signals: readonly Signal[], expiresAt: number): Promise<HookAidSendOutcome> {
+          if (pushed.some((p) => p.origin.hookId === origin.hookId)) return { outcome: 'duplicate' };
+          pushed.push({ origin, signals, expiresAt });
+          return { outcome: 'sent', gatewayId: 'gw-1' };
+        },
+      };
+    }
+
+    /** The gateway's answer at the deadline, stored before the worker's evaluation ends. */
+    function answeredByPolicy(hooks: ReturnType<typeof memoryHooks>, trigger: HookJobData['trigger']) {
+      hooks.stored.set(HOOK_ID, failurePolicyDecision({ hookId: HOOK_ID, trigger, policy: 'fail_open', code: 'E_TIMEOUT', message: 'late', now: new Date(T0).toISOString() }));
+    }
+
+    it('pushes the aid of a post-* hook the gateway answered by failure policy, once, tied to the hook', async () => {
+      const store = aidStore();
+      const { processor, hooks, logger } = setup({ oracles: [advise], lateAid: { store, windowMs: 30_000, ttlMs: 60_000 } });
+      answeredByPolicy(hooks, 'post-tool-use');
+      await processor.process(job({ trigger: 'post-tool-use' }), meta);
+      expect(store.pushed).toHaveLength(1);
+      expect(store.pushed[0]!.origin).toEqual({ agentId: 'agent-1', sessionId: 'session-1', hookId: HOOK_ID, trigger: 'post-tool-use' });
+      expect(store.pushed[0]!.expiresAt).toBe(T0 + 60_000);
+      expect(store.pushed[0]!.signals.map((s) => s.header)).toEqual([expect.objectContaining({ intensity: 'aid', source: 'advise', correlation_id: HOOK_ID })]);
+      expect(hooks.stored.get(HOOK_ID)).toMatchObject({ decided_by: 'failure_policy' });
+      expect(processor.stats()).toMatchObject({ evaluated: 1, decided: 0, lateAid: 1, duplicates: 0 });
+      expect(logger.lines.find((l) => l.msg.includes('their aid was pushed'))?.fields).toMatchObject({ lateSignals: 1, pushedVia: 'gw-1' });
+
+      // A re-run of the same job (a stalled worker) evaluates again but pushes nothing more.
+      await processor.process(job({ trigger: 'post-tool-use' }), { jobId: HOOK_ID, attemptsMade: 1 });
+      expect(store.pushed).toHaveLength(1);
+      expect(processor.stats()).toMatchObject({ lateAid: 1, duplicates: 1 });
+    });
+
+    it('evaluates a post-* job picked up past its deadline while the window lasts, and lets its oracles run into it', async () => {
+      const store = aidStore();
+      const { processor, hooks } = setup({ oracles: [advise], lateAid: { store, windowMs: 30_000 } });
+      answeredByPolicy(hooks, 'post-tool-use');
+      await processor.process(job({ trigger: 'post-tool-use', deadline_at: T0 - 1_000 }), meta);
+      expect(store.pushed).toHaveLength(1);
+      expect(processor.stats()).toMatchObject({ skippedPastDeadline: 0, lateAid: 1 });
+
+      const after = aidStore();
+      const beyond = setup({ oracles: [advise], lateAid: { store: after, windowMs: 30_000 } });
+      await beyond.processor.process(job({ trigger: 'post-tool-use', deadline_at: T0 - 30_000 }), meta);
+      expect(after.pushed).toEqual([]);
+      expect(beyond.processor.stats()).toMatchObject({ skippedPastDeadline: 1 });
+    });
+
+    it('pushes nothing when the stored decision came from the oracles (the agent already had their aid)', async () => {
+      const store = aidStore();
+      const { processor } = setup({ oracles: [advise], lateAid: { store, windowMs: 30_000 } });
+      await processor.process(job({ trigger: 'post-tool-use' }), meta);
+      await processor.process(job({ trigger: 'post-tool-use' }), { jobId: HOOK_ID, attemptsMade: 1 });
+      expect(store.pushed).toEqual([]);
+      expect(processor.stats()).toMatchObject({ decided: 1, duplicates: 1, lateAid: 0 });
+    });
+
+    it('never pushes for other triggers, and skips them past the deadline as before', async () => {
+      const store = aidStore();
+      const { processor, hooks } = setup({ oracles: [advise], lateAid: { store, windowMs: 30_000 } });
+      answeredByPolicy(hooks, 'pre-tool-use');
+      await processor.process(job(), meta);
+      await processor.process(job({ hook_id: '3d9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b', deadline_at: T0 - 1 }), meta);
+      expect(store.pushed).toEqual([]);
+      expect(processor.stats()).toMatchObject({ duplicates: 1, skippedPastDeadline: 1, lateAid: 0 });
+    });
+
+    it('is off with a zero window: post-* hooks are cut at their deadline', async () => {
+      const store = aidStore();
+      const { processor } = setup({ oracles: [advise], lateAid: { store, windowMs: 0 } });
+      await processor.process(job({ trigger: 'post-tool-use', deadline_at: T0 - 1 }), meta);
+      expect(store.pushed).toEqual([]);
+      expect(processor.stats()).toMatchObject({ skippedPastDeadline: 1 });
+    });
   });
 });

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { evaluateHook } from '@ahp/oracles';
 import type { Oracle, OracleRunReport } from '@ahp/oracles';
-import type { HookJobData } from '@ahp/protocol';
-import type { HookProcessor, HookStore, Logger } from '@ahp/store';
+import { DEFAULT_OPERATOR_SIGNAL_TTL_MS, type HookDecision, type HookJobData, type Signal } from '@ahp/protocol';
+import type { HookProcessor, HookStore, Logger, OperatorSignalStore } from '@ahp/store';
 import type { HookEvaluator } from './hooks-config.js';
 import type { ToolApprovals } from './tool-approvals.js';
 import type { HookProcessorMetrics } from './metrics.js';
@@ -38,6 +38,15 @@ export interface HookProcessorOptions {
   readonly approvals?: ToolApprovals;
   /** Told of each job's queue wait, outcome and oracle runs (Prometheus, see metrics.ts). @defaultValue none */
   readonly metrics?: HookProcessorMetrics;
+  /**
+   * Late aid of `post-*` hooks (seed 001 §3.3: aid is consumed asynchronously). With it, a
+   * `post-*` hook's oracles may run up to `windowMs` past the hook's deadline, and when the
+   * gateway has meanwhile answered the hook by failure policy, the aid signals of this
+   * evaluation are pushed to the agent (`sendHookAid`: once per hook, answered like any pushed
+   * signal). The action the hook reported already happened, so nothing waits on this advice.
+   * @defaultValue none: `post-*` hooks are cut at their deadline like every trigger
+   */
+  readonly lateAid?: { readonly store: Pick<OperatorSignalStore, 'sendHookAid'>; readonly windowMs: number; readonly ttlMs?: number };
 }
 
 /** Counters since the processor was created (reported at shutdown). */
@@ -52,6 +61,8 @@ export interface HookProcessorStats {
   skippedPastDeadline: number;
   /** Evaluations that ended in a failure-policy decision because an oracle failed. */
   oracleFailures: number;
+  /** `post-*` evaluations that finished after the hook was answered and pushed their aid. */
+  lateAid: number;
 }
 
 /** The job processor with its counters. */
@@ -78,7 +89,8 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
   const evaluatorFor = options.evaluator ?? (() => fixed);
   const now = options.now ?? Date.now;
   const newId = options.newId ?? randomUUID;
-  const stats: HookProcessorStats = { evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0 };
+  const stats: HookProcessorStats = { evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0, lateAid: 0 };
+  const lateAid = options.lateAid !== undefined && options.lateAid.windowMs > 0 ? options.lateAid : undefined;
 
   async function processJob(job: HookJobData, meta: { jobId: string; attemptsMade: number }): Promise<void> {
     const fields = {
@@ -91,7 +103,9 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     };
     const startedAt = now();
     options.metrics?.jobStarted(job.trigger, startedAt - job.enqueued_at);
-    if (startedAt >= job.deadline_at) {
+    // Only a post-* hook is worth evaluating after its deadline: its aid can still reach the agent.
+    const evaluateUntil = lateAid !== undefined && isPostTrigger(job.trigger) ? job.deadline_at + lateAid.windowMs : job.deadline_at;
+    if (startedAt >= evaluateUntil) {
       stats.skippedPastDeadline += 1;
       options.metrics?.jobFinished('skipped_past_deadline', job.trigger, undefined);
       logger.info(
@@ -115,7 +129,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
         now: () => new Date(now()),
         newId,
         budgetMs,
-        deadlineAt: job.deadline_at,
+        deadlineAt: evaluateUntil,
         // The job data was parsed for this job alone: oracles may see it frozen in place.
         inputIsOwned: true,
         onOracleSettled: (report) => {
@@ -141,6 +155,23 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
       durationMs: now() - startedAt,
       queuedMs: startedAt - job.enqueued_at,
     };
+    const late = !stored.first && lateAid !== undefined ? lateAidOf(job, decision, stored.decision) : [];
+    if (late.length > 0 && lateAid !== undefined) {
+      const at = now();
+      const sent = await lateAid.store.sendHookAid(
+        { agentId: job.agent.id, sessionId: job.session_id, hookId: job.hook_id, trigger: job.trigger },
+        late,
+        at + (lateAid.ttlMs ?? DEFAULT_OPERATOR_SIGNAL_TTL_MS),
+        at,
+      );
+      if (sent.outcome === 'sent') {
+        stats.lateAid += 1;
+        options.metrics?.jobFinished('late_aid', job.trigger, outcome.durationMs);
+        logger.info({ ...outcome, lateSignals: late.length, pushedVia: sent.gatewayId }, 'post-* hook answered before its oracles finished: their aid was pushed to the agent');
+        return;
+      }
+      logger.info({ ...outcome, lateSignals: late.length, lateAidOutcome: sent.outcome }, 'late aid of a post-* hook not pushed');
+    }
     options.metrics?.jobFinished(decision.decided_by === 'failure_policy' ? 'oracle_failure' : stored.first ? 'decided' : 'duplicate', job.trigger, outcome.durationMs);
     if (stored.first) {
       stats.decided += 1;
@@ -155,6 +186,20 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
   }
 
   return { process: processJob, stats: () => ({ ...stats }) };
+}
+
+function isPostTrigger(trigger: string): boolean {
+  return trigger.startsWith('post-');
+}
+
+/**
+ * The aid signals of `evaluated` the agent has not had: only when the stored decision was the
+ * failure policy's (the gateway timed out, or an earlier run's oracle failed) and this run's
+ * oracles answered. A stored oracle decision already carried its aid to the agent.
+ */
+function lateAidOf(job: HookJobData, evaluated: HookDecision, stored: HookDecision): Signal[] {
+  if (!isPostTrigger(job.trigger) || stored.decided_by !== 'failure_policy' || evaluated.decided_by !== 'oracles') return [];
+  return evaluated.signals.filter((signal) => signal.header.intensity === 'aid');
 }
 
 /** The built-in way of evaluating: a fixed list of oracles, no configuration version (what a worker does while none is published). */

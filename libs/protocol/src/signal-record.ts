@@ -12,6 +12,7 @@ import { HookTriggerSchema } from './trigger.js';
  * One sent signal, indexed by its id; `response` is set once, by the first valid answer. A signal
  * an operator pushed (operator-signal.ts) has no hook, so no `hook_id` or `trigger`, and no
  * `session_id` when the agent was offline: it goes to whichever session of the agent connects.
+ * The late aid of a `post-*` hook (pushed after the hook was answered) has all three.
  */
 export const SignalRecordSchema = z
   .strictObject({

@@ -110,7 +110,7 @@ export function checkSignalResponse(signal: Signal, response: SignalResponse): S
 export const SignalLogEntrySchema = z
   .strictObject({
     timestamp: TimestampSchema,
-    /** Absent for a signal an operator pushed outside any hook. */
+    /** Absent for a signal an operator pushed outside any hook (the late aid of a post-* hook has it). */
     hook: HookTriggerSchema.optional(),
     intensity: IntensitySchema,
     source: ShortStringSchema,

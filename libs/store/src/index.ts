@@ -62,7 +62,7 @@ export type { TeamResolver } from './request-store.js';
 export { REQUEST_EVENTS, readRequestEvents } from './request-events.js';
 export type { ReadRequestEventsOptions, RequestEvent, RequestEventRecord } from './request-events.js';
 export { MAX_PENDING_OPERATOR_SIGNALS, createOperatorSignalStore } from './operator-signal-store.js';
-export type { OperatorSignalSendOutcome, OperatorSignalStore, OperatorSignalStoreOptions } from './operator-signal-store.js';
+export type { HookAidOrigin, HookAidSendOutcome, OperatorSignalSendOutcome, OperatorSignalStore, OperatorSignalStoreOptions } from './operator-signal-store.js';
 export { readSignalLog } from './signal-log.js';
 export type { ReadSignalLogOptions, SignalLogRecord } from './signal-log.js';
 export { DEFAULT_EXPORT_CLOCK_SKEW_MS, DEFAULT_EXPORT_PAGE_SIZE, exportSignalLog, readSignalLogStats, toJsonl } from './signal-log-export.js';

@@ -24,7 +24,8 @@
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
  * | `ahp:plan-gate:{<agentId>}:verdict` | hash | cas-request (`status` approved/rejected/expired, `request_id`, `at` of the agent's last settled plan) | never: a rejection must outlast any TTL (one small hash per agent that ever submitted a plan) |
  * | `ahp:unanswered:{<sessionId>}`    | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it) | signal TTL after the last signal |
- * | `ahp:operator-signals:{<agentId>}` | zset  | operator signal store (signal id, score = delivery deadline ms); removed when answered or past it | the longest deadline |
+ * | `ahp:operator-signals:{<agentId>}` | zset  | operator signal store (signal id, score = delivery deadline ms): operators' signals and late aid of `post-*` hooks; removed when answered or past it | the longest deadline |
+ * | `ahp:late-aid:{<hookId>}`         | string | operator signal store (`sendHookAid`): the hook's late aid was sent, so a re-run sends none | the aid's delivery deadline |
  * | `ahp:inbox:{<agentId>}`           | stream | inbox-send, cas-request, inbox-ack  | never; entries removed on ack  |
  * | `ahp:inbox:{<agentId>}:ids`       | hash   | as its inbox (message id → entry id) | never; fields removed on ack  |
  * | `ahp:inbox:{<agentId>}:sent:<messageId>` | hash | inbox-send (entry id, message JSON) | send dedup window (24 h), also after ack |
@@ -165,6 +166,8 @@ export interface StoreKeys {
   unansweredSignals(sessionId: string): string;
   /** Zset of the signals operators pushed to one agent that it has not answered, scored by the end of their delivery (epoch ms). */
   operatorSignals(agentId: string): string;
+  /** Marks a `post-*` hook whose late aid was pushed (one delivery per hook). */
+  lateAid(hookId: string): string;
   /** Stream of one agent's unacknowledged inbox messages. */
   inbox(agentId: string): string;
   /** Hash message id → stream entry id of one inbox, for O(1) acknowledgement by message id. */
@@ -266,6 +269,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     planVerdict: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}:verdict`,
     unansweredSignals: (sessionId: string) => `${prefix}:unanswered:{${part('session', sessionId)}}`,
     operatorSignals: (agentId: string) => `${prefix}:operator-signals:{${part('agent', agentId)}}`,
+    lateAid: (hookId: string) => `${prefix}:late-aid:{${part('hook', hookId)}}`,
     inbox: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}`,
     inboxIds: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:ids`,
     inboxSent: (agentId: string, messageId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:sent:${part('message', messageId)}`,

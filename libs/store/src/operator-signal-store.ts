@@ -1,5 +1,6 @@
 /**
- * Signals operators push to agents outside any hook (seed 001 §3.1), on Redis.
+ * Signals pushed to agents outside a decision (seed 001 §3.1), on Redis: what operators send,
+ * and the aid a `post-*` hook's oracles produced after the hook was answered (`sendHookAid`).
  *
  * `send` writes, in one MULTI: the signal record (`<prefix>:signal:{<id>}`, as decide-hook writes
  * it but without hook id or trigger, and with the signal itself in field `signal`), a `signal`
@@ -34,10 +35,27 @@ export type OperatorSignalSendOutcome =
   /** The agent already has {@link MAX_PENDING_OPERATOR_SIGNALS} unanswered operator signals; nothing was stored. */
   | { outcome: 'full' };
 
-/** Signals operators push to agents. */
+/** The hook a late aid signal belongs to: a `post-*` hook already answered when its oracles finished. */
+export interface HookAidOrigin {
+  agentId: string;
+  sessionId: string;
+  hookId: string;
+  trigger: string;
+}
+
+/** Outcome of {@link OperatorSignalStore.sendHookAid}: as for `send`, or `duplicate` when the hook's late aid was already sent (or there was none). */
+export type HookAidSendOutcome = OperatorSignalSendOutcome | { outcome: 'duplicate' };
+
+/** Signals pushed to agents outside a decision: from operators, and the late aid of `post-*` hooks. */
 export interface OperatorSignalStore {
   /** Stores `signal` for `agentId` until `expiresAt` (epoch ms) and wakes its gateway. */
   send(agentId: string, signal: Signal, expiresAt: number, now: number): Promise<OperatorSignalSendOutcome>;
+  /**
+   * Stores the aid `signals` an evaluation of `origin`'s hook produced after the hook was
+   * answered, as pushes to its agent (same delivery, answers and log as an operator's signal,
+   * with the hook id and trigger in the record and the log). At most once per hook.
+   */
+  sendHookAid(origin: HookAidOrigin, signals: readonly Signal[], expiresAt: number, now: number): Promise<HookAidSendOutcome>;
   /** The agent's operator signals still to deliver (unanswered, not expired), oldest first. */
   pending(agentId: string, now: number): Promise<Signal[]>;
 }
@@ -45,42 +63,76 @@ export interface OperatorSignalStore {
 /** Creates the Redis {@link OperatorSignalStore}. */
 export function createOperatorSignalStore(options: OperatorSignalStoreOptions): OperatorSignalStore {
   const { redis, keys } = options;
-  return {
-    async send(agentId, signal, expiresAt, now) {
-      const checked = SignalSchema.safeParse(signal);
-      if (!checked.success) throw new StoreInputError(`invalid signal: ${describeIssues(checked.error.issues)}`);
-      if (signal.header.intensity !== 'prompt' && signal.header.intensity !== 'aid') throw new StoreInputError(`an operator signal is prompt or aid, not ${signal.header.intensity}`);
-      const pendingKey = keys.operatorSignals(agentId);
-      await redis.zRemRangeByScore(pendingKey, '-inf', now);
-      if ((await redis.zCard(pendingKey)) >= MAX_PENDING_OPERATOR_SIGNALS) return { outcome: 'full' };
-      const sessionId = (await redis.hGet(keys.presenceAgent(agentId), 'session_id')) ?? '';
+
+  function checkedPushable(signal: Signal): Signal {
+    const checked = SignalSchema.safeParse(signal);
+    if (!checked.success) throw new StoreInputError(`invalid signal: ${describeIssues(checked.error.issues)}`);
+    if (checked.data.header.intensity !== 'prompt' && checked.data.header.intensity !== 'aid') {
+      throw new StoreInputError(`a pushed signal is prompt or aid, not ${checked.data.header.intensity}`);
+    }
+    return checked.data;
+  }
+
+  /**
+   * Writes the records, log entries and pending entries of `signals` for `agentId` in one MULTI,
+   * then wakes the agent's gateway. `origin` ties them to the hook they came from (late aid).
+   */
+  async function push(agentId: string, signals: readonly Signal[], expiresAt: number, now: number, sessionId: string, origin?: HookAidOrigin): Promise<OperatorSignalSendOutcome> {
+    const pendingKey = keys.operatorSignals(agentId);
+    await redis.zRemRangeByScore(pendingKey, '-inf', now);
+    if ((await redis.zCard(pendingKey)) + signals.length > MAX_PENDING_OPERATOR_SIGNALS) return { outcome: 'full' };
+    const ttlMs = Math.max(1, expiresAt - now);
+    const multi = redis.multi();
+    for (const signal of signals) {
       const { header } = signal;
       const record = keys.signal(header.id);
-      const ttlMs = Math.max(1, expiresAt - now);
       const fields: Record<string, string> = {
         signal_id: header.id,
         agent_id: agentId,
         intensity: header.intensity,
         source: header.source,
         type: header.type,
-        signal: JSON.stringify(checked.data),
+        signal: JSON.stringify(signal),
       };
       // The session the agent had when it was sent, for the log; none when it was offline.
       if (sessionId !== '') fields['session_id'] = sessionId;
-      await redis
-        .multi()
+      if (origin !== undefined) {
+        fields['hook_id'] = origin.hookId;
+        fields['trigger'] = origin.trigger;
+      }
+      multi
         .hSet(record, fields)
         .pExpire(record, ttlMs)
         .xAdd(keys.signalLog, '*', {
-          kind: 'signal', timestamp: header.timestamp, hook: '', intensity: header.intensity, source: header.source, consumed: '0',
-          signal_id: header.id, hook_id: '', type: header.type, agent_id: agentId, session_id: sessionId,
+          kind: 'signal', timestamp: header.timestamp, hook: origin?.trigger ?? '', intensity: header.intensity, source: header.source, consumed: '0',
+          signal_id: header.id, hook_id: origin?.hookId ?? '', type: header.type, agent_id: agentId, session_id: sessionId,
         }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } })
-        .zAdd(pendingKey, { score: expiresAt, value: header.id })
-        .pExpireAt(pendingKey, expiresAt, 'GT')
-        .exec();
-      // A new set has no expiry, and PEXPIREAT … GT does not set one on a key without it.
-      if ((await redis.pTTL(pendingKey)) < 0) await redis.pExpireAt(pendingKey, expiresAt);
-      return { outcome: 'sent', gatewayId: await notifyInbox(options, agentId, 'signal') };
+        .zAdd(pendingKey, { score: expiresAt, value: header.id });
+    }
+    await multi.pExpireAt(pendingKey, expiresAt, 'GT').exec();
+    // A new set has no expiry, and PEXPIREAT … GT does not set one on a key without it.
+    if ((await redis.pTTL(pendingKey)) < 0) await redis.pExpireAt(pendingKey, expiresAt);
+    return { outcome: 'sent', gatewayId: await notifyInbox(options, agentId, 'signal') };
+  }
+
+  return {
+    async send(agentId, signal, expiresAt, now) {
+      const checked = checkedPushable(signal);
+      const sessionId = (await redis.hGet(keys.presenceAgent(agentId), 'session_id')) ?? '';
+      return push(agentId, [checked], expiresAt, now, sessionId);
+    },
+
+    async sendHookAid(origin, signals, expiresAt, now) {
+      const checked = signals.map(checkedPushable);
+      for (const signal of checked) {
+        if (signal.header.intensity !== 'aid') throw new StoreInputError(`late signals of a hook are aid, not ${signal.header.intensity}`);
+      }
+      if (checked.length === 0) return { outcome: 'duplicate' };
+      // One late delivery per hook: a re-run of a stalled job evaluates again with new signal ids,
+      // and the agent must not get the same advice twice.
+      const claimed = await redis.set(keys.lateAid(origin.hookId), '1', { NX: true, PX: Math.max(1, expiresAt - now) });
+      if (claimed === null) return { outcome: 'duplicate' };
+      return push(origin.agentId, checked, expiresAt, now, origin.sessionId, origin);
     },
 
     async pending(agentId, now) {
