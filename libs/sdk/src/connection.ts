@@ -8,7 +8,7 @@
  * State is an explicit union: `connecting` (no welcomed socket: handshaking or waiting to retry),
  * `open` (welcomed), `closing` (`close()` was called), `closed` (final).
  */
-import { CLOSE_CODE_RANGES, PROTOCOL_VERSION, assertNever, closeCodeAllowsReconnect, parseServerFrame } from '@ahp/protocol';
+import { CLOSE_CODES, CLOSE_CODE_RANGES, PROTOCOL_VERSION, assertNever, closeCodeAllowsReconnect, parseServerFrame } from '@ahp/protocol';
 import type {
   AckFrame,
   WelcomeAgent,
@@ -96,6 +96,9 @@ export interface ConnectionOptions {
 
 /** How long a clean close may take before the socket is dropped instead. */
 const CLOSE_GRACE_MS = 2_000;
+/** How long to stay away after close 4006 when the gateway's `E_RATE_LIMITED` gave no `retry_after_ms` (its own default). */
+const DEFAULT_INPUT_BUDGET_RETRY_MS = 5_000;
+
 /** Sent as a client close code when the client leaves a socket only to reconnect (goaway, a retryable hello error). */
 const CLOSE_TO_RECONNECT = 4000;
 /**
@@ -136,6 +139,8 @@ export class Connection {
   #leaving = false;
   /** Earliest time of the next attempt after a goaway. */
   #goawayAt: number | undefined;
+  /** `retry_after_ms` of the latest connection-wide `E_RATE_LIMITED` (id null): the gateway's word on how long to stay away after 4006. */
+  #rateLimitedRetryMs: number | undefined;
   /** An error that ends the connection once the current socket has closed. */
   #fatal: AhpClientError | undefined;
   #closeError: AhpClientError | undefined;
@@ -348,6 +353,7 @@ export class Connection {
         }
         if (frame.type === 'error' && frame.id === null) {
           this.#logger.warn('gateway error for no identifiable request', { code: frame.error.code, message: frame.error.message });
+          if (frame.error.code === 'E_RATE_LIMITED') this.#rateLimitedRetryMs = frame.error.retry_after_ms ?? DEFAULT_INPUT_BUDGET_RETRY_MS;
           return;
         }
         this.#listener.reply(frame);
@@ -505,6 +511,17 @@ export class Connection {
     if (!reconnect) {
       this.#logger.warn('connection closed for good', fields);
       this.#finish(errorForCloseCode(info.code, info.reason));
+      return;
+    }
+    if (info.code === CLOSE_CODES.CONNECTION_RATE_LIMITED) {
+      // Over the input budget: an immediate retry would find the budget still spent and be closed
+      // again. Stay away as long as the gateway said (jittered, so a fleet does not return in one
+      // wave), and at least as long as the backoff's own growing delay.
+      const awayMs = Math.max(goawayDelay(this.#rateLimitedRetryMs ?? DEFAULT_INPUT_BUDGET_RETRY_MS, this.#backoff.options), this.#backoff.next(Date.now()));
+      this.#rateLimitedRetryMs = undefined;
+      this.#goawayAt = Date.now() + awayMs;
+      this.#logger.warn('closed for going over the input budget; backing off', { ...fields, reconnectInMs: awayMs });
+      this.#scheduleReconnect();
       return;
     }
     this.#logger.info('connection lost; reconnecting', fields);

@@ -464,6 +464,39 @@ describe('goaway', () => {
   });
 });
 
+describe('input budget close (4006)', () => {
+  it("stays away at least the gateway's retry_after_ms (jittered) before reconnecting, then resumes", async () => {
+    const gw = await gateway();
+    const { logger, lines } = recordingLogger();
+    const client = await open([gw.url], { logger });
+    const first = gw.current!;
+
+    first.send({ type: 'error', id: null, error: makeError('E_RATE_LIMITED', 'over the input budget', { overrun: 'frames' }, { retryAfterMs: 80 }) });
+    first.close(CLOSE_CODES.CONNECTION_RATE_LIMITED, 'input budget exceeded (frames)');
+
+    await eventually(() => gw.hellos.length === 2 && client.state === 'open', 'the reconnect');
+    const backoff = lines.find((line) => line.message === 'closed for going over the input budget; backing off');
+    expect(backoff?.level).toBe('warn');
+    const away = (backoff!.fields as { reconnectInMs: number; code: number }).reconnectInMs;
+    expect((backoff!.fields as { code: number }).code).toBe(CLOSE_CODES.CONNECTION_RATE_LIMITED);
+    // goawayDelay: at least retry_after_ms, at most twice it (the jitter).
+    expect(away).toBeGreaterThanOrEqual(80);
+    expect(away).toBeLessThan(160 + 20);
+    expect(gw.hellos[1]!.session_id).toBe(client.sessionId);
+  });
+
+  it('falls back to 5 s when the error frame gave no retry_after_ms', async () => {
+    const gw = await gateway();
+    const { logger, lines } = recordingLogger();
+    const client = await open([gw.url], { logger });
+    gw.current!.send({ type: 'error', id: null, error: makeError('E_RATE_LIMITED', 'over the input budget', undefined) });
+    gw.current!.close(CLOSE_CODES.CONNECTION_RATE_LIMITED, 'input budget exceeded (bytes)');
+    const backoff = await eventually(() => lines.find((line) => line.message === 'closed for going over the input budget; backing off'), 'the backoff line');
+    expect((backoff.fields as { reconnectInMs: number }).reconnectInMs).toBeGreaterThanOrEqual(5_000);
+    expect(client.state).toBe('connecting');
+  });
+});
+
 describe('do-not-reconnect close codes', () => {
   it('stops with a typed error, rejects the pending hook and does not reconnect', async () => {
     const gw = await gateway();
