@@ -43,8 +43,12 @@ export interface HookAidOrigin {
   trigger: string;
 }
 
-/** Outcome of {@link OperatorSignalStore.sendHookAid}: as for `send`, or `duplicate` when the hook's late aid was already sent (or there was none). */
-export type HookAidSendOutcome = OperatorSignalSendOutcome | { outcome: 'duplicate' };
+/**
+ * Outcome of {@link OperatorSignalStore.sendHookAid}: as for `send`; `duplicate` when the hook's
+ * late aid was already sent (or there was none); `no_push_channel` when the hook came from a
+ * client that cannot take pushes (the Claude Code HTTP hook: it opens hooks with answers off).
+ */
+export type HookAidSendOutcome = OperatorSignalSendOutcome | { outcome: 'duplicate' } | { outcome: 'no_push_channel' };
 
 /** Signals pushed to agents outside a decision: from operators, and the late aid of `post-*` hooks. */
 export interface OperatorSignalStore {
@@ -83,7 +87,7 @@ export function createOperatorSignalStore(options: OperatorSignalStoreOptions): 
     if ((await redis.zCard(pendingKey)) + signals.length > MAX_PENDING_OPERATOR_SIGNALS) return { outcome: 'full' };
     const ttlMs = Math.max(1, expiresAt - now);
     const multi = redis.multi();
-    for (const signal of signals) {
+    for (const [index, signal] of signals.entries()) {
       const { header } = signal;
       const record = keys.signal(header.id);
       const fields: Record<string, string> = {
@@ -107,7 +111,8 @@ export function createOperatorSignalStore(options: OperatorSignalStoreOptions): 
           kind: 'signal', timestamp: header.timestamp, hook: origin?.trigger ?? '', intensity: header.intensity, source: header.source, consumed: '0',
           signal_id: header.id, hook_id: origin?.hookId ?? '', type: header.type, agent_id: agentId, session_id: sessionId,
         }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } })
-        .zAdd(pendingKey, { score: expiresAt, value: header.id });
+        // Signals sent together share a deadline; a fraction of a millisecond keeps their order.
+        .zAdd(pendingKey, { score: expiresAt + index / 1000, value: header.id });
     }
     await multi.pExpireAt(pendingKey, expiresAt, 'GT').exec();
     // A new set has no expiry, and PEXPIREAT … GT does not set one on a key without it.
@@ -128,6 +133,9 @@ export function createOperatorSignalStore(options: OperatorSignalStoreOptions): 
         if (signal.header.intensity !== 'aid') throw new StoreInputError(`late signals of a hook are aid, not ${signal.header.intensity}`);
       }
       if (checked.length === 0) return { outcome: 'duplicate' };
+      // A client without a socket would never take the push: it would only fill the agent's
+      // pending set until it expired and crowd out what operators send.
+      if ((await redis.hGet(keys.hook(origin.hookId), 'answers')) === '0') return { outcome: 'no_push_channel' };
       // One late delivery per hook: a re-run of a stalled job evaluates again with new signal ids,
       // and the agent must not get the same advice twice.
       const claimed = await redis.set(keys.lateAid(origin.hookId), '1', { NX: true, PX: Math.max(1, expiresAt - now) });

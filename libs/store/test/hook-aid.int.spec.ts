@@ -68,6 +68,14 @@ describe('OperatorSignalStore.sendHookAid', () => {
     expect(await stores.operatorSignals.pending('agent-1', now)).toEqual([]);
   });
 
+  it('pushes nothing for a hook of a client that cannot take pushes (opened with answers off)', async () => {
+    const from = origin();
+    const now = Date.now();
+    await stores.hooks.open({ hookId: from.hookId, agentId: 'agent-1', sessionId: 'session-1', gatewayId: 'gw-a', trigger: 'post-tool-use', now, deadlineAt: now + 5_000, answersRequired: false });
+    expect(await stores.operatorSignals.sendHookAid(from, [aid(from.hookId)], now + 60_000, now)).toEqual({ outcome: 'no_push_channel' });
+    expect(await stores.operatorSignals.pending('agent-1', now)).toEqual([]);
+  });
+
   it('refuses anything but aid, and stores nothing', async () => {
     const from = origin();
     const now = Date.now();
