@@ -38,19 +38,46 @@ const read = (path: string): string => readFileSync(join(repoRoot, path), 'utf8'
 
 /**
  * Citations of the design documents: a numbered seed ("seed 001", "Seed 4", "seeds 000 and 002"),
- * a section of one ("seed §4.3", "the seed's §6.2"), their folder, or the documents by name.
+ * a section of one ("seed §4.3", "the seed's §6.2"), a bare section number only they use (the
+ * docs number their own sections differently: §4.x is docs/protocol.md's frame reference), their
+ * folder, or the documents by name.
  */
-const CITATION = [/\bseeds?[ _-]?0{0,2}[0-4]\b/i, /\bseed(?:'s|s'|s)?\s*§/i, /\bseeds\//i, /\bseed doc(?:ument)?s?\b/i];
+const CITATION = [
+  /\bseeds?[\s_-]?0{0,2}[0-4]\b/i,
+  /\bseed(?:'s|s'|s)?\s*§/i,
+  /§\s?(?:1\.2|2\.[12]|3\.[1-4]|5\.[1-3]|6\.[12])\b/,
+  /\bseeds\//i,
+  /\bseed doc(?:ument)?s?\b/i,
+];
 /**
- * Unnumbered mentions ("as in the seed", "the seed's rules"). A random-number seed is spelled the
- * same way, so files about seeded randomness are left out of this one check.
+ * Unnumbered mentions ("as in the seed", "the seed's rules", "seed defaults", "(seed: 20)"). A
+ * random-number seed is spelled the same way, so files about seeded randomness (the chaos tool,
+ * the benchmark, the chaos findings) are left out of this one check.
  */
-const MENTION = /\b(?:the|a|this|each)\s+seeds?(?:'s|')?\b|\bseed(?:'s|s')\s/i;
-const SEEDED_RANDOMNESS = [/^tools\/chaos\//, /^tools\/bench\//];
+const MENTION =
+  /\b(?:the|a|this|each)\s+seeds?(?:'s|')?\b|\bseed(?:'s|s')\s|\bseed:\s|\bseed (?:conditions?|fields?|rules?|syntax|defaults?|plan|payload|shape|limits?|examples?|model|triggers?|order|mode of)\b/i;
+const SEEDED_RANDOMNESS = [/^tools\/chaos\//, /^tools\/bench\//, /^docs\/reliability\.md$/];
 
-/** Where `pattern` matches in `text`: `path:line: text`, for a message that points at each one. */
+/**
+ * Where `pattern` matches in `text`, as `path:line: text`. Lines are joined first (without their
+ * comment markers), so a citation wrapped across two lines of a comment is found too; a pattern
+ * that spells a space as ` ` rather than `\s` stays within one line.
+ */
 function hits(path: string, text: string, pattern: RegExp): string[] {
-  return text.split('\n').flatMap((line, index) => (pattern.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : []));
+  const lines = text.split('\n');
+  const starts: number[] = [];
+  let joined = '';
+  lines.forEach((line, index) => {
+    starts.push(joined.length);
+    joined += (index === 0 ? line : line.replace(/^\s*(?:\*|\/\/|#|<!--)?\s*/, '')) + '\n';
+  });
+  const found = new Set<string>();
+  for (const match of joined.matchAll(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`))) {
+    let line = 0;
+    while (line + 1 < starts.length && (starts[line + 1] ?? Infinity) <= match.index) line++;
+    found.add(`${path}:${line + 1}: ${(lines[line] ?? '').trim()}`);
+  }
+  return [...found];
 }
 
 /** GitHub's anchor of a heading: lowercase, punctuation dropped (not `-` or `_`), spaces to `-`. */
