@@ -1,5 +1,5 @@
 /**
- * Signals operators push to agents outside any hook (seed 001 §3.1), on Redis.
+ * Signals operators push to agents outside any hook (docs/spec/spectrum-and-signals.md#operator-signals), on Redis.
  *
  * `send` writes, in one MULTI: the signal record (`<prefix>:signal:{<id>}`, as decide-hook writes
  * it but without hook id or trigger, and with the signal itself in field `signal`), a `signal`
