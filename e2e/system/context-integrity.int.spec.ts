@@ -15,7 +15,7 @@ import { RawAgent, startSystem, type System } from './harness.js';
 
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../.ahp/hooks.yaml', import.meta.url));
 
-/** Seed 001 §5.2 with the environment from the token: 10 files block in production, 30 prompt elsewhere. */
+/** docs/spec/escalation-and-context.md#context-sensitivity with the environment from the token: 10 files block in production, 30 prompt elsewhere. */
 const CONTEXT_SENSITIVE = `version: 1
 environment: development
 hooks:

@@ -2,8 +2,8 @@
 // oracle plugin, so jobs can be held in flight); agents use the SDK; configurations are published
 // with the built `ahp` CLI or through the config store, as the operator API will.
 //
-// Seed 001 §6.1 end to end, §6.2's log, §5.1 escalation across two workers, §5.2 context
-// sensitivity (the environment from each agent's token), hot reload while events are in flight,
+// docs/spec/escalation-and-context.md#worked-example end to end, its log (docs/spec/signal-log.md#signal-log-lines), escalation
+// (docs/spec/escalation-and-context.md#progressive-intervention) across two workers, context sensitivity (the environment from each agent's token), hot reload while events are in flight,
 // and invalid configurations.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,10 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allWorkersServe, configStore, publishThroughStore, runAhp, serviceLog } from './config-support.js';
 import { SLOW_ORACLE_PLUGIN, slowJobPids, startSystem, type System } from './harness.js';
 
-/** The repository's example configuration (seed 001 §4.3, §5.1, §5.2, §6.1), as `npm start` publishes it. */
+/** The repository's example configuration (docs/spec/escalation-and-context.md#worked-example), as `npm start` publishes it. */
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../.ahp/hooks.yaml', import.meta.url));
 
-/** Seed 001 §5.2: the same rule, a different threshold and intensity in production. */
+/** docs/spec/escalation-and-context.md#context-sensitivity: the same rule, a different threshold and intensity in production. */
 const CONTEXT_SENSITIVE = `version: 1
 environment: development
 hooks:
@@ -39,7 +39,7 @@ hooks:
                 resolution_path: ["split the change into parts of at most {{ params.threshold }} files"]
 `;
 
-/** Seed 001 §5.1: prompt, then control, then block for consecutive violations; slow-test holds each job. */
+/** docs/spec/escalation-and-context.md#progressive-intervention: prompt, then control, then block for consecutive violations; slow-test holds each job. */
 const ESCALATION = `version: 1
 hooks:
   pre-issue-submit:
@@ -56,7 +56,7 @@ hooks:
             resolution_path: ["fix the failing tests"]
 `;
 
-/** Seed 002 §4's breakers with small limits: more than 3 identical tool calls, more than 4 iterations. */
+/** The breakers of docs/spec/circuit-breakers.md#server-side-breakers with small limits: more than 3 identical tool calls, more than 4 iterations. */
 const BREAKERS = `version: 1
 hooks:
   pre-tool-use:
@@ -126,7 +126,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     expect(result.decision.config_version).toBeUndefined();
   });
 
-  it('seed §6.1 end to end: block with a resolution path, then a prompt for 25 files, then aid; the answers and the JSONL log of §6.2', async () => {
+  it('docs/spec/escalation-and-context.md#worked-example end to end: block with a resolution path, then a prompt for 25 files, then aid; the answers and the JSONL log (docs/spec/signal-log.md#signal-log-lines)', async () => {
     const started = new Date().toISOString();
     const published = await runAhp(system, ['config', 'publish', EXAMPLE_CONFIG, '--by', 'e2e']);
     expect(published).toMatchObject({ code: 0, stdout: expect.stringMatching(/^published version 1 /) });
@@ -175,7 +175,8 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     expect(third.signals.map((s) => s.header.source)).toEqual(['notification']);
     await alice.respond(third.signals[0]!, 'suggestion_applied');
 
-    // The log, exported with the CLI: one line per signal, §6.2's fields first, then ours.
+    // The log, exported with the CLI: one line per signal, the six fields of
+    // docs/spec/signal-log.md#signal-log-lines first, then ours.
     const out = join(work, 'alice.jsonl');
     const exported = await runAhp(system, ['log', 'export', '--agent', 'alice', '--since', started, '--out', out]);
     expect(exported).toMatchObject({ code: 0, stderr: expect.stringContaining(`3 signals written to ${out}`) });
@@ -209,7 +210,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     expect(parsed.by_action['retry_after_fix']).toMatchObject({ count: 1, share: 1 });
   });
 
-  it('context sensitivity (§5.2): the same rule blocks above 10 files in production and prompts above 30 elsewhere; the environment is the token\'s', async () => {
+  it('context sensitivity (docs/spec/escalation-and-context.md#context-sensitivity): the same rule blocks above 10 files in production and prompts above 30 elsewhere; the environment is the token\'s', async () => {
     const version = await publishThroughStore(system, CONTEXT_SENSITIVE);
     await allWorkersServe(system, version);
     const submit = (client: AhpClient, context: JsonObject) => client.hook('pre-issue-submit', context);
@@ -235,7 +236,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     expect(production.decision.config_version).toBe(version);
   });
 
-  it('escalation (§5.1): concurrent violations of one agent, evaluated by both workers at once, count once each', async () => {
+  it('escalation (docs/spec/escalation-and-context.md#progressive-intervention): concurrent violations of one agent, evaluated by both workers at once, count once each', async () => {
     const version = await publishThroughStore(system, ESCALATION, { plugins: [SLOW_ORACLE_PLUGIN] });
     await allWorkersServe(system, version);
     const markers = await mkdtemp(join(work, 'slow-'));
@@ -339,7 +340,7 @@ hooks:
     expect(still.warnings).toEqual(['evaluated by configuration B']);
   });
 
-  it('circuit breakers (seed 002 §4) count per session on the server, across both workers', async () => {
+  it('circuit breakers (docs/spec/circuit-breakers.md#server-side-breakers) count per session on the server, across both workers', async () => {
     const version = await publishThroughStore(system, BREAKERS);
     await allWorkersServe(system, version);
     const session = await connect({ url: system.stack.gatewayUrls(), token: system.token('carol') });

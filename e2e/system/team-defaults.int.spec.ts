@@ -1,5 +1,5 @@
-// Starts: a private Redis, one gateway process and one oracle-worker process. Seed 004's defaults in
-// the SDK against the real gateway: a teammate without a shutdown handler answers by itself (approve
+// Starts: a private Redis, one gateway process and one oracle-worker process. The team defaults
+// (docs/spec/teams.md) of the SDK against the real gateway: a teammate without a shutdown handler answers by itself (approve
 // when idle, refuse while a tool call runs), and submitPlan() goes to the lead named in the client's
 // options, or to lead and operators together (both must approve).
 import { randomUUID } from 'node:crypto';
@@ -8,7 +8,7 @@ import { IDLE_SHUTDOWN_FEEDBACK, connect, isAhpClientError, runAgentLoop, type A
 import { eventually, startSystem, type System } from './harness.js';
 import { deferred, operatorApi, operatorCall, samplePlan, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
-describe('seed 004 defaults of the SDK against a real gateway', () => {
+describe('team defaults of the SDK (docs/spec/teams.md#shutdown, docs/spec/teams.md#plan-approval) against a real gateway', () => {
   let system: System;
   let operators: OperatorTokens;
   let lead: AhpClient;

@@ -105,7 +105,7 @@ describe('team guarantees', () => {
     const bob = await sdk('bob', system.stack.gatewayUrls());
     const expired = await bob.submitPlan(samplePlan(), { deadlineMs: 500 });
     expect(expired).toMatchObject({ status: 'expired', approved: false });
-    // An expired plan is no approved plan: tool calls stay gated (seed 004).
+    // An expired plan is no approved plan: tool calls stay gated (docs/spec/teams.md#plan-gate).
     const gated = await bob.hook('pre-tool-use', { tool: { name: 'edit', input: {} } }).catch((error: unknown) => error);
     expect(isAhpClientError(gated) && gated.code).toBe('E_PLAN_REQUIRED');
     expect(isAhpClientError(gated) && gated.details).toMatchObject({ status: 'expired', request_id: expired.requestId });

@@ -1,5 +1,5 @@
 // Starts: a private Redis, two gateway processes and one oracle-worker process. The lead agent
-// talks to gateway A, its teammates to gateway B, all through the SDK: seed 004's shutdown and
+// talks to gateway A, its teammates to gateway B, all through the SDK: the shutdown (docs/spec/teams.md#shutdown) and
 // plan-approval protocols and plain team messages cross gateways through Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, isAhpClientError, type AhpClient, type IncomingRequest, type RequestAnswer } from '@ahp/sdk';
@@ -94,7 +94,7 @@ describe('team protocols across two gateways', () => {
     verdict.resolve({ approve: false, feedback: 'split s1 into smaller batches' });
     await expect(first).resolves.toMatchObject({ status: 'rejected', feedback: 'split s1 into smaller batches', decidedBy: 'lead' });
 
-    // Rejected: the gate stays closed until a plan is approved (seed 004); the teammate revises and resubmits.
+    // Rejected: the gate stays closed until a plan is approved (docs/spec/teams.md#plan-gate); the teammate revises and resubmits.
     const stillGated = await carol.hook('pre-tool-use', { tool: { name: 'db.migrate', input: {} } }).catch((error: unknown) => error);
     expect(isAhpClientError(stillGated) && stillGated.code).toBe('E_PLAN_REQUIRED');
     lead.onRequest('plan_approval', (request) => ({ approve: true, feedback: `LGTM: ${request.payload.plan.title}` }));

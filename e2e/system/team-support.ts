@@ -61,7 +61,7 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => voi
   return { promise, resolve };
 }
 
-/** A two-step plan (seed 002 shape). */
+/** A two-step plan (docs/spec/plans.md#plans). */
 export function samplePlan(title = 'Speed up the orders report'): Plan {
   return {
     title,

@@ -1,8 +1,8 @@
 /**
  * Admission enforcement on one real gateway (in-process, port 0, the run's private Redis, a hooks
  * configuration published in it): the plan gate after a plan is rejected, expires or is withdrawn
- * (seed 004: a teammate works only on an approved plan), the team's planning tools and
- * `require_plan`, and block/control signals a session leaves unanswered (seed 001 §3.3). The test
+ * (docs/spec/teams.md#plan-gate: a teammate works only on an approved plan), the team's planning tools and
+ * `require_plan`, and block/control signals a session leaves unanswered (docs/spec/spectrum-and-signals.md#unanswered-signals). The test
  * plays the worker (it stores decisions in Redis as a worker would) and, where needed, the lead.
  * Every refusal is checked together with its absence of effects: no job queued, no hook recorded.
  */

@@ -1,5 +1,5 @@
 /**
- * Operators pushing prompt and aid signals to agents (seed 001 §3.1), on two real in-process
+ * Operators pushing prompt and aid signals to agents (docs/spec/spectrum-and-signals.md#operator-signals), on two real in-process
  * gateways sharing the run's private Redis, with real agent sockets: the operator calls gateway A,
  * the agent is connected to gateway B and gets a `signal` push there (numbered with its session's
  * `seq`), answers it with `signal_response`, and the signal log shows both. An agent that is

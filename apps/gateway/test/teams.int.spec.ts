@@ -144,7 +144,7 @@ describe('send and inbox_ack', () => {
   });
 });
 
-describe('shutdown (seed 004 §8)', () => {
+describe('shutdown (docs/spec/teams.md#shutdown)', () => {
   it('lead asks, teammate approves; both sides learn the state; repeats are idempotent and contrary answers conflict', async () => {
     const lead = await ready('lead');
     const alice = await ready('alice');

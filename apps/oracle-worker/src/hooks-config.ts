@@ -99,8 +99,8 @@ function errorFields(error: unknown): Record<string, unknown> {
  * - Versions are handled one at a time, in the order announced; an announcement older than the
  *   newest one seen is skipped.
  * - A version that does not parse or compile is logged at error level with its issues and never
- *   tried again; the last good configuration keeps serving (seed: "the workers keep running on the
- *   last good configuration").
+ *   tried again; the last good configuration keeps serving (the requirement: "the workers keep running
+ *   on the last good configuration").
  * - A version Redis could not deliver (connection lost) is fetched again after `retryMs`, until it
  *   loads or a newer one supersedes it.
  * - At start, a current version that cannot be used makes the worker try older ones (see

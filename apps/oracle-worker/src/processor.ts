@@ -39,7 +39,7 @@ export interface HookProcessorOptions {
   /** Told of each job's queue wait, outcome and oracle runs (Prometheus, see metrics.ts). @defaultValue none */
   readonly metrics?: HookProcessorMetrics;
   /**
-   * Late aid of `post-*` hooks (seed 001 §3.3: aid is consumed asynchronously). With it, a
+   * Late aid of `post-*` hooks (docs/spec/spectrum-and-signals.md#late-aid). With it, a
    * `post-*` hook's oracles may run up to `windowMs` past the hook's deadline, and when the
    * gateway has meanwhile answered the hook by failure policy, the aid signals of this
    * evaluation are pushed to the agent (`sendHookAid`: once per hook, answered like any pushed

@@ -29,7 +29,7 @@ const GIT_FORCE_PUSH = /(\bgit\s(?:[^;&|\n]*?\s)?push\b(?:[^;&|\n]*?\s)?)(?:--fo
  * - deny `rm -r` of `/` or the home directory (any tool: a file that would run it is as bad).
  * - deny `mkfs` and `dd of=/dev/…` on a block device.
  * - rewrite `git push --force` to `git push --force-with-lease` in shell tools. A warning would
- *   be the gentler answer, but `pre-tool-use` allows only block and control (seed 001 §4.2); the
+ *   be the gentler answer, but `pre-tool-use` allows only block and control (docs/spec/hooks-and-oracles.md#triggers); the
  *   lease keeps the push working while refusing to overwrite commits the agent has not seen,
  *   which is the risk a warning would point at.
  */

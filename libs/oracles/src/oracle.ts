@@ -47,7 +47,7 @@ export interface OracleContext {
  * with provenance, payload) and validates it.
  *
  * `intensity` and `payload.level` must name the same rung (`block` ↔ `blocking`, …), and the
- * intensity must be one the hook's trigger allows (seed 001 §4.2, `TRIGGERS` in the protocol);
+ * intensity must be one the hook's trigger allows (docs/spec/hooks-and-oracles.md#triggers, `TRIGGERS` in the protocol);
  * anything else is an oracle failure, handled by the hook's failure policy.
  */
 export interface OracleVerdict {

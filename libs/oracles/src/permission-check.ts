@@ -70,8 +70,8 @@ export interface PermissionRewriteRule extends PermissionMatch {
 }
 
 /**
- * Warns about the call: a `prompt` signal. Only usable where the trigger allows `prompt`; seed
- * 001 §4.2 allows `block` and `control` at `pre-tool-use`, so the oracle refuses warn rules
+ * Warns about the call: a `prompt` signal. Only usable where the trigger allows `prompt`; the
+ * trigger table (docs/spec/hooks-and-oracles.md#triggers) allows `block` and `control` at `pre-tool-use`, so the oracle refuses warn rules
  * there (an unusable rule is a configuration error, not something to drop silently).
  */
 export interface PermissionWarnRule extends PermissionMatch {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { IdSchema, ShortStringSchema, boundedArray } from './primitives.js';
 
-/** A team role, seed 004: the lead runs the team's protocols, teammates answer them. */
+/** A team role (docs/spec/teams.md#lead-and-teammates): the lead runs the team's protocols, teammates answer them. */
 export const AgentRoleSchema = z.enum(['lead', 'teammate']).meta({ id: 'AgentRole' });
 export type AgentRole = z.infer<typeof AgentRoleSchema>;
 

@@ -10,12 +10,12 @@ import {
 } from './circuit-breaker.js';
 
 describe('codes and stop reasons', () => {
-  it('lists the four breaker codes of seed 002 §4', () => {
+  it('lists the four breaker codes of docs/spec/circuit-breakers.md#breakers', () => {
     expect(CIRCUIT_BREAKER_CODES).toEqual(['E_STUTTERING', 'E_TIMEOUT', 'MAX_ITER', 'HISTORY_TRIMMED']);
     expect(CircuitBreakerCodeSchema.safeParse('E_LOOP').error?.issues[0]?.code).toBe('invalid_value');
   });
 
-  it('spells MAX_ITER as the seed does and rejects other spellings', () => {
+  it('spells MAX_ITER as the original design does and rejects other spellings', () => {
     expect(StopReasonSchema.parse('MAX_ITER')).toBe('MAX_ITER');
     for (const r of ['completed', 'aborted', 'shutdown', 'error']) expect(StopReasonSchema.parse(r)).toBe(r);
     expect(StopReasonSchema.safeParse('max_iter').success).toBe(false);
@@ -23,7 +23,7 @@ describe('codes and stop reasons', () => {
 });
 
 describe('CircuitBreakerLimitsSchema', () => {
-  it('defaults to the seed limits', () => {
+  it('defaults to the limits of docs/spec/circuit-breakers.md#breakers', () => {
     expect(CircuitBreakerLimitsSchema.parse({})).toEqual({ max_identical_tool_calls: 50, max_iterations: 20 });
     expect(CircuitBreakerLimitsSchema.parse({})).toEqual(DEFAULT_CIRCUIT_BREAKER_LIMITS);
   });
@@ -50,7 +50,7 @@ describe('CircuitBreakerLimitsSchema', () => {
   });
 });
 
-describe('boundaries (seed: counter > 50, iterations > 20)', () => {
+describe('boundaries (docs/spec/circuit-breakers.md#breakers: counter > 50, iterations > 20)', () => {
   it('stutters at 51 identical calls, not at 50', () => {
     expect(isStuttering(50)).toBe(false);
     expect(isStuttering(51)).toBe(true);

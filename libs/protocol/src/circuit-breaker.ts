@@ -1,5 +1,5 @@
 /**
- * The circuit breakers of seed 002 §4: the limits that stop a runaway agent loop, and the codes
+ * The circuit breakers of docs/spec/circuit-breakers.md: the limits that stop a runaway agent loop, and the codes
  * reported when one trips. The boundary checks live here so the SDK (which trips them) and the
  * server (which reports and audits them) cannot disagree by one.
  */
@@ -20,7 +20,7 @@ export type CircuitBreakerCode = z.infer<typeof CircuitBreakerCodeSchema>;
 
 /**
  * Why an agent turn ended. `completed`: the model finished on its own. `MAX_ITER`: the iteration
- * breaker tripped and a person must intervene (seed 002 §4, spelled as in the seed). `aborted`:
+ * breaker tripped and a person must intervene (docs/spec/circuit-breakers.md#iteration-limit, spelled as the original design does). `aborted`:
  * cancelled by the user or an operator. `shutdown`: the agent accepted a shutdown request.
  * `error`: an unrecoverable error ended the turn.
  */
@@ -36,16 +36,16 @@ export type StopReason = z.infer<typeof StopReasonSchema>;
  */
 export const CircuitBreakerLimitsSchema = z
   .strictObject({
-    /** @defaultValue 50 (seed 002 §4: counter > 50) */
+    /** @defaultValue 50 (docs/spec/circuit-breakers.md#stuttering: counter > 50) */
     max_identical_tool_calls: z.int().positive().default(50),
-    /** @defaultValue 20 (seed 002 §4: iterations > 20) */
+    /** @defaultValue 20 (docs/spec/circuit-breakers.md#iteration-limit: iterations > 20) */
     max_iterations: z.int().positive().default(20),
     tool_timeout_s: z.number().positive().max(86_400).optional(),
   })
   .meta({ id: 'CircuitBreakerLimits', description: 'Loop limits: identical tool calls, iterations, tool timeout.' });
 export type CircuitBreakerLimits = z.infer<typeof CircuitBreakerLimitsSchema>;
 
-/** The seed's limits: more than 50 identical tool calls stutter, more than 20 iterations stop. */
+/** The limits of docs/spec/circuit-breakers.md#breakers: more than 50 identical tool calls stutter, more than 20 iterations stop. */
 export const DEFAULT_CIRCUIT_BREAKER_LIMITS: Readonly<CircuitBreakerLimits> = Object.freeze({
   max_identical_tool_calls: 50,
   max_iterations: 20,

@@ -11,7 +11,7 @@ import {
   tryParseControlEnvelope,
 } from './control-envelope.js';
 
-describe.each(['seed', 'strict'] as const)('seed 000 §5 acceptance cases, %s mode', (mode) => {
+describe.each(['seed', 'strict'] as const)('docs/spec/control-envelope.md#acceptance-cases, %s mode', (mode) => {
   it('AC1: {"control": "step_done"} is recognised as step done', () => {
     expect(classifyControlOutput('{"control": "step_done"}', { mode })).toEqual({ kind: 'structured', envelope: { control: 'step_done' } });
   });
@@ -31,7 +31,7 @@ describe.each(['seed', 'strict'] as const)('seed 000 §5 acceptance cases, %s mo
   });
 });
 
-describe('seed mode (the default): the lenient reading of seed 000', () => {
+describe('seed mode (the default): the lenient reading of docs/spec/control-envelope.md#read-modes', () => {
   it.each([
     ['at a sentence end', 'All tests pass, so this step is finished: STEP_DONE.', 'step_done'],
     ['inside a sentence', 'I think we need to REPLAN because the API changed', 'replan'],
@@ -52,11 +52,11 @@ describe('seed mode (the default): the lenient reading of seed 000', () => {
     },
   );
 
-  it('returns none for contradictory tokens (fail fast, seed §2.1)', () => {
+  it('returns none for contradictory tokens (fail fast, docs/spec/control-envelope.md#reading-model-output)', () => {
     expect(classifyControlOutput('STEP_DONE, or maybe REPLAN')).toEqual({ kind: 'none' });
   });
 
-  it('prunes an envelope to control and reason, as the pydantic model of the seed ignores other keys', () => {
+  it('prunes an envelope to control and reason, as the pydantic model of the original design ignores other keys', () => {
     expect(classifyControlOutput('{"control": "step_done", "trace_id": "t-1"}')).toEqual({ kind: 'structured', envelope: { control: 'step_done' } });
     expect(tryParseControlEnvelope('{"reason": "r", "control": "replan", "extra": {"control": "step_done"}}')).toEqual({ control: 'replan', reason: 'r' });
     expect(tryParseControlEnvelope('{"control":"step_done","__proto__":{"polluted":1}}')).toEqual({ control: 'step_done' });
@@ -84,7 +84,7 @@ describe('seed mode (the default): the lenient reading of seed 000', () => {
   });
 });
 
-describe('seed 000 §5 acceptance cases (default mode)', () => {
+describe('docs/spec/control-envelope.md#acceptance-cases (default mode)', () => {
   it('AC1: {"control": "step_done"} is recognised as step done', () => {
     expect(tryParseControlEnvelope('{"control": "step_done"}')).toEqual({ control: 'step_done' });
     expect(classifyControlOutput('{"control": "step_done"}')).toEqual({ kind: 'structured', envelope: { control: 'step_done' } });
@@ -106,14 +106,14 @@ describe('seed 000 §5 acceptance cases (default mode)', () => {
   });
 });
 
-describe('seed 000 §2.2 examples', () => {
+describe('the examples of docs/spec/control-envelope.md#envelope', () => {
   it('parse as envelopes, reason included', () => {
     expect(tryParseControlEnvelope(SEED_ENVELOPE_STEP_DONE)).toEqual({ control: 'step_done' });
     expect(tryParseControlEnvelope(SEED_ENVELOPE_REPLAN)).toEqual({ control: 'replan', reason: '步骤 3 执行失败，需要调整策略' });
   });
 });
 
-describe('strict mode, seed 000 §1.2 false positives: mentions are not signals', () => {
+describe('strict mode, docs/spec/control-envelope.md#why-an-envelope false positives: mentions are not signals', () => {
   it.each([
     'I will say STEP_DONE later, once the tests pass.',
     'The legacy protocol used STEP_DONE and REPLAN.',
@@ -133,7 +133,7 @@ describe('strict mode, seed 000 §1.2 false positives: mentions are not signals'
   });
 });
 
-describe('seed 000 §1.2 false negatives: variants are not signals (the envelope fixes them)', () => {
+describe('docs/spec/control-envelope.md#why-an-envelope false negatives: variants are not signals (the envelope fixes them)', () => {
   it.each(['step_done', 'STEPDONE', 'Step_Done', '步骤完成', 'STEP DONE', 'replan', 'RE_PLAN'])('%j', (text) => {
     expect(detectLegacyControl(text)).toBeNull();
     expect(classifyControlOutput(text)).toEqual({ kind: 'none' });
@@ -169,7 +169,7 @@ describe('tryParseControlEnvelope', () => {
     expect(tryParseControlEnvelope('\n  {"control":"replan","reason":"r"}\t\n')).toEqual({ control: 'replan', reason: 'r' });
   });
 
-  it('accepts reason: null as absent, as the seed model does', () => {
+  it('accepts reason: null as absent, as the original design model does', () => {
     expect(tryParseControlEnvelope('{"control":"replan","reason":null}')).toEqual({ control: 'replan', reason: null });
   });
 

@@ -1,5 +1,5 @@
 /**
- * The structured control channel of seed 000: instead of searching model output for `STEP_DONE`
+ * The structured control channel (docs/spec/control-envelope.md): instead of searching model output for `STEP_DONE`
  * or `REPLAN`, the model emits exactly one JSON object `{"control": "step_done" | "replan",
  * "reason"?: …}`. The legacy strings still work, with a warning that pushes toward the envelope;
  * how leniently both are read is a {@link ControlReadMode}.
@@ -18,8 +18,8 @@ export type ControlKind = z.infer<typeof ControlKindSchema>;
  * A control envelope as it is sent and stored: exactly `control` and `reason`. Reading model
  * output in `strict` mode holds the object to this shape (a tool-call JSON that happens to carry a
  * `control` key next to `tool` or `args` must not end a step); `seed` mode first prunes other keys,
- * as the seed's pydantic model ignores them. `reason` accepts `null` as "absent", as the seed's
- * model (`str | None`) does.
+ * as the original design's pydantic model ignores them. `reason` accepts `null` as "absent", as
+ * that model (`str | None`) does (docs/spec/control-envelope.md#envelope).
  */
 export const ControlEnvelopeSchema = z
   .strictObject({
@@ -36,10 +36,10 @@ export type ControlEnvelope = z.infer<typeof ControlEnvelopeSchema>;
 export const MAX_ENVELOPE_CHARS = 8 * LIMITS.maxText;
 
 /**
- * How leniently model output is read (seed 000 §3.2 and §3.3 against the narrower reading this
- * product first shipped):
- * - `seed` (the default): the seed's rules. The trimmed text must be a single `{…}` object; its
- *   `control` and `reason` are validated and any other key is pruned (the seed validates with a
+ * How leniently model output is read (docs/spec/control-envelope.md#read-modes: the original design's reading against
+ * the narrower one this product first shipped):
+ * - `seed` (the default): the original design's rules. The trimmed text must be a single `{…}` object; its
+ *   `control` and `reason` are validated and any other key is pruned (the original design validates with a
  *   pydantic model, which ignores unknown fields). A legacy `STEP_DONE` / `REPLAN` counts anywhere
  *   in the text as a word of its own ("…all green, STEP_DONE."), not inside a longer identifier
  *   such as `NOT_STEP_DONE`.
@@ -59,7 +59,7 @@ export const MAX_CONTROL_OUTPUT_CHARS = 1024 * 1024;
 
 /**
  * Parses model output as a control envelope, or returns `null`. Never throws, also not for
- * non-string input. Rules (seed 000 §3.2): surrounding whitespace is ignored; only text that
+ * non-string input. Rules (docs/spec/control-envelope.md#reading-model-output): surrounding whitespace is ignored; only text that
  * starts with `{` and ends with `}` reaches `JSON.parse` (fast prune); the result must be a single
  * object whose `control` (and `reason`, when present) validate. In `strict` mode any other key
  * rejects the object; in `seed` mode other keys are dropped. Prose around the object, code fences,
@@ -125,10 +125,10 @@ function blankToLineEnd(text: string, from: number, step: 1 | -1): boolean {
  * Detects the legacy control strings. In `seed` mode (the default) a token counts anywhere as a
  * word of its own: the characters next to it must not be ASCII letters, digits or `_`, so
  * `…tests pass, STEP_DONE.` counts and `NOT_STEP_DONE` does not. In `strict` mode it counts only
- * when a whole line, trimmed, equals `STEP_DONE` or `REPLAN` (seed 000 §1.2: a mention in a
+ * when a whole line, trimmed, equals `STEP_DONE` or `REPLAN` (docs/spec/control-envelope.md#why-an-envelope: a mention in a
  * sentence is then no signal). Variants such as `step_done`, `STEPDONE` or `步骤完成` never count
- * (§1.2 false negatives: the envelope fixes those). When both tokens count the output is
- * contradictory and the result is `null`, leaving the fallback to the caller (§2.1 fail fast).
+ * (docs/spec/control-envelope.md#why-an-envelope, false negatives: the envelope fixes those). When both tokens count the output is
+ * contradictory and the result is `null`, leaving the fallback to the caller (docs/spec/control-envelope.md#reading-model-output: fail fast).
  * One pass over at most {@link MAX_CONTROL_OUTPUT_CHARS} characters; never throws.
  */
 export function detectLegacyControl(text: unknown, mode: ControlReadMode = 'seed'): ControlKind | null {
@@ -165,8 +165,8 @@ export interface ClassifyControlOptions {
 
 /**
  * Classifies model output: a valid envelope wins; otherwise a legacy token is accepted with a
- * `warning` to log (seed §2.1: backward compatible, but push the migration); otherwise there is
- * no control signal. `mode` picks the seed's lenient reading or the strict one. Never throws.
+ * `warning` to log (docs/spec/control-envelope.md#legacy-fallback: backward compatible, but push the migration); otherwise there is
+ * no control signal. `mode` picks the original design's lenient reading or the strict one. Never throws.
  */
 export function classifyControlOutput(text: unknown, options: ClassifyControlOptions = {}): ControlClassification {
   const mode = options.mode ?? 'seed';
@@ -192,7 +192,7 @@ export const ControlFormatSchema = z.enum(['structured', 'legacy']).meta({
 export type ControlFormat = z.infer<typeof ControlFormatSchema>;
 
 /**
- * The `control_signal` observability event (seed 000 §4): emitted for every control signal
+ * The `control_signal` observability event (docs/spec/control-envelope.md#control-signal-event): emitted for every control signal
  * acted upon, with the format so dashboards can follow the migration away from legacy strings.
  */
 export const ControlSignalEventSchema = z

@@ -19,7 +19,7 @@ function issues(schema: z.ZodType, input: unknown) {
   return result.error?.issues ?? [];
 }
 
-describe('seed 001 §2.2 examples', () => {
+describe('the design examples of docs/spec/spectrum-and-signals.md#decision-structures', () => {
   it.each([
     ['blocking', BlockingDecisionSchema, SEED_BLOCKING],
     ['controlling', ControllingDecisionSchema, SEED_CONTROLLING],
@@ -32,7 +32,7 @@ describe('seed 001 §2.2 examples', () => {
 });
 
 describe('BlockingDecisionSchema', () => {
-  it('requires every seed field', () => {
+  it('requires every field of the design example', () => {
     const { resolvable: _r, ...rest } = SEED_BLOCKING;
     expect(issues(BlockingDecisionSchema, rest)).toEqual([
       expect.objectContaining({ code: 'invalid_type', path: ['resolvable'] }),

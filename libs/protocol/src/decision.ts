@@ -1,6 +1,7 @@
 /**
- * The four decision structures of seed 001 §2.2: what an oracle concretely asks the agent to do at
- * each level of the spectrum. Field names are the seed's, verbatim; a signal's `payload` is one of
+ * The four decision structures of docs/spec/spectrum-and-signals.md#decision-structures: what an oracle
+ * concretely asks the agent to do at each level of the spectrum. Field names are the original
+ * design's, verbatim; a signal's `payload` is one of
  * these, discriminated on `level`.
  */
 import { z } from 'zod';
@@ -108,7 +109,7 @@ export const PromptingDecisionSchema = z
 export type PromptingDecision = z.infer<typeof PromptingDecisionSchema>;
 
 /**
- * One suggestion of an aiding decision. `type` is an open, short category label (the seed uses
+ * One suggestion of an aiding decision. `type` is an open, short category label (the original design uses
  * `best_practice` and `follow_up`); consumers must tolerate labels they do not know.
  */
 export const AidSuggestionSchema = z

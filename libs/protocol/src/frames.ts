@@ -199,7 +199,7 @@ export const ResponseFrameSchema = z
 export type ResponseFrame = z.infer<typeof ResponseFrameSchema>;
 
 /**
- * Withdraw a pending request this agent opened (seed 004: → cancelled by its sender). The reply is
+ * Withdraw a pending request this agent opened (docs/spec/teams.md#request-state-machine: → cancelled by its sender). The reply is
  * an `ack` with the cancelled state; the addressee learns it through a `request_update`. Only the
  * sender may cancel (`E_FORBIDDEN`); a request already settled is `E_CONFLICT` with its state,
  * except one this agent already cancelled, which is acknowledged again (re-sending is safe).
@@ -261,7 +261,7 @@ export type InboxAckFrame = z.infer<typeof InboxAckFrameSchema>;
 
 /**
  * An observability event the agent reports, discriminated on `kind`:
- * - `control_signal`: the agent acted on a control envelope (seed 000).
+ * - `control_signal`: the agent acted on a control envelope (docs/spec/control-envelope.md).
  * - `plan_progress`: the current plan with its step statuses; `step_id` names the step that changed.
  * - `verification`: the result of a verification run, optionally for one step.
  */

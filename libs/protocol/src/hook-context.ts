@@ -144,7 +144,7 @@ const common = {
   claude: HookClaudeSessionSchema.optional(),
 };
 
-/** The facts of a piece of work, read by the quality gates (seed 001 §4.3). */
+/** The facts of a piece of work, read by the quality gates (docs/spec/hooks-and-oracles.md#quality-gates). */
 const work = {
   issue: HookIssueSchema.optional(),
   checklist: HookChecklistSchema.optional(),
@@ -170,7 +170,7 @@ export const HOOK_CONTEXT_SCHEMAS = Object.freeze({
   'post-tool-use': z
     .strictObject({ ...common, tool: HookToolResultSchema })
     .meta({ id: 'PostToolUseContext', description: 'Context of post-tool-use: the tool call and its outcome.' }),
-  'pre-issue-submit': issueContext('PreIssueSubmitContext', 'Context of pre-issue-submit: checklist, files, tests, coverage (seed 001 §4.3).'),
+  'pre-issue-submit': issueContext('PreIssueSubmitContext', 'Context of pre-issue-submit: checklist, files, tests, coverage (docs/spec/hooks-and-oracles.md#quality-gates).'),
   'post-issue-submit': issueContext('PostIssueSubmitContext', 'Context of post-issue-submit: the issue and review.'),
   'pre-issue-close': issueContext('PreIssueCloseContext', 'Context of pre-issue-close: the issue and its facts.'),
   'post-issue-close': issueContext('PostIssueCloseContext', 'Context of post-issue-close.'),

@@ -158,7 +158,7 @@ describe('aggregateSignals', () => {
     expect(a.signals).not.toBe(signals);
   });
 
-  it('replays seed 001 §6.1: blocked, then allowed with a warning, then aided', () => {
+  it('replays docs/spec/escalation-and-context.md#worked-example: blocked, then allowed with a warning, then aided', () => {
     const first = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-issue-submit', signals: [signal('block', 1)], now: NOW });
     expect(first).toMatchObject({ allowed: false, intensity: 'block', warnings: [] });
     const second = aggregateSignals({

@@ -8,7 +8,7 @@ import {
   type HooksConfig,
 } from './hooks-config.js';
 
-/** Seed 001 §4.3, verbatim (as YAML parses it). */
+/** The original design's example configuration (docs/spec/hooks-and-oracles.md#rules), verbatim (as YAML parses it). */
 const SEED_4_3 = {
   hooks: {
     'pre-issue-submit': {
@@ -58,7 +58,7 @@ function problems(input: unknown): { path: string; message: string }[] {
 }
 
 describe('HooksConfigSchema', () => {
-  it('accepts seed 001 §4.3 as written and returns it unchanged', () => {
+  it('accepts the original design example configuration as written and returns it unchanged', () => {
     const parsed: HooksConfig = HooksConfigSchema.parse(SEED_4_3);
     expect(parsed).toEqual(SEED_4_3);
     // Stored configurations are parsed again by workers: the result must be a fixed point.
@@ -97,7 +97,7 @@ describe('HooksConfigSchema', () => {
     expect(found[0]?.path).toBe('hooks.pre-issue-submit.oracles.0.rules.0.intensity');
   });
 
-  it('rejects an intensity the trigger does not allow (seed 001 §4.2)', () => {
+  it('rejects an intensity the trigger does not allow (docs/spec/hooks-and-oracles.md#triggers)', () => {
     expect(problems(withRule('pre-tool-use', { condition: 'a', intensity: 'prompt', message: 'm' }))).toEqual([
       {
         path: 'hooks.pre-tool-use.oracles.0.rules.0.intensity',
@@ -122,7 +122,7 @@ describe('HooksConfigSchema', () => {
     ).toBe('hooks.pre-tool-use.oracles.0.rules.0.escalation.steps.1');
   });
 
-  it('accepts the seed §5.1 ladder and refuses one that weakens', () => {
+  it('accepts the ladder of docs/spec/escalation-and-context.md#progressive-intervention and refuses one that weakens', () => {
     const ladder = { condition: 'a', escalation: ['prompt', 'control', 'block'], action: { type: 'split_suggestion', max_batch: 10 } };
     expect(problems(withRule('pre-issue-submit', ladder))).toEqual([]);
     expect(problems(withRule('pre-issue-submit', { condition: 'a', escalation: ['block', 'prompt'] }))).toEqual([

@@ -1,5 +1,5 @@
 /**
- * The hooks configuration (`.ahp/hooks.yaml`, seed 001 §4.3) as data: which oracles run at which
+ * The hooks configuration (`.ahp/hooks.yaml`, docs/spec/hooks-and-oracles.md#rules) as data: which oracles run at which
  * trigger, in which order, and the rules that turn a hook's context into signals. This module is
  * the shape and its static checks only (zod, no YAML, no expression parsing): the YAML loader
  * with line numbers, the expression language and the compiler live in `@ahp/oracles`.
@@ -17,7 +17,7 @@
  *
  * What the schema checks besides field types: every trigger key is a known trigger; every
  * intensity a rule can produce (its `intensity`, each `escalation` step, each override's) is one
- * its trigger allows (seed 001 §4.2, {@link isIntensityAllowed}); escalation ladders never weaken;
+ * its trigger allows (docs/spec/hooks-and-oracles.md#triggers, {@link isIntensityAllowed}); escalation ladders never weaken;
  * a rule that can produce `control` has an `action` and an `action` is never dead; `fail_closed`
  * only where the trigger may block; oracle names unique per hook, rule ids unique per oracle; a
  * rule with `require_approval` sits at `pre-tool-use`, has no intensity or signal fields of its
@@ -122,7 +122,7 @@ export function durationToMs(value: unknown): number | undefined {
 export const HookBudgetMsSchema = z.int().positive().max(HOOKS_CONFIG_LIMITS.maxBudgetMs);
 
 /**
- * An escalation ladder (seed 001 §5.1, progressive intervention): the intensity of the 1st, 2nd,
+ * An escalation ladder (docs/spec/escalation-and-context.md#progressive-intervention): the intensity of the 1st, 2nd,
  * 3rd… consecutive violation of the rule by the same agent; the last step repeats. A compliant
  * attempt (the condition is false) starts the ladder again. Shorthand: the list of steps.
  * `ttl` forgets violations after that long without a new one (default 24h).
@@ -145,9 +145,9 @@ export function escalationSteps(escalation: HookEscalation): readonly Intensity[
 }
 
 /**
- * What a `control` signal modifies (seed 001 §2.2 controlling decision).
+ * What a `control` signal modifies (docs/spec/spectrum-and-signals.md#controlling).
  *
- * - `split_suggestion` (seed §4.3): split the change into batches of at most `max_batch`.
+ * - `split_suggestion` (docs/spec/hooks-and-oracles.md#quality-gates): split the change into batches of at most `max_batch`.
  *   The modification is `{ target, original: <count>, updated: max_batch }`, where `count` is an
  *   expression (default `files.changed_count`) and `target` defaults to `max_batch`.
  * - `set`: set `target` to `value`. `original` is an expression for the current value (default:
@@ -207,7 +207,7 @@ const ruleBody = {
 };
 
 /**
- * A context override of a rule (seed 001 §5.2, context sensitivity): when `when` is true (the
+ * A context override of a rule (docs/spec/escalation-and-context.md#context-sensitivity): when `when` is true (the
  * first override whose `when` holds wins), its fields replace the rule's. `params` are merged
  * over the rule's, key by key; `intensity` or `escalation` replaces the rule's ladder.
  */
@@ -243,7 +243,7 @@ export const HookApprovalSchema = z
 export type HookApproval = z.infer<typeof HookApprovalSchema>;
 
 /**
- * A rule (seed 001 §4.3): when `condition` holds, the oracle produces a signal of `intensity`, or,
+ * A rule (docs/spec/hooks-and-oracles.md#rules): when `condition` holds, the oracle produces a signal of `intensity`, or,
  * with `require_approval` (only at `pre-tool-use`), asks a person to approve the tool call. A rule
  * that requires approval has no intensity of its own: its outcome is the approval.
  */
@@ -287,7 +287,7 @@ export type HookOracle = z.infer<typeof HookOracleSchema>;
 /** The hook of one trigger: its oracles in evaluation order, failure policy and time budget. */
 export const HookConfigSchema = z
   .strictObject({
-    /** Optional, as in seed §4.3; must equal the key. */
+    /** Optional, as in the original design's example; must equal the key. */
     trigger: HookTriggerSchema.optional(),
     description: TextSchema.optional(),
     /** Default: the trigger's (`fail_closed` for `pre-*`, `fail_open` elsewhere). */
@@ -295,8 +295,8 @@ export const HookConfigSchema = z
     /** Time each oracle gets; default: the worker's budget. */
     budget_ms: HookBudgetMsSchema.optional(),
     /**
-     * How long the agent has to answer a block or control signal of this hook (seed 001 §3.3:
-     * both must be answered) before its next hooks of the session are refused with
+     * How long the agent has to answer a block or control signal of this hook
+     * (docs/spec/spectrum-and-signals.md#unanswered-signals: both must be answered) before its next hooks of the session are refused with
      * `E_SIGNAL_UNANSWERED`. Default {@link DEFAULT_ANSWER_GRACE_MS}.
      */
     answer_grace: HookDurationSchema.optional(),

@@ -37,7 +37,7 @@ const CHAT = {
 };
 
 describe('InboxMessageSchema', () => {
-  it('parses the seed 004 shutdown request and response messages unchanged', () => {
+  it('parses the design example shutdown request and response messages unchanged (docs/spec/teams.md#shutdown)', () => {
     expect(InboxMessageSchema.parse(SEED_SHUTDOWN_REQUEST_MESSAGE)).toEqual(SEED_SHUTDOWN_REQUEST_MESSAGE);
     expect(InboxMessageSchema.parse(SEED_SHUTDOWN_RESPONSE_MESSAGE)).toEqual(SEED_SHUTDOWN_RESPONSE_MESSAGE);
     expect(InboxMessageSchema.parse(SEED_PLAN_APPROVAL_RESPONSE_MESSAGE)).toEqual(SEED_PLAN_APPROVAL_RESPONSE_MESSAGE);
@@ -61,7 +61,7 @@ describe('InboxMessageSchema', () => {
     });
   });
 
-  it("a response must say approve (the seed's abbreviated {approve: true} without id is rejected too)", () => {
+  it("a response must say approve (the design example's abbreviated {approve: true} without id is rejected too)", () => {
     expect(
       issues(InboxMessageSchema, { ...SEED_SHUTDOWN_RESPONSE_MESSAGE, metadata: { request_id: 'req_042871' } })[0],
     ).toMatchObject({ path: ['metadata', 'approve'] });
@@ -107,7 +107,7 @@ describe('routing helpers', () => {
     expect([request, response, chat, idle].map(isProtocolMessage)).toEqual([true, true, false, false]);
   });
 
-  it('isProtocolResponse: seed rule, *_response with a request_id', () => {
+  it('isProtocolResponse: the rule of docs/spec/teams.md#messages-and-inboxes, *_response with a request_id', () => {
     expect([request, response, chat, idle].map(isProtocolResponse)).toEqual([false, true, false, false]);
     const unvalidated = { type: 'shutdown_response', metadata: {} } as unknown as InboxMessage;
     expect(isProtocolResponse(unvalidated)).toBe(false);
@@ -125,7 +125,7 @@ describe('routing helpers', () => {
 });
 
 describe('toProtocolResponse', () => {
-  it('seed 004: the shutdown_response decides the pending request', () => {
+  it('docs/spec/teams.md#matching-responses: the shutdown_response decides the pending request', () => {
     const msg = InboxMessageSchema.parse(SEED_SHUTDOWN_RESPONSE_MESSAGE);
     const response = toProtocolResponse(msg);
     expect(response).toEqual({

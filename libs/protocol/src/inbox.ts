@@ -1,8 +1,8 @@
 /**
- * Messages between agents through their durable inboxes (seed 004 `BUS.send(from, to, content,
- * type, metadata)`). Plain chat and protocol traffic share the channel; protocol messages carry a
+ * Messages between agents through their durable inboxes (docs/spec/teams.md#messages-and-inboxes; the
+ * original design's `BUS.send(from, to, content, type, metadata)`). Plain chat and protocol traffic share the channel; protocol messages carry a
  * `request_id` in their metadata, and the consumer routes every `*_response` carrying one to the
- * request state machine (seed 004 `consume_lead_inbox`).
+ * request state machine (docs/spec/teams.md#messages-and-inboxes: one consumer).
  */
 import { z } from 'zod';
 import {
@@ -49,7 +49,7 @@ export type InboxMessageType = z.infer<typeof InboxMessageTypeSchema>;
 
 /**
  * Message metadata. The keys the protocol reads are typed: `request_id`, `approve` (responses),
- * `feedback`, `modified_input` (a tool approval approved with an edited input). Other keys are allowed, because metadata is the seed's open extension point, but only
+ * `feedback`, `modified_input` (a tool approval approved with an edited input). Other keys are allowed, because metadata is the original design's open extension point, but only
  * as safe JSON: the whole value is checked like a `JsonObject` (no `__proto__`, bounded size and
  * depth) before its known keys are typed.
  */
@@ -78,7 +78,7 @@ export type InboxMetadata = z.infer<typeof InboxMetadataSchema>;
 /**
  * One inbox message. Invariants: a protocol request or response carries `metadata.request_id`
  * (it is how the answer finds its request), and a response also carries `metadata.approve`
- * (a response that does not say yes or no cannot decide anything; the seed defaulted it to false,
+ * (a response that does not say yes or no cannot decide anything; the original design defaulted it to false (docs/spec/teams.md#deviations-from-the-original-design),
  * we reject it instead of guessing). `metadata` may be omitted and then parses as `{}`.
  */
 export const InboxMessageSchema = z
@@ -113,7 +113,7 @@ export function isProtocolMessage(msg: Pick<InboxMessage, 'type'>): boolean {
 
 /**
  * Whether `msg` is a protocol response to route to its request: its type ends with `_response`
- * and it carries a `request_id` (seed 004: `if req_id and msg_type.endswith("_response")`).
+ * and it carries a `request_id` (docs/spec/teams.md#messages-and-inboxes).
  */
 export function isProtocolResponse(msg: Pick<InboxMessage, 'type' | 'metadata'>): boolean {
   return msg.type.endsWith('_response') && typeof msg.metadata.request_id === 'string' && msg.metadata.request_id !== '';
@@ -131,7 +131,7 @@ export function requestMessageType(type: RequestType): InboxMessageType {
 
 /**
  * The protocol response an inbox message carries, or `null` when it is not one. `feedback` comes
- * from `metadata.feedback`, else from a non-blank `content` (the seed sends the review text, e.g.
+ * from `metadata.feedback`, else from a non-blank `content` (the original design sends the review text, e.g.
  * "LGTM", as the message content). `modified_input` is taken only from an approving tool approval
  * response.
  */

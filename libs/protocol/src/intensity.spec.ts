@@ -27,7 +27,7 @@ describe('IntensitySchema', () => {
   });
 });
 
-describe('spectrum order (seed 001 §2.1: B ≺ C ≺ P ≺ A)', () => {
+describe('spectrum order (docs/spec/spectrum-and-signals.md#spectrum: B ≺ C ≺ P ≺ A)', () => {
   it('lists intensities strongest first', () => {
     expect(INTENSITIES).toEqual(['block', 'control', 'prompt', 'aid']);
   });

@@ -1,5 +1,5 @@
 /**
- * The continuous control spectrum (seed 001 §2.1): four intervention intensities, ordered by how
+ * The continuous control spectrum (docs/spec/spectrum-and-signals.md#spectrum): four intervention intensities, ordered by how
  * binding they are, `block ≺ control ≺ prompt ≺ aid`. Signals carry an intensity in their header;
  * decision payloads carry the matching decision level (`block` ↔ `blocking`, …).
  */
@@ -19,7 +19,7 @@ export const IntensitySchema = z.enum(INTENSITIES).meta({
 });
 export type Intensity = z.infer<typeof IntensitySchema>;
 
-/** The decision levels of seed 001 §2.2, in the same order as {@link INTENSITIES}. */
+/** The decision levels of docs/spec/spectrum-and-signals.md#decision-structures, in the same order as {@link INTENSITIES}. */
 export const DECISION_LEVELS = ['blocking', 'controlling', 'prompting', 'aiding'] as const;
 
 /** The `level` field of a decision payload; each level corresponds to exactly one intensity. */

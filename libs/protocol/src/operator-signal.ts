@@ -1,5 +1,5 @@
 /**
- * Signals an operator pushes to a running agent (seed 001 §3.1, server-pushed signals), outside
+ * Signals an operator pushes to a running agent (docs/spec/spectrum-and-signals.md#operator-signals), outside
  * any hook: the body of `POST /v1/operator/agents/:agentId/signals`, its answer, and the signal
  * built from them. Only `prompt` and `aid` can be sent this way: a block or a control is the
  * outcome of a hook decision (the agent is waiting on it and must obey it), and pushed on its own
@@ -36,7 +36,7 @@ const intensityError = {
   error: 'an operator can send only "prompt" or "aid" signals; block and control exist only as hook decisions',
 };
 
-/** A prompt: a warning with a message, a severity and suggestions (seed 001 §2.2 PromptingDecision). */
+/** A prompt: a warning with a message, a severity and suggestions (docs/spec/spectrum-and-signals.md#prompting). */
 export const OperatorPromptSignalBodySchema = z.strictObject({
   intensity: z.literal('prompt', intensityError),
   message: RequiredTextSchema,
@@ -46,7 +46,7 @@ export const OperatorPromptSignalBodySchema = z.strictObject({
   ...common,
 });
 
-/** An aid: a reason (the payload's `context`) and suggestions (seed 001 §2.2 AidingDecision). */
+/** An aid: a reason (the payload's `context`) and suggestions (docs/spec/spectrum-and-signals.md#aiding). */
 export const OperatorAidSignalBodySchema = z.strictObject({
   intensity: z.literal('aid', intensityError),
   reason: RequiredTextSchema,

@@ -19,7 +19,7 @@ function plan(...steps: ReturnType<typeof step>[]) {
 }
 
 describe('PlanSchema', () => {
-  it('parses the seed 002 §1.1 example unchanged', () => {
+  it('parses the design example of docs/spec/plans.md#plans unchanged', () => {
     expect(PlanSchema.parse(SEED_PLAN)).toEqual(SEED_PLAN);
   });
 
@@ -125,7 +125,7 @@ describe('readySteps', () => {
     expect(readySteps(p)).toEqual([]);
   });
 
-  it('in the seed plan only step_1 is ready', () => {
+  it('in the design example plan (SEED_PLAN) only step_1 is ready', () => {
     expect(readySteps(PlanSchema.parse(SEED_PLAN)).map((s) => s.id)).toEqual(['step_1']);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The explicit plan of seed 002 §1: a titled list of steps with dependencies between them. A
+ * The explicit plan of docs/spec/plans.md#plans: a titled list of steps with dependencies between them. A
  * valid plan is a DAG over unique step ids, so an executor can always find the next step.
  */
 import { z } from 'zod';
@@ -15,7 +15,7 @@ export type PlanStepStatus = z.infer<typeof PlanStepStatusSchema>;
 /**
  * One step. `dependencies` lists ids of steps that must be settled first; `tools_expected` names
  * the tools the step is expected to call (the gate that blocks unapproved tool calls uses it).
- * Both arrays are required, possibly empty, as in the seed.
+ * Both arrays are required, possibly empty, as in the original design.
  */
 export const PlanStepSchema = z
   .strictObject({
@@ -67,7 +67,7 @@ export function findDependencyCycle(steps: readonly Pick<PlanStep, 'id' | 'depen
  * A plan. Invariants, each reported at the offending path: step ids are unique; every dependency
  * names an existing step; no step depends on itself or lists a dependency twice; there is no
  * cycle (the message spells the cycle out, e.g. `a → b → a`). `verification_policy` names how
- * results get checked (the seed's `run_pytest`); its values are open.
+ * results get checked (the original design's `run_pytest`); its values are open.
  */
 export const PlanSchema = z
   .strictObject({

@@ -88,7 +88,7 @@ describe('payloads', () => {
     expect(issues(ShutdownRequestPayloadSchema, { reason: 1 })[0]).toMatchObject({ path: ['reason'] });
   });
 
-  it('plan approval: the seed plan parses, an invalid plan is reported inside the payload', () => {
+  it('plan approval: the design example plan (SEED_PLAN) parses, an invalid plan is reported inside the payload', () => {
     expect(PlanApprovalPayloadSchema.parse({ plan: SEED_PLAN })).toEqual({ plan: SEED_PLAN });
     const cyclic = { ...SEED_PLAN, steps: [{ ...SEED_PLAN.steps[0], dependencies: ['step_2'] }, SEED_PLAN.steps[1]] };
     expect(issues(PlanApprovalPayloadSchema, { plan: cyclic })[0]).toMatchObject({
@@ -110,7 +110,7 @@ describe('payloads', () => {
 });
 
 describe('ProtocolStateSchema', () => {
-  it('parses the seed 004 shutdown request for alice', () => {
+  it('parses the design example shutdown request for alice (docs/spec/teams.md#shutdown)', () => {
     expect(shutdown()).toEqual(SEED_SHUTDOWN_STATE);
   });
 
@@ -158,7 +158,7 @@ describe('ProtocolStateSchema', () => {
 });
 
 describe('ProtocolResponseSchema', () => {
-  it('parses the seed shutdown response', () => {
+  it('parses the design example shutdown response (docs/spec/teams.md#shutdown)', () => {
     const r = { request_id: 'req_042871', type: 'shutdown_response', approve: true };
     expect(ProtocolResponseSchema.parse(r)).toEqual(r);
   });
@@ -191,7 +191,7 @@ describe('createRequest', () => {
 });
 
 describe('applyResponse', () => {
-  it('seed 004: a shutdown_response approves the shutdown request', () => {
+  it('docs/spec/teams.md#matching-responses: a shutdown_response approves the shutdown request', () => {
     const result = applyResponse(shutdown(), respond(), { decidedBy: 'alice', now: T1 });
     expect(result.outcome).toBe('applied');
     const state = result.outcome === 'applied' ? result.state : undefined;
@@ -204,7 +204,7 @@ describe('applyResponse', () => {
     expect(result).toMatchObject({ outcome: 'applied', state: { status: 'rejected', feedback: '还在写测试' } });
   });
 
-  it('seed 004: a shutdown request only accepts shutdown_response', () => {
+  it('docs/spec/teams.md#matching-responses: a shutdown request only accepts shutdown_response', () => {
     const result = applyResponse(shutdown(), respond({ type: 'plan_approval_response' }), { decidedBy: 'alice', now: T1 });
     expect(result).toEqual({ outcome: 'type_mismatch', expected: 'shutdown_response', received: 'plan_approval_response' });
   });
@@ -214,7 +214,7 @@ describe('applyResponse', () => {
     expect(result).toEqual({ outcome: 'request_mismatch', expected: 'req_042871', received: 'req_999999' });
   });
 
-  it('seed 004: the same decision again is idempotent', () => {
+  it('docs/spec/teams.md#matching-responses: the same decision again is idempotent', () => {
     const first = applyResponse(shutdown(), respond(), { decidedBy: 'alice', now: T1 });
     if (first.outcome !== 'applied') throw new Error('expected applied');
     const again = applyResponse(first.state, respond({ feedback: 'again' }), { decidedBy: 'bob', now: T2 });

@@ -1,5 +1,5 @@
 /**
- * Requests that need a decision from someone else (seed 004): a lead asking a teammate to shut
+ * Requests that need a decision from someone else (docs/spec/teams.md#requests): a lead asking a teammate to shut
  * down, a teammate submitting a plan for approval, an agent's tool call waiting for a person. Each
  * is a {@link ProtocolState} correlated by `request_id`; answers are {@link ProtocolResponse}s. The
  * state machine is pure: the functions below return the next state and the store persists it
@@ -19,7 +19,7 @@ import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSch
 
 /**
  * A request id: `req_` followed by id characters (letters, digits, `._:-`), at most 128 characters
- * in all, so every request id is also a valid `Id`. The seed's `req_042871` is one; generating ids
+ * in all, so every request id is also a valid `Id`. The original design's `req_042871` is one; generating ids
  * (and making them unguessable) is the caller's job.
  */
 export const RequestIdSchema = z
@@ -38,7 +38,7 @@ export const RequestTypeSchema = z.enum(REQUEST_TYPES).meta({
 });
 export type RequestType = z.infer<typeof RequestTypeSchema>;
 
-/** The response type for each request type; a request accepts only its own (seed 004 `match_response`). */
+/** The response type for each request type; a request accepts only its own (docs/spec/teams.md#matching-responses). */
 export const RESPONSE_TYPE_FOR = Object.freeze({
   shutdown: 'shutdown_response',
   plan_approval: 'plan_approval_response',
@@ -100,7 +100,7 @@ export const ShutdownRequestPayloadSchema = z
   .meta({ id: 'ShutdownRequestPayload', description: 'Shutdown request payload: optional reason.' });
 export type ShutdownRequestPayload = z.infer<typeof ShutdownRequestPayloadSchema>;
 
-/** Payload of a plan approval request: the structured plan (the seed sent plan text). */
+/** Payload of a plan approval request: the structured plan (the original design sent plan text; docs/spec/teams.md#deviations-from-the-original-design). */
 export const PlanApprovalPayloadSchema = z
   .strictObject({ plan: PlanSchema })
   .meta({ id: 'PlanApprovalPayload', description: 'Plan approval request payload: the plan to approve.' });
@@ -150,8 +150,8 @@ export const ToolApprovalPayloadSchema = z
 export type ToolApprovalPayload = z.infer<typeof ToolApprovalPayloadSchema>;
 
 /**
- * Payload of an intervention request: an agent stopped by one of its circuit breakers (seed 002
- * §4; `MAX_ITER` above all) asks a person to look. Approving means "continue" (the agent may run
+ * Payload of an intervention request: an agent stopped by one of its circuit breakers
+ * (docs/spec/circuit-breakers.md#intervention-requests; `MAX_ITER` above all) asks a person to look. Approving means "continue" (the agent may run
  * again, with `feedback` as guidance); rejecting means "stay stopped".
  */
 export const InterventionPayloadSchema = z
@@ -182,7 +182,7 @@ const stateFields = {
 };
 
 /**
- * The state of one request (seed 004 `ProtocolState`), discriminated on `type` so the payload
+ * The state of one request (docs/spec/teams.md#request-state-machine), discriminated on `type` so the payload
  * always matches the request type. Invariants, reported at the offending field:
  * - `pending`: not decided yet, so no `decided_by`, `decided_at`, `feedback`, `modified_input`.
  * - `approved`, `rejected`, `cancelled`: `decided_by` (the decider, or the sender who cancelled) and
@@ -221,7 +221,7 @@ export const ProtocolStateSchema = z
 export type ProtocolState = z.infer<typeof ProtocolStateSchema>;
 
 /**
- * An answer to a request (seed 004 `match_response`): approve or reject, with optional feedback.
+ * An answer to a request (docs/spec/teams.md#matching-responses): approve or reject, with optional feedback.
  * `modified_input` is only valid when approving a tool approval: the approver edited the input.
  */
 export const ProtocolResponseSchema = z
@@ -297,7 +297,7 @@ function expired(state: ProtocolState, now: string): ProtocolState {
  * The result of {@link applyResponse}. Persist `state` when the outcome is `applied` or `expired`;
  * the other outcomes leave the stored state as it is.
  * - `applied`: the request was pending; `state` is the decided one.
- * - `already_decided`: the same decision arrived again; nothing changes (idempotent, seed 004).
+ * - `already_decided`: the same decision arrived again; nothing changes (idempotent, docs/spec/teams.md#matching-responses).
  * - `conflict`: a contrary decision after the request was decided; refused, `state` shows who
  *   decided what (first decision wins).
  * - `not_pending`: the request is expired or cancelled.
@@ -323,7 +323,7 @@ export interface DecisionContext {
 }
 
 /**
- * Applies a response to a request: seed 004's `match_response`, made pure and total. Checks, in
+ * Applies a response to a request (docs/spec/teams.md#matching-responses), pure and total. Checks, in
  * order: the request id, the response type, the current status (a decided request compares the
  * decision: same → `already_decided`, contrary → `conflict`), the deadline, then decides.
  * `feedback` is recorded when given; `modified_input` only when approving a tool approval (in any

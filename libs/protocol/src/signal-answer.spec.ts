@@ -5,7 +5,7 @@ import { mustAnswer } from './signal-answer.js';
 const header = (intensity: Signal['header']['intensity']) => ({ id: '5d0b6f1e-6f43-4d4c-9d55-3f0f2b6b1a11', type: 'permission-check', timestamp: '2026-01-01T00:00:00Z', source: 'o', intensity });
 
 describe('mustAnswer', () => {
-  it('is true for block and control (seed 001 §3.3), false for prompt and aid', () => {
+  it('is true for block and control (docs/spec/spectrum-and-signals.md#answering-signals), false for prompt and aid', () => {
     expect(mustAnswer({ header: header('block'), context: {}, payload: { level: 'blocking', decision: 'deny', reason: 'no', resolvable: true, resolution_path: [] } })).toBe(true);
     expect(
       mustAnswer({ header: header('control'), context: {}, payload: { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target: 'a', original: 1, updated: 2, reason: 'r' }], reversible: true } }),

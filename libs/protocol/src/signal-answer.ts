@@ -1,6 +1,6 @@
 /**
- * Which signals an agent must answer (seed 001 §3.3: block — "强制响应", control — "不可忽略";
- * prompt and aid may be ignored), and the details of the refusal an agent gets when it did not.
+ * Which signals an agent must answer (docs/spec/spectrum-and-signals.md#answering-signals: block and control must be
+ * answered, prompt and aid may be ignored), and the details of the refusal an agent gets when it did not.
  */
 import type { Signal } from './signal.js';
 

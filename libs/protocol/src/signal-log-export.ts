@@ -1,7 +1,7 @@
 /**
  * The signal log as it leaves the control plane: one JSONL line per signal sent, joined with the
- * agent's response (seed 001 §6.2), and statistics over those lines (seed 001 §5.3: intervention
- * history feeds strategy analysis).
+ * agent's response (docs/spec/signal-log.md#signal-log-lines), and statistics over those lines
+ * (docs/spec/signal-log.md#feedback-loop: intervention history feeds strategy analysis).
  */
 import { z } from 'zod';
 import { ConfigVersionNumberSchema } from './config-version.js';
@@ -12,7 +12,7 @@ import { SignalTypeSchema } from './signal.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /**
- * One exported line. The first six fields are seed 001 §6.2's, in its order; the rest say which
+ * One exported line. The first six fields are those of docs/spec/signal-log.md#signal-log-lines, in that order; the rest say which
  * signal, rule, configuration and agent the line is about.
  *
  * - `timestamp`: when the signal was sent (the decision time).

@@ -25,7 +25,7 @@ function issues(schema: z.ZodType, input: unknown) {
 const SIGNAL_ID = '00000000-0000-4000-8000-000000000001';
 
 describe('ConsumptionActionSchema', () => {
-  it('has exactly the ten actions of seed 001 §3.4', () => {
+  it('has exactly the ten actions of docs/spec/spectrum-and-signals.md#consumption-actions', () => {
     expect([...CONSUMPTION_ACTIONS].sort()).toEqual(
       [
         'retry_after_fix',
@@ -109,7 +109,7 @@ describe('checkSignalResponse', () => {
 });
 
 describe('SignalLogEntrySchema', () => {
-  it('parses the three JSONL lines of seed 001 §6.2', () => {
+  it('parses the three JSONL lines of the design example log (docs/spec/signal-log.md#signal-log-lines)', () => {
     for (const line of SEED_SIGNAL_LOG_LINES) {
       const parsed: unknown = JSON.parse(line);
       expect(SignalLogEntrySchema.parse(parsed)).toEqual(parsed);

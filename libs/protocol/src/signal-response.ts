@@ -1,6 +1,6 @@
 /**
- * How an agent answers a signal it consumed (seed 001 §3.3, §3.4), and the signal log line that
- * records the pair (seed 001 §6.2). Each intensity has its own set of consumption actions; an
+ * How an agent answers a signal it consumed (docs/spec/spectrum-and-signals.md#answering-signals), and the signal log line
+ * that records the pair (docs/spec/signal-log.md#signal-log-lines). Each intensity has its own set of consumption actions; an
  * action from another intensity's set is a protocol error.
  */
 import { z } from 'zod';
@@ -11,8 +11,8 @@ import { SignalTypeSchema } from './signal.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /**
- * The ten consumption actions of seed §3.4, grouped by the intensity they answer. `block` cannot
- * be dismissed (seed §3.3: not ignorable); the agent fixes and retries, proceeds at its own risk
+ * The ten consumption actions (docs/spec/spectrum-and-signals.md#consumption-actions), grouped by the intensity they
+ * answer. `block` cannot be dismissed (docs/spec/spectrum-and-signals.md#answering-signals: not ignorable); the agent fixes and retries, proceeds at its own risk
  * (an explicit, logged override) or aborts. `control` is applied transparently but the agent
  * reports whether it accepted the modification.
  */
@@ -23,7 +23,7 @@ export const ACTIONS_BY_INTENSITY = Object.freeze({
   aid: ['suggestion_applied', 'suggestion_deferred'],
 } as const satisfies Record<Intensity, readonly string[]>);
 
-/** Every consumption action, in the seed's order (block's first, aid's last). */
+/** Every consumption action, in the order of docs/spec/spectrum-and-signals.md#consumption-actions (block's first, aid's last). */
 export const CONSUMPTION_ACTIONS = [
   ...ACTIONS_BY_INTENSITY.block,
   ...ACTIONS_BY_INTENSITY.control,
@@ -102,8 +102,9 @@ export function checkSignalResponse(signal: Signal, response: SignalResponse): S
 }
 
 /**
- * One line of the signal log (seed 001 §6.2, JSONL): which hook produced which intensity from
- * which source, and whether and how the agent consumed it. The seed's six fields are required,
+ * One line of the signal log (docs/spec/signal-log.md#signal-log-lines, JSONL): which hook produced which intensity
+ * from which source, and whether and how the agent consumed it. The original design's six fields
+ * are required,
  * except `hook` for a signal an operator pushed outside any hook (operator-signal.ts); the ids are optional extras that let a line be joined to its signal and hook. Invariants: a
  * consumed entry names its action, an unconsumed one does not, and the action fits the intensity.
  */

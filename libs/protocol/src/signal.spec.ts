@@ -12,7 +12,7 @@ function issues(schema: z.ZodType, input: unknown) {
 }
 
 describe('SignalSchema', () => {
-  it.each(['block', 'control', 'prompt', 'aid'] as const)('parses a %s signal around the seed payload, unchanged', (i) => {
+  it.each(['block', 'control', 'prompt', 'aid'] as const)('parses a %s signal around the design example payload (seedSignal), unchanged', (i) => {
     const signal = seedSignal(i);
     expect(SignalSchema.parse(signal)).toEqual(signal);
   });

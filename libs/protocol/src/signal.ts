@@ -1,5 +1,5 @@
 /**
- * Signals (seed 001 §3): the unit of communication at an intervention point. A header with the
+ * Signals (docs/spec/spectrum-and-signals.md#signals): the unit of communication at an intervention point. A header with the
  * metadata, a free-form context, and a payload holding one of the four decision structures.
  */
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { IntensitySchema, intensityForLevel, levelForIntensity } from './intensi
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TimestampSchema, UuidSchema } from './primitives.js';
 import { DOMAIN_TRIGGERS, LIFECYCLE_TRIGGERS } from './trigger.js';
 
-/** Where a signal type comes from (seed 001 §3.2). */
+/** Where a signal type comes from (docs/spec/spectrum-and-signals.md#signal-types). */
 export const SignalCategorySchema = z.enum(['lifecycle', 'domain', 'policy']).meta({
   id: 'SignalCategory',
   description: 'lifecycle: agent execution events; domain: issue and tool hook events; policy: rule outcomes.',
@@ -16,9 +16,10 @@ export const SignalCategorySchema = z.enum(['lifecycle', 'domain', 'policy']).me
 export type SignalCategory = z.infer<typeof SignalCategorySchema>;
 
 /**
- * The catalog of known signal types per category. Domain types are the hook triggers of seed
- * §4.2; lifecycle types are the agent-runtime events; policy types are the rule outcomes the seed
- * names (§3.2 and the third column of §4.2) plus `context-compaction` for the `pre-compact`
+ * The catalog of known signal types per category. Domain types are the hook triggers
+ * (docs/spec/hooks-and-oracles.md#triggers); lifecycle types are the agent-runtime events; policy types are the rule outcomes
+ * the specification names (docs/spec/spectrum-and-signals.md#signal-types, and the typical signal types of the trigger table)
+ * plus `context-compaction` for the `pre-compact`
  * trigger. The catalog is for classification and documentation: any kebab-case type is valid on
  * the wire, because users name their own rules in `hooks.yaml`.
  */
@@ -56,8 +57,8 @@ const CATEGORY_OF: ReadonlyMap<string, SignalCategory> = new Map<string, SignalC
 ]);
 
 /**
- * The category of a signal type. Types outside the catalog are `policy`: the seed defines policy
- * signals as "rule triggered", and an unknown type is a rule somebody wrote, not a new agent event
+ * The category of a signal type. Types outside the catalog are `policy`: docs/spec/spectrum-and-signals.md#signal-types
+ * defines policy signals as rule outcomes, and an unknown type is a rule somebody wrote, not a new agent event
  * or hook point (those are closed sets the protocol defines).
  */
 export function signalCategory(type: string): SignalCategory {

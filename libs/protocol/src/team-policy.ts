@@ -1,6 +1,6 @@
 /**
  * What a team's operators decide about its agents beyond the rules (`teams:` in
- * `.ahp/hooks.yaml`): the plan gate of seed 004 (a teammate works only on an approved plan) and
+ * `.ahp/hooks.yaml`): the plan gate (docs/spec/teams.md#plan-gate: a teammate works only on an approved plan) and
  * which tools stay open while a plan is being written or reviewed.
  *
  * ```yaml

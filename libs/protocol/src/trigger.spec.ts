@@ -14,7 +14,7 @@ import {
 } from './trigger.js';
 
 describe('HookTriggerSchema', () => {
-  it('knows the eight triggers of seed 001 §4.2 and six lifecycle triggers', () => {
+  it('knows the eight domain triggers of docs/spec/hooks-and-oracles.md#triggers and six lifecycle triggers', () => {
     expect(DOMAIN_TRIGGERS).toHaveLength(8);
     expect(LIFECYCLE_TRIGGERS).toEqual(['session-start', 'session-end', 'user-prompt-submit', 'stop', 'task-complete', 'pre-compact']);
     expect(HOOK_TRIGGERS).toEqual([...DOMAIN_TRIGGERS, ...LIFECYCLE_TRIGGERS]);
@@ -29,7 +29,7 @@ describe('HookTriggerSchema', () => {
 });
 
 describe('TRIGGERS table', () => {
-  it('copies seed 001 §4.2 exactly for the domain triggers', () => {
+  it('copies the trigger table of docs/spec/hooks-and-oracles.md#triggers exactly for the domain triggers', () => {
     const seed = {
       'pre-issue-start': [['block', 'control'], 'dependency-check'],
       'post-issue-start': [['aid'], 'context-loaded'],

@@ -1,12 +1,12 @@
 /**
  * Hook triggers: the points in an agent's run where it asks the control plane what to do. The
- * eight domain triggers and their allowed intensities are seed 001 §4.2, verbatim; the lifecycle
+ * eight domain triggers and their allowed intensities are those of docs/spec/hooks-and-oracles.md#triggers; the lifecycle
  * triggers are the agent-runtime events (session, prompt, stop, compaction) that AHP also hooks.
  */
 import { z } from 'zod';
 import type { Intensity } from './intensity.js';
 
-/** The hook triggers of seed 001 §4.2: pre/post × issue-start, tool-use, issue-submit, issue-close. */
+/** The domain triggers of docs/spec/hooks-and-oracles.md#triggers: pre/post × issue-start, tool-use, issue-submit, issue-close. */
 export const DOMAIN_TRIGGERS = [
   'pre-issue-start',
   'post-issue-start',
@@ -56,7 +56,7 @@ export interface TriggerInfo {
   readonly phase: TriggerPhase;
   /** Intensities an oracle may use at this trigger, strongest first. */
   readonly allowed: readonly Intensity[];
-  /** The signal type oracles typically emit here (seed §4.2's third column). */
+  /** The signal type oracles typically emit here (docs/spec/hooks-and-oracles.md#triggers, last column). */
   readonly typicalSignal: string;
   /** Used when no failure policy is configured for the hook. */
   readonly defaultFailurePolicy: FailurePolicy;
@@ -76,7 +76,7 @@ function info(
 /**
  * The trigger table.
  *
- * Domain triggers copy seed 001 §4.2: `pre-*` gates may block (and control, and at
+ * Domain triggers follow docs/spec/hooks-and-oracles.md#triggers: `pre-*` gates may block (and control, and at
  * `pre-issue-submit` also prompt; `pre-issue-close` only blocks), `post-*` triggers only aid, since
  * the operation already happened and nothing is left to stop.
  *
@@ -92,7 +92,7 @@ function info(
  *   about; its parameters belong to the agent runtime, not to AHP.
  *
  * Default failure policies follow one rule an operator can remember: every `pre-*` trigger fails
- * closed (the four `pre` gates guard irreversible operations — seed §2.2: blocking protects against
+ * closed (the four `pre` gates guard irreversible operations — docs/spec/spectrum-and-signals.md#choosing-a-level: blocking protects against
  * data loss and compliance violations — and `pre-compact` guards state the agent may not have
  * saved yet); every other trigger fails open, including `user-prompt-submit` and `stop`: refusing
  * every prompt or every stop while the control plane is unreachable would stall the agent

@@ -11,7 +11,7 @@ function issues(schema: z.ZodType, input: unknown) {
 }
 
 describe('VerificationResultSchema', () => {
-  it('parses the seed 002 §2.1 example unchanged', () => {
+  it('parses the design example of docs/spec/plans.md#verification-results unchanged', () => {
     expect(VerificationResultSchema.parse(SEED_VERIFICATION_RESULT)).toEqual(SEED_VERIFICATION_RESULT);
   });
 

@@ -1,13 +1,14 @@
 /**
- * The verification feedback of seed 002 §2: the result of running tests, linters, type checkers
+ * The verification feedback of docs/spec/plans.md#verification-results: the result of running tests, linters, type checkers
  * or builds after a change, in a shape the model can act on to repair its own work.
  */
 import { z } from 'zod';
 import { LongTextSchema, TextSchema, boundedArray } from './primitives.js';
 
 /**
- * What kind of check produced the result. `test_failure` is the seed's; the others cover the
- * runners seed 002 §5 plans for (pytest/eslint unified runner, project type detection):
+ * What kind of check produced the result. `test_failure` is the original design's; the others
+ * cover the runners it plans for (pytest/eslint unified runner, project type detection;
+ * docs/spec/plans.md#verification-results):
  * `lint_failure`, `type_error`, `build_failure`, `runtime_error` (the check crashed),
  * `timeout` (the check did not finish), and `passed` for a successful run.
  */

@@ -139,7 +139,7 @@ describe('runAgentLoop', () => {
 
     expect(result.stopReason).toBe('completed');
     expect(ran).toEqual(['git push --force-with-lease', 'curl example.com']);
-    // Every block is answered (seed 001 §3.3: block and control must be), not only the first.
+    // Every block is answered (docs/spec/spectrum-and-signals.md#answering-signals: block and control must be), not only the first.
     expect(responses).toEqual(['block:retry_after_fix', 'block:retry_after_fix', 'control:accept_modification', 'prompt:acknowledge']);
     const toolResults = result.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(toolResults[0]).toMatch(/^BLOCKED by permission-check: destructive/);
@@ -297,7 +297,7 @@ describe('runAgentLoop', () => {
     expect(rejected.events).toEqual([]);
   });
 
-  describe('the forced planning template (seed 002 §3)', () => {
+  describe('the planning template (docs/spec/plans.md#planning-template)', () => {
     const validPlan = '[PLAN] Clean up\n1. [ ] Remove the build folder (tools: bash)\n2. [ ] Report what was removed (tools: none)';
 
     it('plans in a PLANNING state first: an invalid plan is refused with reasons and asked again, no tool runs before a valid one', async () => {

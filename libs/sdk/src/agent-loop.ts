@@ -1,6 +1,6 @@
 /**
  * A reference agent loop that wires the agent-side protocols together: plan (the PLANNING state of
- * seed 002 §3) → optional approval → for each step, model turns with hooks around every tool
+ * docs/spec/plans.md#planning-template) → optional approval → for each step, model turns with hooks around every tool
  * call, the control envelope for `step_done` / `replan`, verification, and the circuit breakers.
  * Small on purpose: a real agent can use it as it is or copy the parts it needs.
  */
@@ -75,7 +75,7 @@ export interface AgentLoopOptions {
   /** @defaultValue `'You are a careful coding agent.'` plus the control-envelope instructions (and the planning template when the loop plans with it) */
   readonly system?: string;
   /**
-   * How the plan is made. `template` (seed 002 §3): in the PLANNING state the model answers the
+   * How the plan is made. `template` (docs/spec/plans.md#planning-template): in the PLANNING state the model answers the
    * `[PLAN]` template through `model.complete`; the answer is parsed and validated with
    * `PlanSchema` before any tool runs, and a refused answer is sent back with the reasons.
    * `model`: `model.plan` / `model.replan` return plan objects, validated the same way.
@@ -207,7 +207,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       say('user', `Step ${step.id}: ${step.description}`);
 
       for (;;) {
-        // Seed 004: a teammate that approved a shutdown stops between turns, never inside a tool call.
+        // docs/spec/teams.md#shutdown: a teammate that approved a shutdown stops between turns, never inside a tool call.
         if (client.shutdownApproved !== undefined) return end('shutdown');
         const { iteration, exceeded } = breakers.nextIteration();
         if (exceeded) {
@@ -302,7 +302,7 @@ async function callTool(
   action: Extract<ModelAction, { type: 'tool_call' }>,
   at: { iteration: number; stepId: string },
 ): Promise<string> {
-  // Seed 002 §3: nothing runs before a valid plan is in force.
+  // docs/spec/plans.md#loop-phases: nothing runs before a valid plan is in force.
   if (phase.current !== 'executing') throw new Error(`agent loop: a tool call in the ${phase.current} phase`);
   const { client } = options;
   const stutter = breakers.checkToolCall(action.tool, action.input);

@@ -1,5 +1,5 @@
 /**
- * The loop circuit breakers of seed 002 §4, enforced in the agent so a runaway loop stops without
+ * The loop circuit breakers of docs/spec/circuit-breakers.md, enforced in the agent so a runaway loop stops without
  * waiting for the server: stuttering (the same tool call over and over) and too many iterations.
  * The boundaries come from @ahp/protocol (`isStuttering`, `exceedsIterations`), which the server's
  * circuit-breaker oracle uses too, so both sides trip on the same call.

@@ -298,7 +298,7 @@ export interface RequestInterventionOptions extends OpenRequestOptions {
 /** Options of {@link AhpClient.submitPlan}. */
 export interface SubmitPlanOptions extends RequestInterventionOptions {
   /**
-   * Who approves (seed 004: the lead): `lead`, `operators`, or `both` — one request to each, both
+   * Who approves (docs/spec/teams.md#plan-approval: the lead): `lead`, `operators`, or `both` — one request to each, both
    * must approve; the first refusal or expiry decides and the other request is cancelled. The
    * operators' request id is the lead's plus `.operators`. An explicit `target` wins.
    * @defaultValue `lead` when `ClientOptions.lead` names another agent, else `operators`
@@ -732,12 +732,12 @@ export class AhpClient {
   // --- teams: requests, messages, the idle loop ---------------------------------------------
 
   /**
-   * Submits a plan (seed 002) for approval and resolves with the decision: `approved`, or
+   * Submits a plan (docs/spec/plans.md#plans) for approval and resolves with the decision: `approved`, or
    * `rejected` with the reviewer's feedback, or `expired`. It goes to the team's lead when the
    * client knows one (`ClientOptions.lead`), else to the operators; `approver` picks `lead`,
    * `operators` or `both`. Until it is decided, `pre-tool-use` hooks of this client reject with
    * `E_PLAN_PENDING`; after a rejection or expiry the gateway refuses them with `E_PLAN_REQUIRED`
-   * until a plan of this agent is approved (seed 004). The decision also arrives after a reconnect or a gateway restart; rejects
+   * until a plan of this agent is approved (docs/spec/teams.md#plan-gate). The decision also arrives after a reconnect or a gateway restart; rejects
    * only when the request cannot be opened (e.g. `E_FORBIDDEN` for a target outside the team,
    * `E_INVALID_FRAME` for a lead route without a lead) or the client closes.
    */
@@ -784,7 +784,7 @@ export class AhpClient {
   }
 
   /**
-   * Asks a person to look at this agent after a circuit breaker stopped it (seed 002 §4: past
+   * Asks a person to look at this agent after a circuit breaker stopped it (docs/spec/circuit-breakers.md#intervention-requests: past
    * `MAX_ITER` iterations a human must intervene) and resolves with the decision: `approved` means
    * continue, with `feedback` as guidance; `rejected` means stay stopped; `expired` nobody came.
    * Addressed to the operators (the console's approval queue) unless `target` names the team's lead.
@@ -875,7 +875,7 @@ export class AhpClient {
     return reply.result.request;
   }
 
-  /** Lead helper: approves or rejects a teammate's plan, with feedback (seed 004's `review_plan`). */
+  /** Lead helper: approves or rejects a teammate's plan, with feedback (docs/spec/teams.md#plan-approval). */
   reviewPlan(requestId: string, approve: boolean, feedback?: string): Promise<ProtocolState> {
     return this.#team.answer(requestId, 'plan_approval', { approve, ...(feedback === undefined ? {} : { feedback }) });
   }

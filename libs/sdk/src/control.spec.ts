@@ -15,7 +15,7 @@ function setup(failReport = false) {
   return { events, sink, logger };
 }
 
-describe('readControlSignal — seed 000 §5 acceptance', () => {
+describe('readControlSignal — docs/spec/control-envelope.md#acceptance-cases', () => {
   it('recognises {"control": "step_done"} as step completion', async () => {
     const { events, sink, logger } = setup();
     const result = await readControlSignal('{"control": "step_done"}', { stepId: 's1', sink, logger });
@@ -70,7 +70,7 @@ describe('readControlSignal — seed 000 §5 acceptance', () => {
   });
 });
 
-describe.each(['seed', 'strict'] as const)('readControlSignal — seed 000 §5 acceptance, %s mode', (mode) => {
+describe.each(['seed', 'strict'] as const)('readControlSignal — docs/spec/control-envelope.md#acceptance-cases, %s mode', (mode) => {
   it('reports each of the four cases the same way', async () => {
     const { events, sink, logger } = setup();
     expect(await readControlSignal('{"control": "step_done"}', { sink, logger, mode, stepId: 'a' })).toMatchObject({ kind: 'structured' });
@@ -86,7 +86,7 @@ describe.each(['seed', 'strict'] as const)('readControlSignal — seed 000 §5 a
   });
 });
 
-describe('readControlSignal — seed 000 §1.2', () => {
+describe('readControlSignal — docs/spec/control-envelope.md#why-an-envelope', () => {
   it.each(['I will say STEP_DONE once the tests pass.', 'Next I might need to REPLAN the approach.'])(
     'strict mode, false positive: a mention is not a signal (%s)',
     async (text) => {

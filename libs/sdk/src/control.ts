@@ -1,5 +1,5 @@
 /**
- * The agent side of the control envelope (seed 000): read a model's output for `step_done` /
+ * The agent side of the control envelope (docs/spec/control-envelope.md): read a model's output for `step_done` /
  * `replan`, warn about legacy strings, and report every control signal to the control plane.
  * The rules themselves live in @ahp/protocol (`classifyControlOutput`).
  */
@@ -19,7 +19,7 @@ export interface ReadControlOptions {
   /** Receives the legacy-format warning. @defaultValue {@link silentLogger} */
   readonly logger?: Logger;
   /**
-   * `seed`: the seed's reading — a legacy `STEP_DONE` / `REPLAN` counts anywhere as a word of its
+   * `seed`: the original design's reading (docs/spec/control-envelope.md#read-modes) — a legacy `STEP_DONE` / `REPLAN` counts anywhere as a word of its
    * own, an envelope's unknown keys are pruned. `strict`: a legacy token only on a line of its
    * own, an envelope with unknown keys is none. @defaultValue `'seed'`
    */

@@ -1,5 +1,5 @@
 /**
- * The token-overflow circuit breaker of seed 002 §4: when the conversation no longer fits the
+ * The token-overflow circuit breaker of docs/spec/circuit-breakers.md#token-overflow: when the conversation no longer fits the
  * model's context, drop the oldest user/assistant exchanges and keep the system message, instead
  * of letting the model call fail.
  */

@@ -35,7 +35,7 @@ export { LIVENESS_PROBE_MESSAGE_ID } from './connection.js';
 export { AhpClientError, CLIENT_ERROR_CODES, isAhpClientError } from './errors.js';
 export type { AhpClientErrorCode, AhpClientErrorOptions, ClientErrorCode } from './errors.js';
 
-// --- agent-side protocols (seeds 000 and 002) ---------------------------------------------
+// --- agent-side protocols (docs/spec/control-envelope.md, plans.md, circuit-breakers.md) -----
 export { runAgentLoop } from './agent-loop.js';
 export type { AgentLoopClient, LoopAnswer, AgentLoopOptions, AgentLoopPhase, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './agent-loop.js';
 export type { PlanningModel } from './planning.js';

@@ -1,5 +1,5 @@
 /**
- * The phases of the reference loop (seed 002 §3 and §5: an explicit state machine, with a PLANNING
+ * The phases of the reference loop (docs/spec/plans.md#loop-phases: an explicit state machine, with a PLANNING
  * state before execution) and the only moves between them.
  */
 

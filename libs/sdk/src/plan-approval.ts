@@ -1,5 +1,5 @@
 /**
- * Who approves a plan this agent submits (seed 004: a teammate's plan goes to its lead), and how
+ * Who approves a plan this agent submits (docs/spec/teams.md#plan-approval: a teammate's plan goes to its lead), and how
  * the two-approver route settles. The lead's agent id comes from `ClientOptions.lead`, else from
  * the gateway's `welcome` (`agent.lead`).
  */
@@ -9,7 +9,7 @@ import type { Logger } from './logger.js';
 import type { RequestDecision } from './team.js';
 
 /**
- * `lead`: the team's lead decides (seed 004's plan approval). `operators`: any operator, in the
+ * `lead`: the team's lead decides (docs/spec/teams.md#plan-approval). `operators`: any operator, in the
  * console. `both`: one request to each; the plan is approved only when both approve, and the first
  * refusal (or expiry) decides — the other request is then cancelled.
  */

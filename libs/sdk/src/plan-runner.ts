@@ -1,5 +1,5 @@
 /**
- * Executes a plan (seed 002 §1) on the agent side: which steps may run next, their status moves,
+ * Executes a plan (docs/spec/plans.md#plans) on the agent side: which steps may run next, their status moves,
  * and partial replanning, with every change reported as a `plan_progress` event so the control
  * plane's timeline follows the plan. The graph rules (`readySteps`, validation) are @ahp/protocol's.
  */

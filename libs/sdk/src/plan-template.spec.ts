@@ -5,7 +5,7 @@ import { MAX_PLAN_TEXT_CHARS, PLANNING_INSTRUCTIONS, parsePlanTemplate } from '.
 const title = 'Shorten the session expiry';
 
 describe('parsePlanTemplate', () => {
-  it('reads the seed 002 §3 shape into a valid plan: ids, tools, a step after the one before', () => {
+  it('reads the docs/spec/plans.md#planning-template shape into a valid plan: ids, tools, a step after the one before', () => {
     const text = [
       'Let me think about this first.',
       '**[PLAN]**',

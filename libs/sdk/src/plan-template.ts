@@ -1,5 +1,5 @@
 /**
- * The forced planning template of seed 002 §3: in the PLANNING state the model must answer with a
+ * The planning template of docs/spec/plans.md#planning-template: in the PLANNING state the model must answer with a
  * `[PLAN]` block of numbered, unchecked steps naming the tools each expects; the block is parsed
  * into a {@link Plan} and validated with the protocol's `PlanSchema` before any tool may run.
  * Model output is untrusted text: the parser is one pass over a bounded input and never throws.

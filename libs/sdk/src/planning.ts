@@ -1,6 +1,6 @@
 /**
  * The PLANNING state of the reference loop: getting a valid plan from the model, through the
- * `[PLAN]` template (seed 002 §3) or as plan objects, with bounded retries. Nothing here runs a
+ * `[PLAN]` template (docs/spec/plans.md#planning-template) or as plan objects, with bounded retries. Nothing here runs a
  * tool or talks to the control plane; the loop moves on only with a plan `PlanSchema` accepted.
  */
 import { PlanSchema } from '@ahp/protocol';

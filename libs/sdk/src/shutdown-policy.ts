@@ -1,6 +1,6 @@
 /**
  * What a teammate answers to a shutdown request when the application registered no handler for
- * it (seed 004 §4: the teammate answers; it never lets the lead's request expire unanswered):
+ * it (docs/spec/teams.md#shutdown: the teammate answers; it never lets the lead's request expire unanswered):
  * approve while no tool call runs, refuse with the reason while one does, so that stopping never
  * cuts a tool off half-way. Tool calls are known from {@link ToolCallTracker.track}, which the
  * reference loop wraps around each call.

@@ -1,5 +1,5 @@
 /**
- * The agent's side of seed 004's team protocols: the one consumer of its inbox, the requests it
+ * The agent's side of the team protocols (docs/spec/teams.md): the one consumer of its inbox, the requests it
  * opened and waits for, the requests addressed to it, and the idle loop.
  *
  * Every inbox message reaches exactly one place: a protocol response (`*_response`) settles the
@@ -46,7 +46,7 @@ export interface RequestDecision {
   readonly status: Exclude<RequestStatus, 'pending'>;
   /** Shorthand for `status === 'approved'`. */
   readonly approved: boolean;
-  /** What the decider said (the seed's "LGTM", or why not). */
+  /** What the decider said ("LGTM", or why not). */
   readonly feedback?: string;
   /** The agent or operator who decided; absent when the request expired. */
   readonly decidedBy?: string;

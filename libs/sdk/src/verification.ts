@@ -1,5 +1,5 @@
 /**
- * The agent side of verification feedback (seed 002 §2): after a check runs (tests, lint, a build)
+ * The agent side of verification feedback (docs/spec/plans.md#verification-results): after a check runs (tests, lint, a build)
  * the agent reports the `VerificationResult` to its timeline, and passes the test facts into the
  * hook context where gates such as `test-gate` read them.
  */

@@ -123,7 +123,7 @@ describe('submitPlan', () => {
   });
 });
 
-describe('submitPlan routing (seed 004: plans go to the lead)', () => {
+describe('submitPlan routing (docs/spec/teams.md#plan-approval: plans go to the lead)', () => {
   /** A gateway that keeps plan requests pending and answers cancels; `decide` settles one and pushes the state. */
   function planGateway(gw: ScriptedGateway) {
     const states = new Map<string, ProtocolState>();

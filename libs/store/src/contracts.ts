@@ -74,7 +74,7 @@ export interface OpenHookInput {
  * - `decided`: the hook was already decided; answer with this decision, do not evaluate again.
  * - `foreign`: the hook id belongs to another agent; refuse it.
  * - `gated`: a new `pre-tool-use` hook of an agent whose plan approval `requestId` is pending
- *   (seed 004: no tool use before the plan is approved). Nothing was recorded and nothing is
+ *   (docs/spec/teams.md#plan-gate: no tool use before the plan is approved). Nothing was recorded and nothing is
  *   enqueued: deny the tool call. Only new hooks are gated; a re-sent hook that already exists
  *   keeps its own course (`joined`, `decided`).
  */
@@ -310,14 +310,14 @@ export type DecideRequestOutcome =
   | { outcome: 'already_decided'; state: ProtocolState }
   /** A contrary decision after the request was decided: refused; `state.decided_by` says who won. */
   | { outcome: 'conflict'; state: ProtocolState }
-  /** The response type does not fit the request (seed 004: a shutdown only accepts shutdown_response). */
+  /** The response type does not fit the request (docs/spec/teams.md#matching-responses: a shutdown only accepts shutdown_response). */
   | { outcome: 'type_mismatch'; state: ProtocolState; expected: string }
   /** Expired or cancelled: nothing left to decide. */
   | { outcome: 'not_pending'; state: ProtocolState }
   | { outcome: 'not_found' };
 
 /**
- * Requests (shutdown, plan approval, tool approval) and their state machine, seed 004.
+ * Requests (shutdown, plan approval, tool approval) and their state machine, docs/spec/teams.md#request-state-machine.
  *
  * Guarantees: every transition is atomic and decided by the protocol's pure transition functions
  * (compare-and-set on a revision; a lost race re-reads and re-applies), so of two concurrent
@@ -355,7 +355,7 @@ export interface InboxEntry {
 }
 
 /**
- * Durable per-agent inboxes (seed 004's message bus).
+ * Durable per-agent inboxes (docs/spec/teams.md#messages-and-inboxes).
  *
  * Guarantees: `send` appends to the recipient's inbox in Redis first, then notifies the gateway
  * that holds the recipient (if any); a message stays until the recipient acknowledges it, across

@@ -1,6 +1,7 @@
 /**
- * Signals pushed to agents outside a decision (seed 001 §3.1), on Redis: what operators send,
- * and the aid a `post-*` hook's oracles produced after the hook was answered (`sendHookAid`).
+ * Signals pushed to agents outside a decision (docs/spec/spectrum-and-signals.md#operator-signals),
+ * on Redis: what operators send, and the aid a `post-*` hook's oracles produced after the hook
+ * was answered (`sendHookAid`).
  *
  * `send` writes, in one MULTI: the signal record (`<prefix>:signal:{<id>}`, as decide-hook writes
  * it but without hook id or trigger, and with the signal itself in field `signal`), a `signal`

@@ -1,6 +1,6 @@
 /**
- * RequestStore on Redis: seed 004's `pending_requests` and `match_response`, shared by every
- * gateway.
+ * RequestStore on Redis: the pending requests and their state machine
+ * (docs/spec/teams.md#request-state-machine, docs/spec/teams.md#matching-responses), shared by every gateway.
  *
  * Each transition reads the request (state and revision), runs the protocol's pure transition
  * function in TypeScript (`applyResponse`, `cancelRequest`, `expireRequest`) and writes the result

@@ -1,6 +1,7 @@
 /**
- * RuleCounterStore on Redis: the counters behind progressive intervention (seed 001 §5.1) and the
- * server-side circuit breakers (seed 002 §4), one Lua script per update.
+ * RuleCounterStore on Redis: the counters behind progressive intervention
+ * (docs/spec/escalation-and-context.md#progressive-intervention) and the server-side circuit breakers
+ * (docs/spec/circuit-breakers.md#server-side-breakers), one Lua script per update.
  */
 import { createHash } from 'node:crypto';
 import { FRAME_LIMITS } from '@ahp/protocol';

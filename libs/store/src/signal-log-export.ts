@@ -1,6 +1,6 @@
 /**
  * Exporting the signal log: each signal entry joined with the response entry that answers it,
- * one {@link SignalLogLine} per signal (seed 001 §6.2), filtered, and statistics over the same
+ * one {@link SignalLogLine} per signal (docs/spec/signal-log.md#signal-log-lines), filtered, and statistics over the same
  * lines. The store functions the operator API and `ahp log export|stats` call.
  *
  * Retention is the stream's: about `signalLogMaxLen` entries (default 100 000, signals and
@@ -102,7 +102,7 @@ function matches(record: SignalLogRecord, filter: SignalLogFilter, sinceMs: numb
   return true;
 }
 
-/** The exported line of a signal, fields in the documented order (seed §6.2's six first). */
+/** The exported line of a signal, fields in the documented order (the six of docs/spec/signal-log.md#signal-log-lines first). */
 function toLine(pending: Pending): SignalLogLine {
   const { record, action, respondedAt } = pending;
   const { entry } = record;

@@ -1,5 +1,5 @@
 /**
- * RequestStore against the run's Redis: the seed 004 state machine made atomic (create, decide,
+ * RequestStore against the run's Redis: the state machine of docs/spec/teams.md#request-state-machine made atomic (create, decide,
  * cancel, expire), the inbox messages each transition produces, list, retention, the audit stream
  * and the plan gate in open-hook.
  */

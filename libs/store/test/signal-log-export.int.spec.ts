@@ -71,7 +71,7 @@ async function answer(sent: Sent, action: SignalResponse['action'], at: number, 
   expect(outcome.outcome).toBe('recorded');
 }
 
-/** Seed 001 §6.2's three lines. */
+/** The three lines of the worked example's log (docs/spec/signal-log.md#signal-log-lines). */
 async function seedExample(): Promise<Sent[]> {
   const block = await send({ intensity: 'block', source: 'checklist-validator', rule: 'checklist-incomplete', version: 3, openedAt: T0 - 40, latency: 40 });
   await answer(block, 'retry_after_fix', T0 + 60_000);
@@ -83,7 +83,7 @@ async function seedExample(): Promise<Sent[]> {
 }
 
 describe('exportSignalLog', () => {
-  it('writes one line per signal joined with its response, seed §6.2 fields first', async () => {
+  it('writes one line per signal joined with its response, the six fields of docs/spec/signal-log.md#signal-log-lines first', async () => {
     const [block, prompt, aid] = await seedExample();
     const { lines, scanned, skipped, truncated } = await exportSignalLog(redis, keys);
     expect({ scanned, skipped, truncated }).toEqual({ scanned: 6, skipped: 0, truncated: false });

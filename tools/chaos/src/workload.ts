@@ -84,7 +84,7 @@ export function planHook(seed: Seed, stamp: HookStamp, options: WorkloadOptions)
   const rng = new Rng(stampSeed(seed, stamp));
   const trigger = rng.chance(options.failOpenShare) ? FAIL_OPEN_TRIGGER : FAIL_CLOSED_TRIGGER;
   const slowMs = rng.chance(options.slowShare) ? rng.int(options.slowMs) : 0;
-  // Only a pre-* gate may block (seed 001 §4.2); the test oracle blocks nothing else.
+  // Only a pre-* gate may block (docs/spec/hooks-and-oracles.md#triggers); the test oracle blocks nothing else.
   const block = trigger === FAIL_CLOSED_TRIGGER && rng.chance(options.blockShare);
   const thinkMs = rng.int(options.thinkMs);
   return {

@@ -1,5 +1,5 @@
 /**
- * `ahp log export|stats`: the signal log as JSONL (seed 001 §6.2) and statistics over it.
+ * `ahp log export|stats`: the signal log as JSONL (docs/spec/signal-log.md#signal-log-lines) and statistics over it.
  */
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';

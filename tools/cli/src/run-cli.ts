@@ -110,7 +110,7 @@ Options:
       summary: 'write the signal log as JSONL, one line per signal with its response',
       options: { ...FILTER_OPTIONS, limit: { type: 'string' }, out: { type: 'string' } },
       positionals: 0,
-      help: `Each line carries seed 001 §6.2's fields (timestamp, hook, intensity, source, consumed,
+      help: `Each line carries the fields of docs/spec/signal-log.md#signal-log-lines (timestamp, hook, intensity, source, consumed,
 action) and signal_id, type, rule, config_version, agent_id, session_id, correlation_id,
 latency_ms and responded_at (see docs/signal-log.md). Oldest first. A count of lines goes to stderr.
 

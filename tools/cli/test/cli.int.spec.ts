@@ -216,7 +216,7 @@ describe('ahp log', () => {
     await signal('bob', 'block', 'checklist-validator', 'pre-issue-submit');
   }
 
-  it('export: JSONL on stdout with seed §6.2 fields first, filters, --out and --limit', async () => {
+  it('export: JSONL on stdout with the six fields of docs/spec/signal-log.md#signal-log-lines first, filters, --out and --limit', async () => {
     await seed();
     const all = await ahp(['log', 'export']);
     expect(all.code).toBe(0);

@@ -114,7 +114,7 @@ export class HandshakeService {
     // was not acknowledged is delivered again, which also re-delivers requests addressed to
     // the agent and the final states of the requests it sent.
     this.inbox.connected(connection);
-    // And the signals operators pushed that it has not answered yet (seed 001 §3.1).
+    // And the signals operators pushed that it has not answered yet (docs/spec/spectrum-and-signals.md#operator-signals).
     this.operatorSignals.connected(connection);
   }
 

@@ -46,7 +46,7 @@ describe('docs/claude-code.md decision table', () => {
     });
   }
 
-  it('never promises "ask" (seed 001 §4.2 allows no prompt at pre-tool-use, so nothing produces it)', () => {
+  it('never promises "ask" (docs/spec/hooks-and-oracles.md#triggers allows no prompt at pre-tool-use, so nothing produces it)', () => {
     for (const row of body) expect(row.join(' | ')).not.toMatch(/"ask"/);
   });
 });

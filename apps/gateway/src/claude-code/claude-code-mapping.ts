@@ -151,7 +151,7 @@ function unappliedModificationReason(event: ClaudeCodeEvent, modifications: read
  *   the modifications applied. At any other event the change cannot be handed back, so the
  *   decision is answered as a block ({@link unappliedModificationReason}).
  * - prompt: the warnings as `systemMessage` (for the user) and `additionalContext` (for Claude).
- *   Never "ask": seed 001 §4.2 allows only block and control at `pre-tool-use`, so no decision for
+ *   Never "ask": docs/spec/hooks-and-oracles.md#triggers allows only block and control at `pre-tool-use`, so no decision for
  *   PreToolUse carries a prompt; a call that needs a person's yes is a `require_approval` rule.
  * - aid: the suggestions as `additionalContext`.
  * - nothing: `{}`. No "allow" is ever granted without a modification: having no objection must not

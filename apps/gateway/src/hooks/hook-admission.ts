@@ -1,7 +1,7 @@
 /**
  * The refusals of the two admission checks the open-hook script makes besides the rate limit and
- * the pending-plan gate: a plan that must be approved first (seed 004) and block/control signals
- * the session left unanswered past their grace (seed 001 §3.3). Pure: the gateway sends the
+ * the pending-plan gate: a plan that must be approved first (docs/spec/teams.md#plan-gate) and block/control signals
+ * the session left unanswered past their grace (docs/spec/spectrum-and-signals.md#unanswered-signals). Pure: the gateway sends the
  * error over the socket, the Claude Code endpoint turns it into a fail-closed decision.
  */
 import { makeError, type AhpError } from '@ahp/protocol';

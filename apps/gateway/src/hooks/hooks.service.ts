@@ -168,7 +168,7 @@ export class HooksService implements OnModuleDestroy {
         return;
       }
       case 'gated':
-        // Seed 004: no tool use before the plan is approved. Enforced here, not only in the SDK,
+        // docs/spec/teams.md#plan-gate: no tool use before the plan is approved. Enforced here, not only in the SDK,
         // so an old or modified client cannot run tools around a pending plan.
         this.log.info({ ...fields, requestId: outcome.requestId }, 'tool call gated: plan approval pending');
         this.refuse(

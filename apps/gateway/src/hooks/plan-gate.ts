@@ -6,7 +6,7 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import { CONFIG_STORE } from '../store/store.tokens.js';
 
 /**
- * The operators' side of the plan gate (seed 004: a teammate works only on an approved plan):
+ * The operators' side of the plan gate (docs/spec/teams.md#plan-gate: a teammate works only on an approved plan):
  * which tools of a team stay open while its plan is pending or after it was rejected, and whether
  * the team requires an approved plan before any tool call. Read from `teams:` of the current
  * hooks configuration, kept in memory and refreshed by the configuration watch, so the hook path

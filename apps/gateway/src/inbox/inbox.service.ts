@@ -61,7 +61,7 @@ interface Delivery {
 }
 
 /**
- * Durable inboxes on the gateway's side (seed 004's message bus): `send` and `inbox_ack` frames,
+ * Durable inboxes on the gateway's side (docs/spec/teams.md#messages-and-inboxes): `send` and `inbox_ack` frames,
  * and pushing each connected agent's inbox to it.
  *
  * Messages live in the {@link InboxStore} until the recipient acknowledges them; this service

@@ -28,7 +28,7 @@ interface Delivery {
 }
 
 /**
- * Signals operators push to agents outside any hook (seed 001 §3.1): sending one, and pushing an
+ * Signals operators push to agents outside any hook (docs/spec/spectrum-and-signals.md#operator-signals): sending one, and pushing an
  * agent's unanswered ones to its connections here as `signal` frames.
  *
  * Delivery: the signal is stored (OperatorSignalStore) until the agent answers it or its

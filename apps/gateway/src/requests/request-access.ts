@@ -1,6 +1,6 @@
 /**
  * Who may open, answer and decide which request, and who may message whom: the authorization
- * rules of teams (seed 004), as pure functions over identities and states. Every function returns
+ * rules of teams (docs/spec/teams.md#who-may-ask-and-answer), as pure functions over identities and states. Every function returns
  * `null` when the action is allowed, else the typed error to answer with.
  *
  * The acting agent is always the connection's (from its token), never a name in a frame, so these
@@ -17,8 +17,8 @@ export function sameTeam(a: AgentIdentity, b: AgentIdentity): boolean {
 }
 
 /**
- * Whether `sender` may put a message in `to`'s inbox: only within its own team (seed 004's
- * message bus connects teammates). An unknown or revoked recipient is `E_NOT_FOUND`.
+ * Whether `sender` may put a message in `to`'s inbox: only within its own team
+ * (docs/spec/teams.md#messages-and-inboxes: inboxes connect teammates). An unknown or revoked recipient is `E_NOT_FOUND`.
  */
 export function checkSend(sender: AgentIdentity, to: string, lookup: AgentLookup): AhpError | null {
   const recipient = lookup(to);
@@ -32,7 +32,7 @@ export function checkSend(sender: AgentIdentity, to: string, lookup: AgentLookup
 /**
  * Whether `sender` may open `request`:
  * - addressed to an agent: a known teammate other than itself. A `shutdown` is asked by the
- *   team's lead (seed 004: the lead stops its teammates); a `plan_approval` or `tool_approval`
+ *   team's lead (docs/spec/teams.md#shutdown: the lead stops its teammates); a `plan_approval` or `tool_approval`
  *   goes to the team's lead.
  * - addressed to operators: plan and tool approvals and interventions; stopping an agent is its
  *   lead's call.

@@ -54,7 +54,7 @@ function pendingState(sender: string, request: OpenRequest, now: number): Protoc
 }
 
 /**
- * Requests and their decisions (seed 004's protocols), for both sides of the gateway: agents open
+ * Requests and their decisions (docs/spec/teams.md#requests), for both sides of the gateway: agents open
  * and answer them with `request` / `response` frames, operators list and decide them through the
  * operator API. Authorization is checked here (see request-access.ts); the state machine and the
  * "exactly one decision wins" guarantee belong to the {@link RequestStore}, which also writes the
@@ -142,7 +142,7 @@ export class RequestsService {
   }
 
   /**
-   * The teammate approved its own shutdown (seed 004 §8): its session is over. The SDK closes by
+   * The teammate approved its own shutdown (docs/spec/teams.md#shutdown): its session is over. The SDK closes by
    * itself once the ack arrives; a client that does not (an old or modified one) is closed here
    * with `4410 SESSION_ENDED` after {@link SESSION_END_GRACE_MS}, which tells it not to reconnect.
    */

@@ -62,7 +62,7 @@ describe('checklist-validator', () => {
     expect(checklistFacts({})).toEqual({});
   });
 
-  it('with the seed defaults: blocks and names every incomplete item in the resolution path', async () => {
+  it('with the default rules (docs/spec/hooks-and-oracles.md#quality-gates): blocks and names every incomplete item in the resolution path', async () => {
     const compiled = compile('hooks:\n  pre-issue-submit:\n    oracles:\n      - name: checklist-validator\n');
     const decision = await run(compiled, 'pre-issue-submit', { checklist: { items: ITEMS } });
     expect(decision.intensity).toBe('block');
@@ -76,7 +76,7 @@ describe('checklist-validator', () => {
     expect((await run(compiled, 'pre-issue-submit', { checklist: { items: ITEMS.slice(0, 2) } })).intensity).toBe(null);
   });
 
-  it('adds the prompt of the seed when most of the checklist is done', async () => {
+  it('adds the default prompt when most of the checklist is done', async () => {
     const compiled = compile('hooks:\n  pre-issue-submit:\n    oracles:\n      - name: checklist-validator\n');
     const many = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, done: i > 0 }));
     const decision = await run(compiled, 'pre-issue-submit', { checklist: { items: many } });
@@ -118,7 +118,7 @@ describe('change-size-limiter', () => {
     expect(changeSizeFacts({ files: { changed_count: 5 } })).toEqual({ files: { changed_count: 5 } });
   });
 
-  it('with the seed defaults: control with split_suggestion max_batch 10 above 20 files', async () => {
+  it('with the default rules (docs/spec/hooks-and-oracles.md#quality-gates): control with split_suggestion max_batch 10 above 20 files', async () => {
     const compiled = compile('hooks:\n  pre-issue-submit:\n    oracles:\n      - name: change-size-limiter\n');
     const decision = await run(compiled, 'pre-issue-submit', { files: { changed: Array.from({ length: 25 }, (_, i) => `f${i}.ts`) } });
     expect(decision.intensity).toBe('control');
@@ -248,7 +248,7 @@ describe('permission-check', () => {
   });
 });
 
-describe('circuit-breaker (seed 002 §4)', () => {
+describe('circuit-breaker (docs/spec/circuit-breakers.md#server-side-breakers)', () => {
   const compiled = compile('hooks:\n  pre-tool-use:\n    oracles:\n      - name: circuit-breaker\n  stop:\n    oracles:\n      - name: circuit-breaker\n');
   const call = { tool: { name: 'Bash', input: { command: 'npm test', cwd: '/repo' } } };
 

@@ -1,5 +1,5 @@
 /**
- * `circuit-breaker`: the loop breakers of seed 002 §4, evaluated on the server from per-session
+ * `circuit-breaker`: the loop breakers of docs/spec/circuit-breakers.md#server-side-breakers, evaluated on the server from per-session
  * counters, so an agent cannot escape them by restarting its own process.
  *
  * - `E_STUTTERING`: more than `max_identical_tool_calls` (50) identical tool calls in a session
@@ -49,9 +49,9 @@ export function loopIteration(context: Value): number | undefined {
 const CLOCK_SLACK_MS = 60_000;
 
 export const CircuitBreakerOptionsSchema = z.strictObject({
-  /** Largest allowed number of identical tool calls in a session (seed 002 §4: > 50 stutters). */
+  /** Largest allowed number of identical tool calls in a session (docs/spec/circuit-breakers.md#stuttering: > 50 stutters). */
   max_identical_tool_calls: z.int().positive().max(1_000_000).default(50),
-  /** Largest allowed number of loop iterations in a session (seed 002 §4: > 20 stops). */
+  /** Largest allowed number of loop iterations in a session (docs/spec/circuit-breakers.md#iteration-limit: > 20 stops). */
   max_iterations: z.int().positive().max(1_000_000).default(20),
   /** Counters expire this long after the session's last counted hook. */
   ttl: HookDurationSchema.default('6h'),
@@ -63,7 +63,7 @@ export const CircuitBreakerOptionsSchema = z.strictObject({
 
 export const circuitBreaker = defineBuiltin({
   name: 'circuit-breaker',
-  summary: 'Loop breakers of seed 002 §4 from per-session counters: identical tool calls > 50 → E_STUTTERING, iterations > 20 → MAX_ITER.',
+  summary: 'Loop breakers (docs/spec/circuit-breakers.md) from per-session counters: identical tool calls > 50 → E_STUTTERING, iterations > 20 → MAX_ITER.',
   triggers: HOOK_TRIGGERS.filter((trigger) => isIntensityAllowed(trigger, 'block')),
   options: CircuitBreakerOptionsSchema,
   acceptsRules: false,

@@ -1,7 +1,7 @@
 /**
- * The quality gates of seed 001 §4.3 at `pre-issue-submit`: `checklist-validator`,
+ * The quality gates of docs/spec/hooks-and-oracles.md#quality-gates at `pre-issue-submit`: `checklist-validator`,
  * `change-size-limiter` and `test-gate`. Each is a rule oracle (its rules are in hooks.yaml, or
- * the seed's when none are given) plus facts it derives from the context so that agents may send
+ * the defaults of the specification when none are given) plus facts it derives from the context so that agents may send
  * raw lists (`checklist.items`, `files.changed`, `tests.failed`) instead of counts.
  */
 import type { HookRule } from '@ahp/protocol';
@@ -66,7 +66,7 @@ export function checklistFacts(context: Value): Value {
 
 export const checklistValidator = defineBuiltin({
   name: 'checklist-validator',
-  summary: 'Blocks a submit while checklist items are open, naming each one in the resolution path (seed 001 §4.3, §6.1).',
+  summary: 'Blocks a submit while checklist items are open, naming each one in the resolution path (docs/spec/hooks-and-oracles.md#quality-gates).',
   triggers: ['pre-issue-submit', 'pre-issue-close', 'stop'],
   options: z.strictObject({
     /** Words before each incomplete item in a block's resolution path: "<prefix> <id>: <title>". */
@@ -116,12 +116,12 @@ export function changeSizeFacts(context: Value): Value {
 
 export const changeSizeLimiter = defineBuiltin({
   name: 'change-size-limiter',
-  summary: 'Large changes: suggests splitting them into batches (control with split_suggestion, seed 001 §4.3).',
+  summary: 'Large changes: suggests splitting them into batches (control with split_suggestion, docs/spec/hooks-and-oracles.md#quality-gates).',
   triggers: ['pre-issue-submit', 'pre-issue-close'],
   options: z.strictObject({
-    /** Default rule: more changed files than this trips it (seed: 20). */
+    /** Default rule: more changed files than this trips it (docs/spec/hooks-and-oracles.md#quality-gates: 20). */
     max_files: z.int().nonnegative().max(100_000).default(20),
-    /** Default rule: the batch size it suggests (seed: 10). */
+    /** Default rule: the batch size it suggests (docs/spec/hooks-and-oracles.md#quality-gates: 10). */
     max_batch: z.int().positive().max(100_000).default(10),
   }),
   acceptsRules: true,
@@ -160,7 +160,7 @@ export function testFacts(coverageThreshold: number | undefined): (context: Valu
 
 export const testGate = defineBuiltin({
   name: 'test-gate',
-  summary: 'Failing tests block; coverage under the threshold prompts (seed 001 §4.3).',
+  summary: 'Failing tests block; coverage under the threshold prompts (docs/spec/hooks-and-oracles.md#quality-gates).',
   triggers: ['pre-issue-submit', 'pre-issue-close', 'stop'],
   options: z.strictObject({
     /** `coverage.threshold` when the context gives none (same unit as `coverage.current`). */

@@ -30,7 +30,7 @@ export interface BuiltinOracleDefinition<Options = unknown> {
   readonly options: z.ZodType<Options>;
   /** Whether the entry may have `rules`. */
   readonly acceptsRules: boolean;
-  /** Rules used when the entry gives none (seed 001 §4.3 for the quality gates). Those the trigger does not allow are left out. */
+  /** Rules used when the entry gives none (docs/spec/hooks-and-oracles.md#quality-gates for the quality gates). Those the trigger does not allow are left out. */
   defaultRules?(options: Options): HookRule[];
   /** Facts derived from the context that rules can read, e.g. `checklist.incomplete_count` from `checklist.items`. */
   facts?(options: Options): (context: Value) => Value;

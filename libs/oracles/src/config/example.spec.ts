@@ -1,6 +1,6 @@
 /**
  * The example configuration `.ahp/hooks.yaml` (what the main command loads by default) and the
- * YAML examples of docs/hooks.md: they must load, and the example must replay seed 001 §6.1/§6.2.
+ * YAML examples of docs/hooks.md: they must load, and the example must replay docs/spec/escalation-and-context.md#worked-example.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -48,11 +48,11 @@ const files25 = { changed: Array.from({ length: 25 }, (_, i) => `src/file-${i}.t
 const passing = { tests: { failed: [] }, coverage: { current: 86 } };
 
 describe('.ahp/hooks.yaml', () => {
-  it('loads, with hooks at the seed triggers', () => {
+  it('loads, with hooks at the triggers of the worked example', () => {
     expect(load(EXAMPLE).triggers).toEqual(['pre-issue-submit', 'post-issue-submit', 'pre-tool-use']);
   });
 
-  it('replays seed 001 §6.1 and produces the §6.2 log', async () => {
+  it('replays docs/spec/escalation-and-context.md#worked-example and produces its log (docs/spec/signal-log.md#signal-log-lines)', async () => {
     const hook = session();
     const log: { hook: string; intensity: string | null; source: string | undefined }[] = [];
     const record = (d: HookDecision) => log.push({ hook: d.trigger, intensity: d.intensity, source: d.signals[0]?.header.source });
@@ -85,7 +85,7 @@ describe('.ahp/hooks.yaml', () => {
     expect(third.signals[0]!.header).toMatchObject({ source: 'notification', type: 'review-triggered' });
     expect(third.signals[0]!.payload).toMatchObject({ level: 'aiding', context: '已通知审查者，预计 2 小时响应' });
 
-    // §6.2, minus timestamps and the agent's responses.
+    // The worked example's log (docs/spec/signal-log.md#signal-log-lines), minus timestamps and the agent's responses.
     expect(log).toEqual([
       { hook: 'pre-issue-submit', intensity: 'block', source: 'checklist-validator' },
       { hook: 'pre-issue-submit', intensity: 'prompt', source: 'change-size-limiter' },
@@ -93,7 +93,7 @@ describe('.ahp/hooks.yaml', () => {
     ]);
   });
 
-  it('escalates repeated large submits to control with split_suggestion max_batch 10 (§4.3), then block (§5.1)', async () => {
+  it('escalates repeated large submits to control with split_suggestion max_batch 10 (docs/spec/hooks-and-oracles.md#quality-gates), then block (docs/spec/escalation-and-context.md#progressive-intervention)', async () => {
     const hook = session();
     const submit = () => hook('pre-issue-submit', { checklist: checklist(false), files: files25, ...passing });
     expect((await submit()).intensity).toBe('prompt');
@@ -110,7 +110,7 @@ describe('.ahp/hooks.yaml', () => {
     expect((await submit()).intensity).toBe('prompt');
   });
 
-  it('is stricter in production and laxer for the platform team (§5.2)', async () => {
+  it('is stricter in production and laxer for the platform team (docs/spec/escalation-and-context.md#context-sensitivity)', async () => {
     const twelve = { changed_count: 12 };
     expect((await session({ agent: { ...AGENT, environment: 'production' } })('pre-issue-submit', { checklist: checklist(false), files: twelve, ...passing })).intensity).toBe(
       'block',

@@ -14,7 +14,7 @@ function issuesOf(source: string) {
 }
 
 describe('parseHooksConfig', () => {
-  it('accepts seed 001 §4.3 verbatim', () => {
+  it('accepts the original design example configuration verbatim', () => {
     const source = yaml(
       '# .ahp/hooks.yaml',
       '',

@@ -13,7 +13,7 @@ import type { Value } from './values.js';
 
 /**
  * What an expression can read. Names that are not reserved read the hook's context (so
- * `checklist.incomplete_count` reads `context.checklist.incomplete_count`, as in seed 001 §4.3).
+ * `checklist.incomplete_count` reads `context.checklist.incomplete_count`, as in the rules of docs/spec/hooks-and-oracles.md#rules).
  */
 export interface ExpressionScope {
   /** The hook's context (`files`, `checklist`, `tool`, …) at the top level. */

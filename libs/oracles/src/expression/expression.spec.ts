@@ -33,8 +33,8 @@ const SEED = {
   'odd-key': 'yes',
 };
 
-describe('the seed syntax (seed 001 §4.3)', () => {
-  it('evaluates the three seed conditions', () => {
+describe('the syntax of the original design example configuration', () => {
+  it('evaluates the three conditions of the original design example', () => {
     expect(test('checklist.incomplete_count > 0 and checklist.completion_rate > 0.8', SEED)).toBe(true);
     expect(test('files.changed_count > 20', SEED)).toBe(true);
     expect(test('coverage.current < coverage.threshold', SEED)).toBe(true);

@@ -13,7 +13,7 @@ describe('templates', () => {
     expect(render('{{a}}-{{ b }}', { a: 1, b: true })).toBe('1-true');
   });
 
-  it('renders lists like the seed ("[chk-001, chk-002]"), missing as nothing, objects as JSON', () => {
+  it('renders lists like the original design ("[chk-001, chk-002]"), missing as nothing, objects as JSON', () => {
     expect(render('Checklist 未完成: {{ ids }}', { ids: ['chk-001', 'chk-002'] })).toBe('Checklist 未完成: [chk-001, chk-002]');
     expect(render('[{{ nope }}]')).toBe('[]');
     expect(render('{{ o }}', { o: { a: [1] } })).toBe('{"a":[1]}');

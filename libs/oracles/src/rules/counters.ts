@@ -1,6 +1,6 @@
 /**
- * The counters behind progressive intervention (seed 001 §5.1) and the server-side circuit
- * breakers (seed 002 §4). The rule engine only sees this interface; workers pass the Redis
+ * The counters behind progressive intervention (docs/spec/escalation-and-context.md#progressive-intervention) and the
+ * server-side circuit breakers (docs/spec/circuit-breakers.md#server-side-breakers). The rule engine only sees this interface; workers pass the Redis
  * implementation (`RuleCounterStore` of `@ahp/store`, structurally identical), tests and
  * offline tools pass {@link createMemoryRuleCounters}.
  */

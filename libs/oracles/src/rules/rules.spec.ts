@@ -33,7 +33,7 @@ hooks:
             action: { type: split_suggestion, max_batch: 10 }
 `;
 
-describe('progressive intervention (seed 001 §5.1)', () => {
+describe('progressive intervention (docs/spec/escalation-and-context.md#progressive-intervention)', () => {
   it('escalates prompt → control → block for the same agent and rule, then stays at block', async () => {
     const compiled = compile(LADDER);
     const shared = deps();
@@ -148,7 +148,7 @@ hooks:
                 params: { threshold: 50 }
 `;
 
-describe('context sensitivity (seed 001 §5.2)', () => {
+describe('context sensitivity (docs/spec/escalation-and-context.md#context-sensitivity)', () => {
   const PRODUCTION = { ...AGENT, environment: 'production' };
 
   it('uses production thresholds and intensities for an agent whose token says production', async () => {

@@ -1,5 +1,5 @@
 /**
- * The tool-timeout circuit breaker of seed 002 §4: run a tool as a child process and, when it
+ * The tool-timeout circuit breaker of docs/spec/circuit-breakers.md#tool-timeout: run a tool as a child process and, when it
  * outlives its `timeout_s`, kill it and answer `E_TIMEOUT`. Node only (it spawns processes), which
  * is why it lives behind the `@ahp/sdk/node` entry point and not on the browser-safe main one.
  */
@@ -11,7 +11,7 @@ export interface RunToolOptions {
   readonly command: string;
   /** @defaultValue `[]` */
   readonly args?: readonly string[];
-  /** Seconds the tool may run before it is killed; seed 002's `timeout_s`. */
+  /** Seconds the tool may run before it is killed; `timeout_s` of docs/spec/circuit-breakers.md#tool-timeout. */
   readonly timeoutS: number;
   /** @defaultValue the current working directory */
   readonly cwd?: string;

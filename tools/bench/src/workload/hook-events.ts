@@ -27,7 +27,7 @@ export interface HookEvent {
 
 /**
  * The ordinary calls. Each input carries the event's index, so no two events of a run are the
- * same tool call: rule sets with a circuit breaker on identical calls (seed 002 §4) would
+ * same tool call: rule sets with a circuit breaker on identical calls (docs/spec/circuit-breakers.md#stuttering) would
  * otherwise start blocking a benchmark agent that looks stuck in a loop.
  */
 const ORDINARY: readonly { tool: string; input: (n: number) => JsonObject }[] = [
