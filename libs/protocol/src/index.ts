@@ -490,6 +490,20 @@ export type {
   SignalLogLine,
   SignalLogStats,
 } from './signal-log-export.js';
+// --- the MCP gateway's configuration file and the mcp field of tool hook contexts (see mcp-gateway.ts) ---
+export {
+  HookMcpCallSchema,
+  McpGatewayConfigSchema,
+  McpHttpUpstreamSchema,
+  McpServerConfigSchema,
+  McpServerIdSchema,
+  McpStdioUpstreamSchema,
+  McpToolPatternSchema,
+  McpToolSettingsSchema,
+  mcpToolName,
+  mcpToolVisible,
+} from './mcp-gateway.js';
+export type { McpGatewayConfig, McpServerConfig, McpToolSettings } from './mcp-gateway.js';
 // --- Claude Code hooks (its foreign wire format; see claude-code.ts) ---
 export {
   CLAUDE_CODE_EVENTS,
