@@ -188,6 +188,26 @@ describe('the MCP gateway', () => {
     expect(response.headers.get('www-authenticate')).toContain('Bearer');
   });
 
+  it('refuses hostile requests before any of them is served: unknown server, GET, compression, size, nesting, big batches', async () => {
+    const token = system.token('mcp-agent');
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const post = (path: string, body: string, extra: Record<string, string> = {}) => fetch(`${gatewayBases[0]!}/v1/mcp/${path}`, { method: 'POST', headers: { ...headers, ...extra }, body });
+
+    expect((await post('nope', JSON.stringify(list))).status).toBe(404);
+    expect((await fetch(`${gatewayBases[0]!}/v1/mcp/fixture`, { headers })).status).toBe(405);
+    expect((await post('fixture', JSON.stringify(list), { 'content-encoding': 'gzip' })).status).toBe(415);
+    expect((await post('fixture', JSON.stringify({ ...list, params: { pad: 'x'.repeat(1_100_000) } }))).status).toBe(413);
+    expect((await post('fixture', `${'['.repeat(200)}${']'.repeat(200)}`)).status).toBe(400);
+    const batch = Array.from({ length: 17 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: `batch ${i}` } } }));
+    const refused = await post('fixture', JSON.stringify(batch));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { message: 'a batch holds 1 to 16 messages' } });
+    expect((await recorded(httpRecord)).some((c) => String(c.arguments['text']).startsWith('batch'))).toBe(false);
+    // The same kind of request, well-formed, is served.
+    expect((await post('fixture', JSON.stringify(list))).status).toBe(200);
+  });
+
   it('lists only the tools agents may see', async () => {
     const client = await mcpClient('fixture');
     const { tools } = await client.listTools();

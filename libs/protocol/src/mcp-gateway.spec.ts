@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseHookContext } from './hook-context.js';
 import { McpGatewayConfigSchema, mcpToolName, mcpToolVisible } from './mcp-gateway.js';
@@ -58,5 +59,16 @@ describe('the mcp field of tool hook contexts', () => {
   it('is strict: an unknown field inside it is refused', () => {
     const result = parseHookContext('pre-tool-use', { tool: { name: 'x', input: {} }, mcp: { server: 'files', tool: 'x', trusted: true } });
     expect(result.ok).toBe(false);
+  });
+});
+
+describe('docs/mcp-gateway.md', () => {
+  it('shows a configuration file the schema accepts', () => {
+    const doc = readFileSync(new URL('../../../docs/mcp-gateway.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    const lines = (example ?? '').split('\n').map((line) => line.replace(/^ {3}/, ''));
+    const parsed = McpGatewayConfigSchema.safeParse(JSON.parse(lines.join('\n')));
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
   });
 });
