@@ -25,7 +25,7 @@ import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
-import { compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError } from './mcp-results.js';
+import { compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, withToolFailurePolicy } from './mcp-results.js';
 import { McpUpstreams, UpstreamError } from './mcp-upstreams.js';
 
 /** The config file could not be used; the gateway does not start with a half-read policy. */
@@ -64,9 +64,6 @@ export async function loadMcpConfig(file: string): Promise<McpGatewayConfig> {
 export function mcpSessionId(agentId: string, label: string): string {
   return `mcp-${createHash('sha256').update(`${agentId}\0${label}`, 'utf8').digest('hex').slice(0, 40)}`;
 }
-
-/** Failure-policy causes that mean "could not decide" (the server's policy applies), not "refused" (always closed). */
-const AVAILABILITY_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_UNAVAILABLE', 'E_SHUTTING_DOWN']);
 
 /** A server of the config with its compiled redaction patterns. */
 interface Upstream {
@@ -160,7 +157,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
       return toolError('Blocked by AHP (fail-closed): the session could not be opened (E_UNAVAILABLE)', 'failure_policy');
     }
 
-    const pre = this.applyPolicy(await this.evaluate(agent, sessionId, 'pre-tool-use', context), policy);
+    const pre = withToolFailurePolicy(await this.evaluate(agent, sessionId, 'pre-tool-use', context), policy);
     if (!pre.allowed) {
       this.log.info({ ...fields, hookId: pre.hook_id, decidedBy: pre.decided_by }, 'MCP call refused by its pre-tool-use decision');
       return refusalResult(pre);
@@ -186,7 +183,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
 
     const result = redactResult(raw, upstream.patterns);
     const postContext = this.postContext(name, finalArgs, mcp, result);
-    const post = this.applyPolicy(await this.evaluate(agent, sessionId, 'post-tool-use', postContext), policy);
+    const post = withToolFailurePolicy(await this.evaluate(agent, sessionId, 'post-tool-use', postContext), policy);
     if (!post.allowed) {
       this.log.info({ ...fields, hookId: post.hook_id, decidedBy: post.decided_by }, 'MCP result withheld by its post-tool-use decision');
       return toolError(`${refusalText(post)} The tool ran; its result is withheld.`, 'result_withheld', post);
@@ -220,18 +217,6 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
 
   private evaluate(agent: AgentIdentity, sessionId: string, trigger: HookTrigger, context: JsonObject): Promise<HookDecision> {
     return this.hooks.evaluate({ agent, sessionId, trigger, context, deadlineMs: hookDeadlineFor(this.config, trigger) });
-  }
-
-  /**
-   * The tool's failure policy in place of the trigger's when the decision could not be made (no
-   * worker in time, Redis down, draining). Refusals of the request itself (over the limits, a plan
-   * pending) stay closed whatever the policy: an agent could otherwise cause them to get through.
-   */
-  private applyPolicy(decision: HookDecision, policy: FailurePolicy): HookDecision {
-    if (decision.decided_by !== 'failure_policy' || decision.error === undefined || !AVAILABILITY_CODES.has(decision.error.code)) return decision;
-    const allowed = policy === 'fail_open';
-    if (decision.allowed === allowed) return decision;
-    return { ...decision, allowed, intensity: allowed ? null : 'block' };
   }
 
   /** The `post-tool-use` context: the call, and the (redacted) result within the hook context limits. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { aggregateSignals, failurePolicyDecision, type Signal, type SignalPayload } from '@ahp/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { MCP_DECISION_META_KEY, compilePatterns, governedResult, redactResult, refusalResult, resultText } from './mcp-results.js';
+import { MCP_DECISION_META_KEY, compilePatterns, governedResult, redactResult, refusalResult, resultText, withToolFailurePolicy } from './mcp-results.js';
 
 const HOOK_ID = randomUUID();
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -108,5 +108,28 @@ describe('redactResult', () => {
     const twice = redactResult({ content: [{ type: 'text', text: 'SECRET2 and SECRET3' }] }, patterns);
     expect(text(once)).toBe('[redacted]');
     expect(text(twice)).toBe('[redacted] and [redacted]');
+  });
+});
+
+describe('withToolFailurePolicy', () => {
+  const byPolicy = (code: string, policy: 'fail_open' | 'fail_closed') =>
+    failurePolicyDecision({ hookId: HOOK_ID, trigger: 'post-tool-use', policy, code, message: 'why', now: NOW });
+
+  it("replaces the trigger's policy when the decision could not be made in time", () => {
+    // post-tool-use fails open by default; an MCP server that fails closed withholds the result.
+    expect(withToolFailurePolicy(byPolicy('E_TIMEOUT', 'fail_open'), 'fail_closed')).toMatchObject({ allowed: false, intensity: 'block', decided_by: 'failure_policy' });
+    expect(withToolFailurePolicy(byPolicy('E_UNAVAILABLE', 'fail_closed'), 'fail_open')).toMatchObject({ allowed: true, intensity: null });
+    expect(withToolFailurePolicy(byPolicy('E_SHUTTING_DOWN', 'fail_closed'), 'fail_open').allowed).toBe(true);
+  });
+
+  it('keeps refusals of the request itself closed whatever the tool says', () => {
+    for (const code of ['E_INVALID_CONTEXT', 'E_PLAN_PENDING', 'E_PLAN_REQUIRED', 'E_RATE_LIMITED']) {
+      expect(withToolFailurePolicy(byPolicy(code, 'fail_closed'), 'fail_open').allowed, code).toBe(false);
+    }
+  });
+
+  it("leaves the oracles' decisions alone", () => {
+    const block = decisionOf(signal('no', { level: 'blocking', decision: 'deny', reason: 'no', resolvable: false, resolution_path: [] }));
+    expect(withToolFailurePolicy(block, 'fail_open')).toBe(block);
   });
 });

@@ -8,7 +8,7 @@
  * hands to its model, so the model reads the reason and the way to resolve it. `_meta["ahp/decision"]`
  * carries the same facts for programs: why, which signals, and the pending approval request.
  */
-import { REDACTED, awaitingApproval, redactSecrets, type HookDecision, type JsonObject } from '@ahp/protocol';
+import { REDACTED, awaitingApproval, redactSecrets, type FailurePolicy, type HookDecision, type JsonObject } from '@ahp/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { advice, approvalWaitReason, blockReason } from '../claude-code/claude-code-mapping.js';
 
@@ -70,6 +70,23 @@ export function governedResult(result: CallToolResult, pre: HookDecision, post: 
   const content = notes.length === 0 ? result.content : [...result.content, { type: 'text' as const, text: notes.join('\n') }];
   const meta: JsonObject = { ...decisionMeta(pre, 'allowed'), ...(post === undefined ? {} : { post: decisionMeta(post, 'allowed') }) };
   return { ...result, content, _meta: { ...(result._meta ?? {}), [MCP_DECISION_META_KEY]: meta } };
+}
+
+/** Failure-policy causes that mean "could not decide" (the tool's policy applies), not "refused" (always closed). */
+const AVAILABILITY_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_UNAVAILABLE', 'E_SHUTTING_DOWN']);
+
+/**
+ * `decision` with the tool's failure policy (`tools.settings.<tool>.failure_policy`, else the
+ * server's) in place of the trigger's, when the decision could not be made: no worker answered in
+ * time, Redis was down, the gateway was draining. Refusals of the request itself (over the context
+ * limits, a plan pending, rate limited) stay closed whatever the policy: an agent could otherwise
+ * cause them to get a call through.
+ */
+export function withToolFailurePolicy(decision: HookDecision, policy: FailurePolicy): HookDecision {
+  if (decision.decided_by !== 'failure_policy' || decision.error === undefined || !AVAILABILITY_CODES.has(decision.error.code)) return decision;
+  const allowed = policy === 'fail_open';
+  if (decision.allowed === allowed) return decision;
+  return { ...decision, allowed, intensity: allowed ? null : 'block' };
 }
 
 /** Compiles a server's configured redaction patterns once (validated by the config schema). */
