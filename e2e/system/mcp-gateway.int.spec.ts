@@ -240,6 +240,13 @@ describe('the MCP gateway', () => {
     expect(textOf(result)).toContain('ask a DBA to run the migration');
     expect(decisionMeta(result)).toMatchObject({ outcome: 'blocked', intensity: 'block', decided_by: 'oracles' });
     expect((await recorded(httpRecord)).some((c) => c.tool === 'echo' && String(c.arguments['text']).includes('DROP TABLE'))).toBe(false);
+    // In the signal log like any agent's block: the same hook id, agent, trigger and rule.
+    const hookId = decisionMeta(result)['hook_id'];
+    const line = await eventually(async () => {
+      const { json } = await operatorCall(operatorApi(system.stack.gateways[1]!), maria(), 'GET', '/signals?agent=mcp-agent&intensity=block');
+      return (json as { lines: { correlation_id: string; hook?: string; rule?: string; session_id?: string }[] }).lines.find((entry) => entry.correlation_id === hookId);
+    }, 'the block in the signal log');
+    expect(line).toMatchObject({ hook: 'pre-tool-use', rule: expect.stringContaining('no-destructive-sql'), session_id: expect.stringMatching(/^mcp-/) });
   });
 
   it('forwards a controlled call with the rewritten arguments', async () => {
