@@ -115,7 +115,7 @@ describe('the MCP gateway', () => {
             id: 'fixture',
             upstream: { url: `http://127.0.0.1:${port}/mcp` },
             timeout_ms: 10_000,
-            tools: { deny: ['delete_*'], settings: { hang: { timeout_ms: 1000 } } },
+            tools: { deny: ['delete_*', { tools: ['slow', 'hang'], teams: ['interns'] }], settings: { hang: { timeout_ms: 1000 } } },
             redact: { patterns: ['INTERNAL-[0-9a-f]+'] },
           },
           { id: 'local', upstream: { command: process.execPath, args: [FIXTURE, '--stdio', '--record', stdioRecord] }, tools: { allow: ['echo', 'read_config'] } },
@@ -126,7 +126,10 @@ describe('the MCP gateway', () => {
       name: 'mcp-gateway',
       gateways: 2,
       workers: 1,
-      agents: [{ id: 'mcp-agent', name: 'MCP agent' }],
+      agents: [
+        { id: 'mcp-agent', name: 'MCP agent' },
+        { id: 'intern', name: 'Intern', team: 'interns' },
+      ],
       gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_MCP_CONFIG_FILE: mcpConfig, AHP_REQUEST_SWEEP_MS: '200' },
     });
     gatewayBases = system.stack.gateways.map((gateway) => `http://127.0.0.1:${String(gateway.ready['port'])}`);
@@ -220,6 +223,11 @@ describe('the MCP gateway', () => {
     expect(result.isError).toBe(true);
     expect(decisionMeta(result)).toMatchObject({ outcome: 'not_available' });
     expect((await recorded(httpRecord)).map((c) => c.tool)).not.toContain('delete_everything');
+
+    // A deny entry scoped to a team hides the tools from that team's agents only (the token's team).
+    const intern = await mcpClient('fixture', gatewayBases, system.token('intern'));
+    expect((await intern.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['deploy', 'echo', 'read_config', 'write_file']);
+    expect(decisionMeta(await call(intern, 'slow', { ms: 1 }))).toMatchObject({ outcome: 'not_available' });
   });
 
   it('allows a call, attaches the aid signal of post-tool-use, and records the call upstream', async () => {

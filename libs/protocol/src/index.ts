@@ -499,11 +499,12 @@ export {
   McpServerIdSchema,
   McpStdioUpstreamSchema,
   McpToolPatternSchema,
+  McpToolRuleSchema,
   McpToolSettingsSchema,
   mcpToolName,
   mcpToolVisible,
 } from './mcp-gateway.js';
-export type { McpGatewayConfig, McpServerConfig, McpToolSettings } from './mcp-gateway.js';
+export type { McpGatewayConfig, McpServerConfig, McpToolRule, McpToolSettings } from './mcp-gateway.js';
 // --- Claude Code hooks (its foreign wire format; see claude-code.ts) ---
 export {
   CLAUDE_CODE_EVENTS,

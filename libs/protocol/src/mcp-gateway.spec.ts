@@ -32,19 +32,41 @@ describe('McpGatewayConfigSchema', () => {
 
 describe('mcpToolVisible', () => {
   const config = (tools: Record<string, unknown>) => McpGatewayConfigSchema.parse({ version: 1, servers: [server({ tools })] }).servers[0]!;
+  const anyone = {};
 
   it('hides denied tools, by name or pattern', () => {
     const files = config({ deny: ['delete_*', 'format_disk'] });
-    expect(mcpToolVisible(files, 'read_file')).toBe(true);
-    expect(mcpToolVisible(files, 'delete_file')).toBe(false);
-    expect(mcpToolVisible(files, 'format_disk')).toBe(false);
+    expect(mcpToolVisible(files, 'read_file', anyone)).toBe(true);
+    expect(mcpToolVisible(files, 'delete_file', anyone)).toBe(false);
+    expect(mcpToolVisible(files, 'format_disk', anyone)).toBe(false);
   });
 
   it('with an allow list shows only its tools, and deny still wins', () => {
     const files = config({ allow: ['read_*'], deny: ['read_secrets'] });
-    expect(mcpToolVisible(files, 'read_file')).toBe(true);
-    expect(mcpToolVisible(files, 'write_file')).toBe(false);
-    expect(mcpToolVisible(files, 'read_secrets')).toBe(false);
+    expect(mcpToolVisible(files, 'read_file', anyone)).toBe(true);
+    expect(mcpToolVisible(files, 'write_file', anyone)).toBe(false);
+    expect(mcpToolVisible(files, 'read_secrets', anyone)).toBe(false);
+  });
+
+  it("scopes entries to the token's team, role and environment; every given scope must match", () => {
+    const files = config({
+      allow: ['read_*', { tools: ['write_*'], teams: ['platform'] }, { tools: ['deploy'], roles: ['lead'], environments: ['staging'] }],
+      deny: [{ tools: ['write_config'], environments: ['production'] }],
+    });
+    const platformProd = { team: 'platform', role: 'teammate' as const, environment: 'production' };
+    expect(mcpToolVisible(files, 'write_file', platformProd)).toBe(true);
+    expect(mcpToolVisible(files, 'write_config', platformProd)).toBe(false);
+    expect(mcpToolVisible(files, 'write_config', { ...platformProd, environment: 'staging' })).toBe(true);
+    expect(mcpToolVisible(files, 'write_file', { team: 'web' })).toBe(false);
+    expect(mcpToolVisible(files, 'write_file', anyone)).toBe(false);
+    expect(mcpToolVisible(files, 'deploy', { role: 'lead', environment: 'staging' })).toBe(true);
+    expect(mcpToolVisible(files, 'deploy', { role: 'lead', environment: 'production' })).toBe(false);
+    expect(mcpToolVisible(files, 'deploy', { role: 'teammate', environment: 'staging' })).toBe(false);
+  });
+
+  it('refuses a scoped entry without tools or with an unknown scope', () => {
+    expect(McpGatewayConfigSchema.safeParse({ version: 1, servers: [server({ tools: { deny: [{ teams: ['x'] }] } })] }).success).toBe(false);
+    expect(McpGatewayConfigSchema.safeParse({ version: 1, servers: [server({ tools: { deny: [{ tools: ['x'], team: 'x' }] } })] }).success).toBe(false);
   });
 });
 

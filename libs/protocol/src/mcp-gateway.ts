@@ -9,7 +9,8 @@
  */
 import { z } from 'zod';
 import { FailurePolicySchema } from './trigger.js';
-import { ShortStringSchema } from './primitives.js';
+import { AgentRoleSchema, type AgentIdentity } from './agent.js';
+import { IdSchema, ShortStringSchema } from './primitives.js';
 import { ToolNamePatternSchema, matchesToolPattern } from './team-policy.js';
 
 /**
@@ -23,6 +24,22 @@ export const McpServerIdSchema = z
 
 /** A tool name, or a pattern of them where `*` stands for any run of characters (`delete_*`), as in team policies. */
 export const McpToolPatternSchema = ToolNamePatternSchema;
+
+/**
+ * An entry of `tools.allow` / `tools.deny`: a pattern for every agent, or patterns for the agents
+ * whose token matches every scope given (`teams`, `roles`, `environments`; an absent scope matches
+ * any agent, an agent without a team matches no `teams` scope).
+ */
+export const McpToolRuleSchema = z.union([
+  McpToolPatternSchema,
+  z.strictObject({
+    tools: z.array(McpToolPatternSchema).min(1).max(1000),
+    teams: z.array(IdSchema).min(1).max(1000).optional(),
+    roles: z.array(AgentRoleSchema).min(1).optional(),
+    environments: z.array(IdSchema).min(1).max(1000).optional(),
+  }),
+]);
+export type McpToolRule = z.infer<typeof McpToolRuleSchema>;
 
 /** A regular expression of the configuration, checked to compile (bounded: operators write these, but a typo must not reach the hot path). */
 const RegexSourceSchema = z
@@ -81,10 +98,10 @@ export const McpServerConfigSchema = z
     failure_policy: FailurePolicySchema.default('fail_closed'),
     tools: z
       .strictObject({
-        /** When given, only these tools exist for agents (patterns). */
-        allow: z.array(McpToolPatternSchema).max(1000).optional(),
-        /** Tools no agent may see or call (patterns); deny wins over allow. */
-        deny: z.array(McpToolPatternSchema).max(1000).default([]),
+        /** When given, only the tools an entry gives the agent exist for it. */
+        allow: z.array(McpToolRuleSchema).max(1000).optional(),
+        /** Tools the agents an entry names may not see or call; deny wins over allow. */
+        deny: z.array(McpToolRuleSchema).max(1000).default([]),
         /** Per-tool timeout and failure policy, by exact tool name. */
         settings: z.record(ShortStringSchema, McpToolSettingsSchema).optional(),
       })
@@ -131,8 +148,21 @@ export function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`;
 }
 
-/** Whether agents may see and call `tool` of `server`: not denied, and allowed when an allow list exists. */
-export function mcpToolVisible(server: Pick<McpServerConfig, 'tools'>, tool: string): boolean {
-  if (matchesToolPattern(server.tools.deny, tool)) return false;
-  return server.tools.allow === undefined || matchesToolPattern(server.tools.allow, tool);
+/** Whether `rule` covers `tool` for `agent`. */
+function ruleCovers(rule: McpToolRule, tool: string, agent: Pick<AgentIdentity, 'team' | 'role' | 'environment'>): boolean {
+  if (typeof rule === 'string') return matchesToolPattern([rule], tool);
+  if (rule.teams !== undefined && (agent.team === undefined || !rule.teams.includes(agent.team))) return false;
+  if (rule.roles !== undefined && (agent.role === undefined || !rule.roles.includes(agent.role))) return false;
+  if (rule.environments !== undefined && (agent.environment === undefined || !rule.environments.includes(agent.environment))) return false;
+  return matchesToolPattern(rule.tools, tool);
+}
+
+/**
+ * Whether `agent` may see and call `tool` of `server`: no deny entry covers it for the agent, and,
+ * when an allow list exists, an allow entry does. Decided on the token's team, role and
+ * environment, never on anything the client says.
+ */
+export function mcpToolVisible(server: Pick<McpServerConfig, 'tools'>, tool: string, agent: Pick<AgentIdentity, 'team' | 'role' | 'environment'>): boolean {
+  if (server.tools.deny.some((rule) => ruleCovers(rule, tool, agent))) return false;
+  return server.tools.allow === undefined || server.tools.allow.some((rule) => ruleCovers(rule, tool, agent));
 }

@@ -125,11 +125,11 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
     return this.servers.get(id)?.config;
   }
 
-  /** The upstream's tools that agents may see (one page). @throws UpstreamError */
-  async listTools(serverId: string, cursor: string | undefined): Promise<ListToolsResult> {
+  /** The upstream's tools that `agent` may see (one page). @throws UpstreamError */
+  async listTools(agent: AgentIdentity, serverId: string, cursor: string | undefined): Promise<ListToolsResult> {
     const upstream = this.require(serverId);
     const page = await this.upstreams.listTools(upstream.config, cursor, upstream.config.timeout_ms);
-    return { ...page, tools: page.tools.filter((tool) => mcpToolVisible(upstream.config, tool.name)) };
+    return { ...page, tools: page.tools.filter((tool) => mcpToolVisible(upstream.config, tool.name, agent)) };
   }
 
   /** One governed tool call (see the class comment); always a result, never a throw for the call's own outcome. */
@@ -137,7 +137,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
     const upstream = this.require(serverId);
     const server = upstream.config;
     const fields = { agentId: agent.id, server: serverId, tool };
-    if (!mcpToolVisible(server, tool)) {
+    if (!mcpToolVisible(server, tool, agent)) {
       this.log.info(fields, 'MCP call refused: the tool is not available to agents');
       return toolError(`Blocked by AHP: the tool "${tool}" of "${serverId}" is not available to agents.`, 'not_available');
     }

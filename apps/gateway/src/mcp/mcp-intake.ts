@@ -151,7 +151,7 @@ export class McpIntake {
       capabilities: { tools: {} },
       instructions: 'Tool calls through this server are governed by AHP: a refused call says why and how to resolve it; a call waiting for an approval is retried unchanged later.',
     });
-    server.setRequestHandler(ListToolsRequestSchema, (req) => this.mcp.listTools(serverId, req.params?.cursor));
+    server.setRequestHandler(ListToolsRequestSchema, (req) => this.mcp.listTools(agent, serverId, req.params?.cursor));
     // The arguments came from JSON.parse of a body within the shape limits: plain JSON.
     server.setRequestHandler(CallToolRequestSchema, (req) => this.mcp.callTool(agent, label, serverId, req.params.name, (req.params.arguments ?? {}) as JsonObject));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
