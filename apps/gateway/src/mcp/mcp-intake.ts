@@ -4,7 +4,7 @@
  *
  * 1. the server must be configured (404 otherwise) and the bearer token valid — 401 with
  *    `WWW-Authenticate` before a byte of the body is read;
- * 2. only `POST` (405 otherwise): the gateway runs the SDK's stateless mode, so there is no
+ * 2. a draining gateway answers 503 (retry elsewhere); only `POST` (405 otherwise): the gateway runs the SDK's stateless mode, so there is no
  *    standalone SSE stream to `GET` and no session to `DELETE`;
  * 3. a `Content-Encoding` other than identity is refused (415);
  * 4. one message is taken from the agent's rate-limit bucket (429 when empty);
@@ -23,6 +23,7 @@ import { FRAME_SHAPE_LIMITS, LIMITS, McpServerIdSchema, makeError, measureJsonSh
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { httpStatusFor } from '../operators/api-error.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
@@ -67,6 +68,7 @@ export class McpIntake {
     @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
     @Inject(McpGatewayService) private readonly mcp: McpGatewayService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(DrainState) private readonly drain: DrainState,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
     this.log = logger.child({ component: 'mcp' });
@@ -92,6 +94,12 @@ export class McpIntake {
       this.refuse(request, response, makeError('E_UNAUTHORIZED', 'a valid agent token is required (Authorization: Bearer <token>)'), undefined, {
         'www-authenticate': 'Bearer realm="ahp-agents"',
       });
+      return;
+    }
+    if (this.drain.draining) {
+      // A transport error the client (or the load balancer) retries on another instance, rather
+      // than a fail-closed block its model would read as the rules' answer.
+      this.refuse(request, response, makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; retry on another instance', undefined, { retryAfterMs: 1000 }));
       return;
     }
     if (request.method !== 'POST') {
