@@ -11,7 +11,8 @@
 // gateway), and fails distinctly when rejected or expired; secrets in a result are redacted before
 // the client sees them and aid signals are attached; an upstream that hangs hits the tool's timeout
 // and fails closed; a stdio upstream is governed the same way; a gateway killed mid-call leaves the
-// client an error it can retry on the other gateway, which then succeeds.
+// client an error it can retry on the other gateway, which then succeeds; with no worker left, a
+// call fails closed by default and a tool configured fail_open goes through (still redacted).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -115,7 +116,7 @@ describe('the MCP gateway', () => {
             id: 'fixture',
             upstream: { url: `http://127.0.0.1:${port}/mcp` },
             timeout_ms: 10_000,
-            tools: { deny: ['delete_*', { tools: ['slow', 'hang'], teams: ['interns'] }], settings: { hang: { timeout_ms: 1000 } } },
+            tools: { deny: ['delete_*', { tools: ['slow', 'hang'], teams: ['interns'] }], settings: { hang: { timeout_ms: 1000 }, read_config: { failure_policy: 'fail_open' } } },
             redact: { patterns: ['INTERNAL-[0-9a-f]+'] },
           },
           { id: 'local', upstream: { command: process.execPath, args: [FIXTURE, '--stdio', '--record', stdioRecord] }, tools: { allow: ['echo', 'read_config'] } },
@@ -130,7 +131,8 @@ describe('the MCP gateway', () => {
         { id: 'mcp-agent', name: 'MCP agent' },
         { id: 'intern', name: 'Intern', team: 'interns' },
       ],
-      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_MCP_CONFIG_FILE: mcpConfig, AHP_REQUEST_SWEEP_MS: '200' },
+      // A short hook deadline so the no-worker test below reaches the failure policy quickly.
+      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_MCP_CONFIG_FILE: mcpConfig, AHP_REQUEST_SWEEP_MS: '200', AHP_HOOK_DEADLINE_MS: '4000' },
     });
     gatewayBases = system.stack.gateways.map((gateway) => `http://127.0.0.1:${String(gateway.ready['port'])}`);
     await allWorkersServe(system, await publishThroughStore(system, HOOKS));
@@ -358,5 +360,20 @@ describe('the MCP gateway', () => {
     const retried = await call(onB, 'slow', { ms: 10 });
     expect(retried.isError).toBeFalsy();
     expect(textOf(retried)).toContain('slept 10 ms');
+  });
+  it('with no worker to decide, a call fails closed by default and a tool set to fail_open goes through', async () => {
+    await system.stack.workers[0]!.stop();
+    const client = await mcpClient('fixture', [gatewayBases[1]!]);
+    const before = (await recorded(httpRecord)).length;
+    const closed = await call(client, 'echo', { text: 'nobody decides' });
+    expect(closed.isError).toBe(true);
+    expect(decisionMeta(closed)).toMatchObject({ outcome: 'failure_policy', decided_by: 'failure_policy', error: { code: 'E_TIMEOUT' } });
+    expect((await recorded(httpRecord)).slice(before).map((c) => c.tool)).toEqual([]);
+
+    // read_config is configured fail_open: let through undecided, and still redacted.
+    const open = await call(client, 'read_config');
+    expect(open.isError).toBeFalsy();
+    expect(textOf(open)).not.toContain(SECRETS.aws);
+    expect((await recorded(httpRecord)).slice(before).map((c) => c.tool)).toEqual(['read_config']);
   });
 });
