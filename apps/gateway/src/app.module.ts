@@ -16,6 +16,7 @@ import { InboxModule } from './inbox/inbox.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ShutdownService } from './lifecycle/shutdown.service.js';
 import type { JsonLogger } from './logging/json-logger.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { GrantsModule } from './grants/grants.module.js';
 import { OperatorSignalsModule } from './operator-signals/operator-signals.module.js';
@@ -54,6 +55,7 @@ export class AppModule {
         SignalsApiModule,
         GrantsModule,
         ClaudeCodeModule,
+        McpModule,
         HealthModule,
         MetricsModule,
       ],

@@ -13,6 +13,7 @@ import { CLAUDE_CODE_HOOK_PATH } from './claude-code/claude-code.controller.js';
 import { ClaudeCodeIntake } from './claude-code/claude-code-intake.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { DrainState } from './lifecycle/drain-state.js';
+import { MCP_BASE_PATH, McpIntake } from './mcp/mcp-intake.js';
 import { ShutdownService } from './lifecycle/shutdown.service.js';
 import { NestLoggerBridge, type JsonLogger } from './logging/json-logger.js';
 import { OperatorAuthService, type OperatorReloadResult } from './operators/operator-auth.service.js';
@@ -53,6 +54,8 @@ export async function startGateway(config: GatewayConfig, logger: JsonLogger): P
     // size cap while streaming, and answers Claude Code can obey (ClaudeCodeIntake). Installed
     // before Nest's JSON parser (registered at listen), which then finds the body read and skips it.
     app.use(`/${CLAUDE_CODE_HOOK_PATH}`, app.get(ClaudeCodeIntake).middleware);
+    // The MCP gateway reads its own bodies the same way (McpIntake), then answers with the SDK.
+    app.use(MCP_BASE_PATH, app.get(McpIntake).middleware);
     app.useWebSocketAdapter(
       new AgentWsAdapter(app, {
         gate: { isDraining: () => drain.draining, authenticate: (request) => auth.authenticateRequest(request) },

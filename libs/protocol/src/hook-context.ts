@@ -22,6 +22,7 @@ import { formatPath } from './frames.js';
 import { IdSchema, JsonObjectSchema, JsonValueSchema, LongTextSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
 import type { JsonObject } from './primitives.js';
 import { HookApprovalRefSchema } from './tool-approval.js';
+import { HookMcpCallSchema } from './mcp-gateway.js';
 import type { HookTrigger } from './trigger.js';
 
 /** Issues listed in `details.issues` of an `E_INVALID_CONTEXT` error. */
@@ -165,10 +166,10 @@ export const HOOK_CONTEXT_SCHEMAS = Object.freeze({
   'pre-issue-start': issueContext('PreIssueStartContext', 'Context of pre-issue-start: the issue and its facts.'),
   'post-issue-start': issueContext('PostIssueStartContext', 'Context of post-issue-start.'),
   'pre-tool-use': z
-    .strictObject({ ...common, tool: HookToolCallSchema, approval: HookApprovalRefSchema.optional() })
+    .strictObject({ ...common, tool: HookToolCallSchema, approval: HookApprovalRefSchema.optional(), mcp: HookMcpCallSchema.optional() })
     .meta({ id: 'PreToolUseContext', description: 'Context of pre-tool-use: tool { name, input }; approval when re-sending an approved call.' }),
   'post-tool-use': z
-    .strictObject({ ...common, tool: HookToolResultSchema })
+    .strictObject({ ...common, tool: HookToolResultSchema, mcp: HookMcpCallSchema.optional() })
     .meta({ id: 'PostToolUseContext', description: 'Context of post-tool-use: the tool call and its outcome.' }),
   'pre-issue-submit': issueContext('PreIssueSubmitContext', 'Context of pre-issue-submit: checklist, files, tests, coverage (docs/spec/hooks-and-oracles.md#quality-gates).'),
   'post-issue-submit': issueContext('PostIssueSubmitContext', 'Context of post-issue-submit: the issue and review.'),

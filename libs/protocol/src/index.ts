@@ -490,6 +490,21 @@ export type {
   SignalLogLine,
   SignalLogStats,
 } from './signal-log-export.js';
+// --- the MCP gateway's configuration file and the mcp field of tool hook contexts (see mcp-gateway.ts) ---
+export {
+  HookMcpCallSchema,
+  McpGatewayConfigSchema,
+  McpHttpUpstreamSchema,
+  McpServerConfigSchema,
+  McpServerIdSchema,
+  McpStdioUpstreamSchema,
+  McpToolPatternSchema,
+  McpToolRuleSchema,
+  McpToolSettingsSchema,
+  mcpToolName,
+  mcpToolVisible,
+} from './mcp-gateway.js';
+export type { McpGatewayConfig, McpServerConfig, McpToolRule, McpToolSettings } from './mcp-gateway.js';
 // --- Claude Code hooks (its foreign wire format; see claude-code.ts) ---
 export {
   CLAUDE_CODE_EVENTS,

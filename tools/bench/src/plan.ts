@@ -62,6 +62,9 @@ export interface BenchPlan {
   noisyAgents: number;
   noisyRate: number;
   noisyWindowMs: number;
+  /** MCP tools/call measured each way (direct, through the gateway), and the workers behind the gateway. */
+  mcpCalls: number;
+  mcpWorkers: number;
 }
 
 const SMOKE: BenchPlan = {
@@ -91,6 +94,8 @@ const SMOKE: BenchPlan = {
   capacitySteps: [100],
   capacityHoldMs: 1500,
   approvals: 3,
+  mcpCalls: 10,
+  mcpWorkers: 1,
   profileMs: 800,
   noisyAgents: 8,
   noisyRate: 40,
@@ -124,6 +129,8 @@ const QUICK: BenchPlan = {
   capacitySteps: [2000],
   capacityHoldMs: 5000,
   approvals: 50,
+  mcpCalls: 300,
+  mcpWorkers: 2,
   profileMs: 0,
   noisyAgents: 64,
   noisyRate: 256,
@@ -157,6 +164,8 @@ const FULL: BenchPlan = {
   capacitySteps: [5000, 10_000, 20_000, 30_000, 40_000],
   capacityHoldMs: 35_000,
   approvals: 500,
+  mcpCalls: 2000,
+  mcpWorkers: 2,
   profileMs: 15_000,
   noisyAgents: 64,
   noisyRate: 256,

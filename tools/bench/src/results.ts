@@ -184,6 +184,8 @@ export interface BenchResults {
     capacity?: CapacityResult;
     approvals?: ApprovalsResult;
     noisyNeighbour?: NoisyNeighbourResult;
+    /** MCP tools/call one at a time, directly to the fixture and through the gateway, alternating (phases/mcp.ts). */
+    mcp?: { direct: Measured; gateway: Measured; overheadMs: { p50: number; p99: number } };
   };
   profiles?: ProcessProfile[];
   targets: TargetResult[];

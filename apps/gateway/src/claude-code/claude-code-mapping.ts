@@ -108,8 +108,8 @@ export function refusedOutput(event: ClaudeCodeEvent | undefined, error: Pick<Ah
   return event === undefined ? { decision: 'block', reason } : blockedOutput(event, reason);
 }
 
-/** Why the decision blocks, in one line for Claude and the user. */
-function blockReason(decision: HookDecision): string {
+/** Why the decision blocks, in one line for Claude and the user (the MCP gateway's tool errors say the same). */
+export function blockReason(decision: HookDecision): string {
   if (decision.decided_by === 'failure_policy') {
     const cause = decision.error === undefined ? '' : `: ${decision.error.message} (${decision.error.code})`;
     return `Blocked by AHP (fail-closed)${cause}`;
@@ -122,8 +122,8 @@ function blockReason(decision: HookDecision): string {
   return `Blocked by AHP: ${reasons.join(' ') || 'an oracle denied this operation'}`;
 }
 
-/** Warnings (prompt) and suggestions (aid) as text for Claude's context. */
-function advice(decision: HookDecision): string | undefined {
+/** Warnings (prompt) and suggestions (aid) as text for the model's context (Claude's, or an MCP client's). */
+export function advice(decision: HookDecision): string | undefined {
   const lines = decision.warnings.map((warning) => `AHP warning: ${warning}`);
   for (const signal of decision.signals) {
     if (signal.payload.level === 'prompting') lines.push(...signal.payload.suggestions.map((suggestion) => `AHP suggestion: ${suggestion}`));

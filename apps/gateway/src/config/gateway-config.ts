@@ -122,6 +122,7 @@ export const GatewayEnvSchema = z.object({
     z.string({ error: 'is required: path of the JSON file with the agents and their token digests' }),
   ),
   AHP_OPERATOR_TOKENS_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+  AHP_MCP_CONFIG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
   AHP_CONSOLE_ORIGINS: z.preprocess(
     blankToUndefined,
     z
@@ -173,6 +174,8 @@ export interface GatewayConfig {
   agentTokensFile: string;
   /** Undefined: the operator API refuses every call (no operator can authenticate). */
   operatorTokensFile: string | undefined;
+  /** The MCP gateway's upstream servers (`AHP_MCP_CONFIG_FILE`, docs/mcp-gateway.md); undefined: `/v1/mcp` answers 404. */
+  mcpConfigFile: string | undefined;
   /** Browser origins allowed on the operators live feed (`AHP_CONSOLE_ORIGINS`). */
   consoleOrigins: readonly string[];
   requestSweepMs: number;
@@ -260,6 +263,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     default: undefined,
     description:
       'JSON file {"operators":[{id,name,role,token_sha256,revoked?}]} with role viewer | approver | admin; re-read on SIGHUP. Unset: the operator API refuses every call (401).',
+  },
+  AHP_MCP_CONFIG_FILE: {
+    required: false,
+    default: undefined,
+    description:
+      'JSON file of the upstream MCP servers this gateway fronts at /v1/mcp/<server> (docs/mcp-gateway.md); read at start-up, an invalid file stops the gateway. Unset: the MCP gateway is off (404).',
   },
   AHP_CONSOLE_ORIGINS: {
     required: false,
@@ -413,6 +422,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     gatewayId: e.AHP_GATEWAY_ID ?? defaultGatewayId(),
     agentTokensFile: e.AHP_AGENT_TOKENS_FILE,
     operatorTokensFile: e.AHP_OPERATOR_TOKENS_FILE,
+    mcpConfigFile: e.AHP_MCP_CONFIG_FILE,
     consoleOrigins: Object.freeze([...(e.AHP_CONSOLE_ORIGINS ?? [])]),
     requestSweepMs: e.AHP_REQUEST_SWEEP_MS,
     hookDeadlineMs: e.AHP_HOOK_DEADLINE_MS,

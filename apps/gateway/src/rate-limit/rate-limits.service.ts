@@ -84,6 +84,14 @@ export class RateLimitsService {
     return this.check(this.agents, agentId, 'hooks from this agent');
   }
 
+  /**
+   * Takes one MCP message (`POST /v1/mcp/<server>`, each message of a batch) from the agent's
+   * bucket — the bucket its hooks and frames spend — before the body is parsed.
+   */
+  checkMcpMessage(agentId: string): Promise<AhpError | null> {
+    return this.check(this.agents, agentId, 'MCP requests from this agent');
+  }
+
   /** Takes one call from the operator's bucket: null when allowed, else the error for a 429. */
   checkOperator(operatorId: string): Promise<AhpError | null> {
     return this.check(this.operators, operatorId, 'operator API calls by this operator');

@@ -15,6 +15,7 @@ import { connections } from '../phases/connections.js';
 import { decisionLatency } from '../phases/decision-latency.js';
 import { nestBaseline, wsBaseline } from '../phases/echo-baselines.js';
 import { evalBaseline } from '../phases/eval-baseline.js';
+import { mcp } from '../phases/mcp.js';
 import { noisyNeighbour } from '../phases/noisy-neighbour.js';
 import { cpuProfilePhase } from '../phases/profile.js';
 import { redisBaseline } from '../phases/redis-baseline.js';
@@ -66,6 +67,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
     ...(plan.profileMs > 0 ? [cpuProfilePhase(resultsDir)] : []),
     connections,
     approvals,
+    mcp,
     noisyNeighbour,
   ];
 }

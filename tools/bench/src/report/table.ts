@@ -124,6 +124,9 @@ export function renderTable(results: BenchResults): string {
   );
   const approvals = product.approvals;
   lines.push(row('approval across gateways', approvals?.status === 'measured' ? approvals.latency : undefined, approvals?.status === 'skipped' ? `skipped: ${approvals.reason}` : ''));
+  const mcp = product.mcp;
+  lines.push(row('MCP tools/call, direct to the fixture', mcp?.direct, ''));
+  lines.push(row('MCP tools/call through the gateway', mcp?.gateway, mcp === undefined ? '' : `overhead p50 ${ms(mcp.overheadMs.p50)}, p99 ${ms(mcp.overheadMs.p99)}`));
 
   if (product.rateSteps !== undefined && product.rateSteps.length > 0) {
     lines.push('', `${pad('OPEN-LOOP STEPS  offered/s', 28)}${pad('done/s', 10)}${pad('p50', 11)}${pad('p99', 11)}${pad('errors', 8)}${pad('send lag', 11)}CPU`);

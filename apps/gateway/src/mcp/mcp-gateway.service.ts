@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  LIMITS,
+  McpGatewayConfigSchema,
+  applyModifications,
+  inspectJsonValue,
+  makeError,
+  mcpToolName,
+  mcpToolVisible,
+  type AgentIdentity,
+  type FailurePolicy,
+  type HookDecision,
+  type HookTrigger,
+  type JsonObject,
+  type McpGatewayConfig,
+  type McpServerConfig,
+} from '@ahp/protocol';
+import type { SessionStore } from '@ahp/store';
+import type { CallToolResult, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import { hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
+import { HooksService } from '../hooks/hooks.service.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { OperatorApiError } from '../operators/api-error.js';
+import { SESSION_STORE } from '../store/store.tokens.js';
+import { compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, withToolFailurePolicy } from './mcp-results.js';
+import { McpUpstreams, UpstreamError } from './mcp-upstreams.js';
+
+/** The config file could not be used; the gateway does not start with a half-read policy. */
+export class McpConfigError extends Error {
+  override readonly name = 'McpConfigError';
+}
+
+/** Reads and checks `AHP_MCP_CONFIG_FILE`. @throws McpConfigError naming the file and the first problems. */
+export async function loadMcpConfig(file: string): Promise<McpGatewayConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new McpConfigError(`AHP_MCP_CONFIG_FILE ${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new McpConfigError(`AHP_MCP_CONFIG_FILE ${file} is not JSON`);
+  }
+  const parsed = McpGatewayConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`);
+    throw new McpConfigError(`AHP_MCP_CONFIG_FILE ${file} is invalid: ${issues.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The AHP session of an agent's MCP calls: derived from the agent and the label its client may
+ * send (`X-AHP-Session`, default `default`), so every call of one client lands in the same
+ * session on any gateway — which is what binds an approval to the retry of the same call — and
+ * two agents using the same label never share one.
+ */
+export function mcpSessionId(agentId: string, label: string): string {
+  return `mcp-${createHash('sha256').update(`${agentId}\0${label}`, 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+/** A server of the config with its compiled redaction patterns. */
+interface Upstream {
+  readonly config: McpServerConfig;
+  readonly patterns: readonly RegExp[];
+}
+
+/**
+ * A tool call through the gateway, step by step (docs/mcp-gateway.md):
+ *
+ * 1. a tool the server's `tools` policy hides is refused before anything else;
+ * 2. `pre-tool-use` is evaluated by the same HooksService as every hook — same rules, oracles,
+ *    escalation, approvals, signal log — with `tool.name = mcp__<server>__<tool>`, the arguments
+ *    as `tool.input` and `mcp: { server, tool }`;
+ * 3. a block becomes a tool error with the reason (an approval wait tells the model to retry the
+ *    identical call later); a control's modifications are applied to the arguments;
+ * 4. the call is forwarded, bounded by the tool's timeout;
+ * 5. the result is redacted (built-in secret patterns and the server's), then inspected by a
+ *    `post-tool-use` hook: a block withholds it, warnings and aid are added for the model.
+ *
+ * When a decision cannot be made in time (no worker, Redis down), the tool's failure policy decides
+ * (fail closed unless the file says otherwise). Nothing of a call lives only here: hooks, approvals
+ * and grants are in Redis, so a retry on any gateway finds them.
+ */
+@Injectable()
+export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
+  private readonly log: JsonLogger;
+  private readonly upstreams: McpUpstreams;
+  private servers = new Map<string, Upstream>();
+
+  constructor(
+    @Inject(HooksService) private readonly hooks: HooksService,
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+  ) {
+    this.log = logger.child({ component: 'mcp' });
+    this.upstreams = new McpUpstreams(this.log);
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.mcpConfigFile === undefined) return;
+    const parsed = await loadMcpConfig(this.config.mcpConfigFile);
+    this.servers = new Map(parsed.servers.map((server) => [server.id, { config: server, patterns: compilePatterns(server.redact.patterns) }]));
+    this.log.info({ servers: [...this.servers.keys()] }, 'MCP gateway enabled');
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.upstreams.close();
+  }
+
+  /** Whether this gateway serves MCP at all (`AHP_MCP_CONFIG_FILE` set). */
+  get enabled(): boolean {
+    return this.servers.size > 0;
+  }
+
+  /** The configured server `id`, or undefined. */
+  server(id: string): McpServerConfig | undefined {
+    return this.servers.get(id)?.config;
+  }
+
+  /** The upstream's tools that `agent` may see (one page). @throws UpstreamError */
+  async listTools(agent: AgentIdentity, serverId: string, cursor: string | undefined): Promise<ListToolsResult> {
+    const upstream = this.require(serverId);
+    const page = await this.upstreams.listTools(upstream.config, cursor, upstream.config.timeout_ms);
+    return { ...page, tools: page.tools.filter((tool) => mcpToolVisible(upstream.config, tool.name, agent)) };
+  }
+
+  /** One governed tool call (see the class comment); always a result, never a throw for the call's own outcome. */
+  async callTool(agent: AgentIdentity, sessionLabel: string, serverId: string, tool: string, args: JsonObject): Promise<CallToolResult> {
+    const upstream = this.require(serverId);
+    const server = upstream.config;
+    const fields = { agentId: agent.id, server: serverId, tool };
+    if (!mcpToolVisible(server, tool, agent)) {
+      this.log.info(fields, 'MCP call refused: the tool is not available to agents');
+      return toolError(`Blocked by AHP: the tool "${tool}" of "${serverId}" is not available to agents.`, 'not_available');
+    }
+    const settings = server.tools.settings?.[tool];
+    const policy: FailurePolicy = settings?.failure_policy ?? server.failure_policy;
+    const timeoutMs = settings?.timeout_ms ?? server.timeout_ms;
+    const name = mcpToolName(serverId, tool);
+    const mcp = { server: serverId, tool };
+
+    const context: JsonObject = { tool: { name, input: args }, mcp };
+    const issue = inspectJsonValue(context, 1)[0];
+    if (issue !== undefined) {
+      return toolError(`Blocked by AHP (fail-closed): the call's arguments exceed the hook context limits at ${issue.path.join('.')}: ${issue.message} (E_INVALID_FRAME)`, 'blocked');
+    }
+    const sessionId = await this.session(agent, sessionLabel);
+    if (sessionId === undefined) {
+      return toolError('Blocked by AHP (fail-closed): the session could not be opened (E_UNAVAILABLE)', 'failure_policy');
+    }
+
+    const pre = withToolFailurePolicy(await this.evaluate(agent, sessionId, 'pre-tool-use', context), policy);
+    if (!pre.allowed) {
+      this.log.info({ ...fields, hookId: pre.hook_id, decidedBy: pre.decided_by }, 'MCP call refused by its pre-tool-use decision');
+      return refusalResult(pre);
+    }
+    let finalArgs = args;
+    if (pre.modifications.length > 0) {
+      try {
+        finalArgs = applyModifications(args, pre.modifications);
+      } catch (error) {
+        return toolError(`Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`, 'blocked', pre);
+      }
+    }
+
+    let raw: CallToolResult;
+    try {
+      raw = await this.upstreams.callTool(server, tool, finalArgs, timeoutMs);
+    } catch (error) {
+      const failure = error instanceof UpstreamError ? error : new UpstreamError('unavailable', String(error));
+      this.log.warn({ ...fields, kind: failure.kind }, 'MCP upstream call produced no result');
+      const code = failure.kind === 'timeout' ? 'E_TIMEOUT' : 'E_UNAVAILABLE';
+      return toolError(`AHP: ${failure.message} (${code}). The call may or may not have taken effect upstream.`, failure.kind === 'timeout' ? 'upstream_timeout' : 'upstream_error', pre);
+    }
+
+    const result = redactResult(raw, upstream.patterns);
+    const postContext = this.postContext(name, finalArgs, mcp, result);
+    const post = withToolFailurePolicy(await this.evaluate(agent, sessionId, 'post-tool-use', postContext), policy);
+    if (!post.allowed) {
+      this.log.info({ ...fields, hookId: post.hook_id, decidedBy: post.decided_by }, 'MCP result withheld by its post-tool-use decision');
+      return toolError(`${refusalText(post)} The tool ran; its result is withheld.`, 'result_withheld', post);
+    }
+    if (post.modifications.length > 0) {
+      // A result cannot be edited by a rule's modifications; handing it over unchanged would skip the rule.
+      return toolError(`Blocked by AHP: a rule changes this result (${post.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}), which the MCP gateway cannot apply; the result is withheld.`, 'result_withheld', post);
+    }
+    return governedResult(result, pre, post);
+  }
+
+  private require(serverId: string): Upstream {
+    const upstream = this.servers.get(serverId);
+    if (upstream === undefined) throw new OperatorApiError(makeError('E_NOT_FOUND', `no MCP server "${serverId}" on this gateway`));
+    return upstream;
+  }
+
+  /** Opens (or resumes) the agent's MCP session; undefined when Redis cannot. @throws OperatorApiError for a foreign session. */
+  private async session(agent: AgentIdentity, label: string): Promise<string | undefined> {
+    const sessionId = mcpSessionId(agent.id, label);
+    try {
+      const session = await this.sessions.open(agent, sessionId, sessionId, Date.now(), this.config.sessionTtlMs);
+      if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
+      return session.sessionId;
+    } catch (error) {
+      if (error instanceof OperatorApiError) throw error;
+      this.log.error({ agentId: agent.id, sessionId, error }, 'opening the MCP session failed');
+      return undefined;
+    }
+  }
+
+  private evaluate(agent: AgentIdentity, sessionId: string, trigger: HookTrigger, context: JsonObject): Promise<HookDecision> {
+    return this.hooks.evaluate({ agent, sessionId, trigger, context, deadlineMs: hookDeadlineFor(this.config, trigger) });
+  }
+
+  /** The `post-tool-use` context: the call, and the (redacted) result within the hook context limits. */
+  private postContext(name: string, input: JsonObject, mcp: JsonObject, result: CallToolResult): JsonObject {
+    const output = resultText(result).slice(0, LIMITS.maxLongText);
+    const context: JsonObject = { tool: { name, input, ok: result.isError !== true, output }, mcp };
+    if (result.structuredContent !== undefined) {
+      const withResponse: JsonObject = { ...context, tool: { name, input, ok: result.isError !== true, output, response: result.structuredContent as JsonObject } };
+      if (inspectJsonValue(withResponse, 1).length === 0) return withResponse;
+    }
+    return context;
+  }
+}
+
+/** The reason text of a refusing decision (the same words as the pre-call refusal). */
+function refusalText(decision: HookDecision): string {
+  const first = refusalResult(decision).content[0];
+  return first !== undefined && first.type === 'text' ? first.text : 'Blocked by AHP.';
+}
