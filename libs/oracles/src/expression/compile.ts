@@ -6,7 +6,8 @@
 import { FORBIDDEN_KEYS } from '@ahp/protocol';
 import { ExpressionError } from './errors.js';
 import { EXPRESSION_LIMITS, parse } from './parser.js';
-import { findNestedQuantifier } from './regex-safety.js';
+import { PatternError, compileLinearPattern } from '../pattern/linear-pattern.js';
+import type { LinearPattern } from '../pattern/linear-pattern.js';
 import type { Node } from './parser.js';
 import { asValue, equals, includes, member, orderedCompare, truthy } from './values.js';
 import type { Value } from './values.js';
@@ -208,9 +209,9 @@ function compileCompare(node: Extract<Node, { type: 'compare' }>): Evaluator {
 
 /**
  * The right side of `matches`: a regex literal (`/rm\s+-rf/i`) or a string literal holding a
- * regular-expression source, compiled here, once. Never `g` or `y`, so `test` keeps no state.
+ * pattern source, compiled here, once, on RE2 (linear time in the input: see linear-pattern.ts).
  */
-function compilePattern(node: Node): RegExp {
+function compilePattern(node: Node): LinearPattern {
   let source: string;
   let flags = '';
   if (node.type === 'regex') {
@@ -224,18 +225,11 @@ function compilePattern(node: Node): RegExp {
   if (source.length > EXPRESSION_LIMITS.maxRegexChars) {
     throw new ExpressionError(`regular expression longer than ${EXPRESSION_LIMITS.maxRegexChars} characters`, node.start);
   }
-  // Patterns run on agent-supplied text; a nested quantifier can backtrack for seconds and stall the worker.
-  const nested = findNestedQuantifier(source);
-  if (nested !== undefined) {
-    throw new ExpressionError(
-      `regular expression repeats a group that itself repeats without bound (at "${source.slice(nested, nested + 24)}"), which can take exponential time on some inputs; rewrite it without nested quantifiers`,
-      node.start,
-    );
-  }
   try {
-    return new RegExp(source, flags);
+    return compileLinearPattern(source, flags);
   } catch (error) {
-    throw new ExpressionError(`invalid regular expression: ${(error as Error).message}`, node.start);
+    if (error instanceof PatternError) throw new ExpressionError(`regular expression: ${error.message}`, node.start);
+    throw error;
   }
 }
 
