@@ -50,8 +50,12 @@ export const HOOKS_CONFIG_LIMITS = Object.freeze({
   maxTemplateChars: 4096,
   /** Oracles in one hook. */
   maxOraclesPerHook: 50,
-  /** Rules in one oracle. */
-  maxRulesPerOracle: 100,
+  /**
+   * Rules in one oracle. The rule engine indexes rules (an evaluation looks only at those that can
+   * match), so the count bounds compile time and memory, not evaluation time: 10 000 rules compile
+   * in about a second (tools/bench `rules` phase). A configuration's text is at most 1 MiB.
+   */
+  maxRulesPerOracle: 10_000,
   /** Context overrides of one rule. */
   maxOverridesPerRule: 20,
   /** Steps of an escalation ladder. */

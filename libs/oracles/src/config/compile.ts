@@ -62,6 +62,11 @@ export interface CompileHooksOptions {
   version: number;
   /** Oracles written in TypeScript, which the configuration can name. */
   plugins?: readonly Oracle[];
+  /**
+   * Index each oracle's rules (rules/rule-index.ts). `false` evaluates every rule in turn: the
+   * reference the differential tests and the bench compare against. @defaultValue true
+   */
+  indexRules?: boolean;
 }
 
 interface CompiledHook {
@@ -109,6 +114,7 @@ export function compileChecked(config: HooksConfig, options: CompileHooksOptions
         issues,
         plugins,
         defaultEnvironment: config.environment,
+        indexRules: options.indexRules ?? true,
       });
       if (oracle === undefined || entry.enabled === false) return;
       oracles.push(oracle);
@@ -177,6 +183,7 @@ interface EntrySetup {
   readonly issues: RawIssue[];
   readonly plugins: ReadonlyMap<string, Oracle>;
   readonly defaultEnvironment: string | undefined;
+  readonly indexRules: boolean;
 }
 
 type Implementation =
@@ -301,6 +308,7 @@ function ruleOracle(entry: HookOracle, rules: readonly CompiledRule[], setup: En
     trigger: setup.trigger,
     rules,
     match: entry.match ?? 'all',
+    indexed: setup.indexRules,
     ...(setup.defaultEnvironment === undefined ? {} : { defaultEnvironment: setup.defaultEnvironment }),
     ...(facts === undefined ? {} : { facts }),
   });
