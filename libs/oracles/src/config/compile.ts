@@ -115,6 +115,7 @@ export function compileChecked(config: HooksConfig, options: CompileHooksOptions
         plugins,
         defaultEnvironment: config.environment,
         indexRules: options.indexRules ?? true,
+        lang: config.lang,
       });
       if (oracle === undefined || entry.enabled === false) return;
       oracles.push(oracle);
@@ -184,6 +185,7 @@ interface EntrySetup {
   readonly plugins: ReadonlyMap<string, Oracle>;
   readonly defaultEnvironment: string | undefined;
   readonly indexRules: boolean;
+  readonly lang: HooksConfig['lang'];
 }
 
 type Implementation =
@@ -296,6 +298,7 @@ function compileRules(entry: HookOracle, rules: readonly HookRule[], setup: Entr
       path: entry.rules === rules ? [...setup.path, 'rules', index] : [...setup.path],
       issues: setup.issues,
       ...(extras === undefined ? {} : { extras }),
+      ...(setup.lang === undefined ? {} : { lang: setup.lang }),
     });
     if (result !== undefined) compiled.push(result);
   });

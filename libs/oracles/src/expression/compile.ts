@@ -48,6 +48,8 @@ export const FUNCTIONS: Readonly<Record<string, number>> = Object.freeze({
 /** A compiled expression. `evaluate` and `test` never throw. */
 export interface CompiledExpression {
   readonly source: string;
+  /** `cel` for a CEL condition (cel.ts); absent for the native language. */
+  readonly lang?: 'cel';
   /** The expression's value; a missing field is `null`. */
   evaluate(scope: ExpressionScope): Value;
   /** Whether the value is truthy (see `truthy`): what a condition means. */

@@ -57,7 +57,7 @@ export function createRuleOracle(options: RuleOracleOptions): Oracle {
   const index =
     options.indexed === false
       ? undefined
-      : createRuleIndex(rules.map((rule) => ({ condition: rule.counted || rule.variants.length !== 1 ? undefined : rule.variants[0]?.condition.source })));
+      : createRuleIndex(rules.map((rule) => ({ condition: rule.counted || rule.variants.length !== 1 || rule.variants[0]?.condition.lang === 'cel' ? undefined : rule.variants[0]?.condition.source })));
   return {
     name,
     triggers: [trigger],
