@@ -50,6 +50,8 @@ export interface CompiledExpression {
   readonly source: string;
   /** `cel` for a CEL condition (cel.ts); absent for the native language. */
   readonly lang?: 'cel';
+  /** The `matches` patterns it compiled, by `flags/source`: the rule index reuses them instead of compiling again. */
+  readonly patterns?: ReadonlyMap<string, LinearPattern>;
   /** The expression's value; a missing field is `null`. */
   evaluate(scope: ExpressionScope): Value;
   /** Whether the value is truthy (see `truthy`): what a condition means. */
@@ -58,11 +60,27 @@ export interface CompiledExpression {
 
 type Evaluator = (scope: ExpressionScope) => Value;
 
+/** Where {@link compilePattern} records what it compiled, while one (synchronous) compileExpression runs. */
+let collecting: Map<string, LinearPattern> | undefined;
+
+/** The key of a compiled pattern in {@link CompiledExpression.patterns}. */
+export function patternKey(source: string, flags: string): string {
+  return `${flags}/${source}`;
+}
+
 /** Compiles `source`. @throws {@link ExpressionError} with the offset of the first problem. */
 export function compileExpression(source: string): CompiledExpression {
-  const evaluator = compileNode(parse(source));
+  const patterns = new Map<string, LinearPattern>();
+  collecting = patterns;
+  let evaluator: Evaluator;
+  try {
+    evaluator = compileNode(parse(source));
+  } finally {
+    collecting = undefined;
+  }
   return Object.freeze({
     source,
+    patterns,
     evaluate: (scope: ExpressionScope) => {
       const value = evaluator(scope);
       return value === undefined ? null : value;
@@ -228,7 +246,9 @@ function compilePattern(node: Node): LinearPattern {
     throw new ExpressionError(`regular expression longer than ${EXPRESSION_LIMITS.maxRegexChars} characters`, node.start);
   }
   try {
-    return compileLinearPattern(source, flags);
+    const compiled = compileLinearPattern(source, flags);
+    collecting?.set(patternKey(source, flags), compiled);
+    return compiled;
   } catch (error) {
     if (error instanceof PatternError) throw new ExpressionError(`regular expression: ${error.message}`, node.start);
     throw error;

@@ -20,7 +20,7 @@
  */
 import { parse } from '../expression/parser.js';
 import type { Node } from '../expression/parser.js';
-import { RESERVED_NAMES } from '../expression/compile.js';
+import { RESERVED_NAMES, patternKey } from '../expression/compile.js';
 import { member } from '../expression/values.js';
 import type { Value } from '../expression/values.js';
 import { compileLinearPattern } from '../pattern/linear-pattern.js';
@@ -36,6 +36,8 @@ type Guard =
 export interface IndexableRule {
   /** `undefined` when the rule must always be evaluated (overrides, counters). */
   readonly condition: string | undefined;
+  /** Patterns the condition's compilation already built (by `patternKey`), reused here. */
+  readonly patterns?: ReadonlyMap<string, LinearPattern> | undefined;
 }
 
 /** A prefilter whose literals are numbered in the oracle's automaton. */
@@ -105,7 +107,7 @@ export function createRuleIndex(rules: readonly IndexableRule[]): RuleIndex {
   let indexed = 0;
   const guardsByRule = new Map<number, readonly Guard[]>();
   rules.forEach((rule, index) => {
-    const guards = rule.condition === undefined ? [] : guardsOf(rule.condition);
+    const guards = rule.condition === undefined ? [] : guardsOf(rule.condition, rule.patterns);
     if (guards.length === 0) {
       always.push(index);
       return;
@@ -251,7 +253,7 @@ function read(context: Value, path: readonly string[]): Value {
 }
 
 /** The leading guards of `condition` (none when it does not start with one or does not parse). */
-function guardsOf(condition: string): Guard[] {
+function guardsOf(condition: string, patterns: ReadonlyMap<string, LinearPattern> | undefined): Guard[] {
   let root: Node;
   try {
     root = parse(condition);
@@ -261,14 +263,14 @@ function guardsOf(condition: string): Guard[] {
   const conjuncts = root.type === 'logical' && root.op === 'and' ? root.operands : [root];
   const guards: Guard[] = [];
   for (const conjunct of conjuncts.slice(0, MAX_GUARDS)) {
-    const guard = guardOf(conjunct);
+    const guard = guardOf(conjunct, patterns);
     if (guard === undefined) break;
     guards.push(guard);
   }
   return guards;
 }
 
-function guardOf(node: Node): Guard | undefined {
+function guardOf(node: Node, patterns: ReadonlyMap<string, LinearPattern> | undefined): Guard | undefined {
   if (node.type !== 'compare') return undefined;
   if (node.op === 'matches') {
     const path = contextPath(node.left);
@@ -276,8 +278,9 @@ function guardOf(node: Node): Guard | undefined {
     const right = node.right;
     const source = right.type === 'regex' ? right.source : right.type === 'literal' && typeof right.value === 'string' ? right.value : undefined;
     if (source === undefined) return undefined;
+    const flags = right.type === 'regex' ? right.flags : '';
     try {
-      return { kind: 'matches', path, pattern: compileLinearPattern(source, right.type === 'regex' ? right.flags : '') };
+      return { kind: 'matches', path, pattern: patterns?.get(patternKey(source, flags)) ?? compileLinearPattern(source, flags) };
     } catch {
       return undefined;
     }

@@ -57,7 +57,13 @@ export function createRuleOracle(options: RuleOracleOptions): Oracle {
   const index =
     options.indexed === false
       ? undefined
-      : createRuleIndex(rules.map((rule) => ({ condition: rule.counted || rule.variants.length !== 1 || rule.variants[0]?.condition.lang === 'cel' ? undefined : rule.variants[0]?.condition.source })));
+      : createRuleIndex(
+          rules.map((rule) => {
+            const condition = rule.variants.length === 1 ? rule.variants[0]?.condition : undefined;
+            const indexable = !rule.counted && condition !== undefined && condition.lang !== 'cel';
+            return { condition: indexable ? condition.source : undefined, patterns: condition?.patterns };
+          }),
+        );
   return {
     name,
     triggers: [trigger],
