@@ -39,6 +39,36 @@ hooks:
                 resolution_path: ["split the change into parts of at most {{ params.threshold }} files"]
 `;
 
+/** The same rule in CEL (lang: cel), with a CEL tool rule: conditions evaluated by @bufbuild/cel inside the workers. */
+const CONTEXT_SENSITIVE_CEL = `version: 1
+environment: development
+lang: cel
+hooks:
+  pre-issue-submit:
+    oracles:
+      - name: change-size-limiter
+        use: rules
+        rules:
+          - id: change-size
+            condition: "files.changed_count > params.threshold"
+            params: { threshold: 30 }
+            intensity: prompt
+            message: "{{ files.changed_count }} files changed (limit {{ params.threshold }} in {{ env }})"
+            overrides:
+              - when: 'env == "production"'
+                params: { threshold: 10 }
+                intensity: block
+                resolution_path: ["split the change into parts of at most {{ params.threshold }} files"]
+  pre-tool-use:
+    oracles:
+      - name: shell-guard
+        use: rules
+        rules:
+          - id: no-sudo
+            condition: 'tool.name.lowerAscii() in ["bash", "sh"] && tool.input.command.matches(r"(^|[;&|]\\s*)sudo\\s")'
+            intensity: block
+            message: "no sudo: {{ tool.input.command }}"
+`;
 /** docs/spec/escalation-and-context.md#progressive-intervention: prompt, then control, then block for consecutive violations; slow-test holds each job. */
 const ESCALATION = `version: 1
 hooks:
@@ -233,6 +263,25 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     });
     // No environment in the token: the configuration's default (development).
     expect(await submit(carol, { files: { changed_count: 31 } })).toMatchObject({ intensity: 'prompt', warnings: ['31 files changed (limit 30 in development)'] });
+    expect(production.decision.config_version).toBe(version);
+  });
+
+  it('CEL conditions (lang: cel) decide in the workers as the native ones do, and fail closed on an absent field', async () => {
+    const version = await publishThroughStore(system, CONTEXT_SENSITIVE_CEL);
+    await allWorkersServe(system, version);
+    const submit = (client: AhpClient, context: JsonObject) => client.hook('pre-issue-submit', context);
+    const production = await submit(dana, { files: { changed_count: 25 } });
+    expect(production).toMatchObject({ allowed: false, intensity: 'block' });
+    if (!production.allowed) expect(production.block.resolutionPath).toEqual(['split the change into parts of at most 10 files']);
+    expect(await submit(erin, { files: { changed_count: 35 } })).toMatchObject({ allowed: true, intensity: 'prompt', warnings: ['35 files changed (limit 30 in staging)'] });
+    expect(await submit(carol, { files: { changed_count: 5 } })).toMatchObject({ allowed: true, intensity: null });
+    const sudo = await carol.hook('pre-tool-use', { tool: { name: 'Bash', input: { command: 'cd /srv && sudo rm -rf cache' } } });
+    expect(sudo).toMatchObject({ allowed: false, intensity: 'block' });
+    expect(await carol.hook('pre-tool-use', { tool: { name: 'Bash', input: { command: 'ls -la' } } })).toMatchObject({ allowed: true, intensity: null });
+    // The rule reads tool.input.command, which this call lacks: the pre-tool-use hook fails closed.
+    const absent = await carol.hook('pre-tool-use', { tool: { name: 'Bash', input: {} } });
+    expect(absent).toMatchObject({ allowed: false, intensity: 'block' });
+    expect(absent.decision).toMatchObject({ decided_by: 'failure_policy', error: { code: 'E_INVALID_CONTEXT' } });
     expect(production.decision.config_version).toBe(version);
   });
 

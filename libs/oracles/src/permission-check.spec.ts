@@ -1,3 +1,4 @@
+import { PatternError } from './pattern/linear-pattern.js';
 import type { JsonValue } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { OracleSetupError } from './errors.js';
@@ -138,7 +139,7 @@ describe('permission-check: deny rules', () => {
 describe('permission-check: rewrite rules', () => {
   const rewrite = createPermissionCheck({
     rewrite: [
-      { name: 'lease', tool: 'Bash', input: 'git push --force(?!-)', replace: 'git push --force-with-lease', reason: 'lease' },
+      { name: 'lease', tool: 'Bash', input: 'git push --force($|[^-])', replace: 'git push --force-with-lease$1', reason: 'lease' },
       { name: 'quiet', input: '^git push', field: 'command', replace: 'git push -q', reason: 'quiet', reversible: false },
     ],
   });
@@ -179,7 +180,9 @@ describe('permission-check: options', () => {
     ['a rule without tool or input', { deny: [{ reason: 'x' }] }, 'deny[0] needs "tool", "input" or both'],
     ['a rule that is not an object', { deny: ['rm' as never] }, 'deny[0] must be an object'],
     ['rules that are not an array', { deny: {} as never }, '"deny" must be an array'],
-    ['an invalid regular expression', { deny: [{ input: '(', reason: 'x' }] }, 'deny[0].input is not a valid regular expression'],
+    ['an invalid regular expression', { deny: [{ input: '(', reason: 'x' }] }, 'deny[0].input: not a valid RE2 pattern'],
+    ['a lookahead', { deny: [{ input: 'rm(?= -rf)', reason: 'x' }] }, 'deny[0].input: lookahead "(?=…)" is not supported'],
+    ['a backreference in a RegExp', { deny: [{ input: /(a)\1/, reason: 'x' }] }, 'deny[0].input: backreference "\\1" is not supported'],
     ['an empty pattern', { deny: [{ tool: '', reason: 'x' }] }, 'deny[0].tool must be a non-empty'],
     ['an empty reason', { deny: [{ tool: 'x', reason: ' ' }] }, 'deny[0].reason must be a non-empty string'],
     ['an empty resolution step', { deny: [{ tool: 'x', reason: 'r', resolution_path: [''] }] }, 'deny[0].resolution_path[0]'],
@@ -204,7 +207,7 @@ describe('permission-check: options', () => {
   });
 
   it('keeps the cause of a bad pattern', () => {
-    expect(setupError({ deny: [{ input: '[', reason: 'x' }] }).cause).toBeInstanceOf(SyntaxError);
+    expect(setupError({ deny: [{ input: '[', reason: 'x' }] }).cause).toBeInstanceOf(PatternError);
   });
 
   it('refuses warn rules at pre-tool-use, where the protocol allows no prompt signals', () => {

@@ -12,27 +12,29 @@ import {
 } from '@ahp/protocol';
 import type { HookTrigger, Intensity, JsonValue, Modification, Severity, SignalPayload } from '@ahp/protocol';
 import { OracleSetupError } from './errors.js';
+import { PatternError, compilePatternSpec } from './pattern/linear-pattern.js';
+import type { LinearPattern, PatternSpec } from './pattern/linear-pattern.js';
 import { ORACLE_NAME_PATTERN } from './oracle.js';
 import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
 
 /**
  * What a rule matches. A rule applies when both given patterns match; at least one is required.
  *
- * - `tool` is tested against `context.tool.name`. A string is a regular-expression source matched
- *   against the whole name (`Bash` matches only `Bash`, `mcp__.*` every MCP tool); a `RegExp`
- *   is used as it is, so it controls its own anchors and flags.
+ * - `tool` is tested against `context.tool.name`. A string (or `{ regex, flags }`) is a pattern
+ *   matched against the whole name (`Bash` matches only `Bash`, `mcp__.*` every MCP tool); a
+ *   `RegExp` keeps its own anchors and flags.
  * - `input` is searched in `context.tool.input`: a string input is tested as it is; an object or
- *   array input is tested value by value (every string inside it) and as its JSON text. A string
- *   is a regular-expression source; a `RegExp` is used as it is.
+ *   array input is tested value by value (every string inside it) and as its JSON text.
  * - `field` restricts `input` to one string inside an object input, by dotted path
  *   (`command`, `args.0`).
  *
- * Patterns run synchronously; keep them linear (no nested quantifiers), since the oracle's time
- * budget cannot interrupt a regular expression that backtracks for seconds.
+ * Every pattern, a `RegExp` included (translated by its source and flags), is compiled on RE2
+ * (linear-pattern.ts): matching is linear in the input, since the oracle's time budget cannot
+ * interrupt a synchronous match. Lookaround and backreferences are refused.
  */
 export interface PermissionMatch {
-  readonly tool?: string | RegExp;
-  readonly input?: string | RegExp;
+  readonly tool?: PatternSpec;
+  readonly input?: PatternSpec;
   readonly field?: string;
   /**
    * The rule's name, recorded as `rule` in the signal's provenance.
@@ -61,7 +63,7 @@ export interface PermissionDenyRule extends PermissionMatch {
  * the modification's `target` is their dotted path in the tool input (e.g. `command`).
  */
 export interface PermissionRewriteRule extends PermissionMatch {
-  readonly input: string | RegExp;
+  readonly input: PatternSpec;
   /** Replacement for every match of `input`, with `$1`-style group references (`String.prototype.replace`). */
   readonly replace: string;
   readonly reason: string;
@@ -121,13 +123,13 @@ const MAX_NAME = 256;
 interface CompiledMatch {
   readonly rule: string;
   readonly type: string | undefined;
-  readonly tool: RegExp | undefined;
-  readonly input: RegExp | undefined;
+  readonly tool: LinearPattern | undefined;
+  readonly input: LinearPattern | undefined;
   readonly field: string | undefined;
 }
 
 interface CompiledRewrite extends CompiledMatch {
-  readonly replaceAll: RegExp;
+  readonly input: LinearPattern;
   readonly replace: string;
   readonly reason: string;
   readonly reversible: boolean;
@@ -214,7 +216,7 @@ function rewriteVerdict(
       if (candidate.path === undefined || (rule.field !== undefined && candidate.path !== rule.field)) continue;
       const entry = changed.get(candidate.path);
       const current = entry?.updated ?? candidate.value;
-      const updated = current.replace(rule.replaceAll, rule.replace);
+      const updated = rule.input.replaceAll(current, rule.replace);
       if (updated === current) continue;
       hit = true;
       if (entry === undefined) {
@@ -323,10 +325,9 @@ function compileRewrite(oracle: string, rule: PermissionRewriteRule, at: string)
   if (typeof rule.replace !== 'string') throw optionsError(oracle, `${at}.replace must be a string`);
   const reversible = rule.reversible ?? true;
   if (typeof reversible !== 'boolean') throw optionsError(oracle, `${at}.reversible must be a boolean`);
-  const flags = match.input.flags.includes('g') ? match.input.flags : `${match.input.flags}g`;
   return {
     ...match,
-    replaceAll: new RegExp(match.input.source, flags),
+    input: match.input,
     replace: rule.replace,
     reason: text(oracle, rule.reason, `${at}.reason`),
     reversible,
@@ -381,16 +382,20 @@ function compileMatch(oracle: string, rule: PermissionMatch, at: string): Compil
   };
 }
 
-/** A test-safe RegExp: without `g`/`y`, whose `lastIndex` would make repeated `test` calls flip. */
-function pattern(oracle: string, source: string | RegExp, at: string, whole: boolean): RegExp {
-  if (source instanceof RegExp) return new RegExp(source.source, source.flags.replace(/[gy]/g, ''));
+/**
+ * A pattern on RE2. A string or `{ regex, flags }` tool pattern is anchored to the whole name; a
+ * `RegExp` keeps its own anchors (its `g`/`y` are dropped: a test keeps no state).
+ */
+function pattern(oracle: string, spec: PatternSpec, at: string, whole: boolean): LinearPattern {
+  const source = spec instanceof RegExp ? spec.source : typeof spec === 'string' ? spec : (spec as { regex?: unknown } | null)?.regex;
   if (typeof source !== 'string' || source.length === 0) {
-    throw optionsError(oracle, `${at} must be a non-empty regular-expression source or a RegExp`);
+    throw optionsError(oracle, `${at} must be a non-empty pattern source, { regex, flags } or a RegExp`);
   }
   try {
-    return new RegExp(whole ? `^(?:${source})$` : source);
+    return compilePatternSpec(spec, { whole: whole && !(spec instanceof RegExp) });
   } catch (error) {
-    throw optionsError(oracle, `${at} is not a valid regular expression: ${(error as Error).message}`, error);
+    if (error instanceof PatternError) throw optionsError(oracle, `${at}: ${error.message}`, error);
+    throw error;
   }
 }
 

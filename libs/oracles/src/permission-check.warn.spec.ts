@@ -31,7 +31,7 @@ describe('permission-check: warn rules where prompt is allowed', () => {
     const verdicts = check(
       { command: 'git push --force' },
       {
-        rewrite: [{ input: '--force(?!-)', replace: '--force-with-lease', reason: 'lease' }],
+        rewrite: [{ input: '--force($|[^-])', replace: '--force-with-lease$1', reason: 'lease' }],
         warn: [
           { name: 'force', input: '--force', reason: 'force push', severity: 'high', suggestions: ['use a branch'], continue_allowed: false },
           { input: 'git', reason: 'git in use' },

@@ -50,8 +50,12 @@ export const HOOKS_CONFIG_LIMITS = Object.freeze({
   maxTemplateChars: 4096,
   /** Oracles in one hook. */
   maxOraclesPerHook: 50,
-  /** Rules in one oracle. */
-  maxRulesPerOracle: 100,
+  /**
+   * Rules in one oracle. The rule engine indexes rules (an evaluation looks only at those that can
+   * match), so the count bounds compile time and memory, not evaluation time: 10 000 rules compile
+   * in about a second (tools/bench `rules` phase). A configuration's text is at most 1 MiB.
+   */
+  maxRulesPerOracle: 10_000,
   /** Context overrides of one rule. */
   maxOverridesPerRule: 20,
   /** Steps of an escalation ladder. */
@@ -85,6 +89,13 @@ export const HookExpressionSchema = z
   .min(1, 'must not be empty')
   .max(HOOKS_CONFIG_LIMITS.maxExpressionChars)
   .meta({ id: 'HookExpression', description: 'An expression, e.g. "checklist.incomplete_count > 0 and checklist.completion_rate > 0.8".' });
+
+/**
+ * The language of rule conditions: `ahp`, the native expression language, or `cel`, the Common
+ * Expression Language (https://cel.dev). Templates (`{{ … }}`) and actions are always `ahp`.
+ */
+export const HookExpressionLangSchema = z.enum(['ahp', 'cel']);
+export type HookExpressionLang = z.infer<typeof HookExpressionLangSchema>;
 
 /** Human text in which `{{ expression }}` is replaced by the expression's value when a signal is built. */
 export const HookTemplateSchema = z
@@ -253,6 +264,8 @@ export const HookRuleSchema = z
     id: HookRuleIdSchema.optional(),
     description: TextSchema.optional(),
     condition: HookExpressionSchema,
+    /** The language of `condition` and of the overrides' `when` and `condition`; default: the file's `lang`, else `ahp`. */
+    lang: HookExpressionLangSchema.optional(),
     ...ruleBody,
     require_approval: HookApprovalSchema.optional(),
     overrides: boundedArray(HookRuleOverrideSchema, HOOKS_CONFIG_LIMITS.maxOverridesPerRule).optional(),
@@ -312,6 +325,8 @@ export const HooksConfigSchema = z
     version: z.literal(1).optional(),
     /** The environment of an agent whose token names none (`agent.environment`, read as `env`), e.g. `development`. */
     environment: ShortStringSchema.optional(),
+    /** The language of every rule's conditions unless the rule says (`ahp` or `cel`); default `ahp`. */
+    lang: HookExpressionLangSchema.optional(),
     /** Team id (or `*`) → team policy: the plan gate and the tools open while planning (team-policy.ts). */
     teams: TeamPoliciesSchema.optional(),
     /** Trigger → hook. Keys are checked in the refinement below (for a message naming the known triggers); the JSON Schema lists them. */

@@ -26,6 +26,8 @@ export interface BenchPlan {
   spawnRuns: number;
   /** In-process evaluations. */
   evalRuns: number;
+  /** In-process evaluations per step of the `rules` phase. */
+  rulesRuns: number;
   /** SDK agents (connections) driving the product. */
   agents: number;
   /** Decisions to warm up (JIT, connection pools) before measuring; not reported. */
@@ -79,6 +81,7 @@ const SMOKE: BenchPlan = {
   bullmqInFlight: 32,
   spawnRuns: 2,
   evalRuns: 50,
+  rulesRuns: 100,
   agents: 4,
   warmupDecisions: 10,
   lowLoadDecisions: 30,
@@ -114,6 +117,7 @@ const QUICK: BenchPlan = {
   bullmqInFlight: 256,
   spawnRuns: 15,
   evalRuns: 3000,
+  rulesRuns: 3000,
   agents: 32,
   warmupDecisions: 300,
   lowLoadDecisions: 800,
@@ -149,6 +153,7 @@ const FULL: BenchPlan = {
   bullmqInFlight: 256,
   spawnRuns: 200,
   evalRuns: 30_000,
+  rulesRuns: 20_000,
   agents: 64,
   warmupDecisions: 2000,
   lowLoadDecisions: 10_000,

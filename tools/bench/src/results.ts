@@ -172,6 +172,8 @@ export interface BenchResults {
     bullmq?: BullmqBaseline;
     spawn?: { roundTrip: Measured; cpu: CpuWindow };
     eval?: { call: Measured; callsPerSecond: number; rules: string };
+    /** The rule engine in-process with generated rules added (phases/rules.ts). */
+    rules?: { runs: number; steps: RulesStep[] };
   };
   product: {
     decision?: { roundTrip: Measured; commandsPerDecision: CommandsPerOperation };
@@ -190,4 +192,12 @@ export interface BenchResults {
   profiles?: ProcessProfile[];
   targets: TargetResult[];
   phases: PhaseRecord[];
+}
+
+/** One step of the `rules` phase: generated rules added, whether indexed, compile time and evaluation latency (ms). */
+export interface RulesStep {
+  rules: number;
+  indexed: boolean;
+  compileMs: number;
+  latency: LatencySummary;
 }

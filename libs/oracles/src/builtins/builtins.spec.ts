@@ -240,7 +240,10 @@ describe('permission-check', () => {
   it('reports a bad pattern at its path and line', () => {
     const found = issues('hooks:\n  pre-tool-use:\n    oracles:\n      - name: permission-check\n        options:\n          deny:\n            - input: "rm (-rf"\n              reason: x\n');
     expect(found[0]).toMatchObject({ line: 7, path: 'hooks.pre-tool-use.oracles[0].options.deny[0].input' });
-    expect(found[0]!.message).toMatch(/^not a valid regular expression/);
+    expect(found[0]!.message).toMatch(/^not a valid RE2 pattern: missing closing \)/);
+    const lookahead = issues("hooks:\n  pre-tool-use:\n    oracles:\n      - name: permission-check\n        options:\n          deny:\n            - reason: x\n              input: 'rm(?= -rf)'\n");
+    expect(lookahead[0]).toMatchObject({ line: 8, path: 'hooks.pre-tool-use.oracles[0].options.deny[0].input' });
+    expect(lookahead[0]!.message).toMatch(/^lookahead "\(\?=…\)" is not supported: patterns run on RE2/);
     const noPattern = issues('hooks:\n  pre-tool-use:\n    oracles:\n      - name: permission-check\n        options:\n          deny:\n            - reason: x\n');
     expect(noPattern[0]).toMatchObject({ path: 'hooks.pre-tool-use.oracles[0].options.deny[0]' });
     const badFlags = issues('hooks:\n  pre-tool-use:\n    oracles:\n      - name: permission-check\n        options:\n          allow:\n            - tool: { regex: x, flags: g }\n');

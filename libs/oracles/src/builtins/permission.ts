@@ -8,29 +8,33 @@ import { z } from 'zod';
 import { DEFAULT_PERMISSION_RULES } from '../defaults.js';
 import { OracleSetupError } from '../errors.js';
 import type { Oracle, OracleVerdict } from '../oracle.js';
+import { PATTERN_FLAGS, PatternError, compileLinearPattern } from '../pattern/linear-pattern.js';
+import type { PatternSpec } from '../pattern/linear-pattern.js';
 import { createPermissionCheck } from '../permission-check.js';
 import type { PermissionDenyRule, PermissionMatch, PermissionRewriteRule } from '../permission-check.js';
 import { defineBuiltin } from './types.js';
 
-/** Longest pattern accepted (patterns run synchronously: keep them short and linear). */
+/** Longest pattern accepted. */
 export const MAX_PATTERN_CHARS = 1024;
 
 /**
- * A pattern: a regular-expression source, or `{ regex, flags }` with flags among `i m s u`.
- * For `tool` it must match the whole tool name; for `input` it is searched anywhere.
+ * A pattern (RE2 syntax: linear-pattern.ts): a source, or `{ regex, flags }` with flags among
+ * `i m s u`. For `tool` it must match the whole tool name; for `input` it is searched anywhere.
+ * Lookaround and backreferences are refused here, at the pattern's line.
  */
 const PatternSchema = z
   .union([
     z.string().min(1).max(MAX_PATTERN_CHARS),
-    z.strictObject({ regex: z.string().min(1).max(MAX_PATTERN_CHARS), flags: z.string().regex(/^(?!.*(.).*\1)[imsu]*$/, 'must be some of i, m, s, u (each once)').optional() }),
+    z.strictObject({ regex: z.string().min(1).max(MAX_PATTERN_CHARS), flags: z.string().max(4).refine((flags) => PATTERN_FLAGS.test(flags) && new Set(flags).size === flags.length, 'must be some of i, m, s, u (each once)').optional() }),
   ])
   .superRefine((value, ctx) => {
     const source = typeof value === 'string' ? value : value.regex;
     const flags = typeof value === 'string' ? '' : (value.flags ?? '');
     try {
-      new RegExp(source, flags);
+      compileLinearPattern(source, flags);
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(error as Error).message}` });
+      if (!(error instanceof PatternError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
     }
   });
 type Pattern = z.infer<typeof PatternSchema>;
@@ -76,17 +80,17 @@ export const PermissionOptionsSchema = z.strictObject({
 });
 export type PermissionOptions = z.infer<typeof PermissionOptionsSchema>;
 
-function toRegExp(pattern: Pattern, whole: boolean): string | RegExp {
-  if (typeof pattern === 'string') return pattern;
-  return new RegExp(whole ? `^(?:${pattern.regex})$` : pattern.regex, pattern.flags ?? '');
+/** The pattern as createPermissionCheck takes it (which anchors `tool` patterns to the whole name). */
+function toSpec(pattern: Pattern): PatternSpec {
+  return typeof pattern === 'string' ? pattern : { regex: pattern.regex, flags: pattern.flags };
 }
 
 function toMatch(rule: z.infer<typeof MatchSchema>): PermissionMatch {
   return {
     ...(rule.name === undefined ? {} : { name: rule.name }),
     ...(rule.type === undefined ? {} : { type: rule.type }),
-    ...(rule.tool === undefined ? {} : { tool: toRegExp(rule.tool, true) }),
-    ...(rule.input === undefined ? {} : { input: toRegExp(rule.input, false) }),
+    ...(rule.tool === undefined ? {} : { tool: toSpec(rule.tool) }),
+    ...(rule.input === undefined ? {} : { input: toSpec(rule.input) }),
     ...(rule.field === undefined ? {} : { field: rule.field }),
   };
 }
@@ -131,7 +135,7 @@ export const permissionCheck = defineBuiltin({
       ...(defaults.rewrite ?? []),
       ...options.rewrite.map((rule) => ({
         ...toMatch(rule),
-        input: toRegExp(rule.input, false),
+        input: toSpec(rule.input),
         replace: rule.replace,
         reason: rule.reason,
         ...(rule.reversible === undefined ? {} : { reversible: rule.reversible }),

@@ -62,6 +62,11 @@ export interface CompileHooksOptions {
   version: number;
   /** Oracles written in TypeScript, which the configuration can name. */
   plugins?: readonly Oracle[];
+  /**
+   * Index each oracle's rules (rules/rule-index.ts). `false` evaluates every rule in turn: the
+   * reference the differential tests and the bench compare against. @defaultValue true
+   */
+  indexRules?: boolean;
 }
 
 interface CompiledHook {
@@ -109,6 +114,8 @@ export function compileChecked(config: HooksConfig, options: CompileHooksOptions
         issues,
         plugins,
         defaultEnvironment: config.environment,
+        indexRules: options.indexRules ?? true,
+        lang: config.lang,
       });
       if (oracle === undefined || entry.enabled === false) return;
       oracles.push(oracle);
@@ -177,6 +184,8 @@ interface EntrySetup {
   readonly issues: RawIssue[];
   readonly plugins: ReadonlyMap<string, Oracle>;
   readonly defaultEnvironment: string | undefined;
+  readonly indexRules: boolean;
+  readonly lang: HooksConfig['lang'];
 }
 
 type Implementation =
@@ -289,6 +298,7 @@ function compileRules(entry: HookOracle, rules: readonly HookRule[], setup: Entr
       path: entry.rules === rules ? [...setup.path, 'rules', index] : [...setup.path],
       issues: setup.issues,
       ...(extras === undefined ? {} : { extras }),
+      ...(setup.lang === undefined ? {} : { lang: setup.lang }),
     });
     if (result !== undefined) compiled.push(result);
   });
@@ -301,6 +311,7 @@ function ruleOracle(entry: HookOracle, rules: readonly CompiledRule[], setup: En
     trigger: setup.trigger,
     rules,
     match: entry.match ?? 'all',
+    indexed: setup.indexRules,
     ...(setup.defaultEnvironment === undefined ? {} : { defaultEnvironment: setup.defaultEnvironment }),
     ...(facts === undefined ? {} : { facts }),
   });

@@ -151,7 +151,7 @@ describe('.ahp/hooks.yaml', () => {
 
   it('writes the default permission rules out exactly', () => {
     const compiledPatterns = [...EXAMPLE.matchAll(/^\s+input: '(.*)'$/gm)].map((m) => m[1]!.replaceAll("''", "'"));
-    const defaults = [...(DEFAULT_PERMISSION_RULES.deny ?? []), ...(DEFAULT_PERMISSION_RULES.rewrite ?? [])].map((rule) => (rule.input as RegExp).source);
+    const defaults = [...(DEFAULT_PERMISSION_RULES.deny ?? []), ...(DEFAULT_PERMISSION_RULES.rewrite ?? [])].map((rule) => rule.input);
     expect(compiledPatterns).toEqual(defaults);
   });
 

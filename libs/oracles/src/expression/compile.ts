@@ -6,7 +6,8 @@
 import { FORBIDDEN_KEYS } from '@ahp/protocol';
 import { ExpressionError } from './errors.js';
 import { EXPRESSION_LIMITS, parse } from './parser.js';
-import { findNestedQuantifier } from './regex-safety.js';
+import { PatternError, compileLinearPattern } from '../pattern/linear-pattern.js';
+import type { LinearPattern } from '../pattern/linear-pattern.js';
 import type { Node } from './parser.js';
 import { asValue, equals, includes, member, orderedCompare, truthy } from './values.js';
 import type { Value } from './values.js';
@@ -47,6 +48,10 @@ export const FUNCTIONS: Readonly<Record<string, number>> = Object.freeze({
 /** A compiled expression. `evaluate` and `test` never throw. */
 export interface CompiledExpression {
   readonly source: string;
+  /** `cel` for a CEL condition (cel.ts); absent for the native language. */
+  readonly lang?: 'cel';
+  /** The `matches` patterns it compiled, by `flags/source`: the rule index reuses them instead of compiling again. */
+  readonly patterns?: ReadonlyMap<string, LinearPattern>;
   /** The expression's value; a missing field is `null`. */
   evaluate(scope: ExpressionScope): Value;
   /** Whether the value is truthy (see `truthy`): what a condition means. */
@@ -55,11 +60,27 @@ export interface CompiledExpression {
 
 type Evaluator = (scope: ExpressionScope) => Value;
 
+/** Where {@link compilePattern} records what it compiled, while one (synchronous) compileExpression runs. */
+let collecting: Map<string, LinearPattern> | undefined;
+
+/** The key of a compiled pattern in {@link CompiledExpression.patterns}. */
+export function patternKey(source: string, flags: string): string {
+  return `${flags}/${source}`;
+}
+
 /** Compiles `source`. @throws {@link ExpressionError} with the offset of the first problem. */
 export function compileExpression(source: string): CompiledExpression {
-  const evaluator = compileNode(parse(source));
+  const patterns = new Map<string, LinearPattern>();
+  collecting = patterns;
+  let evaluator: Evaluator;
+  try {
+    evaluator = compileNode(parse(source));
+  } finally {
+    collecting = undefined;
+  }
   return Object.freeze({
     source,
+    patterns,
     evaluate: (scope: ExpressionScope) => {
       const value = evaluator(scope);
       return value === undefined ? null : value;
@@ -208,9 +229,9 @@ function compileCompare(node: Extract<Node, { type: 'compare' }>): Evaluator {
 
 /**
  * The right side of `matches`: a regex literal (`/rm\s+-rf/i`) or a string literal holding a
- * regular-expression source, compiled here, once. Never `g` or `y`, so `test` keeps no state.
+ * pattern source, compiled here, once, on RE2 (linear time in the input: see linear-pattern.ts).
  */
-function compilePattern(node: Node): RegExp {
+function compilePattern(node: Node): LinearPattern {
   let source: string;
   let flags = '';
   if (node.type === 'regex') {
@@ -224,18 +245,13 @@ function compilePattern(node: Node): RegExp {
   if (source.length > EXPRESSION_LIMITS.maxRegexChars) {
     throw new ExpressionError(`regular expression longer than ${EXPRESSION_LIMITS.maxRegexChars} characters`, node.start);
   }
-  // Patterns run on agent-supplied text; a nested quantifier can backtrack for seconds and stall the worker.
-  const nested = findNestedQuantifier(source);
-  if (nested !== undefined) {
-    throw new ExpressionError(
-      `regular expression repeats a group that itself repeats without bound (at "${source.slice(nested, nested + 24)}"), which can take exponential time on some inputs; rewrite it without nested quantifiers`,
-      node.start,
-    );
-  }
   try {
-    return new RegExp(source, flags);
+    const compiled = compileLinearPattern(source, flags);
+    collecting?.set(patternKey(source, flags), compiled);
+    return compiled;
   } catch (error) {
-    throw new ExpressionError(`invalid regular expression: ${(error as Error).message}`, node.start);
+    if (error instanceof PatternError) throw new ExpressionError(`regular expression: ${error.message}`, node.start);
+    throw error;
   }
 }
 

@@ -237,7 +237,10 @@ describe('operators', () => {
   });
 
   it('compiles the pattern once, at compile time, and checks it there', () => {
-    expect(compileError('x matches /(/').message).toMatch(/^invalid regular expression/);
+    expect(compileError('x matches /(/').message).toMatch(/^regular expression: not a valid RE2 pattern: missing closing \)/);
+    expect(compileError('x matches /a(?=b)/').message).toMatch(/^regular expression: lookahead "\(\?=…\)" is not supported: patterns run on RE2 .*match the following text instead/);
+    expect(compileError(String.raw`x matches /(?<!x)y/`).message).toMatch(/lookbehind "\(\?<!…\)" is not supported/);
+    expect(compileError(String.raw`x matches /(a)\1/`).message).toMatch(/backreference "\\1" is not supported/);
     expect(compileError('x matches y').message).toMatch(/must be a regular expression literal/);
     expect(compileError(`x matches "${'a'.repeat(600)}"`).message).toMatch(/longer than 512/);
     expect(compileError('x matches /a/g').message).toMatch(/unsupported regular-expression flags "g"/);

@@ -8,6 +8,7 @@ import { APPROVAL_SIGNAL_TYPES, DEFAULT_APPROVAL_DEADLINE_MS, FORBIDDEN_KEYS, du
 import type {
   ApprovalRequirement,
   HookAction,
+  HookExpressionLang,
   HookEscalation,
   HookRule,
   HookSuggestion,
@@ -18,6 +19,7 @@ import type {
   Severity,
   SignalPayload,
 } from '@ahp/protocol';
+import { compileCelExpression } from '../expression/cel.js';
 import { compileExpression } from '../expression/compile.js';
 import type { CompiledExpression, ExpressionScope } from '../expression/compile.js';
 import { ExpressionError } from '../expression/errors.js';
@@ -78,6 +80,8 @@ export interface RuleCompileSetup {
   readonly path: readonly PathSegment[];
   readonly issues: RawIssue[];
   readonly extras?: RuleExtras;
+  /** The file's condition language (`lang`); a rule's own `lang` wins. @defaultValue `ahp` */
+  readonly lang?: HookExpressionLang;
 }
 
 const MAX_TEXT = 16 * 1024;
@@ -87,6 +91,8 @@ type RuleFields = Omit<HookRule, 'id' | 'description' | 'overrides'>;
 /** Compiles `rule`, the `index`-th of its oracle. Returns `undefined` (with issues recorded) when it cannot be compiled. */
 export function compileRule(rule: HookRule, index: number, setup: RuleCompileSetup): CompiledRule | undefined {
   const id = rule.id ?? `rules[${index}]`;
+  const lang = rule.lang ?? setup.lang ?? 'ahp';
+  setup = { ...setup, lang };
   const issuesBefore = setup.issues.length;
   const cache = new Map<string, unknown>();
   const ruleTtlMs = ttlOf(rule.escalation) ?? DEFAULT_ESCALATION_TTL_MS;
@@ -102,7 +108,7 @@ export function compileRule(rule: HookRule, index: number, setup: RuleCompileSet
       ...ladderFields(fields.intensity !== undefined || fields.escalation !== undefined ? fields : rule),
     };
     const at = [...setup.path, 'overrides', overrideIndex];
-    const whenExpression = expression(when, [...at, 'when'], setup, cache);
+    const whenExpression = expression(when, [...at, 'when'], setup, cache, lang);
     const variant = compileVariant(merged, fields, overrideIndex, id, { ...setup, path: at }, cache, ruleTtlMs);
     if (variant !== undefined && whenExpression !== undefined) variants.push({ ...variant, when: whenExpression });
   });
@@ -148,7 +154,7 @@ function compileVariant(
 ): (Omit<CompiledVariant, 'when'> & { when: undefined }) | undefined {
   const at = (field: string, ...rest: PathSegment[]): PathSegment[] =>
     own[field as keyof RuleFields] !== undefined ? [...setup.path, field, ...rest] : [...rulePath(setup.path, override), field, ...rest];
-  const condition = expression(fields.condition, at('condition'), setup, cache);
+  const condition = expression(fields.condition, at('condition'), setup, cache, setup.lang ?? 'ahp');
   if (fields.require_approval !== undefined) {
     const approval = compileApproval(fields.require_approval, [...rulePath(setup.path, override), 'require_approval'], id, setup, cache);
     if (condition === undefined || approval === undefined) return undefined;
@@ -334,12 +340,18 @@ function compileAction(action: HookAction, at: PathSegment[], setup: RuleCompile
 
 // --- expressions and templates, compiled once per rule ---------------------------------------
 
-function expression(source: string, path: PathSegment[], setup: RuleCompileSetup, cache: Map<string, unknown>): CompiledExpression | undefined {
-  const key = `e:${source}`;
+function expression(
+  source: string,
+  path: PathSegment[],
+  setup: RuleCompileSetup,
+  cache: Map<string, unknown>,
+  lang: HookExpressionLang = 'ahp',
+): CompiledExpression | undefined {
+  const key = `${lang === 'cel' ? 'c' : 'e'}:${source}`;
   if (cache.has(key)) return cache.get(key) as CompiledExpression | undefined;
   let compiled: CompiledExpression | undefined;
   try {
-    compiled = compileExpression(source);
+    compiled = lang === 'cel' ? compileCelExpression(source) : compileExpression(source);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     setup.issues.push({ path, message: `invalid expression: ${error.message} (at character ${error.offset + 1})`, offset: error.offset });

@@ -9,6 +9,7 @@ import type { Oracle, OracleContext, OracleInput, OracleVerdict } from '../oracl
 import type { CompiledRule } from './compile-rule.js';
 import type { RuleCounters } from './counters.js';
 import { MissingContextError } from './missing-context.js';
+import { createRuleIndex } from './rule-index.js';
 import { ruleScope, withParams } from './scope.js';
 
 /** Options of {@link createRuleOracle}. */
@@ -23,10 +24,16 @@ export interface RuleOracleOptions {
   readonly defaultEnvironment?: string;
   /** Derives facts from the context before the rules see it (built-in oracles). Must not throw for any JSON context. */
   readonly facts?: (context: Value) => Value;
+  /**
+   * Evaluate only the rules the index says can match (rule-index.ts); `false` evaluates every
+   * rule, the reference the differential test compares against. @defaultValue true
+   */
+  readonly indexed?: boolean;
 }
 
 /**
- * Creates a rule oracle. For each rule in order:
+ * Creates a rule oracle. For each rule in order (only those its index says can match: skipping
+ * the others changes nothing, see rule-index.ts):
  *
  * 1. the first override whose `when` holds (evaluated with the rule's own params) is the
  *    variant that applies; none → the rule itself;
@@ -47,6 +54,16 @@ export interface RuleOracleOptions {
 export function createRuleOracle(options: RuleOracleOptions): Oracle {
   const { name, trigger, rules } = options;
   const first = options.match === 'first';
+  const index =
+    options.indexed === false
+      ? undefined
+      : createRuleIndex(
+          rules.map((rule) => {
+            const condition = rule.variants.length === 1 ? rule.variants[0]?.condition : undefined;
+            const indexable = !rule.counted && condition !== undefined && condition.lang !== 'cel';
+            return { condition: indexable ? condition.source : undefined, patterns: condition?.patterns };
+          }),
+        );
   return {
     name,
     triggers: [trigger],
@@ -55,7 +72,9 @@ export function createRuleOracle(options: RuleOracleOptions): Oracle {
       const context = options.facts === undefined ? raw : options.facts(raw);
       const scope = ruleScope({ context, agent: input.agent, trigger: input.trigger, defaultEnvironment: options.defaultEnvironment, params: {} });
       const verdicts: OracleVerdict[] = [];
-      for (const rule of rules) {
+      const candidates = index === undefined ? undefined : index.candidates(context);
+      for (let at = 0; at < (candidates?.length ?? rules.length); at += 1) {
+        const rule = rules[candidates === undefined ? at : (candidates[at] as number)] as CompiledRule;
         const verdict = await evaluateRule(name, rule, scope, input, ctx);
         if (verdict === undefined) continue;
         verdicts.push(verdict);

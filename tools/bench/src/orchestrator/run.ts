@@ -16,6 +16,7 @@ import { decisionLatency } from '../phases/decision-latency.js';
 import { nestBaseline, wsBaseline } from '../phases/echo-baselines.js';
 import { evalBaseline } from '../phases/eval-baseline.js';
 import { mcp } from '../phases/mcp.js';
+import { rulesPhase } from '../phases/rules.js';
 import { noisyNeighbour } from '../phases/noisy-neighbour.js';
 import { cpuProfilePhase } from '../phases/profile.js';
 import { redisBaseline } from '../phases/redis-baseline.js';
@@ -61,6 +62,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
     bullmqBaseline,
     spawnBaseline,
     evalBaseline,
+    rulesPhase,
     decisionLatency,
     productThroughput,
     workerScaling,

@@ -84,6 +84,10 @@ export function renderTable(results: BenchResults): string {
   );
   lines.push(row('spawn   node command-hook.js < event.json', base.spawn?.roundTrip));
   lines.push(row('eval    evaluateHook, in-process', base.eval?.call, base.eval ? `${count(base.eval.callsPerSecond)} calls/s` : ''));
+  for (const step of base.rules?.steps ?? []) {
+    const label = `rules   +${count(step.rules)} generated${step.indexed ? '' : ', index off'}`;
+    lines.push(row(label, { latency: step.latency, errors: 0, errorCodes: {} }, `compile ${count(Math.round(step.compileMs))} ms`));
+  }
 
   lines.push('', `${pad('PRODUCT', 46)}${pad('p50', 11)}${pad('p99', 11)}${pad('p99.9', 11)}throughput`);
   lines.push(row('decision round trip, one at a time', product.decision?.roundTrip));
