@@ -8,21 +8,20 @@
  */
 import { z } from 'zod';
 
-/** The Claude Code hook events AHP maps to one of its triggers. */
-export const CLAUDE_CODE_EVENTS = [
-  'PreToolUse',
-  'PostToolUse',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-  'SessionStart',
-  'SessionEnd',
-  'PreCompact',
-] as const;
 
-/** One of {@link CLAUDE_CODE_EVENTS}. */
-export const ClaudeCodeEventSchema = z.enum(CLAUDE_CODE_EVENTS);
-export type ClaudeCodeEvent = z.infer<typeof ClaudeCodeEventSchema>;
+// The event list and the answer's schemas live in claude-code-output.ts (zod/mini, for the command
+// hook's start-up); they are part of this module's interface as before.
+export {
+  CLAUDE_CODE_EVENTS,
+  ClaudeCodeEventSchema,
+  ClaudeCodeHookOutputSchema,
+  ClaudeCodeHookSpecificOutputSchema,
+  ClaudeCodePermissionDecisionSchema,
+  type ClaudeCodeEvent,
+  type ClaudeCodeHookOutput,
+  type ClaudeCodeHookSpecificOutput,
+  type ClaudeCodePermissionDecision,
+} from './claude-code-output.js';
 
 /** Fields every Claude Code hook input carries; `permission_mode` appears only in newer releases. */
 const common = {
@@ -61,38 +60,3 @@ export const ClaudeCodeHookInputSchema = z.discriminatedUnion('hook_event_name',
   }),
 ]);
 export type ClaudeCodeHookInput = z.infer<typeof ClaudeCodeHookInputSchema>;
-
-/** A PreToolUse permission decision: run without asking, refuse, or ask the user. */
-export const ClaudeCodePermissionDecisionSchema = z.enum(['allow', 'deny', 'ask']);
-export type ClaudeCodePermissionDecision = z.infer<typeof ClaudeCodePermissionDecisionSchema>;
-
-/**
- * The event-specific part of an answer. `permissionDecision*` and `updatedInput` only mean
- * something for PreToolUse; `additionalContext` (text added to Claude's context) for PreToolUse,
- * PostToolUse, UserPromptSubmit and SessionStart.
- */
-export const ClaudeCodeHookSpecificOutputSchema = z.strictObject({
-  hookEventName: ClaudeCodeEventSchema,
-  permissionDecision: ClaudeCodePermissionDecisionSchema.optional(),
-  permissionDecisionReason: z.string().optional(),
-  updatedInput: AnyObjectSchema.optional(),
-  additionalContext: z.string().optional(),
-});
-export type ClaudeCodeHookSpecificOutput = z.infer<typeof ClaudeCodeHookSpecificOutputSchema>;
-
-/**
- * The answer to one hook, as Claude Code reads it. `decision: "block"` with `reason` is how
- * PostToolUse, UserPromptSubmit, Stop and SubagentStop are blocked (PreToolUse uses
- * `hookSpecificOutput.permissionDecision` instead); `systemMessage` is shown to the user;
- * `continue: false` with `stopReason` ends Claude's turn. An empty object means "no objection".
- */
-export const ClaudeCodeHookOutputSchema = z.strictObject({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  systemMessage: z.string().optional(),
-  decision: z.literal('block').optional(),
-  reason: z.string().optional(),
-  hookSpecificOutput: ClaudeCodeHookSpecificOutputSchema.optional(),
-});
-export type ClaudeCodeHookOutput = z.infer<typeof ClaudeCodeHookOutputSchema>;

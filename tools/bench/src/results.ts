@@ -182,6 +182,8 @@ export interface BenchResults {
     scaling?: ScalingRow[];
     memory?: MemoryResult;
     capacity?: CapacityResult;
+    /** `ahp hook claude-code` as a process per call against the gateway (the command-hook phase). */
+    commandHook?: { roundTrip: Measured; cpu: CpuWindow };
     approvals?: ApprovalsResult;
     noisyNeighbour?: NoisyNeighbourResult;
   };
