@@ -60,3 +60,22 @@ export const ClaudeCodeHookInputSchema = z.discriminatedUnion('hook_event_name',
   }),
 ]);
 export type ClaudeCodeHookInput = z.infer<typeof ClaudeCodeHookInputSchema>;
+
+/**
+ * A block or control signal a Claude Code PreToolUse received, kept (in Redis, per AHP session)
+ * until the session's next hook tells what Claude Code did with it — the answer Claude Code
+ * cannot send itself (docs/claude-code.md, "Answers"). `input_sha256` is the digest of the
+ * tool input as Claude Code sent it; `tool_use_id` is Claude Code's id of the call, when it
+ * sends one (newer releases), which PostToolUse repeats.
+ */
+export const ClaudeCodePendingAnswerSchema = z.strictObject({
+  signal_id: z.uuid(),
+  intensity: z.enum(['block', 'control']),
+  tool_name: z.string().min(1).max(200),
+  input_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  tool_use_id: z.string().min(1).max(200).optional(),
+});
+export type ClaudeCodePendingAnswer = z.infer<typeof ClaudeCodePendingAnswerSchema>;
+
+/** The pending answers of one session: the signals of its last PreToolUse that Claude Code acted on. */
+export const ClaudeCodePendingAnswersSchema = z.array(ClaudeCodePendingAnswerSchema).max(20);

@@ -475,6 +475,8 @@ export {
 export type { ConfigVersionSummary, StoredConfigVersion } from './config-version.js';
 export {
   LatencyStatsSchema,
+  SIGNAL_ANSWER_ORIGINS,
+  SignalAnswerOriginSchema,
   SignalLogActionStatsSchema,
   SignalLogFilterSchema,
   SignalLogGroupStatsSchema,
@@ -484,6 +486,7 @@ export {
 } from './signal-log-export.js';
 export type {
   LatencyStats,
+  SignalAnswerOrigin,
   SignalLogActionStats,
   SignalLogFilter,
   SignalLogGroupStats,
@@ -497,10 +500,13 @@ export {
   ClaudeCodeHookInputSchema,
   ClaudeCodeHookOutputSchema,
   ClaudeCodeHookSpecificOutputSchema,
+  ClaudeCodePendingAnswerSchema,
+  ClaudeCodePendingAnswersSchema,
   ClaudeCodePermissionDecisionSchema,
 } from './claude-code.js';
 export type {
   ClaudeCodeEvent,
+  ClaudeCodePendingAnswer,
   ClaudeCodeHookInput,
   ClaudeCodeHookOutput,
   ClaudeCodeHookSpecificOutput,
@@ -512,6 +518,7 @@ export {
   FLEET_WORKING_WINDOW_MS,
   FleetAgentSchema,
   FleetAgentStatusSchema,
+  FleetClientSchema,
   FleetCountsSchema,
   FleetLastDecisionSchema,
   FleetLastRefusalSchema,
@@ -533,6 +540,7 @@ export {
 export type {
   FleetAgent,
   FleetAgentStatus,
+  FleetClient,
   FleetCounts,
   FleetLastDecision,
   FleetLastRefusal,
