@@ -79,3 +79,26 @@ export type ClaudeCodePendingAnswer = z.infer<typeof ClaudeCodePendingAnswerSche
 
 /** The pending answers of one session: the signals of its last PreToolUse that Claude Code acted on. */
 export const ClaudeCodePendingAnswersSchema = z.array(ClaudeCodePendingAnswerSchema).max(20);
+
+/**
+ * One hook of a Claude Code settings file: `{ type: "http", url, headers?, allowedEnvVars?,
+ * timeout? }` or `{ type: "command", command, timeout? }`. Loose: `ahp init claude-code` rewrites
+ * settings files that other tools and people also edit, so it keeps every field it does not know.
+ */
+export const ClaudeCodeSettingsHookSchema = z.looseObject({ type: z.string(), url: z.string().optional(), command: z.string().optional() });
+export type ClaudeCodeSettingsHook = z.infer<typeof ClaudeCodeSettingsHookSchema>;
+
+/** A matcher group of a hook event: the tools it matches (tool events only) and its hooks. */
+export const ClaudeCodeSettingsMatcherSchema = z.looseObject({ matcher: z.string().optional(), hooks: z.array(ClaudeCodeSettingsHookSchema) });
+export type ClaudeCodeSettingsMatcher = z.infer<typeof ClaudeCodeSettingsMatcherSchema>;
+
+/**
+ * The parts of a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`,
+ * `~/.claude/settings.json`) that AHP reads and writes: `hooks` per event and the `env` Claude
+ * Code sets for its sessions. Everything else is kept as it is.
+ */
+export const ClaudeCodeSettingsSchema = z.looseObject({
+  hooks: z.record(z.string(), z.array(ClaudeCodeSettingsMatcherSchema)).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+});
+export type ClaudeCodeSettings = z.infer<typeof ClaudeCodeSettingsSchema>;

@@ -503,10 +503,16 @@ export {
   ClaudeCodePendingAnswerSchema,
   ClaudeCodePendingAnswersSchema,
   ClaudeCodePermissionDecisionSchema,
+  ClaudeCodeSettingsHookSchema,
+  ClaudeCodeSettingsMatcherSchema,
+  ClaudeCodeSettingsSchema,
 } from './claude-code.js';
 export type {
   ClaudeCodeEvent,
   ClaudeCodePendingAnswer,
+  ClaudeCodeSettings,
+  ClaudeCodeSettingsHook,
+  ClaudeCodeSettingsMatcher,
   ClaudeCodeHookInput,
   ClaudeCodeHookOutput,
   ClaudeCodeHookSpecificOutput,
