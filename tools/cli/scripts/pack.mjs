@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { bundleHook } from './bundle-hook.mjs';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
@@ -45,8 +46,9 @@ try {
     banner: { js: "import { createRequire as __ahpCreateRequire } from 'node:module'; const require = __ahpCreateRequire(import.meta.url);" },
   };
   await build({ ...common, entryPoints: [join(here, 'dist/cli.js')], outfile: join(stage, 'dist/cli.js') });
-  // The hook entry hands anything but a plain hook call to the full CLI, its sibling: never bundled in.
-  await build({ ...common, entryPoints: [join(here, 'dist/hook-main.js')], outfile: join(stage, 'dist/hook-main.js'), external: ['./cli.js'], minify: true });
+  // The hook entry (already bundled by the build; bundling it again changes nothing) hands anything
+  // but a plain hook call to the full CLI, its sibling: never bundled in.
+  await bundleHook(join(here, 'dist/hook-main.js'), join(stage, 'dist/hook-main.js'));
   mkdirSync(join(stage, 'bin'));
   copyFileSync(join(here, 'bin/ahp.js'), join(stage, 'bin/ahp.js'));
   copyFileSync(join(here, 'README.md'), join(stage, 'README.md'));
