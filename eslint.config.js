@@ -23,11 +23,12 @@ function boundaries(dev) {
       enforceBuildableLibDependency: false,
       banTransitiveDependencies: true,
       depConstraints: [
-        // The protocol is pure: schemas, types and functions over zod, nothing else.
+        // The protocol is pure: schemas, types and functions over zod, nothing else. zod/mini is the
+        // same package in its tree-shakeable form (claude-code-output.ts: the command hook's start-up).
         {
           sourceTag: 'scope:protocol',
           onlyDependOnLibsWithTags: [],
-          allowedExternalImports: dev ? ['zod', 'vitest', 'vitest/config', 'vite', 'fast-check'] : ['zod'],
+          allowedExternalImports: dev ? ['zod', 'zod/mini', 'vitest', 'vitest/config', 'vite', 'fast-check'] : ['zod', 'zod/mini'],
         },
         // Libraries never import an app, a tool or the e2e suite.
         { sourceTag: 'type:lib', onlyDependOnLibsWithTags: libDeps },

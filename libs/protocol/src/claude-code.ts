@@ -8,21 +8,20 @@
  */
 import { z } from 'zod';
 
-/** The Claude Code hook events AHP maps to one of its triggers. */
-export const CLAUDE_CODE_EVENTS = [
-  'PreToolUse',
-  'PostToolUse',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-  'SessionStart',
-  'SessionEnd',
-  'PreCompact',
-] as const;
 
-/** One of {@link CLAUDE_CODE_EVENTS}. */
-export const ClaudeCodeEventSchema = z.enum(CLAUDE_CODE_EVENTS);
-export type ClaudeCodeEvent = z.infer<typeof ClaudeCodeEventSchema>;
+// The event list and the answer's schemas live in claude-code-output.ts (zod/mini, for the command
+// hook's start-up); they are part of this module's interface as before.
+export {
+  CLAUDE_CODE_EVENTS,
+  ClaudeCodeEventSchema,
+  ClaudeCodeHookOutputSchema,
+  ClaudeCodeHookSpecificOutputSchema,
+  ClaudeCodePermissionDecisionSchema,
+  type ClaudeCodeEvent,
+  type ClaudeCodeHookOutput,
+  type ClaudeCodeHookSpecificOutput,
+  type ClaudeCodePermissionDecision,
+} from './claude-code-output.js';
 
 /** Fields every Claude Code hook input carries; `permission_mode` appears only in newer releases. */
 const common = {
@@ -62,37 +61,44 @@ export const ClaudeCodeHookInputSchema = z.discriminatedUnion('hook_event_name',
 ]);
 export type ClaudeCodeHookInput = z.infer<typeof ClaudeCodeHookInputSchema>;
 
-/** A PreToolUse permission decision: run without asking, refuse, or ask the user. */
-export const ClaudeCodePermissionDecisionSchema = z.enum(['allow', 'deny', 'ask']);
-export type ClaudeCodePermissionDecision = z.infer<typeof ClaudeCodePermissionDecisionSchema>;
+/**
+ * A block or control signal a Claude Code PreToolUse received, kept (in Redis, per AHP session)
+ * until the session's next hook tells what Claude Code did with it — the answer Claude Code
+ * cannot send itself (docs/claude-code.md, "Answers"). `input_sha256` is the digest of the
+ * tool input as Claude Code sent it; `tool_use_id` is Claude Code's id of the call, when it
+ * sends one (newer releases), which PostToolUse repeats.
+ */
+export const ClaudeCodePendingAnswerSchema = z.strictObject({
+  signal_id: z.uuid(),
+  intensity: z.enum(['block', 'control']),
+  tool_name: z.string().min(1).max(200),
+  input_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  tool_use_id: z.string().min(1).max(200).optional(),
+});
+export type ClaudeCodePendingAnswer = z.infer<typeof ClaudeCodePendingAnswerSchema>;
+
+/** The pending answers of one session: the signals of its last PreToolUse that Claude Code acted on. */
+export const ClaudeCodePendingAnswersSchema = z.array(ClaudeCodePendingAnswerSchema).max(20);
 
 /**
- * The event-specific part of an answer. `permissionDecision*` and `updatedInput` only mean
- * something for PreToolUse; `additionalContext` (text added to Claude's context) for PreToolUse,
- * PostToolUse, UserPromptSubmit and SessionStart.
+ * One hook of a Claude Code settings file: `{ type: "http", url, headers?, allowedEnvVars?,
+ * timeout? }` or `{ type: "command", command, timeout? }`. Loose: `ahp init claude-code` rewrites
+ * settings files that other tools and people also edit, so it keeps every field it does not know.
  */
-export const ClaudeCodeHookSpecificOutputSchema = z.strictObject({
-  hookEventName: ClaudeCodeEventSchema,
-  permissionDecision: ClaudeCodePermissionDecisionSchema.optional(),
-  permissionDecisionReason: z.string().optional(),
-  updatedInput: AnyObjectSchema.optional(),
-  additionalContext: z.string().optional(),
-});
-export type ClaudeCodeHookSpecificOutput = z.infer<typeof ClaudeCodeHookSpecificOutputSchema>;
+export const ClaudeCodeSettingsHookSchema = z.looseObject({ type: z.string(), url: z.string().optional(), command: z.string().optional() });
+export type ClaudeCodeSettingsHook = z.infer<typeof ClaudeCodeSettingsHookSchema>;
+
+/** A matcher group of a hook event: the tools it matches (tool events only) and its hooks. */
+export const ClaudeCodeSettingsMatcherSchema = z.looseObject({ matcher: z.string().optional(), hooks: z.array(ClaudeCodeSettingsHookSchema) });
+export type ClaudeCodeSettingsMatcher = z.infer<typeof ClaudeCodeSettingsMatcherSchema>;
 
 /**
- * The answer to one hook, as Claude Code reads it. `decision: "block"` with `reason` is how
- * PostToolUse, UserPromptSubmit, Stop and SubagentStop are blocked (PreToolUse uses
- * `hookSpecificOutput.permissionDecision` instead); `systemMessage` is shown to the user;
- * `continue: false` with `stopReason` ends Claude's turn. An empty object means "no objection".
+ * The parts of a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`,
+ * `~/.claude/settings.json`) that AHP reads and writes: `hooks` per event and the `env` Claude
+ * Code sets for its sessions. Everything else is kept as it is.
  */
-export const ClaudeCodeHookOutputSchema = z.strictObject({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  systemMessage: z.string().optional(),
-  decision: z.literal('block').optional(),
-  reason: z.string().optional(),
-  hookSpecificOutput: ClaudeCodeHookSpecificOutputSchema.optional(),
+export const ClaudeCodeSettingsSchema = z.looseObject({
+  hooks: z.record(z.string(), z.array(ClaudeCodeSettingsMatcherSchema)).optional(),
+  env: z.record(z.string(), z.string()).optional(),
 });
-export type ClaudeCodeHookOutput = z.infer<typeof ClaudeCodeHookOutputSchema>;
+export type ClaudeCodeSettings = z.infer<typeof ClaudeCodeSettingsSchema>;

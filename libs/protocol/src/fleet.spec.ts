@@ -107,3 +107,13 @@ describe('latency histogram', () => {
     expect(latencyPercentiles([0, 0, 0])).toEqual({ samples: 0, p50: null, p95: null, p99: null });
   });
 });
+
+describe('fleetStatus after a stop', () => {
+  it('is idle once the agent ended its turn, working again with its next hook, and working while a hook is in flight', () => {
+    const now = Date.parse('2026-01-01T10:00:10.000Z');
+    const base = { connected: true, connected_at_ms: now - 60_000, last_hook_at_ms: now - 1_000 };
+    expect(fleetStatus({ ...base, hooks_in_flight: 0, last_hook_trigger: 'stop' }, now)).toBe('idle');
+    expect(fleetStatus({ ...base, hooks_in_flight: 0, last_hook_trigger: 'pre-tool-use' }, now)).toBe('working');
+    expect(fleetStatus({ ...base, hooks_in_flight: 1, last_hook_trigger: 'stop' }, now)).toBe('working');
+  });
+});

@@ -20,8 +20,8 @@ import { HookTriggerSchema } from './trigger.js';
  * How an agent is doing, as the console shows it:
  * - `connected`: connected, and no hook since it connected;
  * - `working`: connected, with a hook awaiting its decision or one sent within the last
- *   {@link FLEET_WORKING_WINDOW_MS};
- * - `idle`: connected, quiet for longer than that;
+ *   {@link FLEET_WORKING_WINDOW_MS} — unless that hook was a `stop` (the agent ended its turn);
+ * - `idle`: connected, quiet for longer than that, or its last hook was a `stop`;
  * - `offline`: seen before, not connected now.
  */
 export const FLEET_AGENT_STATUSES = ['connected', 'working', 'idle', 'offline'] as const;
@@ -74,10 +74,22 @@ export const FleetLastRefusalSchema = z
   .meta({ id: 'FleetLastRefusal' });
 export type FleetLastRefusal = z.infer<typeof FleetLastRefusalSchema>;
 
+/**
+ * How an agent reaches AHP when not over the SDK's WebSocket. `claude-code`: Claude Code's hooks
+ * over HTTP (docs/claude-code.md). Such a client has no connection — its presence is refreshed by
+ * its hooks and ages out when the session goes quiet — and cannot send `signal_response`: its
+ * signals are answered by inference where what it did next tells the answer, and are otherwise
+ * `not_reported` in the signal log, never "unanswered".
+ */
+export const FleetClientSchema = z.enum(['claude-code']).meta({ id: 'FleetClient', description: 'claude-code: hooks over HTTP, answers inferred or not reported.' });
+export type FleetClient = z.infer<typeof FleetClientSchema>;
+
 /** One row of the fleet: an agent, where it is connected (if it is) and what it last did. */
 export const FleetAgentSchema = z
   .strictObject({
     agent: AgentIdentitySchema,
+    /** Absent for an SDK agent on the WebSocket; see {@link FleetClientSchema}. */
+    client: FleetClientSchema.optional(),
     status: FleetAgentStatusSchema,
     /** While connected: the gateway and session of its current connection. */
     gateway_id: IdSchema.optional(),
@@ -229,6 +241,8 @@ export interface FleetStatusInput {
   last_hook_at_ms: number | undefined;
   /** Epoch ms of its current connection. */
   connected_at_ms: number | undefined;
+  /** The trigger of that last hook: after a `stop` the agent waits for its user, so it is idle. */
+  last_hook_trigger?: string | undefined;
 }
 
 /** The {@link FleetAgentStatus} of an agent at `now` (see the status list for the rules). */
@@ -237,6 +251,7 @@ export function fleetStatus(input: FleetStatusInput, now: number): FleetAgentSta
   if (input.hooks_in_flight > 0) return 'working';
   const sinceConnect = input.last_hook_at_ms !== undefined && (input.connected_at_ms === undefined || input.last_hook_at_ms >= input.connected_at_ms);
   if (!sinceConnect) return 'connected';
+  if (input.last_hook_trigger === 'stop') return 'idle';
   return now - (input.last_hook_at_ms as number) <= FLEET_WORKING_WINDOW_MS ? 'working' : 'idle';
 }
 

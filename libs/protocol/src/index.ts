@@ -477,6 +477,8 @@ export {
 export type { ConfigVersionSummary, StoredConfigVersion } from './config-version.js';
 export {
   LatencyStatsSchema,
+  SIGNAL_ANSWER_ORIGINS,
+  SignalAnswerOriginSchema,
   SignalLogActionStatsSchema,
   SignalLogFilterSchema,
   SignalLogGroupStatsSchema,
@@ -486,6 +488,7 @@ export {
 } from './signal-log-export.js';
 export type {
   LatencyStats,
+  SignalAnswerOrigin,
   SignalLogActionStats,
   SignalLogFilter,
   SignalLogGroupStats,
@@ -514,10 +517,19 @@ export {
   ClaudeCodeHookInputSchema,
   ClaudeCodeHookOutputSchema,
   ClaudeCodeHookSpecificOutputSchema,
+  ClaudeCodePendingAnswerSchema,
+  ClaudeCodePendingAnswersSchema,
   ClaudeCodePermissionDecisionSchema,
+  ClaudeCodeSettingsHookSchema,
+  ClaudeCodeSettingsMatcherSchema,
+  ClaudeCodeSettingsSchema,
 } from './claude-code.js';
 export type {
   ClaudeCodeEvent,
+  ClaudeCodePendingAnswer,
+  ClaudeCodeSettings,
+  ClaudeCodeSettingsHook,
+  ClaudeCodeSettingsMatcher,
   ClaudeCodeHookInput,
   ClaudeCodeHookOutput,
   ClaudeCodeHookSpecificOutput,
@@ -529,6 +541,7 @@ export {
   FLEET_WORKING_WINDOW_MS,
   FleetAgentSchema,
   FleetAgentStatusSchema,
+  FleetClientSchema,
   FleetCountsSchema,
   FleetLastDecisionSchema,
   FleetLastRefusalSchema,
@@ -550,6 +563,7 @@ export {
 export type {
   FleetAgent,
   FleetAgentStatus,
+  FleetClient,
   FleetCounts,
   FleetLastDecision,
   FleetLastRefusal,

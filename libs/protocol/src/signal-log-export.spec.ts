@@ -34,6 +34,19 @@ describe('SignalLogLineSchema', () => {
     expect(SignalLogLineSchema.safeParse({ ...base, extra: 1 }).success).toBe(false);
   });
 
+  it('marks answers of clients that cannot report them: inferred only when consumed, not_reported only when not', () => {
+    const { action: _action, ...unanswered } = base;
+    expect(SignalLogLineSchema.safeParse({ ...base, answer: 'inferred' }).success).toBe(true);
+    expect(SignalLogLineSchema.safeParse({ ...base, answer: 'not_reported' }).success).toBe(false);
+    expect(SignalLogLineSchema.safeParse({ ...unanswered, consumed: false, answer: 'not_reported' }).success).toBe(true);
+    expect(SignalLogLineSchema.safeParse({ ...unanswered, consumed: false, answer: 'inferred' }).success).toBe(false);
+  });
+
+  it('counts not_reported signals apart from the unanswered ones, and the inferred answers among the consumed', () => {
+    const stats = signalLogStats([line({ answer: 'inferred' }), line({ consumed: false, answer: 'not_reported' }), line({ consumed: false })]);
+    expect(stats.total).toMatchObject({ signals: 3, consumed: 1, inferred: 1, unanswered: 1, not_reported: 1 });
+  });
+
   it('filters are strict', () => {
     expect(SignalLogFilterSchema.safeParse({ hook: 'pre-issue-submit', intensity: 'aid', since: '2026-02-09T10:00:00Z' }).success).toBe(true);
     expect(SignalLogFilterSchema.safeParse({ agent: 'a' }).success).toBe(false);

@@ -12,6 +12,18 @@ import { SignalTypeSchema } from './signal.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /**
+ * How an answer came about, for clients that cannot send `signal_response` (docs/claude-code.md):
+ * - `inferred`: the control plane read the answer from what the client did next (a control
+ *   followed by the tool's PostToolUse → `accept_modification`); `consumed` is true.
+ * - `not_reported`: the client has no way to report an answer and nothing it did next tells
+ *   one; `consumed` is false, but the signal is not "unanswered" — no answer was ever possible.
+ * Absent: the agent answered itself (`consumed` true) or has not yet (`consumed` false).
+ */
+export const SIGNAL_ANSWER_ORIGINS = ['inferred', 'not_reported'] as const;
+export const SignalAnswerOriginSchema = z.enum(SIGNAL_ANSWER_ORIGINS).meta({ id: 'SignalAnswerOrigin', description: 'inferred | not_reported: answers of clients that cannot report them.' });
+export type SignalAnswerOrigin = z.infer<typeof SignalAnswerOriginSchema>;
+
+/**
  * One exported line. The first six fields are those of docs/spec/signal-log.md#signal-log-lines, in that order; the rest say which
  * signal, rule, configuration and agent the line is about.
  *
@@ -26,6 +38,8 @@ import { HookTriggerSchema } from './trigger.js';
  *   pushed outside any hook (its `source` is `operator:<id>`).
  * - `latency_ms`: from the hook reaching the gateway to the decision being stored.
  * - `responded_at`: when the control plane recorded the agent's response.
+ * - `answer`: `inferred` or `not_reported` for a client that cannot report answers (see
+ *   {@link SIGNAL_ANSWER_ORIGINS}); absent otherwise.
  */
 export const SignalLogLineSchema = z
   .strictObject({
@@ -44,8 +58,11 @@ export const SignalLogLineSchema = z
     correlation_id: UuidSchema,
     latency_ms: z.int().nonnegative().optional(),
     responded_at: TimestampSchema.optional(),
+    answer: SignalAnswerOriginSchema.optional(),
   })
   .superRefine((line, ctx) => {
+    if (line.answer === 'inferred' && !line.consumed) ctx.addIssue({ code: 'custom', path: ['answer'], message: 'an inferred answer is a consumed signal' });
+    if (line.answer === 'not_reported' && line.consumed) ctx.addIssue({ code: 'custom', path: ['answer'], message: 'a signal whose answer was not reported is not consumed' });
     if (line.consumed !== (line.action !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['action'], message: 'action is present exactly when the signal was consumed' });
     }
@@ -81,8 +98,12 @@ export const SignalLogGroupStatsSchema = z
     signals: z.int().nonnegative(),
     /** Signals the agent answered. */
     consumed: z.int().nonnegative(),
-    /** Signals without an answer (yet). */
+    /** Signals without an answer (yet), from clients that can answer. */
     unanswered: z.int().nonnegative(),
+    /** Signals of clients that cannot report an answer, and none could be inferred (`answer: not_reported`); not counted as unanswered. */
+    not_reported: z.int().nonnegative().optional(),
+    /** Of the consumed signals, those whose answer was inferred (`answer: inferred`). */
+    inferred: z.int().nonnegative().optional(),
     /** Signals per intensity. */
     intensities: countsOf(INTENSITIES),
     /** Answers per action. */
@@ -140,10 +161,12 @@ function add(group: SignalLogGroupStats, line: SignalLogLine): void {
   group.signals += 1;
   group.intensities[line.intensity] = (group.intensities[line.intensity] ?? 0) + 1;
   if (line.action === undefined) {
-    group.unanswered += 1;
+    if (line.answer === 'not_reported') group.not_reported = (group.not_reported ?? 0) + 1;
+    else group.unanswered += 1;
     return;
   }
   group.consumed += 1;
+  if (line.answer === 'inferred') group.inferred = (group.inferred ?? 0) + 1;
   group.actions[line.action] = (group.actions[line.action] ?? 0) + 1;
 }
 

@@ -181,7 +181,11 @@ export type SignalResponseOutcome =
  */
 export interface SignalStore {
   get(signalId: string): Promise<SignalRecord | null>;
-  respond(agentId: string, response: SignalResponse, now: number): Promise<SignalResponseOutcome>;
+  /**
+   * `origin: 'inferred'` records an answer the control plane read from what a client that cannot
+   * report answers did next (Claude Code); the log entry says so (`answer: inferred`).
+   */
+  respond(agentId: string, response: SignalResponse, now: number, origin?: 'inferred'): Promise<SignalResponseOutcome>;
 }
 
 /** One agent entry for {@link PresenceStore.touch} to refresh: the session that was active, and when (epoch ms). */

@@ -16,6 +16,7 @@
 import {
   AgentIdentitySchema,
   FleetAgentSchema,
+  FleetClientSchema,
   FleetLastDecisionSchema,
   FleetLastRefusalSchema,
   FleetLastHookSchema,
@@ -23,6 +24,7 @@ import {
   fleetStatus,
   type AgentIdentity,
   type FleetAgent,
+  type FleetClient,
   type FleetLastDecision,
   type FleetLastRefusal,
   type FleetLastHook,
@@ -74,8 +76,8 @@ export interface FleetActivity {
 
 /** See the module comment for the guarantees. */
 export interface FleetStore {
-  /** The agent connected to `gatewayId`; returns its row as it is now. */
-  connect(input: { agent: AgentIdentity; gatewayId: string; sessionId: string; connectedAt: number; now: number }): Promise<FleetAgent>;
+  /** The agent connected to `gatewayId` (`client`: how, when not over the WebSocket); returns its row as it is now. */
+  connect(input: { agent: AgentIdentity; gatewayId: string; sessionId: string; connectedAt: number; now: number; client?: FleetClient }): Promise<FleetAgent>;
   /** Records activity; null when the agent has no row (it was never connected, or its row expired). */
   activity(input: FleetActivity): Promise<FleetAgent | null>;
   /** The agent's connection to `gatewayId` closed; returns its row, or null when it has none. */
@@ -105,7 +107,7 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
   }
 
   return {
-    async connect({ agent, gatewayId, sessionId, connectedAt, now }) {
+    async connect({ agent, gatewayId, sessionId, connectedAt, now, client }) {
       const identity = checked(AgentIdentitySchema, agent, 'agent');
       const at = new Date(now).toISOString();
       const row = await update(identity.id, gatewayId, 'connect', now, [
@@ -114,6 +116,8 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
         'connected_at', new Date(connectedAt).toISOString(),
         'last_seen_at', at,
         'hooks_in_flight', '0',
+        // '' clears it: an agent id that moved from Claude Code to the WebSocket is an SDK agent again.
+        'client', client === undefined ? '' : checked(FleetClientSchema, client, 'client'),
       ]);
       if (row === null) throw new StoreInputError(`fleet row of ${identity.id} vanished while it was written`);
       return row;
@@ -180,13 +184,16 @@ export function rowToFleetAgent(row: Record<string, string>, key: string, now: n
   const connected = presence === undefined ? flagged : presence !== null && flagged && presence.gateway_id === row['gateway_id'];
   const hooksInFlight = connected ? Number(row['hooks_in_flight'] ?? '0') || 0 : 0;
   const connectedAt = connected ? (row['connected_at'] ?? presence?.connected_at) : undefined;
+  const client = row['client'];
   const candidate = {
     agent,
+    ...(client === undefined || client === '' ? {} : { client }),
     status: fleetStatus(
       {
         connected,
         hooks_in_flight: hooksInFlight,
         last_hook_at_ms: lastHook === undefined ? undefined : Date.parse(lastHook.at),
+        last_hook_trigger: lastHook?.trigger,
         connected_at_ms: connectedAt === undefined ? undefined : Date.parse(connectedAt),
       },
       now,

@@ -102,6 +102,7 @@ export type { HookProcessor, HookWorker, HookWorkerOptions } from './hook-worker
 export { DEFAULT_FLEET_RETENTION_MS, DEFAULT_LIVE_MAX_LEN, MAX_FLEET_ROWS, createFleetStore, rowToFleetAgent } from './fleet-store.js';
 export type { FleetActivity, FleetStore, FleetStoreOptions } from './fleet-store.js';
 export { createHealthStore } from './health-store.js';
+export { createClaudeCodeAnswerStore, type ClaudeCodeAnswerStore } from './claude-code-answer-store.js';
 export type { HealthStore } from './health-store.js';
 export { createLiveTail } from './live-tail.js';
 export type { LiveTail, LiveTailOptions } from './live-tail.js';

@@ -24,6 +24,7 @@
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
  * | `ahp:plan-gate:{<agentId>}:verdict` | hash | cas-request (`status` approved/rejected/expired, `request_id`, `at` of the agent's last settled plan) | never: a rejection must outlast any TTL (one small hash per agent that ever submitted a plan) |
  * | `ahp:unanswered:{<sessionId>}`    | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it) | signal TTL after the last signal |
+ * | `ahp:cc-answers:{<sessionId>}`   | string | the gateway after a Claude Code PreToolUse with block/control signals (JSON list); taken (GETDEL) by the session's next hook | signal TTL |
  * | `ahp:operator-signals:{<agentId>}` | zset  | operator signal store (signal id, score = delivery deadline ms): operators' signals and late aid of `post-*` hooks; removed when answered or past it | the longest deadline |
  * | `ahp:late-aid:{<hookId>}`         | string | operator signal store (`sendHookAid`): the hook's late aid was sent, so a re-run sends none | the aid's delivery deadline |
  * | `ahp:inbox:{<agentId>}`           | stream | inbox-send, cas-request, inbox-ack  | never; entries removed on ack  |
@@ -164,6 +165,8 @@ export interface StoreKeys {
   planVerdict(agentId: string): string;
   /** Zset of the block/control signals a session has not answered yet, scored by the end of their answer grace (epoch ms). */
   unansweredSignals(sessionId: string): string;
+  /** String (JSON) of the block/control signals a Claude Code session's last PreToolUse received, until its next hook tells what Claude Code did with them. */
+  claudeCodePendingAnswers(sessionId: string): string;
   /** Zset of the signals operators pushed to one agent that it has not answered, scored by the end of their delivery (epoch ms). */
   operatorSignals(agentId: string): string;
   /** Marks a `post-*` hook whose late aid was pushed (one delivery per hook). */
@@ -268,6 +271,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
     planVerdict: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}:verdict`,
     unansweredSignals: (sessionId: string) => `${prefix}:unanswered:{${part('session', sessionId)}}`,
+    claudeCodePendingAnswers: (sessionId: string) => `${prefix}:cc-answers:{${part('session', sessionId)}}`,
     operatorSignals: (agentId: string) => `${prefix}:operator-signals:{${part('agent', agentId)}}`,
     lateAid: (hookId: string) => `${prefix}:late-aid:{${part('hook', hookId)}}`,
     inbox: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}`,

@@ -72,6 +72,8 @@ interface Pending {
   record: SignalLogRecord;
   action?: ConsumptionAction;
   respondedAt?: string;
+  /** The response was inferred (a client that cannot report answers). */
+  inferred?: boolean;
 }
 
 function parseTime(name: string, value: string | undefined): number | undefined {
@@ -105,6 +107,9 @@ function matches(record: SignalLogRecord, filter: SignalLogFilter, sinceMs: numb
 /** The exported line of a signal, fields in the documented order (the six of docs/spec/signal-log.md#signal-log-lines first). */
 function toLine(pending: Pending): SignalLogLine {
   const { record, action, respondedAt } = pending;
+  // A client that cannot report answers: inferred when an answer was read from what it did next,
+  // not_reported while none was (see SignalAnswerOrigin).
+  const answer = action !== undefined ? (pending.inferred === true ? 'inferred' : undefined) : record.answer === 'not_reported' ? 'not_reported' : undefined;
   const { entry } = record;
   return {
     timestamp: entry.timestamp,
@@ -122,6 +127,7 @@ function toLine(pending: Pending): SignalLogLine {
     correlation_id: entry.hook_id ?? entry.signal_id ?? '',
     ...(record.latencyMs === undefined ? {} : { latency_ms: record.latencyMs }),
     ...(respondedAt === undefined ? {} : { responded_at: respondedAt }),
+    ...(answer === undefined ? {} : { answer }),
   };
 }
 
@@ -181,6 +187,7 @@ export async function exportSignalLog(redis: RedisClient, keys: StoreKeys, optio
         if (pending !== undefined && record.entry.action !== undefined) {
           pending.action = record.entry.action;
           pending.respondedAt = record.entry.timestamp;
+          if (record.answer === 'inferred') pending.inferred = true;
           waiting.delete(signalId);
         }
         continue;

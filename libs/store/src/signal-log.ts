@@ -7,7 +7,7 @@
  * nothing on append and bounds memory whatever the traffic. Export it elsewhere (JSONL, a
  * database) to keep more.
  */
-import { SignalLogEntrySchema, type SignalLogEntry } from '@ahp/protocol';
+import { SignalLogEntrySchema, type SignalAnswerOrigin, type SignalLogEntry } from '@ahp/protocol';
 import { StoreDataError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored } from './lua.js';
@@ -27,6 +27,8 @@ export interface SignalLogRecord {
   configVersion?: number;
   /** Time from the hook's arrival at the gateway to its decision (signal entries). */
   latencyMs?: number;
+  /** `not_reported` on a signal entry, `inferred` on a response entry: a client that cannot report answers (see SignalAnswerOrigin). */
+  answer?: SignalAnswerOrigin;
 }
 
 /** Options of {@link readSignalLog}. */
@@ -72,6 +74,8 @@ export function signalLogRecordFromFields(id: string, fields: Record<string, str
   if (configVersion !== undefined && configVersion > 0) record.configVersion = configVersion;
   const latencyMs = wholeNumber(fields['latency_ms']);
   if (latencyMs !== undefined) record.latencyMs = latencyMs;
+  const answer = fields['answer'];
+  if ((kind === 'signal' && answer === 'not_reported') || (kind === 'response' && answer === 'inferred')) record.answer = answer;
   return record;
 }
 

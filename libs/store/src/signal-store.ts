@@ -68,7 +68,7 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
       return signalRecordFromHash(fields, key);
     },
 
-    async respond(agentId: string, response: SignalResponse, now: number): Promise<SignalResponseOutcome> {
+    async respond(agentId: string, response: SignalResponse, now: number, origin?: 'inferred'): Promise<SignalResponseOutcome> {
       const checked = SignalResponseSchema.safeParse(response);
       if (!checked.success) throw new StoreInputError(`invalid signal response: ${describeIssues(checked.error.issues)}`);
       // The agent's free-form details are stored redacted (free-text.ts).
@@ -85,6 +85,7 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
           unansweredHead,
           unansweredTail,
           canonicalJson({ action: valid.action, ...(valid.details === undefined ? {} : { details: valid.details }) }),
+          origin ?? '',
         ]),
         key,
         respondSignal.name,

@@ -184,6 +184,8 @@ export interface BenchResults {
     scaling?: ScalingRow[];
     memory?: MemoryResult;
     capacity?: CapacityResult;
+    /** `ahp hook claude-code` as a process per call against the gateway (the command-hook phase). */
+    commandHook?: { roundTrip: Measured; cpu: CpuWindow };
     approvals?: ApprovalsResult;
     noisyNeighbour?: NoisyNeighbourResult;
     /** MCP tools/call one at a time, directly to the fixture and through the gateway, alternating (phases/mcp.ts). */

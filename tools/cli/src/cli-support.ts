@@ -2,40 +2,10 @@
  * What every `ahp` command shares: where it writes, its exit codes and errors, the global
  * options, the Redis connection, and text formatting.
  */
+import { CliError, EXIT, usageError, wholeNumber, type CliIo } from './cli-errors.js';
 import { connectRedis, createKeys, DEFAULT_KEY_PREFIX, type Logger, type RedisClient, type StoreKeys } from '@ahp/store';
 
-/** Exit codes of `ahp`. */
-export const EXIT = {
-  ok: 0,
-  /** The input is invalid: a configuration with issues, a file that cannot be read, an unknown version. */
-  invalid: 1,
-  /** The command line is wrong: unknown command or option, missing argument, bad value. */
-  usage: 2,
-  /** Redis, or the gateway for the commands that call one, cannot be reached (or went away during the command). */
-  redis: 3,
-} as const;
-
-/** Where the CLI writes and what it reads from its surroundings; injectable for tests. */
-export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-  env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
-}
-
-/** An error that ends the command with `exitCode` and prints `message` (no stack: it is for people). */
-export class CliError extends Error {
-  constructor(
-    readonly exitCode: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
-
-export const usageError = (message: string) => new CliError(EXIT.usage, message);
-export const invalidInput = (message: string) => new CliError(EXIT.invalid, message);
+export { CliError, EXIT, invalidInput, usageError, wholeNumber, type CliIo } from './cli-errors.js';
 
 /** Options every command takes (those about Redis are ignored by commands that do not use it). */
 export const GLOBAL_OPTIONS = {
@@ -140,14 +110,6 @@ export async function connectDeployment(values: GlobalValues, io: CliIo): Promis
       }
     },
   };
-}
-
-/** A whole number option value. */
-export function wholeNumber(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(value.trim())) throw usageError(`${name} must be a whole number, got ${JSON.stringify(value)}`);
-  const number = Number(value);
-  if (number < min || number > max) throw usageError(`${name} must be between ${min} and ${max}, got ${number}`);
-  return number;
 }
 
 /** Rows as left-aligned columns separated by two spaces; the first row is the header. */

@@ -30,7 +30,7 @@ export function runDelegated(name: string, args: readonly string[], io: Pick<Cli
   if (entry === undefined) return Promise.resolve(2);
   const program = join(root, entry.program);
   if (!existsSync(program)) {
-    io.stderr.write(`ahp: ${entry.program} is not built; run "npm run build" (or "npm start", which builds what it needs) first\n`);
+    io.stderr.write(`ahp: ${entry.program} is not there: "ahp ${name}" runs from a checkout of the repository, after "npm run build" (or "npm start", which builds what it needs)\n`);
     return Promise.resolve(1);
   }
   return new Promise((resolve) => {

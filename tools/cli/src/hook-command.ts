@@ -9,9 +9,11 @@
  * events fail open with a `systemMessage`, as the protocol's default failure policy does for them.
  * Input that is not a hook at all exits 2, which Claude Code treats as a blocking error.
  */
-import { ClaudeCodeHookOutputSchema, type ClaudeCodeHookOutput } from '@ahp/protocol';
-import { CliError, EXIT, type CliIo } from './cli-support.js';
-import { callGateway, tokenFrom, type GatewayValues } from './gateway-client.js';
+// The subpath and the http module keep this command's imports to zod and one schema file: Claude
+// Code starts it once per tool call, so what it loads is paid on every call (see hook-main.ts).
+import { ClaudeCodeHookOutputSchema, type ClaudeCodeHookOutput } from '@ahp/protocol/claude-code-output';
+import { CliError, EXIT, type CliIo } from './cli-errors.js';
+import { requestGateway, tokenFrom, type GatewayValues } from './gateway-http.js';
 
 /** Claude Code hook inputs carry tool inputs (whole files for Write); anything larger is not a hook. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -36,6 +38,13 @@ async function readAll(stdin: AsyncIterable<Buffer | string>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** `, E_UNAUTHORIZED` when a refusal body names a code; only for the message on stderr. */
+function errorCode(json: unknown): string {
+  const error = typeof json === 'object' && json !== null ? (json as Record<string, unknown>)['error'] : undefined;
+  const code = typeof error === 'object' && error !== null ? (error as Record<string, unknown>)['code'] : undefined;
+  return typeof code === 'string' ? `, ${code.slice(0, 64)}` : '';
+}
+
 /** The answer when the gateway could not be asked: deny a tool call, let anything else through with a notice. */
 export function unreachableAnswer(event: unknown, cause: string): ClaudeCodeHookOutput {
   const reason = `AHP could not be asked (${cause}); denied because tool calls fail closed`;
@@ -55,8 +64,9 @@ export async function hookClaudeCode(values: GatewayValues, io: CliIo, stdin: As
   const event = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['hook_event_name'] : undefined;
   let output: ClaudeCodeHookOutput;
   try {
-    const answer = await callGateway(io, values, tokenFrom(io, 'AHP_TOKEN'), 'POST', '/v1/hooks/claude-code', input, HOOK_TIMEOUT_MS);
-    const parsed = ClaudeCodeHookOutputSchema.safeParse(answer);
+    const answer = await requestGateway(io, values, tokenFrom(io, 'AHP_TOKEN'), 'POST', '/v1/hooks/claude-code', input, HOOK_TIMEOUT_MS);
+    if (!answer.ok) throw new CliError(EXIT.invalid, `the gateway refused the hook (HTTP ${answer.status}${errorCode(answer.json)})`);
+    const parsed = ClaudeCodeHookOutputSchema.safeParse(answer.json);
     if (!parsed.success) throw new CliError(EXIT.invalid, 'the gateway answered with something that is not a Claude Code hook output');
     output = parsed.data;
   } catch (error) {

@@ -7,7 +7,9 @@ import { CliError, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, type CliIo } from './cli-s
 import { DELEGATED_COMMANDS, runDelegated } from './delegated-commands.js';
 import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
 import { GATEWAY_OPTIONS } from './gateway-client.js';
+import { doctor, type DoctorValues } from './doctor-command.js';
 import { hookClaudeCode } from './hook-command.js';
+import { initClaudeCode, type InitValues } from './init-command.js';
 import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
 import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
 import type { TokenValues } from './token-commands.js';
@@ -151,6 +153,62 @@ ${GATEWAY_HELP} (default 10000)`,
       run: (_args, values, io) => hookClaudeCode(values, io),
     },
   },
+  init: {
+    'claude-code': {
+      args: '',
+      summary: 'set Claude Code up to ask AHP: token, hooks in .claude/settings.json, merged',
+      options: {
+        ...GATEWAY_OPTIONS,
+        project: { type: 'boolean' },
+        user: { type: 'boolean' },
+        command: { type: 'boolean' },
+        token: { type: 'string' },
+        agent: { type: 'string' },
+        name: { type: 'string' },
+        team: { type: 'string' },
+        role: { type: 'string' },
+        environment: { type: 'string' },
+        file: { type: 'string' },
+      },
+      positionals: 0,
+      help: `Writes the AHP hooks of every Claude Code event the gateway maps (PreToolUse, PostToolUse,
+UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact) into the settings
+file, merged with what is there: other hooks and settings stay, the AHP hooks of an earlier run
+are replaced, so running it again changes nothing. The agent token goes into the env of the
+personal settings (.claude/settings.local.json; with --user, ~/.claude/settings.json), never
+into the shared project file. Then run "ahp doctor". See docs/claude-code.md.
+
+Options:
+  --project        this project: .claude/settings.json in the current folder (default)
+  --user           every project of this user: ~/.claude/settings.json
+  --command        command hooks (ahp hook claude-code) instead of HTTP hooks
+  --token TOKEN    the agent token to use (one you were given)
+  --file PATH      or mint one into the gateway's agent tokens file (AHP_AGENT_TOKENS_FILE) …
+  --agent ID       … for this agent id (with --name, --team, --role, --environment as in
+                   "ahp tokens agent"); then reload the gateways (SIGHUP)
+${GATEWAY_HELP}`,
+      run: (_args, values, io) => initClaudeCode(values as InitValues, io),
+    },
+  },
+  doctor: {
+    'claude-code': {
+      args: '',
+      summary: 'check the Claude Code set-up: gateway ready, token accepted, a dry-run hook answered',
+      options: { ...GATEWAY_OPTIONS, user: { type: 'boolean' } },
+      positionals: 0,
+      help: `Reaches the gateway (GET /readyz), then sends one dry-run PreToolUse (tool "AhpDoctor", in a
+session of its own that it closes again) with the agent token and checks that the oracles, not
+the failure policy, answered it. The gateway and the token come from --gateway / AHP_GATEWAY_URL
+and AHP_TOKEN, else from the settings "ahp init claude-code" wrote. "ahp doctor" is short for
+"ahp doctor claude-code". Exit 0 when all pass, 1 when a check fails, 3 when the gateway
+cannot be reached.
+
+Options:
+  --user           read the user's settings (~/.claude/settings.json) instead of the project's
+${GATEWAY_HELP}`,
+      run: (_args, values, io) => doctor(values as DoctorValues, io),
+    },
+  },
   agents: {
     list: {
       args: '',
@@ -250,6 +308,8 @@ const GROUP_SUMMARY: Record<string, string> = {
   config: 'the hooks configuration: validate, publish and inspect versions',
   log: 'the signal log: export and statistics',
   hook: 'agent hooks answered by the control plane (Claude Code command hooks)',
+  init: 'set an agent up to ask AHP (Claude Code)',
+  doctor: 'check that an agent set up by "ahp init" is answered',
   agents: 'connected agents (operator API)',
   requests: 'list, approve and reject requests (operator API)',
   tokens: 'mint agent and operator tokens',
@@ -321,7 +381,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     } catch (error) {
       throw new CliError(EXIT.usage, error instanceof Error ? error.message : String(error));
     }
-    const [group, name] = loose.positionals;
+    const [group, named] = loose.positionals;
+    // `ahp doctor` alone checks Claude Code, the one client it knows.
+    const name = group === 'doctor' && named === undefined && !(loose.values['help'] === true) ? 'claude-code' : named;
     const wantsHelp = loose.values['help'] === true;
     if (group === undefined) {
       (wantsHelp ? io.stdout : io.stderr).write(mainHelp());
@@ -347,7 +409,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     } catch (error) {
       throw new CliError(EXIT.usage, `${error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error)}; see ahp ${group} ${name} --help`);
     }
-    const args = strict.positionals.slice(2);
+    const args = strict.positionals.slice(named === undefined ? 1 : 2);
     if (args.length > command.positionals) throw new CliError(EXIT.usage, `unexpected argument "${args[command.positionals]}"; see ahp ${group} ${name} --help`);
     if (args.length < command.positionals) throw new CliError(EXIT.usage, `missing ${command.args}; see ahp ${group} ${name} --help`);
     return await command.run(args, strict.values, io);

@@ -38,7 +38,7 @@ function operatorScope(values: TokenValues): { scope?: { teams?: string[]; reque
   return { scope: { ...(teams === undefined ? {} : { teams }), ...(requestTypes === undefined ? {} : { request_types: requestTypes }) } };
 }
 
-const RELOAD_HINT = 'send SIGHUP to every gateway (or restart them) so they load it';
+export const RELOAD_HINT = 'send SIGHUP to every gateway (or restart them) so they load it';
 
 /** The file's JSON, or `empty` when it does not exist yet. */
 async function readJson(path: string, empty: unknown): Promise<unknown> {
@@ -82,8 +82,11 @@ function report(io: CliIo, values: TokenValues, kind: 'agent' | 'operator', id: 
   return EXIT.ok;
 }
 
-/** `ahp tokens agent <id>`: exit 1 when the file is invalid or already has this id. */
-export async function tokensAgent(id: string, values: TokenValues, io: CliIo): Promise<number> {
+/**
+ * Mints an agent token and appends its entry to `values.file` (validated before anything is
+ * written); returns the token, which exists nowhere else. Used by `tokens agent` and `init claude-code`.
+ */
+export async function mintAgentToken(id: string, values: TokenValues): Promise<{ token: string; file: string }> {
   const file = required(values, 'file');
   const name = required(values, 'name');
   if (values.role !== undefined && values.role !== 'lead' && values.role !== 'teammate') throw usageError('--role must be lead or teammate');
@@ -101,6 +104,12 @@ export async function tokensAgent(id: string, values: TokenValues, io: CliIo): P
   const next = AgentTokensFileSchema.safeParse({ agents: [...current.data.agents, entry] });
   if (!next.success) throw issues(file, next.error);
   await replaceFile(file, next.data);
+  return { token, file };
+}
+
+/** `ahp tokens agent <id>`: exit 1 when the file is invalid or already has this id. */
+export async function tokensAgent(id: string, values: TokenValues, io: CliIo): Promise<number> {
+  const { token, file } = await mintAgentToken(id, values);
   return report(io, values, 'agent', id, file, token);
 }
 

@@ -1,5 +1,5 @@
 /**
- * The built `ahp` CLI (dist/cli.js) as a process for the daily-work commands: `hook claude-code`
+ * The built `ahp` CLI (bin/ahp.js over dist/) as a process for the daily-work commands: `hook claude-code`
  * against a small HTTP server playing the gateway (and against no gateway at all), the operator
  * commands against the same fake, and `tokens` writing real tokens files.
  */
@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { AgentTokensFileSchema, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+// bin/ahp.js, as installed: it routes `hook claude-code` to the small hook entry and the rest to dist/cli.js.
+const CLI = join(import.meta.dirname, '..', 'bin', 'ahp.js');
 
 interface Run {
   code: number | null;

@@ -68,6 +68,12 @@ function AgentRow({ agent, now }: { agent: FleetAgent; now: number }) {
     <tr data-agent-id={id}>
       <th scope="row" data-label="Agent">
         <Link href={`/agents/${encodeURIComponent(id)}`}>{name}</Link> <code className="muted">{id}</code>
+        {agent.client === 'claude-code' ? (
+          <span className="muted" title="Claude Code hooks over HTTP: present while it sends hooks, answers inferred where its next hook tells them, otherwise not reported by this client">
+            {' '}
+            · Claude Code (answers inferred or not reported)
+          </span>
+        ) : null}
       </th>
       <td data-label="Status">
         <StatusBadge status={displayStatus(agent, now)} />

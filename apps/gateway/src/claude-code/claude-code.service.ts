@@ -8,7 +8,9 @@ import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
+import { ClaudeCodeAnswers } from './claude-code-answers.js';
 import { CLAUDE_CODE_TRIGGERS, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
+import { ClaudeCodePresence } from './claude-code-presence.js';
 
 /**
  * The gateway session of a Claude Code session: derived from the agent and Claude Code's
@@ -29,6 +31,8 @@ export class ClaudeCodeService {
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
+    @Inject(ClaudeCodePresence) private readonly presence: ClaudeCodePresence,
+    @Inject(ClaudeCodeAnswers) private readonly answers: ClaudeCodeAnswers,
   ) {
     this.log = logger.child({ component: 'claude-code' });
   }
@@ -72,6 +76,9 @@ export class ClaudeCodeService {
       return toClaudeCodeOutput(input, decision);
     }
     if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
+    // The session is in the fleet before the hook is (the fleet row must exist for its activity),
+    // and the signals of its previous PreToolUse are answered from this hook before it is evaluated.
+    await Promise.all([this.presence.seen(agent, session.sessionId, input.hook_event_name), this.answers.infer(agent.id, session.sessionId, input)]);
     const decision = await this.hooks.evaluate({
       agent,
       sessionId: session.sessionId,
@@ -79,6 +86,7 @@ export class ClaudeCodeService {
       context,
       deadlineMs: this.config.claudeCodeDeadlineMs,
     });
+    await this.answers.remember(session.sessionId, input, decision);
     return toClaudeCodeOutput(input, decision);
   }
 }

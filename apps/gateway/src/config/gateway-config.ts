@@ -135,6 +135,7 @@ export const GatewayEnvSchema = z.object({
   AHP_HOOK_DEADLINE_MS: intVar(1, FRAME_LIMITS.maxHookDeadlineMs, 10_000),
   AHP_HOOK_DEADLINES: jsonVar(z.partialRecord(HookTriggerSchema, deadlineMs)),
   AHP_CLAUDE_CODE_DEADLINE_MS: intVar(100, FRAME_LIMITS.maxHookDeadlineMs, 8000),
+  AHP_CLAUDE_CODE_PRESENCE_TTL_MS: intVar(10_000, 24 * 60 * 60 * 1000, 900_000),
   AHP_FAILURE_POLICIES: jsonVar(z.partialRecord(HookTriggerSchema, FailurePolicySchema)),
   AHP_HEARTBEAT_MS: intVar(1000, 10 * 60 * 1000, 15_000),
   AHP_HELLO_TIMEOUT_MS: intVar(100, 10 * 60 * 1000, 10_000),
@@ -187,6 +188,8 @@ export interface GatewayConfig {
    * @defaultValue 8000
    */
   claudeCodeDeadlineMs: number;
+  /** How long a Claude Code session stays in presence after its last hook (AHP_CLAUDE_CODE_PRESENCE_TTL_MS). */
+  claudeCodePresenceTtlMs: number;
   failurePolicies: Readonly<Partial<Record<HookTrigger, FailurePolicy>>>;
   heartbeatMs: number;
   helloTimeoutMs: number;
@@ -288,6 +291,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     default: '8000',
     description:
       'Longest wait of POST /v1/hooks/claude-code before it answers with the failure policy (fail_closed: an explicit deny); keep it below the hook timeout set in Claude Code.',
+  },
+  AHP_CLAUDE_CODE_PRESENCE_TTL_MS: {
+    required: false,
+    default: '900000',
+    description:
+      'How long a Claude Code session stays in the fleet (idle) after its last hook; Claude Code has no connection, so its presence is refreshed by hooks and ages out when the session goes quiet.',
   },
   AHP_FAILURE_POLICIES: {
     required: false,
@@ -428,6 +437,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     hookDeadlineMs: e.AHP_HOOK_DEADLINE_MS,
     hookDeadlines: Object.freeze({ ...(e.AHP_HOOK_DEADLINES ?? {}) }),
     claudeCodeDeadlineMs: e.AHP_CLAUDE_CODE_DEADLINE_MS,
+    claudeCodePresenceTtlMs: e.AHP_CLAUDE_CODE_PRESENCE_TTL_MS,
     failurePolicies: Object.freeze({ ...(e.AHP_FAILURE_POLICIES ?? {}) }),
     heartbeatMs: e.AHP_HEARTBEAT_MS,
     helloTimeoutMs: e.AHP_HELLO_TIMEOUT_MS,

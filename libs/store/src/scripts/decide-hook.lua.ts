@@ -30,6 +30,10 @@ export const DECIDE_HOOK_LUA = `--[[
   then, for signal i, ARGV[16 + 6(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
   '1' when the agent must answer it (block or control, see mustAnswer) else '0'
 
+  A hook opened with answers = '0' comes from a client that cannot report answers (Claude Code's
+  hooks): its signal-log entries carry answer = 'not_reported', so that the log does not count
+  them as unanswered (an inferred answer may still follow, see respond-signal).
+
   A signal the agent must answer is added, when the hook was opened with answers = '1', to the
   session's unanswered set <prefix>:unanswered:{<session>} with score decided_at + grace, which
   open-hook reads and respond-signal empties; like the decision stream, its name is built here
@@ -104,6 +108,10 @@ for i = 1, #KEYS - 2 do
   local entry = { 'kind', 'signal', 'timestamp', ARGV[6], 'hook', trigger, 'intensity', intensity,
     'source', source, 'consumed', '0', 'signal_id', signalId, 'hook_id', hookId,
     'type', signalType, 'agent_id', agent, 'session_id', session }
+  if h[10] == '0' then
+    entry[#entry + 1] = 'answer'
+    entry[#entry + 1] = 'not_reported'
+  end
   if rule ~= '' then
     entry[#entry + 1] = 'rule'
     entry[#entry + 1] = rule

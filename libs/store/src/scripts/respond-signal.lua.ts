@@ -15,6 +15,8 @@ export const RESPOND_SIGNAL_LUA = `--[[
   ARGV[8]  unanswered-signals key after the session id (})
   ARGV[9]  the answer as canonical JSON: action and details, without consumed_at (a re-send
            stamps the time again and is still the same answer); stored as field 'answer'
+  ARGV[10] 'inferred' when the control plane inferred the answer from what a client that cannot
+           report answers did next (written to the log entry as answer = 'inferred'), else ''
 
   Checks, in this order, and returns
     { 'not_found' }                 no record (never sent, or expired)
@@ -61,6 +63,7 @@ answered()
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*',
   'kind', 'response', 'timestamp', ARGV[5], 'hook', r[4] or '', 'intensity', r[2],
   'source', r[5] or '', 'consumed', '1', 'action', ARGV[4], 'signal_id', r[6] or '',
-  'hook_id', r[7] or '', 'type', r[8] or '', 'agent_id', r[1], 'session_id', r[9] or '')
+  'hook_id', r[7] or '', 'type', r[8] or '', 'agent_id', r[1], 'session_id', r[9] or '',
+  'answer', ARGV[10] or '')
 return { 'recorded', redis.call('HGETALL', record) }
 `;

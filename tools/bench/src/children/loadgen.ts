@@ -64,7 +64,7 @@ function create(spec: Exclude<TargetSpec, { name: 'raw' }>): Promise<LoadTarget>
     case 'bullmq':
       return openBullmqTarget(spec);
     case 'spawn':
-      return openSpawnTarget(spec.script);
+      return openSpawnTarget(spec);
     case 'eval':
       return openEvalTarget(spec.workspaceRoot);
     case 'sdk':

@@ -25,7 +25,16 @@ export type TargetSpec =
       envelope: EchoEnvelope;
     }
   | { name: 'bullmq'; redisUrl: string; prefix: string; queue: string; replyStream: string }
-  | { name: 'spawn'; script: string }
+  | {
+      name: 'spawn';
+      script: string;
+      /** Arguments after the script (e.g. `hook claude-code --gateway …`). */
+      args?: string[];
+      /** Variables added to the child's environment (e.g. AHP_TOKEN). */
+      env?: Record<string, string>;
+      /** What the child reads on stdin; by default the workload's first event as a PreToolUse. */
+      input?: string;
+    }
   | { name: 'eval'; workspaceRoot: string }
   | { name: 'sdk'; urls: string[]; logins: AgentLogin[] }
   | { name: 'approval'; agentUrl: string; login: AgentLogin; operatorUrl: string; operatorToken: string }

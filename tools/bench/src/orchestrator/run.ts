@@ -11,6 +11,7 @@ import { mintCredentials, writeTokensFile } from '@ahp/stack';
 import type { AgentLogin } from '../loadgen/protocol.js';
 import { approvals } from '../phases/approvals.js';
 import { bullmqBaseline } from '../phases/bullmq-baseline.js';
+import { commandHook } from '../phases/command-hook.js';
 import { connections } from '../phases/connections.js';
 import { decisionLatency } from '../phases/decision-latency.js';
 import { nestBaseline, wsBaseline } from '../phases/echo-baselines.js';
@@ -64,6 +65,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
     evalBaseline,
     rulesPhase,
     decisionLatency,
+    commandHook,
     productThroughput,
     workerScaling,
     ...(plan.profileMs > 0 ? [cpuProfilePhase(resultsDir)] : []),

@@ -91,6 +91,7 @@ export function renderTable(results: BenchResults): string {
 
   lines.push('', `${pad('PRODUCT', 46)}${pad('p50', 11)}${pad('p99', 11)}${pad('p99.9', 11)}throughput`);
   lines.push(row('decision round trip, one at a time', product.decision?.roundTrip));
+  lines.push(row('ahp hook claude-code, a process per call', product.commandHook?.roundTrip));
   lines.push(
     row(
       `flat out (${product.saturation?.concurrency ?? '—'} in flight)`,

@@ -25,6 +25,24 @@ const TABLE_ROWS = 200;
 /** Lines in one export (the API's maximum). */
 const EXPORT_LIMIT = 10_000;
 
+/**
+ * A line's answer: the action (marked "inferred" when the control plane read it from what a client
+ * that cannot report answers did next), "not reported by this client" for such a client's signal
+ * with no inferable answer, else "unanswered" (docs/claude-code.md, "Answers").
+ */
+function AnswerCell({ line }: { line: SignalLogLine }) {
+  if (line.action) {
+    return (
+      <span>
+        <code>{line.action}</code>
+        {line.answer === 'inferred' ? <span className="muted"> · inferred</span> : null}
+      </span>
+    );
+  }
+  if (line.answer === 'not_reported') return <span className="muted">not reported by this client</span>;
+  return <span className="muted">unanswered</span>;
+}
+
 function GroupTable({ title, groups }: { title: string; groups: Record<string, SignalLogGroupStats> }) {
   const entries = Object.entries(groups).sort((a, b) => b[1].signals - a[1].signals);
   if (entries.length === 0) return null;
@@ -38,6 +56,9 @@ function GroupTable({ title, groups }: { title: string; groups: Record<string, S
             <th scope="col">Signals</th>
             <th scope="col">Answered</th>
             <th scope="col">Unanswered</th>
+            <th scope="col" title="signals of clients that cannot report answers (Claude Code), where nothing it did next told the answer">
+              Not reported
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -49,6 +70,7 @@ function GroupTable({ title, groups }: { title: string; groups: Record<string, S
               <td>{group.signals}</td>
               <td>{group.consumed}</td>
               <td>{group.unanswered}</td>
+              <td>{group.not_reported ?? 0}</td>
             </tr>
           ))}
         </tbody>
@@ -93,7 +115,9 @@ function LinesTable({ lines }: { lines: SignalLogLine[] }) {
                 {line.source}
                 {line.rule ? <span className="muted"> · {line.rule}</span> : null}
               </td>
-              <td data-label="Answer">{line.action ? <code>{line.action}</code> : <span className="muted">unanswered</span>}</td>
+              <td data-label="Answer">
+                <AnswerCell line={line} />
+              </td>
               <td data-label="Latency">{formatMs(line.latency_ms)}</td>
             </tr>
           ))}
@@ -157,6 +181,10 @@ export function SignalsView() {
             <div className="count">
               <dt>Unanswered</dt>
               <dd>{stats.data.total.unanswered}</dd>
+            </div>
+            <div className="count">
+              <dt>Not reported by the client</dt>
+              <dd>{stats.data.total.not_reported ?? 0}</dd>
             </div>
             <div className="count">
               <dt>Latency p50 / p95</dt>

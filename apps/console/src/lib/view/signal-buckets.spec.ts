@@ -55,4 +55,13 @@ describe('responseBreakdown', () => {
       { intensity: 'control', signals: 2, segments: [{ label: 'accept_modification', count: 2 }] },
     ]);
   });
+
+  it('counts the signals a client could not report apart from the unanswered ones', () => {
+    const stats: Pick<SignalLogStats, 'by_intensity'> = {
+      by_intensity: { control: { signals: 3, consumed: 1, unanswered: 0, not_reported: 2, inferred: 1, intensities: { control: 3 }, actions: { accept_modification: 1 } } },
+    };
+    expect(responseBreakdown(stats)).toEqual([
+      { intensity: 'control', signals: 3, segments: [{ label: 'accept_modification', count: 1 }, { label: 'not reported by the client', count: 2 }] },
+    ]);
+  });
 });

@@ -62,7 +62,7 @@ export interface IntensityResponses {
   segments: ResponseSegment[];
 }
 
-/** For each intensity with signals: its answers per action (in the protocol's order), then the unanswered ones. */
+/** For each intensity with signals: its answers per action (in the protocol's order), then the unanswered ones, then those a client could not report (Claude Code). */
 export function responseBreakdown(stats: Pick<SignalLogStats, 'by_intensity'>): IntensityResponses[] {
   const result: IntensityResponses[] = [];
   for (const intensity of INTENSITIES) {
@@ -72,6 +72,7 @@ export function responseBreakdown(stats: Pick<SignalLogStats, 'by_intensity'>): 
       .map((action) => ({ label: action, count: group.actions[action] ?? 0 }))
       .filter((segment) => segment.count > 0);
     if (group.unanswered > 0) segments.push({ label: 'unanswered', count: group.unanswered });
+    if ((group.not_reported ?? 0) > 0) segments.push({ label: 'not reported by the client', count: group.not_reported ?? 0 });
     result.push({ intensity, signals: group.signals, segments });
   }
   return result;

@@ -1,0 +1,53 @@
+/**
+ * The entry of `ahp hook claude-code` (bin/ahp.js routes the command here). Claude Code starts a
+ * command hook once per tool call, so everything this file loads is paid on every call: it
+ * imports the hook command, node's `fetch` and one zod schema, not the Redis client, the rule
+ * engine or the rest of the protocol that the full CLI (cli.js) loads.
+ *
+ * Only the JSON answer goes to stdout (Claude Code parses it); diagnostics go to stderr. Anything
+ * this entry does not recognise — `--help`, an unknown option — is handed to the full CLI, so the
+ * messages and exit codes stay those of `ahp`.
+ */
+import { parseArgs } from 'node:util';
+import { EXIT, CliError } from './cli-errors.js';
+import { GATEWAY_OPTIONS } from './gateway-http.js';
+import { hookClaudeCode } from './hook-command.js';
+
+/** The options `ahp hook claude-code` takes, as the full CLI defines them (its global ones are accepted and ignored). */
+const OPTIONS = {
+  ...GATEWAY_OPTIONS,
+  'redis-url': { type: 'string' },
+  prefix: { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** The parsed options of a plain hook call, or undefined when the full CLI should handle the command line. */
+export function plainHookCall(argv: readonly string[]): { gateway?: string | undefined; timeout?: string | undefined } | undefined {
+  try {
+    const parsed = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
+    if (parsed.positionals.length !== 2 || parsed.positionals[0] !== 'hook' || parsed.positionals[1] !== 'claude-code') return undefined;
+    return { gateway: parsed.values.gateway, timeout: parsed.values.timeout };
+  } catch {
+    return undefined;
+  }
+}
+
+const values = plainHookCall(process.argv.slice(2));
+if (values === undefined) {
+  // The full CLI runs the command line itself and exits; its module is a sibling of this one
+  // both here and in the packed package (never bundled into this entry).
+  await import('./cli.js');
+} else {
+  let code: number;
+  const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  try {
+    code = await hookClaudeCode(values, io);
+  } catch (error) {
+    // Only input that is not a hook gets here (exit 2: Claude Code blocks); never a gateway failure.
+    const cliError = error instanceof CliError ? error : new CliError(EXIT.usage, error instanceof Error ? error.message : String(error));
+    process.stderr.write(`ahp: ${cliError.message}\n`);
+    code = cliError.exitCode;
+  }
+  process.exit(code);
+}
