@@ -106,7 +106,7 @@ export function ahpToolApproval<TOOLS extends ToolSet>(binding: AhpToolBinding<T
     if (binding.tools[toolCall.toolName]?.execute === undefined) return 'not-applicable';
     const input = asObject(toolCall.input);
     const check = await checkToolCall(binding.options.client, toolCall.toolName, input, { waitForApproval: false, ...extraOf(binding.options) });
-    binding.firstRounds.set(toolCall.toolCallId, { check, input });
+    remember(binding.firstRounds, toolCall.toolCallId, { check, input });
     return check.verdict === 'await_approval' ? { type: 'user-approval', reason: check.message } : 'not-applicable';
   };
 }
@@ -147,6 +147,19 @@ export async function approveWhenDecided<TOOLS extends ToolSet>(
     responses.push({ type: 'tool-approval-response', approvalId: part.approvalId, approved: true, reason: `AHP request ${pending.requestId} decided` });
   }
   return responses.length === 0 ? undefined : { role: 'tool', content: responses };
+}
+
+/** How many first rounds a binding remembers (a conversation that was abandoned leaves its own). */
+const MAX_REMEMBERED = 1_000;
+
+/** Sets `key`, forgetting the oldest entries beyond {@link MAX_REMEMBERED}: abandoned calls cannot grow memory without bound. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const oldest of map.keys()) {
+    if (map.size <= MAX_REMEMBERED) break;
+    map.delete(oldest);
+  }
 }
 
 function extraOf(options: AhpToolsOptions): { extra?: JsonObject } {

@@ -61,9 +61,9 @@ function wrapFunctionTool(tool: FunctionTool<unknown, never, unknown>, options: 
     needsApproval: async (runContext, input, callId) => {
       const asked = asObject(input);
       const check = await checkToolCall(options.client, tool.name, asked, { waitForApproval: false, ...extraOf(options) });
-      if (callId !== undefined) checks.set(callId, { check, input: asked });
+      if (callId !== undefined) remember(checks, callId, { check, input: asked });
       if (check.verdict === 'await_approval') {
-        if (callId !== undefined) approvals.set(callId, { requestId: check.requestId, deadline: check.deadline });
+        if (callId !== undefined) remember(approvals, callId, { requestId: check.requestId, deadline: check.deadline });
         return true;
       }
       // Allowed or blocked by AHP: the tool's own approval policy still applies to what may run.
@@ -150,6 +150,19 @@ export function ahpInputGuardrail(client: ToolGuardClient & Pick<AhpClient, 'hoo
       return { tripwireTriggered: !result.allowed, outputInfo: result.allowed ? { warnings: result.warnings } : { reason: result.block.reason, source: result.block.source } };
     },
   };
+}
+
+/** How many calls the adapter remembers between the SDK's approval question and the call (runs that were abandoned leave theirs). */
+const MAX_REMEMBERED = 1_000;
+
+/** Sets `key`, forgetting the oldest entries beyond {@link MAX_REMEMBERED}: abandoned runs cannot grow memory without bound. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const oldest of map.keys()) {
+    if (map.size <= MAX_REMEMBERED) break;
+    map.delete(oldest);
+  }
 }
 
 function extraOf(options: WithAhpOptions): { extra?: JsonObject } {
