@@ -5,9 +5,11 @@
  * tokens and the hooks configuration the test gives. An operator decides approvals through the
  * gateway's real operator API, as the console does.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findWorkspaceRoot } from '@ahp/embedded-redis';
 import { uniqueKeyPrefix } from '@ahp/embedded-redis/testing';
 import {
   OperatorTokensFileSchema,
@@ -173,3 +175,28 @@ hooks:
               deadline: 5m
               message: "a refund of {{ tool.input.amount }} needs an operator's approval"
 `;
+
+/**
+ * Type-checks the first `ts` block of a package's README — the snippet a newcomer pastes — as a
+ * module of the package (so `@ahp/…` and the framework resolve as for a user), with `declarations`
+ * standing in for the application's own functions. Resolves with tsc's diagnostics ('' when clean).
+ */
+export async function typecheckReadmeSnippet(packageDir: string, declarations: string): Promise<string> {
+  const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+  const snippet = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (snippet === undefined) throw new Error(`${packageDir}/README.md has no ts snippet`);
+  const dir = await mkdtemp(join(packageDir, '.readme-check-'));
+  try {
+    await writeFile(join(dir, 'snippet.ts'), `${snippet}\n${declarations}\nexport {};\n`);
+    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { noEmit: true, noUnusedLocals: false }, include: ['snippet.ts'] }));
+    const tsc = join(findWorkspaceRoot(), 'node_modules', 'typescript', 'bin', 'tsc');
+    return await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { timeout: 120_000 }, (error, stdout) => {
+        if (error !== null && stdout === '') reject(error);
+        else resolve(stdout.trim());
+      });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
