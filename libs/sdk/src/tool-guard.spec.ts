@@ -4,7 +4,7 @@
  * and that every way of not knowing ends in a block. The adapters' integration tests run the same
  * functions against a gateway and a worker.
  */
-import type { ConsumptionAction, HookDecision, JsonObject, Signal } from '@ahp/protocol';
+import { SignalSchema, type ConsumptionAction, type HookDecision, type JsonObject, type Signal } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { decisionFor, failClosedFor, signalOf } from '../test/support/fixtures.js';
 import { toHookResult, type HookOptions, type HookResult } from './client.js';
@@ -83,6 +83,25 @@ describe('checkToolCall', () => {
     const { client, answers } = clientAnswering(() => broken);
     const check = await checkToolCall(client, 'bash', INPUT);
     expect(check.verdict).toBe('block');
+    expect(answers).toEqual([{ signal: control.header.id, action: 'reject_modification' }]);
+  });
+
+  it('an approval wait is left to the approval, while a control merged into the same decision is answered', async () => {
+    const control = signalOf('control');
+    const waiting = SignalSchema.parse({
+      ...signalOf('block', 'risky-commands'),
+      payload: {
+        level: 'blocking',
+        decision: 'deny',
+        reason: 'needs an operator',
+        resolvable: true,
+        resolution_path: ['wait'],
+        resolution: { kind: 'await_approval', request_id: 'req_tool_1', deadline: '2026-02-09T10:15:00Z' },
+      },
+    });
+    const { client, answers } = clientAnswering(() => decisionFor('h1', 'pre-tool-use', [waiting, control]));
+    const check = await checkToolCall(client, 'bash', INPUT, { waitForApproval: false });
+    expect(check).toMatchObject({ verdict: 'await_approval', requestId: 'req_tool_1', reason: 'needs an operator' });
     expect(answers).toEqual([{ signal: control.header.id, action: 'reject_modification' }]);
   });
 

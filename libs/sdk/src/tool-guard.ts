@@ -95,6 +95,9 @@ export async function checkToolCall(client: ToolGuardClient, name: string, input
   if (!result.allowed) {
     const waiting = result.block.awaitingApproval;
     if (waiting !== undefined) {
+      // The wait itself is answered by the approval; what other oracles said about this attempt
+      // (a control merged in, a warning) is answered now, since the call does not run on it.
+      await answerSignals(client, result.signals, { block: 'retry_after_fix', control: 'reject_modification', prompt: 'acknowledge' });
       return {
         verdict: 'await_approval',
         requestId: waiting.requestId,
