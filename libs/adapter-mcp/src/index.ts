@@ -4,3 +4,5 @@
  */
 export { MAX_WAIT_SECONDS, createAhpMcpServer } from './server.js';
 export type { AhpMcpClient, AhpMcpServerOptions } from './server.js';
+export { serveAhpMcpHttp } from './http.js';
+export type { AhpMcpHttpOptions, AhpMcpHttpServer } from './http.js';

@@ -4,9 +4,13 @@
 // in-memory transport, and as the built `ahp-mcp` command over stdio — and an MCP client plays a
 // scripted agent: it asks before each of its own tools, runs them only when allowed, and waits
 // for the operator, who decides through the gateway's operator API.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Plan } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
@@ -164,6 +168,43 @@ describe('the AHP MCP server', () => {
       expect((await call<{ messages: unknown[] }>(overStdio, 'ahp_read_inbox', {})).messages).toEqual([]);
     } finally {
       await overStdio.close();
+    }
+  });
+
+  it('ahp-mcp --http serves the tools over Streamable HTTP to callers with the agent token only', async () => {
+    const token = stack.token('agent-2');
+    const child = spawn(process.execPath, [CLI, '--http'], { env: { PATH: process.env['PATH'] ?? '', AHP_URL: stack.agentUrl, AHP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const lines = createInterface({ input: child.stderr });
+      const url = await new Promise<string>((resolve, reject) => {
+        lines.on('line', (line) => {
+          const ready = JSON.parse(line) as { ready?: boolean; url?: string };
+          if (ready.ready === true && ready.url !== undefined) resolve(ready.url);
+        });
+        child.once('exit', (code) => reject(new Error(`ahp-mcp exited with ${String(code)}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+
+      // Without the token, and with another agent's token: refused before MCP sees anything.
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      expect((await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) })).status).toBe(401);
+      expect((await fetch(url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${stack.token('agent-1')}` }, body: JSON.stringify(initialize) })).status).toBe(401);
+
+      const overHttp = new Client({ name: 'http-agent', version: '1.0.0' });
+      await overHttp.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      try {
+        const rewritten = await call<Verdict>(overHttp, 'ahp_check_tool_call', { tool: 'deploy', input: { service: 'web', env: 'production' } });
+        expect(rewritten).toMatchObject({ verdict: 'allow', input: { service: 'web', env: 'staging' } });
+      } finally {
+        await overHttp.close();
+      }
+    } finally {
+      if (child.exitCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }
     }
   });
 });
