@@ -647,6 +647,18 @@ export class AhpClient {
   }
 
   /**
+   * Waits until a tool approval this agent's call is waiting on (`block.awaitingApproval` of a
+   * `hook()` with `waitForApproval: false`) may have been decided: resolves when the request
+   * settled, when `deadline` (plus a grace) passed, or after a reconnect (a decision may have been
+   * missed). Then present the request again (`context.approval`); the server's answer is the
+   * truth, and still-pending is simply a wait again. For frameworks that pause a run on an
+   * approval and resume it later. Rejects when the client closes.
+   */
+  untilApprovalDecided(requestId: string, deadline: string): Promise<void> {
+    return this.#untilSettled(requestId, deadline);
+  }
+
+  /**
    * Resolves when request `requestId` settled, when its deadline (plus a grace) passed, or when
    * the client reconnected (a response may have been missed: the re-sent call asks the server).
    * Rejects when the client closes.

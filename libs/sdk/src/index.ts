@@ -56,6 +56,8 @@ export type { LoopLimits, ToolCallCheck } from './breakers.js';
 export { estimateTokens, trimHistory } from './history.js';
 export type { ChatMessage, TokenCounter, TrimHistoryOptions, TrimmedHistory } from './history.js';
 export { canonicalJson, toolCallKey, toolCallSignature } from './tool-signature.js';
+export { checkToolCall, reportToolCall } from './tool-guard.js';
+export type { CheckToolCallOptions, ToolCallOutcome, ToolCheck, ToolGuardClient } from './tool-guard.js';
 
 // --- building blocks you may configure -----------------------------------------------------
 export { Backoff, DEFAULT_BACKOFF, backoffCeiling, backoffDelay, goawayDelay, resolveBackoffOptions } from './backoff.js';
