@@ -1,6 +1,6 @@
 /**
  * CEL conditions (`lang: cel`): the shipped rule set written in CEL (test/hooks.cel.yaml) decides
- * exactly as `.ahp/hooks.yaml` over the seed 001 scenarios and tool calls shaped like the
+ * exactly as `.ahp/hooks.yaml` over the worked example (docs/spec/escalation-and-context.md#worked-example) and tool calls shaped like the
  * benchmark workload's; and CEL keeps the native language's safety (bounded cost, patterns on
  * RE2, fail closed on absent fields).
  */
@@ -38,7 +38,7 @@ const checklist = (open: number) => ({
 });
 const files = (n: number) => ({ changed: Array.from({ length: n }, (_, i) => `src/file-${i}.ts`) });
 
-/** The seed 001 §6 scenarios and their variations (§5.1 ladder, §5.2 environments and teams). */
+/** The worked example and its variations: the escalation ladder, environments and teams (docs/spec/escalation-and-context.md). */
 const SUBMITS: JsonObject[] = [
   { checklist: checklist(1), files: files(25), tests: { failed: [] }, coverage: { current: 86 } },
   { checklist: checklist(0), files: files(25), tests: { failed: [] }, coverage: { current: 86 } },
@@ -96,7 +96,7 @@ describe('the shipped rule set in CEL', () => {
     expect(withoutConditions(cel.config)).toEqual(withoutConditions(native.config));
   });
 
-  it('decides exactly as the native rules over the seed scenarios and the workload-shaped tool calls', async () => {
+  it('decides exactly as the native rules over the worked example and the workload-shaped tool calls', async () => {
     const native = await replay(NATIVE);
     const cel = await replay(CEL);
     expect(cel).toEqual(native);

@@ -22,8 +22,8 @@ const BLANKS = [' ', ' ', ' ', '  ', '\t', '', '\n'];
 const SEPARATORS = ['; ', ' && ', ' | ', '\n', ' ', ';', '&'];
 
 /** A deterministic generator (mulberry32), so a failure names a line that can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
+function random(start: number): () => number {
+  let state = start;
   return () => {
     state = (state + 0x6d2b79f5) | 0;
     let t = Math.imul(state ^ (state >>> 15), 1 | state);
@@ -32,8 +32,8 @@ function random(seed: number): () => number {
   };
 }
 
-function lines(count: number, seed: number): string[] {
-  const next = random(seed);
+function lines(count: number, start: number): string[] {
+  const next = random(start);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   const command = () => {
     let text = pick(COMMANDS);

@@ -10,8 +10,8 @@ import { compileHooksConfig } from '../config/compile.js';
 import { AhoCorasick } from './aho-corasick.js';
 import { createRuleIndex } from './rule-index.js';
 
-function random(seed: number): () => number {
-  let state = seed;
+function random(start: number): () => number {
+  let state = start;
   return () => {
     state = (state + 0x6d2b79f5) | 0;
     let t = Math.imul(state ^ (state >>> 15), 1 | state);
@@ -23,8 +23,8 @@ function random(seed: number): () => number {
 const TOOLS = ['Bash', 'bash', 'BASH', 'Read', 'Edit', 'sh', 'Grep'];
 const WORDS = ['git', 'push', 'rm', '-rf', 'kubectl', 'delete', 'npm', 'test', 'curl', 'sh', 'deploy', 'prod', 'x1', 'x2', 'Ab'];
 
-function generator(seed: number) {
-  const next = random(seed);
+function generator(start: number) {
+  const next = random(start);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 
@@ -115,9 +115,9 @@ async function run(config: HooksConfig, contexts: readonly JsonObject[], indexRu
 }
 
 describe('indexed evaluation decides exactly as linear evaluation', () => {
-  it.each([1, 2, 3, 4, 5, 6, 7, 8])('generated rule set %i', async (seed) => {
-    const { config, context } = generator(seed);
-    const rules = seed <= 4 ? 40 : 400;
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])('generated rule set %i', async (start) => {
+    const { config, context } = generator(start);
+    const rules = start <= 4 ? 40 : 400;
     const generated = config(rules);
     const contexts = Array.from({ length: 300 }, context);
     const linear = await run(generated, contexts, false);
