@@ -93,3 +93,8 @@ function fnv1a(text: string): number {
 export function shardIndexOf(hookId: string, count: number): number {
   return count <= 1 ? 0 : fnv1a(hookId) % count;
 }
+
+/** Whether `slots[i]` lies in the i-th of `count` even slot ranges, for every i (how shards meet masters made with even ranges). */
+export function slotRangesCheck(slots: readonly number[], count: number): boolean {
+  return slots.every((slot, index) => slot >= Math.floor((index * SLOTS) / count) && slot <= Math.floor(((index + 1) * SLOTS) / count) - 1);
+}

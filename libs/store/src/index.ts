@@ -44,7 +44,7 @@ export { attachLogging, connectRedis, isClusterClient, parseClusterNodes, reconn
 export type { ClusterNodeAddress, ConnectRedisOptions, RedisClient, RedisClusterClient, RedisSingleClient } from './redis-client.js';
 export { openBullConnection } from './bull-connection.js';
 export type { BullConnection } from './bull-connection.js';
-export { MAX_HOOK_QUEUE_SHARDS, hookQueueShards, keySlot, shardIndexOf } from './hook-queue-shards.js';
+export { MAX_HOOK_QUEUE_SHARDS, hookQueueShards, keySlot, shardIndexOf, slotRangesCheck } from './hook-queue-shards.js';
 export type { HookQueueShard } from './hook-queue-shards.js';
 
 // --- stores -----------------------------------------------------------------------------------
