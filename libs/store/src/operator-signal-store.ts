@@ -67,17 +67,15 @@ export function createOperatorSignalStore(options: OperatorSignalStoreOptions): 
       };
       // The session the agent had when it was sent, for the log; none when it was offline.
       if (sessionId !== '') fields['session_id'] = sessionId;
-      await redis
-        .multi()
-        .hSet(record, fields)
-        .pExpire(record, ttlMs)
-        .xAdd(keys.signalLog, '*', {
-          kind: 'signal', timestamp: header.timestamp, hook: '', intensity: header.intensity, source: header.source, consumed: '0',
-          signal_id: header.id, hook_id: '', type: header.type, agent_id: agentId, session_id: sessionId,
-        }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } })
-        .zAdd(pendingKey, { score: expiresAt, value: header.id })
-        .pExpireAt(pendingKey, expiresAt, 'GT')
-        .exec();
+      // Three steps, one hash tag each (a cluster cannot run them in one MULTI): the record first,
+      // so a pending id always has a record (or is dropped by `pending` as vanished); a crash
+      // after it loses the log line or the delivery, never a record the agent could answer.
+      await redis.multi().hSet(record, fields).pExpire(record, ttlMs).exec();
+      await redis.xAdd(keys.signalLog, '*', {
+        kind: 'signal', timestamp: header.timestamp, hook: '', intensity: header.intensity, source: header.source, consumed: '0',
+        signal_id: header.id, hook_id: '', type: header.type, agent_id: agentId, session_id: sessionId,
+      }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } });
+      await redis.multi().zAdd(pendingKey, { score: expiresAt, value: header.id }).pExpireAt(pendingKey, expiresAt, 'GT').exec();
       // A new set has no expiry, and PEXPIREAT … GT does not set one on a key without it.
       if ((await redis.pTTL(pendingKey)) < 0) await redis.pExpireAt(pendingKey, expiresAt);
       return { outcome: 'sent', gatewayId: await notifyInbox(options, agentId, 'signal') };
