@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HookJobData } from '@ahp/protocol';
+import { scanKeys } from '@ahp/store';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -37,7 +38,7 @@ function hookContext(index: number) {
 /** Every value under `prefix` in Redis, as text: hashes, lists, sets, sorted sets, streams and strings. */
 async function dumpRedis(system: System): Promise<{ keys: string[]; text: string }> {
   const keys: string[] = [];
-  for await (const batch of system.redis.scanIterator({ MATCH: `${system.keyPrefix}:*`, COUNT: 500 })) keys.push(...batch);
+  keys.push(...(await scanKeys(system.redis, `${system.keyPrefix}:*`)));
   const parts: string[] = [];
   for (const key of keys) {
     const type = await system.redis.type(key);
@@ -105,8 +106,8 @@ describe('secrets stay out of job data, Redis and logs', () => {
     // Hooks wait in the queue (no worker yet), so their job hashes can be read as a worker would.
     const hooks = [0, 1, 2].map((index) => agent!.hook('pre-tool-use', hookContext(index)));
     const jobKeys = await eventually(async () => {
-      const found: string[] = [];
-      for await (const batch of system.redis.scanIterator({ MATCH: `${system.keyPrefix}:bull:hooks:*`, COUNT: 500 })) found.push(...batch);
+      // Every shard's queue keys start with <prefix>:bull (tagged shards add `:{hooks-…}`).
+      const found = (await scanKeys(system.redis, `${system.keyPrefix}:bull:*`)).filter((key) => key.includes(':hooks:'));
       const jobs = [];
       for (const key of found) if ((await system.redis.type(key)) === 'hash' && (await system.redis.hExists(key, 'data'))) jobs.push(key);
       return jobs.length >= 3 ? jobs : undefined;

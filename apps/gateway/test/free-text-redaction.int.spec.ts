@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { REDACTED, type Plan, type ServerFrame } from '@ahp/protocol';
+import { scanKeys } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectReady, type AgentClient } from './support/agent-client.js';
 import { decideAsWorker, promptSignal } from './support/decisions.js';
@@ -64,7 +65,7 @@ afterAll(async () => {
 /** Every value under the test's prefix, as text. */
 async function dumpRedis(): Promise<{ keys: string[]; text: string }> {
   const keys: string[] = [];
-  for await (const batch of store.redis.scanIterator({ MATCH: `${gw.keyPrefix}*`, COUNT: 500 })) keys.push(...batch);
+  keys.push(...(await scanKeys(store.redis, `${gw.keyPrefix}*`)));
   const parts: string[] = [];
   for (const key of keys) {
     const type = await store.redis.type(key);

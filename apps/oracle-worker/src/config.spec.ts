@@ -78,6 +78,12 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ concurrency: 16, logLevel: 'info', oraclePlugins: [] });
   });
 
+  it('takes a Redis Cluster from REDIS_CLUSTER_NODES instead of REDIS_URL, with the shard settings', () => {
+    const config = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:7000', AHP_HOOK_QUEUE_SHARDS: '3', AHP_WORKER_SHARDS: '0, 2' });
+    expect(config).toMatchObject({ redisUrl: undefined, redisClusterNodes: '10.0.0.1:7000,10.0.0.2:7000', hookQueueShards: 3, workerShards: [0, 2] });
+    expect(problems({ REDIS_CLUSTER_NODES: '10.0.0.1' })[0]!.variable).toBe('REDIS_CLUSTER_NODES');
+  });
+
   it('requires REDIS_URL', () => {
     expect(problems({})).toEqual([{ variable: 'REDIS_URL', message: 'is required' }]);
     expect(problems({ REDIS_URL: '' })).toEqual([{ variable: 'REDIS_URL', message: 'is required' }]);
@@ -146,6 +152,9 @@ describe('describeConfig', () => {
     expect(described.map((o) => o.name)).toEqual(Object.keys(ConfigSchema.shape));
     expect(described.map((o) => o.name)).toEqual([
       'REDIS_URL',
+      'REDIS_CLUSTER_NODES',
+      'AHP_HOOK_QUEUE_SHARDS',
+      'AHP_WORKER_SHARDS',
       'AHP_KEY_PREFIX',
       'AHP_WORKER_ID',
       'AHP_WORKER_CONCURRENCY',

@@ -44,7 +44,18 @@ export const ConfigSchema = z.object({
       } catch {
         return false;
       }
-    }, 'must be a redis:// or rediss:// URL'),
+    }, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*,?\s*$/, 'must be host:port,host:port,… (the Redis Cluster nodes)')
+    .optional(),
+  AHP_HOOK_QUEUE_SHARDS: wholeNumber(1, 64).optional(),
+  AHP_WORKER_SHARDS: z
+    .string()
+    .regex(/^\s*\d{1,2}\s*(,\s*\d{1,2}\s*)*$/, 'must be shard indexes such as 0,2')
+    .transform((value) => value.split(',').map((part) => Number(part.trim())))
+    .optional(),
   AHP_KEY_PREFIX: z
     .string()
     .regex(/^[^\s{}]+$/, 'must be non-empty, without spaces or braces')
@@ -91,7 +102,20 @@ export interface ConfigOptionInfo {
 const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'required'>>> = {
   REDIS_URL: {
     default: null,
-    description: 'Redis to use, redis[s]://[[user][:password]@]host[:port][/db]. Required.',
+    description:
+      'Redis to use, redis[s]://[[user][:password]@]host[:port][/db]. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node).',
+  },
+  REDIS_CLUSTER_NODES: {
+    default: '(none: one Redis at REDIS_URL)',
+    description: 'host:port,host:port,… of a Redis Cluster to run on instead of one Redis (docs/deploy.md §8).',
+  },
+  AHP_HOOK_QUEUE_SHARDS: {
+    default: '(the deployment\'s stored count; at first start the number of cluster masters, 1 for one Redis)',
+    description: 'Number of hook queue shards. Fixed by the first process of a deployment; a different value is refused at start.',
+  },
+  AHP_WORKER_SHARDS: {
+    default: '(every shard)',
+    description: 'Hook queue shard indexes this worker consumes, e.g. 0,2. Every shard must be consumed by some worker.',
   },
   AHP_KEY_PREFIX: {
     default: 'ahp',
@@ -162,7 +186,12 @@ export function describeConfig(): ConfigOptionInfo[] {
 
 /** The parsed configuration, in the names the code uses. */
 export interface WorkerConfig {
-  readonly redisUrl: string;
+  /** Undefined only with `redisClusterNodes`. */
+  readonly redisUrl: string | undefined;
+  readonly redisClusterNodes: string | undefined;
+  readonly hookQueueShards: number | undefined;
+  /** Shard indexes to consume; undefined: every shard. */
+  readonly workerShards: readonly number[] | undefined;
   readonly keyPrefix: string;
   readonly workerId: string;
   readonly concurrency: number;
@@ -208,10 +237,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     if (value !== undefined && value.trim() !== '') present[name] = value;
   }
   const parsed = ConfigSchema.safeParse(present);
-  if (!parsed.success) {
-    const seen = new Set<string>();
-    const problems: { variable: string; message: string }[] = [];
-    for (const issue of parsed.error.issues) {
+  // One Redis or a cluster: one of the two must name it.
+  const noRedis = present['REDIS_URL'] === undefined && present['REDIS_CLUSTER_NODES'] === undefined;
+  if (!parsed.success || noRedis) {
+    const seen = new Set<string>(noRedis ? ['REDIS_URL'] : []);
+    const problems: { variable: string; message: string }[] = noRedis ? [{ variable: 'REDIS_URL', message: 'is required' }] : [];
+    for (const issue of parsed.success ? [] : parsed.error.issues) {
       const variable = String(issue.path[0] ?? '(environment)');
       if (seen.has(variable)) continue;
       seen.add(variable);
@@ -225,6 +256,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
   const c = parsed.data;
   return {
     redisUrl: c.REDIS_URL,
+    redisClusterNodes: c.REDIS_CLUSTER_NODES,
+    hookQueueShards: c.AHP_HOOK_QUEUE_SHARDS,
+    workerShards: c.AHP_WORKER_SHARDS,
     keyPrefix: c.AHP_KEY_PREFIX,
     workerId: c.AHP_WORKER_ID,
     concurrency: c.AHP_WORKER_CONCURRENCY,

@@ -27,7 +27,16 @@
 import { combineOracles, compileHooksConfig, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
 import type { Oracle } from '@ahp/oracles';
 import { answerGraceMs, type StoredConfigVersion } from '@ahp/protocol';
-import { connectRedis, createConfigStore, createHealthStore, createHookWorker, createKeys, createRedisStores, createRuleCounterStore } from '@ahp/store';
+import {
+  connectRedis,
+  createConfigStore,
+  createHealthStore,
+  createHookWorker,
+  createKeys,
+  createRedisStores,
+  createRuleCounterStore,
+  resolveHookQueueShardCount,
+} from '@ahp/store';
 import type { HookWorker, Logger, RedisClient, RuleCounterStore } from '@ahp/store';
 import { createToolApprovalStore, createToolGrantStore } from '@ahp/store';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
@@ -157,9 +166,16 @@ async function start(): Promise<void> {
     throw error;
   }
 
-  redis = await connectRedis({ url: config.redisUrl, name: `${SERVICE}:${config.workerId}`.slice(0, 128), logger: log });
+  redis = await connectRedis({
+    url: config.redisUrl,
+    clusterNodes: config.redisClusterNodes,
+    name: `${SERVICE}:${config.workerId}`.slice(0, 128),
+    logger: log,
+  });
   if (stopping) return;
   const keys = createKeys({ prefix: config.keyPrefix });
+  // Every gateway and worker of a deployment agrees on the shard count (stored by the first one).
+  const shards = await resolveHookQueueShardCount(redis, keys, config.hookQueueShards);
   const stores = createRedisStores({ redis, keys });
   const counters = createRuleCounterStore({ redis, keys });
   const runtime = createHooksConfigRuntime({
@@ -190,6 +206,8 @@ async function start(): Promise<void> {
   worker = createHookWorker({
     redis,
     keys,
+    shards,
+    ...(config.workerShards === undefined ? {} : { consumeShards: config.workerShards }),
     concurrency: config.concurrency,
     lockDurationMs: config.lockDurationMs,
     stalledIntervalMs: config.stalledIntervalMs,
@@ -197,8 +215,8 @@ async function start(): Promise<void> {
     processor: processor.process,
     logger: log,
   });
-  worker.worker.on('failed', () => metrics.jobFailed());
-  await worker.worker.waitUntilReady();
+  for (const shardWorker of worker.workers) shardWorker.on('failed', () => metrics.jobFailed());
+  await Promise.all(worker.workers.map((shardWorker) => shardWorker.waitUntilReady()));
   if (stopping) return;
   const evaluated = processor;
   presence = await startWorkerPresence({
@@ -234,5 +252,7 @@ process.on('uncaughtException', (error) => fail(1, 'uncaught exception; exiting'
 process.on('unhandledRejection', (reason) => fail(1, 'unhandled promise rejection; exiting', reason));
 
 start().catch((error: unknown) => {
+  // A Redis configuration no retry fixes (a standalone node listed as a cluster, uncovered slots, a shard count mismatch).
+  if (!stopping && (error as { code?: unknown } | null)?.code === 'E_REDIS_TOPOLOGY') fail(EXIT_CONFIG, `redis configuration refused: ${(error as Error).message}`, error);
   if (!stopping) fail(1, `startup failed: ${error instanceof Error ? error.message : String(error)}`, error);
 });

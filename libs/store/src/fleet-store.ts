@@ -100,7 +100,8 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
     const row = pairsToRecord(reply, key, 'fleet-update');
     if (row['agent'] === undefined) {
       // Activity for an agent whose row expired (or was never written): drop the orphan fields.
-      await redis.multi().del(key).zRem(keys.fleetAgents, agentId).exec();
+      await redis.del(key);
+      await redis.zRem(keys.fleetAgents, agentId);
       return null;
     }
     return rowToFleetAgent(row, key, now, undefined);

@@ -32,15 +32,14 @@ export function createHealthStore(options: { redis: RedisClient; keys: StoreKeys
     async heartbeatWorker(info, ttlMs, now) {
       const checked = WorkerInfoSchema.safeParse(info);
       if (!checked.success) throw new StoreInputError(`invalid worker info: ${describeIssues(checked.error.issues)}`);
-      await redis
-        .multi()
-        .set(keys.workerInfo(checked.data.worker_id), JSON.stringify(checked.data), { expiration: { type: 'PX', value: ttl(ttlMs) } })
-        .zAdd(keys.workers, { score: now + ttlMs, value: checked.data.worker_id })
-        .exec();
+      // Two commands (two hash tags, which a cluster cannot run in one MULTI): the entry first.
+      await redis.set(keys.workerInfo(checked.data.worker_id), JSON.stringify(checked.data), { expiration: { type: 'PX', value: ttl(ttlMs) } });
+      await redis.zAdd(keys.workers, { score: now + ttlMs, value: checked.data.worker_id });
     },
 
     async removeWorker(workerId) {
-      await redis.multi().del(keys.workerInfo(workerId)).zRem(keys.workers, workerId).exec();
+      await redis.del(keys.workerInfo(workerId));
+      await redis.zRem(keys.workers, workerId);
     },
 
     async listWorkers(now) {

@@ -14,14 +14,19 @@ import type { DecideHookOptions, HookStore, OpenHookInput, OpenHookOutcome } fro
 import { HookNotFoundError, StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, pairsToRecord, parseStored, parseStoredJson, stringAt } from './lua.js';
-import { AGENT_RATE_KIND, emissionIntervalUs } from './rate-limiter.js';
-import type { RedisClient } from './redis-client.js';
+import { AGENT_RATE_KIND, emissionIntervalUs, takeTokens } from './rate-limiter.js';
+import { isClusterClient, type RedisClient } from './redis-client.js';
 import { DECIDE_HOOK_LUA } from './scripts/decide-hook.lua.js';
+import { DECIDE_HOOK_CORE_LUA, SIGNAL_RECORD_PUT_LUA } from './scripts/decide-hook-split.lua.js';
+import { OPEN_HOOK_CORE_LUA } from './scripts/open-hook-core.lua.js';
 import { OPEN_HOOK_LUA } from './scripts/open-hook.lua.js';
 import { describeIssues } from './validate.js';
 
 const openHook = new LuaScript('open-hook', OPEN_HOOK_LUA);
 const decideHook = new LuaScript('decide-hook', DECIDE_HOOK_LUA);
+const decideHookCore = new LuaScript('decide-hook-core', DECIDE_HOOK_CORE_LUA);
+const signalRecordPut = new LuaScript('signal-record-put', SIGNAL_RECORD_PUT_LUA);
+const openHookCore = new LuaScript('open-hook-core', OPEN_HOOK_CORE_LUA);
 
 /** Options of {@link createHookStore}; {@link createRedisStores} fills them from its own. */
 export interface HookStoreOptions {
@@ -85,6 +90,103 @@ export function createHookStore(options: HookStoreOptions): HookStore {
   const [streamHead, streamTail] = keys.gatewayDecisions('OWNER').split('OWNER') as [string, string];
   const [unansweredHead, unansweredTail] = keys.unansweredSignals('SESSION').split('SESSION') as [string, string];
   /** decide-hook routed the decision itself; an empty owner means it could not. */
+  /**
+   * Cluster mode: open-hook's reads of other tags (the agent's rate-limit bucket, plan gate and
+   * verdict, the session's unanswered signals) happen just before open-hook-core, which decides on
+   * the hook's own tag. The token is taken first, as in the single script.
+   */
+  async function openSplit(input: OpenHookInput, key: string, gate: string, scriptArgs: readonly (string | number)[]): Promise<unknown> {
+    if (input.rateLimit !== undefined) {
+      const taken = await takeTokens(redis, keys.rateLimit(AGENT_RATE_KIND, input.agentId), input.rateLimit);
+      if (!taken.allowed) return ['limited', taken.retryAfterMs * 1000];
+    }
+    let refusal: string[] = [];
+    if ((await redis.exists(key)) === 0) {
+      const due = input.answersRequired === false ? [] : await redis.zRangeByScore(keys.unansweredSignals(input.sessionId), input.now - options.signalTtlMs, input.now, { LIMIT: { offset: 0, count: 20 } });
+      if (due.length > 0) {
+        refusal = ['unanswered', ...due];
+      } else if (gate !== '') {
+        const pendingPlan = await redis.sRandMember(keys.planGate(input.agentId));
+        if (pendingPlan) {
+          refusal = ['gated', pendingPlan];
+        } else {
+          const [status, requestId] = await redis.hmGet(keys.planVerdict(input.agentId), ['status', 'request_id']);
+          if (status) {
+            if (status !== 'approved') refusal = ['plan_required', status, requestId ?? ''];
+          } else if (gate === 'require') {
+            refusal = ['plan_required', 'none', ''];
+          }
+        }
+      }
+    }
+    return openHookCore.run(redis, [key], [...scriptArgs, ...refusal]);
+  }
+
+  /**
+   * Cluster mode: decide-hook in two parts (docs/deploy.md §8). The deciding part runs atomically
+   * on the hook's tag (decide-hook-core); the rest are follow-ups on one key each, idempotent, and
+   * run again on every "not first" answer, so a crash between the two parts is repaired by the
+   * next decide of the same hook (a worker retry, a late second worker, the gateway's failure
+   * policy). What such a crash can lose: a signal-log line (it is appended only by the call that
+   * created the signal record), never the decision or a signal record.
+   */
+  async function decideSplit(hookId: string, valid: HookDecision, now: number, decideOptions: DecideHookOptions): Promise<{ decision: HookDecision; first: boolean }> {
+    const key = keys.hook(hookId);
+    const reply = arrayReply(await decideHookCore.run(redis, [key], [JSON.stringify(valid), now, options.decisionTtlMs, valid.trigger]), key, decideHookCore.name);
+    const kind = stringAt(reply, 0, key, decideHookCore.name);
+    if (kind === 'missing') throw new HookNotFoundError(hookId);
+    if (kind === 'mismatch') {
+      throw new StoreInputError(`decision for hook ${hookId} is for trigger ${valid.trigger}, the hook's is ${stringAt(reply, 1, key, decideHookCore.name)}`);
+    }
+    if (kind !== 'first' && kind !== 'stored') throw badReply(key, decideHookCore.name, reply);
+    const field = (index: number): string => {
+      const item = reply[index];
+      return typeof item === 'string' ? item : '';
+    };
+    const [storedJson, owner, agent, session, trigger, storedHookId, createdAt, answers, decidedAt] = [1, 2, 3, 4, 5, 6, 7, 8, 9].map(field) as [
+      string, string, string, string, string, string, string, string, string,
+    ];
+    const stored = kind === 'first' ? valid : parseStoredDecision(storedJson, hookId, key);
+    const decidedMs = Number(decidedAt) || now;
+    const latency = Number(createdAt) > 0 ? Math.max(decidedMs - Number(createdAt), 0) : undefined;
+    const grace = Math.max(0, Math.round(decideOptions.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS));
+    for (const signal of stored.signals) {
+      const record = keys.signal(signal.header.id);
+      const rule = typeof signal.context['rule'] === 'string' ? signal.context['rule'].slice(0, 256) : '';
+      // The unanswered entry goes first and only while the record is new: a record that exists may
+      // already hold the answer, which must not be asked for again.
+      if (mustAnswer(signal) && answers !== '0' && session !== '' && (await redis.exists(record)) === 0) {
+        const unanswered = keys.unansweredSignals(session);
+        await redis.multi().zAdd(unanswered, { score: decidedMs + grace, value: signal.header.id }).pExpire(unanswered, options.signalTtlMs).exec();
+      }
+      const created = await signalRecordPut.run(redis, [record], [
+        options.signalTtlMs,
+        'signal_id', signal.header.id, 'hook_id', storedHookId, 'agent_id', agent, 'session_id', session,
+        'trigger', trigger, 'intensity', signal.header.intensity, 'source', signal.header.source, 'type', signal.header.type,
+      ]);
+      if (created !== 1) continue;
+      const entry: Record<string, string> = {
+        kind: 'signal', timestamp: new Date(decidedMs).toISOString(), hook: trigger, intensity: signal.header.intensity,
+        source: signal.header.source, consumed: '0', signal_id: signal.header.id, hook_id: storedHookId,
+        type: signal.header.type, agent_id: agent, session_id: session,
+      };
+      if (rule !== '') entry['rule'] = rule;
+      if (stored.config_version !== undefined) entry['config_version'] = String(stored.config_version);
+      if (latency !== undefined) entry['latency_ms'] = String(latency);
+      await redis.xAdd(keys.signalLog, '*', entry, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } });
+    }
+    if (owner !== '') {
+      const stream = keys.gatewayDecisions(owner);
+      await redis
+        .multi()
+        .xAdd(stream, '*', { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } })
+        .pExpire(stream, options.decisionStreamTtlMs)
+        .exec();
+    }
+    routed(owner, key);
+    return { decision: stored, first: kind === 'first' };
+  }
+
   function routed(ownerGatewayId: string, key: string): void {
     if (ownerGatewayId === '') throw new StoreDataError(key, 'hook has no owner gateway to route to', { field: 'gateway_id' });
   }
@@ -104,26 +206,30 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       if (!checked.success) throw new StoreInputError(`cannot open hook: ${describeIssues(checked.error.issues)}`);
       const key = keys.hook(input.hookId);
       const pendingTtlMs = Math.max(input.deadlineAt - input.now, 0) + options.decisionTtlMs;
+      const gate = input.trigger !== 'pre-tool-use' || input.planGate === 'open' ? '' : input.planGate === 'require' ? 'require' : 'gate';
+      const scriptArgs: (string | number)[] = [
+        input.hookId,
+        input.agentId,
+        input.sessionId,
+        input.gatewayId,
+        input.trigger,
+        input.now,
+        input.deadlineAt,
+        pendingTtlMs,
+        input.rateLimit === undefined ? '' : emissionIntervalUs(input.rateLimit),
+        input.rateLimit === undefined ? '' : input.rateLimit.burst,
+        gate,
+        input.answersRequired === false ? '0' : '1',
+        input.now - options.signalTtlMs,
+      ];
       const reply = arrayReply(
-        await openHook.run(
-          redis,
-          [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId), keys.planVerdict(input.agentId), keys.unansweredSignals(input.sessionId)],
-          [
-          input.hookId,
-          input.agentId,
-          input.sessionId,
-          input.gatewayId,
-          input.trigger,
-          input.now,
-          input.deadlineAt,
-          pendingTtlMs,
-          input.rateLimit === undefined ? '' : emissionIntervalUs(input.rateLimit),
-          input.rateLimit === undefined ? '' : input.rateLimit.burst,
-          input.trigger !== 'pre-tool-use' || input.planGate === 'open' ? '' : input.planGate === 'require' ? 'require' : 'gate',
-          input.answersRequired === false ? '0' : '1',
-          input.now - options.signalTtlMs,
-          ],
-        ),
+        isClusterClient(redis)
+          ? await openSplit(input, key, gate, scriptArgs)
+          : await openHook.run(
+              redis,
+              [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId), keys.planVerdict(input.agentId), keys.unansweredSignals(input.sessionId)],
+              scriptArgs,
+            ),
         key,
         openHook.name,
       );
@@ -168,6 +274,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       if (!checked.success) throw new StoreInputError(`invalid decision for hook ${hookId}: ${describeIssues(checked.error.issues)}`);
       const valid = checked.data;
       if (valid.hook_id !== hookId) throw new StoreInputError(`decision is for hook ${valid.hook_id}, not ${hookId}`);
+      if (isClusterClient(redis)) return decideSplit(hookId, valid, now, decideOptions);
       const key = keys.hook(hookId);
       const json = JSON.stringify(valid);
       const signalArgs = valid.signals.flatMap((signal) => {

@@ -3,9 +3,11 @@
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { HookJobDataSchema, type HookJobData } from '@ahp/protocol';
+import { openBullConnection } from './bull-connection.js';
 import type { Logger } from './contracts.js';
+import { hookQueueShards } from './hook-queue-shards.js';
 import type { StoreKeys } from './keys.js';
-import type { RedisClient } from './redis-client.js';
+import { isClusterClient, type RedisClient } from './redis-client.js';
 import { describeIssues } from './validate.js';
 
 /** Evaluates one hook job. Throwing fails the attempt; BullMQ retries it per the queue's job options. */
@@ -22,13 +24,22 @@ export type HookProcessor = (job: HookJobData, meta: { jobId: string; attemptsMa
  * is blocked longer than the lock.
  */
 export interface HookWorkerOptions {
-  /** A connected client. The worker does not use it directly: BullMQ opens two duplicates (one blocking) and closes them on `close()`. */
+  /** A connected client. The worker does not use it directly: BullMQ opens two duplicates (one blocking) and closes them on `close()` (under a cluster, from an ioredis connection opened from the same seeds). */
   redis: RedisClient;
   keys: StoreKeys;
+  /**
+   * The deployment's shard count K (resolveHookQueueShardCount); the worker consumes every shard
+   * unless `consumeShards` names a subset.
+   * @defaultValue `1`
+   */
+  shards?: number;
+  /** Shard indexes (0…K-1) this worker consumes; every shard when absent. Every shard must be consumed by some worker. */
+  consumeShards?: readonly number[];
   processor: HookProcessor;
   logger: Logger;
   /**
-   * Jobs run at once by this worker. Evaluation is mostly waiting on I/O.
+   * Jobs run at once by this worker, over all its shards (each shard's BullMQ worker gets an even
+   * share, rounded up). Evaluation is mostly waiting on I/O.
    * @defaultValue `8`
    */
   concurrency?: number;
@@ -61,7 +72,10 @@ export interface HookWorkerOptions {
 export interface HookWorker {
   /** Waits for active jobs to finish, then closes the worker's connections. Idempotent. */
   close(): Promise<void>;
+  /** The BullMQ worker of the first consumed shard (the only one with K = 1). */
   readonly worker: Worker<HookJobData>;
+  /** One BullMQ worker per consumed shard. */
+  readonly workers: readonly Worker<HookJobData>[];
 }
 
 /**
@@ -85,37 +99,47 @@ export function createHookWorker(options: HookWorkerOptions): HookWorker {
     await processor(checked.data, { jobId, attemptsMade: job.attemptsMade });
   }
 
-  const worker = new Worker<HookJobData>(keys.queueName, processJob, {
-    connection: options.redis,
-    prefix: keys.bullPrefix,
-    concurrency: options.concurrency ?? 8,
-    lockDuration: options.lockDurationMs ?? 4_000,
-    stalledInterval: options.stalledIntervalMs ?? 2_000,
-    maxStalledCount: options.maxStalledCount ?? 2,
-    autorun: options.autorun ?? true,
-  });
-  worker.on('error', (error) => {
-    logger.error({ error: error.message }, 'hook worker error');
-  });
-  worker.on('failed', (job, error) => {
-    const data = job?.data as Partial<HookJobData> | undefined;
-    logger.warn(
-      {
-        jobId: job?.id,
-        correlationId: data?.hook_id,
-        agentId: data?.agent?.id,
-        attemptsMade: job?.attemptsMade,
-        error: error.message,
-      },
-      'hook job attempt failed',
-    );
+  const shards = hookQueueShards(keys, options.shards ?? 1, isClusterClient(options.redis));
+  const consumed = options.consumeShards === undefined ? shards : shards.filter((shard) => options.consumeShards?.includes(shard.index));
+  if (consumed.length === 0) throw new RangeError(`consumeShards ${JSON.stringify(options.consumeShards)} names none of the ${shards.length} shard(s)`);
+  const bull = openBullConnection(options.redis, logger);
+  const concurrency = Math.max(1, Math.ceil((options.concurrency ?? 8) / consumed.length));
+  const workers = consumed.map((shard) => {
+    const worker = new Worker<HookJobData>(shard.name, processJob, {
+      connection: bull.connection,
+      prefix: shard.prefix,
+      concurrency,
+      lockDuration: options.lockDurationMs ?? 4_000,
+      stalledInterval: options.stalledIntervalMs ?? 2_000,
+      maxStalledCount: options.maxStalledCount ?? 2,
+      autorun: options.autorun ?? true,
+    });
+    worker.on('error', (error) => {
+      logger.error({ error: error.message, shard: shard.index }, 'hook worker error');
+    });
+    worker.on('failed', (job, error) => {
+      const data = job?.data as Partial<HookJobData> | undefined;
+      logger.warn(
+        {
+          jobId: job?.id,
+          correlationId: data?.hook_id,
+          agentId: data?.agent?.id,
+          attemptsMade: job?.attemptsMade,
+          shard: shard.index,
+          error: error.message,
+        },
+        'hook job attempt failed',
+      );
+    });
+    return worker;
   });
 
   let closing: Promise<void> | undefined;
   return {
-    worker,
+    worker: workers[0] as Worker<HookJobData>,
+    workers,
     close() {
-      closing ??= worker.close();
+      closing ??= Promise.all(workers.map((worker) => worker.close())).then(() => bull.close());
       return closing;
     },
   };

@@ -40,8 +40,12 @@ export { isStoreUnavailable } from './store-unavailable.js';
 // --- keys and connections ---------------------------------------------------------------------
 export { DEFAULT_KEY_PREFIX, HOOK_QUEUE_NAME, createKeys } from './keys.js';
 export type { KeysOptions, StoreKeys } from './keys.js';
-export { attachLogging, connectRedis, reconnectDelay } from './redis-client.js';
-export type { ConnectRedisOptions, RedisClient } from './redis-client.js';
+export { attachLogging, connectRedis, isClusterClient, parseClusterNodes, reconnectDelay, RedisTopologyError, scanKeys } from './redis-client.js';
+export type { ClusterNodeAddress, ConnectRedisOptions, RedisClient, RedisClusterClient, RedisSingleClient } from './redis-client.js';
+export { openBullConnection } from './bull-connection.js';
+export type { BullConnection } from './bull-connection.js';
+export { MAX_HOOK_QUEUE_SHARDS, hookQueueShards, keySlot, shardIndexOf, slotRangesCheck } from './hook-queue-shards.js';
+export type { HookQueueShard } from './hook-queue-shards.js';
 
 // --- stores -----------------------------------------------------------------------------------
 export {
@@ -95,7 +99,7 @@ export { DEFAULT_TIMELINE_MAX_LEN, DEFAULT_TIMELINE_TTL_MS, createTimelineStore,
 export type { TimelineAppend, TimelineStore, TimelineStoreOptions } from './timeline-store.js';
 
 // --- queue ------------------------------------------------------------------------------------
-export { HOOK_JOB_NAME, MAX_JOB_PRIORITY, createHookQueue } from './hook-queue.js';
+export { HOOK_JOB_NAME, MAX_JOB_PRIORITY, createHookQueue, resolveHookQueueShardCount } from './hook-queue.js';
 export type { HookQueueOptions, RedisHookQueue } from './hook-queue.js';
 export { createHookWorker } from './hook-worker.js';
 export type { HookProcessor, HookWorker, HookWorkerOptions } from './hook-worker.js';

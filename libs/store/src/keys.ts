@@ -35,6 +35,8 @@
  * | `ahp:config:{hooks}:meta`         | hash   | publish-config (seq, current, digest) | never                        |
  * | `ahp:config:{hooks}:versions`     | hash   | publish-config (version → JSON)     | never (versions are kept)      |
  * | `ahp:config:{hooks}:published`    | pub/sub channel | publish-config (the new version) | —                        |
+ * | `ahp:config:{hooks}:queue-shards` | string | the first gateway or worker (SET NX: the hook queue's shard count K) | never |
+ * | `ahp:bull:{hooks-<i>-<n>}:hooks:*` | BullMQ | hook queue shard i of K (when K > 1 or under Cluster; hook-queue-shards.ts) | BullMQ's own |
  * | `ahp:rule:{<agentId>}:<ruleKey>`  | hash   | rule-counter scripts                | the rule's TTL after last use  |
  * | `ahp:breaker:{<sessionId>}:calls` | hash   | count-tool-call                     | the breaker TTL after last use |
  * | `ahp:breaker:{<sessionId>}:call:<hookId>` | string | count-tool-call (the count a hook got) | the hook's deadline |
@@ -187,6 +189,8 @@ export interface StoreKeys {
   readonly configVersions: string;
   /** Pub/sub channel on which publish-config announces a new current version. */
   readonly configChannel: string;
+  /** String: the number of hook queue shards of this deployment, fixed by the first process that started (SET NX). */
+  readonly hookQueueShardCount: string;
   /** Progressive-intervention counter of one agent and one rule. Any rule key is accepted: one that is not a plain id is replaced by its SHA-256. */
   ruleCounter(agentId: string, ruleKey: string): string;
   /** Identical-tool-call counts of one session (circuit breaker). */
@@ -282,6 +286,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     configMeta: `${prefix}:config:{hooks}:meta`,
     configVersions: `${prefix}:config:{hooks}:versions`,
     configChannel: `${prefix}:config:{hooks}:published`,
+    hookQueueShardCount: `${prefix}:config:{hooks}:queue-shards`,
     ruleCounter: (agentId: string, ruleKey: string) => `${prefix}:rule:{${part('agent', agentId)}}:${rulePart(ruleKey)}`,
     breakerCalls: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:calls`,
     breakerIterations: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:iterations`,

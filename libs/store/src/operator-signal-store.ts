@@ -3,9 +3,9 @@
  * on Redis: what operators send, and the aid a `post-*` hook's oracles produced after the hook
  * was answered (`sendHookAid`).
  *
- * `send` writes, in one MULTI: the signal record (`<prefix>:signal:{<id>}`, as decide-hook writes
- * it but without hook id or trigger, and with the signal itself in field `signal`), a `signal`
- * entry in the signal log, and the signal id in the agent's pending set
+ * `send` writes, in three steps of one hash tag each: the signal record (`<prefix>:signal:{<id>}`,
+ * as decide-hook writes it but without hook id or trigger, and with the signal itself in field
+ * `signal`), a `signal` entry in the signal log, and the signal id in the agent's pending set
  * (`<prefix>:operator-signals:{<agentId>}`, scored by the end of its delivery). Then it wakes the
  * agent's gateway through its feed (`{ kind: 'signal', agent_id }`). The record expires with the
  * delivery deadline; the agent answers it with an ordinary `signal_response` (respond-signal), so
@@ -79,15 +79,15 @@ export function createOperatorSignalStore(options: OperatorSignalStoreOptions): 
   }
 
   /**
-   * Writes the records, log entries and pending entries of `signals` for `agentId` in one MULTI,
-   * then wakes the agent's gateway. `origin` ties them to the hook they came from (late aid).
+   * Writes the records and log entries of `signals` for `agentId`, then their pending entries in
+   * one MULTI, then wakes the agent's gateway. `origin` ties them to the hook they came from (late aid).
    */
   async function push(agentId: string, signals: readonly Signal[], expiresAt: number, now: number, sessionId: string, origin?: HookAidOrigin): Promise<OperatorSignalSendOutcome> {
     const pendingKey = keys.operatorSignals(agentId);
     await redis.zRemRangeByScore(pendingKey, '-inf', now);
     if ((await redis.zCard(pendingKey)) + signals.length > MAX_PENDING_OPERATOR_SIGNALS) return { outcome: 'full' };
     const ttlMs = Math.max(1, expiresAt - now);
-    const multi = redis.multi();
+    const pending = redis.multi();
     for (const [index, signal] of signals.entries()) {
       const { header } = signal;
       const record = keys.signal(header.id);
@@ -105,17 +105,18 @@ export function createOperatorSignalStore(options: OperatorSignalStoreOptions): 
         fields['hook_id'] = origin.hookId;
         fields['trigger'] = origin.trigger;
       }
-      multi
-        .hSet(record, fields)
-        .pExpire(record, ttlMs)
-        .xAdd(keys.signalLog, '*', {
-          kind: 'signal', timestamp: header.timestamp, hook: origin?.trigger ?? '', intensity: header.intensity, source: header.source, consumed: '0',
-          signal_id: header.id, hook_id: origin?.hookId ?? '', type: header.type, agent_id: agentId, session_id: sessionId,
-        }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } })
-        // Signals sent together share a deadline; a fraction of a millisecond keeps their order.
-        .zAdd(pendingKey, { score: expiresAt + index / 1000, value: header.id });
+      // One hash tag per step (a cluster cannot run them in one MULTI): the records first, so a
+      // pending id always has a record (or is dropped by `pending` as vanished); a crash after
+      // them loses a log line or the delivery, never a record the agent could answer.
+      await redis.multi().hSet(record, fields).pExpire(record, ttlMs).exec();
+      await redis.xAdd(keys.signalLog, '*', {
+        kind: 'signal', timestamp: header.timestamp, hook: origin?.trigger ?? '', intensity: header.intensity, source: header.source, consumed: '0',
+        signal_id: header.id, hook_id: origin?.hookId ?? '', type: header.type, agent_id: agentId, session_id: sessionId,
+      }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } });
+      // Signals sent together share a deadline; a fraction of a millisecond keeps their order.
+      pending.zAdd(pendingKey, { score: expiresAt + index / 1000, value: header.id });
     }
-    await multi.pExpireAt(pendingKey, expiresAt, 'GT').exec();
+    await pending.pExpireAt(pendingKey, expiresAt, 'GT').exec();
     // A new set has no expiry, and PEXPIREAT … GT does not set one on a key without it.
     if ((await redis.pTTL(pendingKey)) < 0) await redis.pExpireAt(pendingKey, expiresAt);
     return { outcome: 'sent', gatewayId: await notifyInbox(options, agentId, 'signal') };

@@ -131,15 +131,16 @@ export function createPresenceStore(options: PresenceStoreOptions): PresenceStor
       const checked = GatewayInfoSchema.safeParse(info);
       if (!checked.success) throw new StoreInputError(`invalid gateway info: ${describeIssues(checked.error.issues)}`);
       const valid = checked.data;
-      await redis
-        .multi()
-        .set(keys.presenceGateway(valid.gateway_id), JSON.stringify(valid), { expiration: { type: 'PX', value: positiveTtl(ttlMs) } })
-        .zAdd(keys.presenceGateways, { score: now + ttlMs, value: valid.gateway_id })
-        .exec();
+      // Two commands (two hash tags, which a cluster cannot run in one MULTI): the entry first, so a
+      // crash in between leaves at most an entry the index does not list until the next heartbeat.
+      await redis.set(keys.presenceGateway(valid.gateway_id), JSON.stringify(valid), { expiration: { type: 'PX', value: positiveTtl(ttlMs) } });
+      await redis.zAdd(keys.presenceGateways, { score: now + ttlMs, value: valid.gateway_id });
     },
 
     async removeGateway(gatewayId: string): Promise<void> {
-      await redis.multi().del(keys.presenceGateway(gatewayId)).zRem(keys.presenceGateways, gatewayId).exec();
+      // The entry first: a stale index entry without it is skipped by listGateways.
+      await redis.del(keys.presenceGateway(gatewayId));
+      await redis.zRem(keys.presenceGateways, gatewayId);
     },
 
     async listGateways(now: number): Promise<GatewayInfo[]> {

@@ -179,3 +179,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     },
   };
 }
+
+/** One take of `cost` tokens from the bucket at `key`, without a timeout or failing open: for a caller that must count (the split open-hook under Cluster). */
+export async function takeTokens(redis: RedisClient, key: string, limit: RateLimit, cost = 1): Promise<RateDecision> {
+  return decodeRateReply(await rateLimitScript.run(redis, [key], [emissionIntervalUs(limit), limit.burst, cost]), key);
+}

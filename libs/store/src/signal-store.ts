@@ -16,11 +16,13 @@ import type { SignalResponseOutcome, SignalStore } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, pairsToRecord, parseStored, parseStoredJson, stringAt } from './lua.js';
-import type { RedisClient } from './redis-client.js';
+import { isClusterClient, type RedisClient } from './redis-client.js';
+import { RESPOND_SIGNAL_CORE_LUA } from './scripts/respond-signal-core.lua.js';
 import { RESPOND_SIGNAL_LUA } from './scripts/respond-signal.lua.js';
 import { canonicalJson, describeIssues } from './validate.js';
 
 const respondSignal = new LuaScript('respond-signal', RESPOND_SIGNAL_LUA);
+const respondSignalCore = new LuaScript('respond-signal-core', RESPOND_SIGNAL_CORE_LUA);
 
 /** Options of {@link createSignalStore}; {@link createRedisStores} fills them from its own. */
 export interface SignalStoreOptions {
@@ -60,6 +62,27 @@ export function signalRecordFromHash(fields: Record<string, string>, key: string
 export function createSignalStore(options: SignalStoreOptions): SignalStore {
   const { redis, keys } = options;
   const [unansweredHead, unansweredTail] = keys.unansweredSignals('SESSION').split('SESSION') as [string, string];
+  /**
+   * Cluster mode: what respond-signal does beyond the record, on other tags. The unanswered entry
+   * goes on every answered outcome (a re-sent answer repairs a crash), the log line only with the
+   * answer that was recorded now.
+   */
+  async function respondFollowUps(outcome: string, fields: Record<string, string>, action: string, now: number, origin: string): Promise<void> {
+    const session = fields['session_id'] ?? '';
+    if (session !== '') await redis.zRem(keys.unansweredSignals(session), fields['signal_id'] ?? '');
+    if (outcome !== 'recorded') return;
+    await redis.xAdd(
+      keys.signalLog,
+      '*',
+      {
+        kind: 'response', timestamp: new Date(now).toISOString(), hook: fields['trigger'] ?? '', intensity: fields['intensity'] ?? '',
+        source: fields['source'] ?? '', consumed: '1', action, signal_id: fields['signal_id'] ?? '', hook_id: fields['hook_id'] ?? '',
+        type: fields['type'] ?? '', agent_id: fields['agent_id'] ?? '', session_id: session, answer: origin,
+      },
+      { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } },
+    );
+  }
+
   return {
     async get(signalId: string): Promise<SignalRecord | null> {
       const key = keys.signal(signalId);
@@ -74,19 +97,20 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
       // The agent's free-form details are stored redacted (free-text.ts).
       const valid = checked.data.details === undefined ? checked.data : { ...checked.data, details: redactFreeText(checked.data.details) };
       const key = keys.signal(valid.signal_id);
+      const args = [
+        agentId,
+        intensityOfAction(valid.action),
+        canonicalJson(valid),
+        valid.action,
+        new Date(now).toISOString(),
+        options.signalLogMaxLen,
+        unansweredHead,
+        unansweredTail,
+        canonicalJson({ action: valid.action, ...(valid.details === undefined ? {} : { details: valid.details }) }),
+        origin ?? '',
+      ];
       const reply = arrayReply(
-        await respondSignal.run(redis, [key, keys.signalLog], [
-          agentId,
-          intensityOfAction(valid.action),
-          canonicalJson(valid),
-          valid.action,
-          new Date(now).toISOString(),
-          options.signalLogMaxLen,
-          unansweredHead,
-          unansweredTail,
-          canonicalJson({ action: valid.action, ...(valid.details === undefined ? {} : { details: valid.details }) }),
-          origin ?? '',
-        ]),
+        await (isClusterClient(redis) ? respondSignalCore.run(redis, [key], args) : respondSignal.run(redis, [key, keys.signalLog], args)),
         key,
         respondSignal.name,
       );
@@ -101,8 +125,11 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
         }
         case 'recorded':
         case 'duplicate':
-        case 'conflict':
-          return { outcome, record: signalRecordFromHash(pairsToRecord(reply[1], key, respondSignal.name), key) };
+        case 'conflict': {
+          const fields = pairsToRecord(reply[1], key, respondSignal.name);
+          if (isClusterClient(redis)) await respondFollowUps(outcome, fields, valid.action, now, origin ?? '');
+          return { outcome, record: signalRecordFromHash(fields, key) };
+        }
         case 'corrupt':
           throw new StoreDataError(key, 'signal record has no agent_id or intensity');
         default:

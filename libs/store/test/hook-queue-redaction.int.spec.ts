@@ -36,7 +36,9 @@ describe('HookQueue job data', () => {
     };
     try {
       await queue.enqueue(job);
-      const hash = await redis.hGetAll(`${keys.bullPrefix}:${keys.queueName}:${job.hook_id}`);
+      // The job hash of its shard (under a cluster even one shard carries a hash tag).
+      const shard = queue.shards[0];
+      const hash = await redis.hGetAll(`${shard?.prefix}:${shard?.name}:${job.hook_id}`);
       const data = JSON.parse(hash['data'] ?? '{}') as HookJobData;
       expect(data.context).toEqual({
         tool: 'Bash',

@@ -35,9 +35,18 @@ export function redisUrl(): string {
   return inject('redisUrl');
 }
 
-/** A connected client on `url` (default: the run's Redis). */
-export async function openClient(name: string, url: string = redisUrl(), logger: Logger = recordingLogger()): Promise<RedisClient> {
-  return connectRedis({ url, name, logger });
+/** `host:port,…` of the run's Redis Cluster (`AHP_TEST_REDIS=cluster`), or `''`. */
+export function redisClusterNodes(): string {
+  return inject('redisClusterNodes');
+}
+
+/**
+ * A connected client on the run's Redis — its cluster when the run has one (`AHP_TEST_REDIS=cluster`) —
+ * or on `url` when given.
+ */
+export async function openClient(name: string, url?: string, logger: Logger = recordingLogger()): Promise<RedisClient> {
+  if (url === undefined && redisClusterNodes() !== '') return connectRedis({ clusterNodes: redisClusterNodes(), name, logger });
+  return connectRedis({ url: url ?? redisUrl(), name, logger });
 }
 
 /** Keys under a prefix no other test uses. */

@@ -41,3 +41,6 @@ export { RespError, RespParser, RespProtocolError, encodeCommand } from './resp.
 export type { RespArgument, RespValue } from './resp.js';
 export { RespClient, RespConnectionError, parseRedisUrl, redactRedisUrl, withRespClient } from './resp-client.js';
 export type { RedisUrlParts, RespClientOptions } from './resp-client.js';
+
+export { CLUSTER_SLOTS, RedisClusterStartError, slotRanges, startRedisCluster } from './redis-cluster.js';
+export type { RedisClusterHandle, RedisClusterNode, RedisClusterOptions } from './redis-cluster.js';

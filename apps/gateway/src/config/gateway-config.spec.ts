@@ -116,6 +116,13 @@ describe('parseGatewayConfig', () => {
     expect(config.logLevel).toBe('info');
   });
 
+  it('takes a Redis Cluster from REDIS_CLUSTER_NODES instead of REDIS_URL, with the hook queue shard count', () => {
+    const { REDIS_URL: _unused, ...withoutUrl } = REQUIRED;
+    const config = parseGatewayConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: '10.0.0.1:7000, 10.0.0.2:7000', AHP_HOOK_QUEUE_SHARDS: '3' });
+    expect(config).toMatchObject({ redisUrl: undefined, redisClusterNodes: '10.0.0.1:7000, 10.0.0.2:7000', hookQueueShards: 3 });
+    expect(issuesOf({ ...withoutUrl, REDIS_CLUSTER_NODES: 'no-port' }).map((issue) => issue.variable)).toEqual(['REDIS_CLUSTER_NODES']);
+  });
+
   it('names each missing required variable', () => {
     const issues = issuesOf({});
     expect(issues.map((issue) => issue.variable).sort()).toEqual(['AHP_AGENT_TOKENS_FILE', 'REDIS_URL']);

@@ -103,9 +103,18 @@ export const GatewayEnvSchema = z.object({
   REDIS_URL: z.preprocess(
     blankToUndefined,
     z
-      .string({ error: 'is required (e.g. redis://127.0.0.1:6379)' })
-      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL'),
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+      .optional(),
   ),
+  REDIS_CLUSTER_NODES: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*,?\s*$/, 'must be host:port,host:port,… (the Redis Cluster nodes)')
+      .optional(),
+  ),
+  AHP_HOOK_QUEUE_SHARDS: optionalIntVar(1, 64),
   AHP_KEY_PREFIX: z.preprocess(
     blankToUndefined,
     z
@@ -169,7 +178,12 @@ export type GatewayEnvName = keyof typeof GatewayEnvSchema.shape;
 export interface GatewayConfig {
   port: number;
   host: string;
-  redisUrl: string;
+  /** Undefined only with `redisClusterNodes` (then only its scheme and credentials are used). */
+  redisUrl: string | undefined;
+  /** `host:port,…` of a Redis Cluster; undefined for one Redis at `redisUrl`. */
+  redisClusterNodes: string | undefined;
+  /** Hook queue shards wanted; undefined: the deployment's stored count, or its default (number of masters, 1 for one Redis). */
+  hookQueueShards: number | undefined;
   keyPrefix: string;
   gatewayId: string;
   agentTokensFile: string;
@@ -249,7 +263,21 @@ export interface ConfigVariable {
 const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> = {
   PORT: { required: false, default: '8080', description: 'TCP port of HTTP and WebSocket; 0 picks any free port (the ready line reports it).' },
   HOST: { required: false, default: '0.0.0.0', description: 'Interface to listen on.' },
-  REDIS_URL: { required: true, default: undefined, description: 'redis:// or rediss:// URL of the Redis shared by gateways and workers.' },
+  REDIS_URL: {
+    required: true,
+    default: undefined,
+    description: 'redis:// or rediss:// URL of the Redis shared by gateways and workers. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node).',
+  },
+  REDIS_CLUSTER_NODES: {
+    required: false,
+    default: undefined,
+    description: 'host:port,host:port,… of a Redis Cluster: run on the cluster instead of one Redis (docs/deploy.md §8). A few nodes are enough; the rest is discovered.',
+  },
+  AHP_HOOK_QUEUE_SHARDS: {
+    required: false,
+    default: undefined,
+    description: 'Number of hook queue shards (BullMQ queues under their own hash tags); default: the number of cluster masters, 1 for one Redis. Fixed by the first process of a deployment; a different value is refused at start.',
+  },
   AHP_KEY_PREFIX: { required: false, default: 'ahp', description: 'Prefix of every Redis key (and of the BullMQ queue); deployments sharing one Redis need different prefixes.' },
   AHP_GATEWAY_ID: {
     required: false,
@@ -397,14 +425,18 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
   const input: Record<string, string | undefined> = {};
   for (const name of Object.keys(GatewayEnvSchema.shape)) input[name] = env[name];
   const result = GatewayEnvSchema.safeParse(input);
-  if (!result.success) {
-    throw new GatewayConfigError(
-      result.error.issues.map((issue) => {
+  // One Redis or a cluster: one of the two must name it.
+  const noRedis = (input['REDIS_URL'] ?? '').trim() === '' && (input['REDIS_CLUSTER_NODES'] ?? '').trim() === '';
+  const missing = noRedis ? [{ variable: 'REDIS_URL', message: 'is required (e.g. redis://127.0.0.1:6379), unless REDIS_CLUSTER_NODES names a Redis Cluster' }] : [];
+  if (!result.success || missing.length > 0) {
+    throw new GatewayConfigError([
+      ...missing,
+      ...(result.success ? [] : result.error.issues).map((issue) => {
         const [variable, ...rest] = issue.path.map(String);
         const where = rest.length > 0 ? ` (at ${rest.join('.')})` : '';
         return { variable: variable ?? '(environment)', message: `${issue.message}${where}` };
       }),
-    );
+    ]);
   }
   const e = result.data;
   // A presence entry must outlive the interval between two refreshes (pongs), or agents that are
@@ -427,6 +459,8 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     port: e.PORT,
     host: e.HOST,
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES,
+    hookQueueShards: e.AHP_HOOK_QUEUE_SHARDS,
     keyPrefix: e.AHP_KEY_PREFIX,
     gatewayId: e.AHP_GATEWAY_ID ?? defaultGatewayId(),
     agentTokensFile: e.AHP_AGENT_TOKENS_FILE,

@@ -7,6 +7,7 @@ import {
   createLiveTail,
   createGatewayFeed,
   createHookQueue,
+  resolveHookQueueShardCount,
   createKeys,
   createRedisStores,
   createTimelineStore,
@@ -65,7 +66,14 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
   const storeLogger = logger.child({ component: 'store' });
   const keys = createKeys({ prefix: config.keyPrefix });
   // The connection name shows up in CLIENT LIST; it must fit Redis' 128-character id rules.
-  const redis = await connectRedis({ url: config.redisUrl, name: `gateway:${config.gatewayId}`.slice(0, 128), logger: storeLogger });
+  const redis = await connectRedis({
+    url: config.redisUrl,
+    clusterNodes: config.redisClusterNodes,
+    name: `gateway:${config.gatewayId}`.slice(0, 128),
+    logger: storeLogger,
+  });
+  // Every gateway and worker of a deployment agrees on the shard count (stored by the first one).
+  const shards = await resolveHookQueueShardCount(redis, keys, config.hookQueueShards);
   return {
     redis,
     keys,
@@ -75,7 +83,7 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
     timeline: createTimelineStore({ redis, keys }),
     // The gateway only reads and publishes versions (no `watch`), so no subscriber is ever opened.
     config: createConfigStore({ redis, keys, logger: storeLogger }),
-    queue: createHookQueue({ redis, keys }),
+    queue: createHookQueue({ redis, keys, shards, logger: storeLogger }),
     feed: createGatewayFeed({ redis, keys, gatewayId: config.gatewayId, logger: storeLogger }),
     fleet: createFleetStore({ redis, keys }),
     health: createHealthStore({ redis, keys }),

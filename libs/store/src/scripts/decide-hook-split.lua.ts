@@ -1,0 +1,60 @@
+/**
+ * decide-hook split for Redis Cluster (hook-store.ts `decideSplit`): the deciding part, atomic on
+ * the hook's own hash tag, and the per-signal record, atomic on the signal's tag. Everything else
+ * decide-hook does in one step (unanswered set, signal log, route) becomes idempotent follow-up
+ * commands on single keys, replayed whenever a decide answers "not first".
+ */
+
+/** Source of decide-hook-core. */
+export const DECIDE_HOOK_CORE_LUA = `--[[
+  decide-hook-core (1 key): the hook-hash part of decide-hook — first writer wins.
+
+  KEYS[1]  hook hash <prefix>:hook:{<hookId>}
+  ARGV[1]  decision JSON (validated by the caller)
+  ARGV[2]  decided_at (epoch ms)
+  ARGV[3]  decision TTL (ms)
+  ARGV[4]  the decision's trigger, which must be the hook's
+
+  Returns
+    { 'missing' } | { 'mismatch', stored trigger }     nothing changed
+    { 'first' | 'stored', decision JSON, owner, agent_id, session_id, trigger, hook_id, created_at, answers, decided_at }
+]]
+local hook = KEYS[1]
+local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at', 'answers', 'decided_at')
+if not h[1] then
+  return { 'missing' }
+end
+local function reply(kind, decision, decidedAt)
+  return { kind, decision, h[3] or '', h[4] or '', h[5] or '', h[6] or '', h[7] or '', h[8] or '', h[10] or '', decidedAt }
+end
+if h[1] == 'decided' then
+  return reply('stored', h[2] or '', h[11] or ARGV[2])
+end
+if h[6] ~= ARGV[4] then
+  return { 'mismatch', h[6] or '' }
+end
+redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
+local deadline = tonumber(h[9] or '')
+if not deadline or tonumber(ARGV[2]) > deadline then
+  redis.call('PEXPIRE', hook, ARGV[3])
+end
+return reply('first', ARGV[1], ARGV[2])
+`;
+
+/** Source of signal-record-put. */
+export const SIGNAL_RECORD_PUT_LUA = `--[[
+  signal-record-put (1 key): writes a signal record unless it exists (its response must survive).
+
+  KEYS[1]  signal record hash <prefix>:signal:{<signalId>}
+  ARGV[1]  record TTL (ms)
+  ARGV[2..] field, value pairs
+
+  Returns 1 when written now, 0 when it already existed.
+]]
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
