@@ -3,12 +3,12 @@
  *
  * One Redis: BullMQ takes the node-redis client as it is (it duplicates it for its blocking
  * reads). A cluster: BullMQ 6 drives clusters through ioredis only (its node-redis adapter has no
- * cluster support), so an ioredis `Cluster` is opened from the same seeds, credentials and name,
+ * cluster support), so an ioredis `Cluster` is opened from the same root nodes, credentials and name,
  * and closed with the queue or worker that opened it.
  */
 import { Cluster } from 'ioredis';
 import type { Logger } from './contracts.js';
-import { clusterSeedsOf, isClusterClient, type RedisClient } from './redis-client.js';
+import { clusterRootNodesOf, isClusterClient, type RedisClient } from './redis-client.js';
 
 /** What to pass as BullMQ's `connection`, and how to release it. */
 export interface BullConnection {
@@ -18,18 +18,18 @@ export interface BullConnection {
 }
 
 /**
- * @throws Error for a cluster client not made by `connectRedis` (its seeds are unknown).
+ * @throws Error for a cluster client not made by `connectRedis` (its root nodes are unknown).
  */
 export function openBullConnection(redis: RedisClient, logger?: Logger): BullConnection {
   if (!isClusterClient(redis)) return { connection: redis, close: async () => undefined };
-  const seeds = clusterSeedsOf(redis);
-  if (!seeds) throw new Error('the hook queue needs a cluster client made by connectRedis (its seed nodes are not known otherwise)');
-  const { url } = seeds;
+  const root nodes = clusterRootNodesOf(redis);
+  if (!root nodes) throw new Error('the hook queue needs a cluster client made by connectRedis (its root nodes are not known otherwise)');
+  const { url } = root nodes;
   const cluster = new Cluster(
-    seeds.nodes.map((node) => ({ host: node.host, port: node.port })),
+    root nodes.nodes.map((node) => ({ host: node.host, port: node.port })),
     {
       redisOptions: {
-        connectionName: `${seeds.name}:bull`.slice(0, 128),
+        connectionName: `${root nodes.name}:bull`.slice(0, 128),
         // BullMQ's workers block on BZPOPMIN and must never give up a command (its own rule).
         maxRetriesPerRequest: null,
         ...(url?.username ? { username: decodeURIComponent(url.username) } : {}),
@@ -43,7 +43,7 @@ export function openBullConnection(redis: RedisClient, logger?: Logger): BullCon
       clusterRetryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 6), 5000),
     },
   );
-  cluster.on('error', (error: Error) => logger?.warn({ redisClient: `${seeds.name}:bull`, error: error.message }, 'bullmq cluster connection error'));
+  cluster.on('error', (error: Error) => logger?.warn({ redisClient: `${root nodes.name}:bull`, error: error.message }, 'bullmq cluster connection error'));
   let closing: Promise<void> | undefined;
   return {
     connection: cluster,

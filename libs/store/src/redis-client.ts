@@ -18,7 +18,7 @@ export type RedisClusterClient = RedisClusterType;
  */
 export type RedisClient = RedisSingleClient | RedisClusterClient;
 
-/** One seed node of a cluster. */
+/** One root node of a cluster. */
 export interface ClusterNodeAddress {
   host: string;
   port: number;
@@ -96,21 +96,21 @@ export function parseClusterNodes(text: string): ClusterNodeAddress[] {
     if (nodes.some((node) => node.host === host && node.port === port)) throw new RedisTopologyError(`REDIS_CLUSTER_NODES: ${entry} is listed twice`);
     nodes.push({ host, port });
   }
-  if (nodes.length > 64) throw new RedisTopologyError('REDIS_CLUSTER_NODES: more than 64 nodes; a few seeds are enough, the rest is discovered');
+  if (nodes.length > 64) throw new RedisTopologyError('REDIS_CLUSTER_NODES: more than 64 nodes; a few root nodes are enough, the rest is discovered');
   return nodes;
 }
 
-/** The cluster seeds of a client made by {@link connectRedis}, for the BullMQ connection (see bull-connection.ts). */
-const clusterSeeds = new WeakMap<object, { nodes: readonly ClusterNodeAddress[]; url: URL | undefined; name: string }>();
+/** The cluster root nodes of a client made by {@link connectRedis}, for the BullMQ connection (see bull-connection.ts). */
+const clusterRootNodes = new WeakMap<object, { nodes: readonly ClusterNodeAddress[]; url: URL | undefined; name: string }>();
 
 /** Whether the client is a cluster client. */
 export function isClusterClient(client: RedisClient): client is RedisClusterClient {
-  return clusterSeeds.has(client) || 'masters' in client;
+  return clusterRootNodes.has(client) || 'masters' in client;
 }
 
-/** The seeds, credentials and name a cluster client was made with. */
-export function clusterSeedsOf(client: RedisClusterClient): { nodes: readonly ClusterNodeAddress[]; url: URL | undefined; name: string } | undefined {
-  return clusterSeeds.get(client);
+/** The root nodes, credentials and name a cluster client was made with. */
+export function clusterRootNodesOf(client: RedisClusterClient): { nodes: readonly ClusterNodeAddress[]; url: URL | undefined; name: string } | undefined {
+  return clusterRootNodes.get(client);
 }
 
 function validateName(name: string): void {
@@ -172,8 +172,8 @@ export async function connectRedis(options: ConnectRedisOptions): Promise<RedisC
   return client;
 }
 
-/** What one seed said about itself. */
-interface SeedReport {
+/** What one root node said about itself. */
+interface RootNodeReport {
   node: ClusterNodeAddress;
   id: string;
   knownIds: Set<string>;
@@ -185,8 +185,8 @@ function describe(node: ClusterNodeAddress): string {
   return node.host.includes(':') ? `[${node.host}]:${node.port}` : `${node.host}:${node.port}`;
 }
 
-/** Asks one seed who it is; undefined when unreachable. */
-async function probeSeed(node: ClusterNodeAddress, url: URL | undefined, timeoutMs: number): Promise<SeedReport | undefined> {
+/** Asks one root node who it is; undefined when unreachable. */
+async function probeRootNode(node: ClusterNodeAddress, url: URL | undefined, timeoutMs: number): Promise<RootNodeReport | undefined> {
   const client = createClient({
     socket: { host: node.host, port: node.port, connectTimeout: timeoutMs, reconnectStrategy: false, ...(url?.protocol === 'rediss:' ? { tls: true as const } : {}) },
     ...(url?.username ? { username: decodeURIComponent(url.username) } : {}),
@@ -217,16 +217,16 @@ async function probeSeed(node: ClusterNodeAddress, url: URL | undefined, timeout
 }
 
 /**
- * Checks the seeds before the cluster client starts (its own errors for these cases are obscure):
- * every reachable seed must be a cluster node, all of one cluster, with all 16384 slots assigned.
- * Waits (logging) while no seed answers or the cluster is still converging (state `fail` with
+ * Checks the root nodes before the cluster client starts (its own errors for these cases are obscure):
+ * every reachable root node must be a cluster node, all of one cluster, with all 16384 slots assigned.
+ * Waits (logging) while no root node answers or the cluster is still converging (state `fail` with
  * every slot assigned: a failover in progress).
  */
-async function checkClusterSeeds(nodes: readonly ClusterNodeAddress[], url: URL | undefined, options: ConnectRedisOptions): Promise<void> {
+async function checkClusterRootNodes(nodes: readonly ClusterNodeAddress[], url: URL | undefined, options: ConnectRedisOptions): Promise<void> {
   const maxDelay = options.maxReconnectDelayMs ?? 5000;
   for (let attempt = 0; ; attempt++) {
-    const reports = (await Promise.all(nodes.map((node) => probeSeed(node, url, options.connectTimeoutMs ?? 5000)))).filter(
-      (report): report is SeedReport => report !== undefined,
+    const reports = (await Promise.all(nodes.map((node) => probeRootNode(node, url, options.connectTimeoutMs ?? 5000)))).filter(
+      (report): report is RootNodeReport => report !== undefined,
     );
     const [first, ...others] = reports;
     let waitingFor: string;
@@ -265,7 +265,7 @@ async function connectCluster(options: ConnectRedisOptions, nodes: readonly Clus
       throw new RedisTopologyError('REDIS_URL is not a URL (with REDIS_CLUSTER_NODES only its scheme and credentials are used)');
     }
   }
-  await checkClusterSeeds(nodes, url, options);
+  await checkClusterRootNodes(nodes, url, options);
   const minDelay = options.minReconnectDelayMs ?? 50;
   const maxDelay = options.maxReconnectDelayMs ?? 5000;
   const scheme = url?.protocol === 'rediss:' ? 'rediss' : 'redis';
@@ -288,7 +288,7 @@ async function connectCluster(options: ConnectRedisOptions, nodes: readonly Clus
     // A failover moves slots: follow MOVED/ASK a few more times than the default while it settles.
     maxCommandRedirections: 32,
   });
-  clusterSeeds.set(cluster, { nodes, url, name });
+  clusterRootNodes.set(cluster, { nodes, url, name });
   attachLogging(cluster, name, logger);
   await cluster.connect();
   return cluster;
