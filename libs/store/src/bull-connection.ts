@@ -22,14 +22,14 @@ export interface BullConnection {
  */
 export function openBullConnection(redis: RedisClient, logger?: Logger): BullConnection {
   if (!isClusterClient(redis)) return { connection: redis, close: async () => undefined };
-  const root nodes = clusterRootNodesOf(redis);
-  if (!root nodes) throw new Error('the hook queue needs a cluster client made by connectRedis (its root nodes are not known otherwise)');
-  const { url } = root nodes;
+  const roots = clusterRootNodesOf(redis);
+  if (!roots) throw new Error('the hook queue needs a cluster client made by connectRedis (its root nodes are not known otherwise)');
+  const { url } = roots;
   const cluster = new Cluster(
-    root nodes.nodes.map((node) => ({ host: node.host, port: node.port })),
+    roots.nodes.map((node) => ({ host: node.host, port: node.port })),
     {
       redisOptions: {
-        connectionName: `${root nodes.name}:bull`.slice(0, 128),
+        connectionName: `${roots.name}:bull`.slice(0, 128),
         // BullMQ's workers block on BZPOPMIN and must never give up a command (its own rule).
         maxRetriesPerRequest: null,
         ...(url?.username ? { username: decodeURIComponent(url.username) } : {}),
@@ -43,7 +43,7 @@ export function openBullConnection(redis: RedisClient, logger?: Logger): BullCon
       clusterRetryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 6), 5000),
     },
   );
-  cluster.on('error', (error: Error) => logger?.warn({ redisClient: `${root nodes.name}:bull`, error: error.message }, 'bullmq cluster connection error'));
+  cluster.on('error', (error: Error) => logger?.warn({ redisClient: `${roots.name}:bull`, error: error.message }, 'bullmq cluster connection error'));
   let closing: Promise<void> | undefined;
   return {
     connection: cluster,
