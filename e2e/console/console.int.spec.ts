@@ -47,6 +47,7 @@ describe('ops console in a real browser', () => {
       { id: 'orders-scribe', name: 'Orders scribe', team: 'orders', role: 'teammate' },
       { id: 'billing-bot', name: 'Billing bot', team: 'billing', role: 'teammate' },
       { id: 'listener', name: 'Listener' },
+      { id: 'clocked', name: 'Clocked' },
     ]);
   }, 120_000);
 
@@ -527,5 +528,41 @@ describe('ops console in a real browser', () => {
     await banner.waitFor({ state: 'detached', timeout: 30_000 });
     await liveReady(page);
     await page.locator('tr[data-agent-id="worker-bee"]').waitFor();
+  });
+
+  it('gateway frozen: the page says the feed stalled within seconds, instead of showing stale data as live, and recovers by itself', async () => {
+    const page = await operator('op-alice');
+    await liveReady(page);
+    const stalled = page.getByRole('alert').filter({ hasText: 'Live updates stalled — reconnecting…' });
+    const gateway = suite.gateway();
+    // SIGSTOP keeps every socket open and silent: no error reaches the browser, only silence.
+    gateway.kill('SIGSTOP');
+    try {
+      await stalled.waitFor({ timeout: 20_000 });
+      expect(await page.locator('[data-live="live"]').count()).toBe(0);
+      await suite.screenshot(page, 'feed-stalled');
+    } finally {
+      gateway.kill('SIGCONT');
+    }
+    await stalled.waitFor({ state: 'detached', timeout: 30_000 });
+    await liveReady(page);
+  });
+
+  it('a browser whose clock is wrong still shows ages on the gateway clock, never "in 3 s" for the past', async () => {
+    const { context, page } = await suite.signIn('op-alice');
+    contexts.push(context);
+    // This browser's clock runs ten minutes ahead: uncorrected, an agent seen a second ago would read "10 min ago".
+    await page.clock.setSystemTime(Date.now() + 10 * 60_000);
+    await page.reload();
+    expect(await page.evaluate(() => Date.now())).toBeGreaterThan(Date.now() + 9 * 60_000);
+    await liveReady(page);
+    await agent('clocked');
+    const seen = page.locator('tr[data-agent-id="clocked"] time').last();
+    await seen.waitFor();
+    await eventually(async () => {
+      const text = (await seen.textContent()) ?? '';
+      return /^(just now|\d+ s ago)$/.test(text) ? text : undefined;
+    }, 'the age of the agent that just connected to read as recent on the gateway clock');
+    expect(await page.locator('time').filter({ hasText: /^in / }).count()).toBe(0);
   });
 });

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectReady } from './support/agent-client.js';
 import { promptSignal, waitForJob, workerDecision } from './support/decisions.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestGateway, type TestStore } from './support/test-gateway.js';
+import { LIVE_HEARTBEAT_MS } from '../src/fleet/live.controller.js';
 
 const CONSOLE_ORIGIN = 'http://console.test:3000';
 let gw: TestGateway;
@@ -101,6 +102,19 @@ async function openLive(headers: Record<string, string> = {}): Promise<LiveStrea
 }
 
 describe('the live feed and the fleet view', () => {
+  it('sends a heartbeat with the gateway clock and its interval, so a client can tell a quiet feed from a stalled one', async () => {
+    const live = await openLive();
+    try {
+      const before = Date.now();
+      const beat = await live.next((e) => e.kind === 'heartbeat', 'heartbeat');
+      expect(beat).toMatchObject({ kind: 'heartbeat', gateway_id: gw.config.gatewayId, interval_ms: LIVE_HEARTBEAT_MS });
+      if (beat.kind !== 'heartbeat') throw new Error('unreachable');
+      expect(Date.parse(beat.at)).toBeGreaterThanOrEqual(before - 1000);
+    } finally {
+      live.close();
+    }
+  });
+
   it('starts with ready, then follows an agent through connect, hook, decision, event, request and disconnect', async () => {
     const live = await openLive();
     try {

@@ -161,6 +161,11 @@ export const OperatorLiveEventSchema = z
   .discriminatedUnion('kind', [
     /** First event of every connection: re-read your snapshots now. */
     z.strictObject({ kind: z.literal('ready'), gateway_id: IdSchema, at: TimestampSchema }),
+    /**
+     * Sent every `interval_ms` while the stream is healthy, so a client can tell a quiet fleet from
+     * a stalled stream (a comment line is invisible to EventSource) and learn the server's clock.
+     */
+    z.strictObject({ kind: z.literal('heartbeat'), gateway_id: IdSchema, at: TimestampSchema, interval_ms: z.int().min(100).max(60_000) }),
     /** An agent's fleet row changed (connected, disconnected, hooked, got a decision). */
     z.strictObject({ kind: z.literal('agent'), agent: FleetAgentSchema }),
     LiveRequestEventSchema,

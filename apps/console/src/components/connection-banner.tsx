@@ -11,6 +11,13 @@ export function ConnectionBanner({ sessionProblem }: { sessionProblem?: string |
       </div>
     );
   }
+  if (status === 'stalled') {
+    return (
+      <div className="banner banner-down" role="alert">
+        <strong>Live updates stalled — reconnecting…</strong> The gateway stopped answering; what you see may be out of date. This clears by itself when the feed is back.
+      </div>
+    );
+  }
   if (sessionProblem && status !== 'live') {
     return (
       <div className="banner banner-down" role="alert">
@@ -21,7 +28,7 @@ export function ConnectionBanner({ sessionProblem }: { sessionProblem?: string |
   return null;
 }
 
-const LIVE_LABEL = { connecting: 'Connecting…', live: 'Live', down: 'Reconnecting…' } as const;
+const LIVE_LABEL = { connecting: 'Connecting…', live: 'Live', stalled: 'Stalled', down: 'Reconnecting…' } as const;
 
 /** A small "Live" mark in the top bar; `data-live` carries the status for tests and styling. */
 export function LiveIndicator() {

@@ -9,8 +9,12 @@ import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.g
 import { OperatorScopeService } from '../operators/operator-scope.service.js';
 import { LiveFeedService } from './live-feed.service.js';
 
-/** A comment line every this often keeps proxies from closing an idle stream and lets the client notice a dead one. */
-export const LIVE_PING_MS = 15_000;
+/**
+ * A `heartbeat` event every this often: it keeps proxies from closing an idle stream, and lets a
+ * client that misses a few of them say the feed is stalled within seconds (a half-open TCP
+ * connection or a hung gateway sends no error) instead of showing stale data as live.
+ */
+export const LIVE_HEARTBEAT_MS = 2_000;
 /** A subscriber whose socket buffers more than this is not reading: it is disconnected and re-syncs on reconnect. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
@@ -76,7 +80,7 @@ export class LiveController {
     // `retry` tells EventSource how soon to reconnect after the stream drops.
     write('retry: 2000\n\n');
     send({ kind: 'ready', gateway_id: this.config.gatewayId, at: new Date().toISOString() });
-    const ping = setInterval(() => write(': ping\n\n'), LIVE_PING_MS);
+    const ping = setInterval(() => send({ kind: 'heartbeat', gateway_id: this.config.gatewayId, at: new Date().toISOString(), interval_ms: LIVE_HEARTBEAT_MS }), LIVE_HEARTBEAT_MS);
     ping.unref();
     request.once('close', close);
     response.once('error', close);

@@ -53,6 +53,7 @@ export class OperatorScopeService {
     for (const event of events) {
       switch (event.kind) {
         case 'ready':
+        case 'heartbeat':
         case 'config':
           visible.push(event);
           break;

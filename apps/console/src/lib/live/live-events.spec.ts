@@ -24,7 +24,8 @@ describe('parseLiveEvent', () => {
     ).toMatchObject({ actor: { id: 'op-maria' } });
     expect(parseLiveEvent('signals', JSON.stringify({ kind: 'signals', agent_ids: ['alice', 'bob'], at: '2026-11-22T10:00:00.000Z' }))).toMatchObject({ agent_ids: ['alice', 'bob'] });
     expect(parseLiveEvent('config', JSON.stringify({ kind: 'config', version: 3, at: '2026-11-22T10:00:00.000Z' }))).toMatchObject({ version: 3 });
-    expect(LIVE_EVENT_KINDS).toEqual(['ready', 'agent', 'request', 'signals', 'timeline', 'config']);
+    expect(parseLiveEvent('heartbeat', JSON.stringify({ kind: 'heartbeat', gateway_id: 'gw-1', at: '2026-11-22T10:00:02.000Z', interval_ms: 2000 }))).toMatchObject({ interval_ms: 2000 });
+    expect(LIVE_EVENT_KINDS).toEqual(['ready', 'heartbeat', 'agent', 'request', 'signals', 'timeline', 'config']);
   });
 
   it('drops data that is not JSON, does not fit the schema, or contradicts the SSE event name', () => {

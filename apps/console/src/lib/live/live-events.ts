@@ -4,8 +4,16 @@
  */
 import { OperatorLiveEventSchema, type OperatorLiveEvent, type OperatorLiveEventKind } from '@ahp/protocol';
 
-/** The SSE event names the console listens to (the gateway's `event:` field). */
-export const LIVE_EVENT_KINDS: readonly OperatorLiveEventKind[] = ['ready', 'agent', 'request', 'signals', 'timeline', 'config'];
+/** The SSE event names the console listens to (the gateway's `event:` field): every kind, or the compiler says which is missing. */
+export const LIVE_EVENT_KINDS = Object.keys({
+  ready: true,
+  heartbeat: true,
+  agent: true,
+  request: true,
+  signals: true,
+  timeline: true,
+  config: true,
+} satisfies Record<OperatorLiveEventKind, true>) as readonly OperatorLiveEventKind[];
 
 /** The event carried by an SSE message named `eventName` with `data`, or `null` if it is not a valid one. */
 export function parseLiveEvent(eventName: string, data: string): OperatorLiveEvent | null {

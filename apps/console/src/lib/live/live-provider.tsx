@@ -4,26 +4,37 @@
  * proxied with the session's token). Views subscribe to its events and re-read their snapshots
  * whenever a `ready` arrives (after every (re)connection), so nothing is missed while
  * disconnected. When the feed fails, the status turns `down` (the banner shows) and the provider
- * reconnects by itself with backoff; the next `ready` turns it `live` again.
+ * reconnects by itself with backoff; the next `ready` turns it `live` again. A feed that goes
+ * silent without failing (no heartbeat for a few intervals: a hung gateway, a half-open
+ * connection) turns `stalled`, is closed and reconnected the same way. The events' server
+ * stamps also give the gateway's clock, so ages on screen do not depend on this browser's.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useRouter } from 'next/navigation';
 import type { OperatorLiveEvent } from '@ahp/protocol';
 import { callJson } from '../api/client';
 import { LIVE_EVENT_KINDS, parseLiveEvent } from './live-events';
+import { clockOffsetMs, DEFAULT_HEARTBEAT_MS, isStalled } from './feed-health';
 import { reconnectDelayMs } from './reconnect';
 
-export type LiveStatus = 'connecting' | 'live' | 'down';
+export type LiveStatus = 'connecting' | 'live' | 'stalled' | 'down';
+
+/** How often the provider checks that the feed is still talking. */
+const WATCHDOG_MS = 1_000;
+/** Clock offsets closer than this to the one in use are not worth a re-render. */
+const CLOCK_OFFSET_STEP_MS = 1_000;
 export type LiveListener = (event: OperatorLiveEvent) => void;
 
 interface LiveContextValue {
   status: LiveStatus;
   /** Increases with every `ready`: views re-read their snapshots when it changes. */
   generation: number;
+  /** The gateway's clock minus this browser's, in ms (0 until the feed said). */
+  clockOffsetMs: number;
   subscribe(listener: LiveListener): () => void;
 }
 
-const LiveContext = createContext<LiveContextValue>({ status: 'connecting', generation: 0, subscribe: () => () => undefined });
+const LiveContext = createContext<LiveContextValue>({ status: 'connecting', generation: 0, clockOffsetMs: 0, subscribe: () => () => undefined });
 
 /** A probe that only matters for its side effect: a 401 sends the browser to the sign-in page. */
 const AnySchema = { safeParse: (value: unknown) => ({ success: true as const, data: value }) };
@@ -31,6 +42,7 @@ const AnySchema = { safeParse: (value: unknown) => ({ success: true as const, da
 export function LiveProvider({ children, refreshOnReady = false }: { children: ReactNode; refreshOnReady?: boolean }) {
   const [status, setStatus] = useState<LiveStatus>('connecting');
   const [generation, setGeneration] = useState(0);
+  const [offset, setOffset] = useState(0);
   const listeners = useRef(new Set<LiveListener>());
   const router = useRouter();
   const refresh = useRef(refreshOnReady);
@@ -41,6 +53,9 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
     let timer: ReturnType<typeof setTimeout> | undefined;
     let attempt = 0;
     let disposed = false;
+    let lastEventAt = Date.now();
+    let heartbeatMs = DEFAULT_HEARTBEAT_MS;
+    let live = false;
 
     const retryLater = () => {
       source?.close();
@@ -57,12 +72,24 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
     const open = () => {
       const next = new EventSource('/api/live');
       source = next;
+      lastEventAt = Date.now();
       for (const kind of LIVE_EVENT_KINDS) {
         next.addEventListener(kind, (message) => {
+          if (source !== next) return;
           const event = parseLiveEvent(kind, String((message as MessageEvent<unknown>).data));
           if (event === null) return;
+          lastEventAt = Date.now();
+          if (event.kind === 'ready' || event.kind === 'heartbeat') {
+            const measured = clockOffsetMs(event.at, lastEventAt);
+            if (measured !== undefined) setOffset((current) => (Math.abs(measured - current) < CLOCK_OFFSET_STEP_MS ? current : measured));
+          }
+          if (event.kind === 'heartbeat') {
+            heartbeatMs = event.interval_ms;
+            return;
+          }
           if (event.kind === 'ready') {
             attempt = 0;
+            live = true;
             setStatus('live');
             setGeneration((value) => value + 1);
             if (refresh.current) router.refresh();
@@ -71,15 +98,26 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
         });
       }
       next.onerror = () => {
+        if (source !== next) return;
+        live = false;
         setStatus('down');
         // CONNECTING: the browser retries by itself. CLOSED (the console answered an error): we do.
         if (next.readyState === EventSource.CLOSED) retryLater();
       };
     };
 
+    // Only a live feed can stall: while connecting or down, EventSource and retryLater are at work.
+    const watchdog = setInterval(() => {
+      if (!live || source === null || !isStalled(lastEventAt, Date.now(), heartbeatMs)) return;
+      live = false;
+      setStatus('stalled');
+      retryLater();
+    }, WATCHDOG_MS);
+
     open();
     return () => {
       disposed = true;
+      clearInterval(watchdog);
       if (timer !== undefined) clearTimeout(timer);
       source?.close();
     };
@@ -92,7 +130,7 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
     };
   }, []);
 
-  const value = useMemo(() => ({ status, generation, subscribe }), [status, generation, subscribe]);
+  const value = useMemo(() => ({ status, generation, clockOffsetMs: offset, subscribe }), [status, generation, offset, subscribe]);
   return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
 }
 

@@ -72,12 +72,17 @@ export function useResource<T>(key: string, load: (signal: AbortSignal) => Promi
   return { status, data: current.data, error: current.error, reload, mutate };
 }
 
-/** The current time, re-read every `everyMs` (for ages and deadlines on screen). */
+/**
+ * The current time on the gateway's clock (this browser's, corrected by the offset the live feed
+ * measured), re-read every `everyMs`: ages and deadlines on screen are then right even when the
+ * operator's clock is not.
+ */
 export function useNow(everyMs = 10_000): number {
+  const { clockOffsetMs } = useLive();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const id = setInterval(() => setNow(Date.now()), everyMs);
     return () => clearInterval(id);
   }, [everyMs]);
-  return now;
+  return now + clockOffsetMs;
 }

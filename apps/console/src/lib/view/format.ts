@@ -12,12 +12,16 @@ export function formatSpan(ms: number): string {
   return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }
 
-/** How long ago `iso` was, e.g. `3 min ago` (`just now` under a second, `in …` for a future time). */
+/**
+ * How long ago `iso` was, e.g. `3 min ago` (`just now` under a second). Every caller shows
+ * something that already happened, so a time after `nowMs` can only be clock skew between the
+ * server that stamped it and this browser: it reads `just now`, never `in 3 s`.
+ */
 export function formatAgo(iso: string, nowMs: number): string {
   const delta = nowMs - Date.parse(iso);
   if (Number.isNaN(delta)) return iso;
-  if (Math.abs(delta) < 1000) return 'just now';
-  return delta > 0 ? `${formatSpan(delta)} ago` : `in ${formatSpan(-delta)}`;
+  if (delta < 1000) return 'just now';
+  return `${formatSpan(delta)} ago`;
 }
 
 /** A deadline relative to now: `in 4 min`, or `passed 20 s ago`. */
