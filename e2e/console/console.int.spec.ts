@@ -483,6 +483,13 @@ describe('ops console in a real browser', () => {
     const result = awaited(careful.hook('pre-tool-use', { tool: { name: 'bash', input } }, { onAwaitingApproval: (info) => waits.push(info) }));
     const info = await eventually(() => waits[0], 'the hook to wait for a person');
 
+    // The fleet says the call waits for a person, not that it was denied.
+    const fleetPage = await operator('op-viv');
+    await liveReady(fleetPage);
+    const carefulRow = fleetPage.locator('tr[data-agent-id="careful"]');
+    await carefulRow.locator('[data-decision="awaiting-approval"]').waitFor();
+    expect(await carefulRow.textContent()).not.toContain('denied');
+
     const page = await operator('op-alice');
     await approvals(page);
     const item = card(page, info.requestId);
@@ -498,6 +505,7 @@ describe('ops console in a real browser', () => {
     expect(outcome.allowed).toBe(true);
     expect(outcome.intensity).toBe('control');
     expect(outcome.modifications).toEqual([expect.objectContaining({ target: 'command', original: 'rm -rf build', updated: 'rm -rf build/tmp' })]);
+    await carefulRow.locator('[data-decision="allowed"]').waitFor();
 
     // "For the rest of the session": approved once in the browser, the same call then needs nobody.
     const again = { command: 'rm -rf dist', cwd: '/srv/app' };

@@ -54,6 +54,22 @@ describe('OperatorLiveEventSchema', () => {
     for (const event of events) expect(OperatorLiveEventSchema.parse(event).kind).toBe(event.kind);
   });
 
+  it('carries a paused call as awaiting approval on the last decision', () => {
+    const waiting = {
+      ...row,
+      last_decision: {
+        hook_id: row.last_hook.hook_id,
+        allowed: false,
+        intensity: 'block',
+        decided_by: 'oracles',
+        at: '2026-11-22T10:00:05.000Z',
+        awaiting_approval: { request_id: 'req_7', deadline: '2026-11-22T10:15:05.000Z' },
+      },
+    };
+    expect(FleetAgentSchema.parse(waiting).last_decision?.awaiting_approval).toEqual({ request_id: 'req_7', deadline: '2026-11-22T10:15:05.000Z' });
+    expect(FleetAgentSchema.safeParse({ ...waiting, last_decision: { ...waiting.last_decision, awaiting_approval: { request_id: 'req_7' } } }).success).toBe(false);
+  });
+
   it('refuses an unknown kind and extra fields', () => {
     expect(OperatorLiveEventSchema.safeParse({ kind: 'gossip', at: '2026-11-22T10:00:00.000Z' }).success).toBe(false);
     expect(OperatorLiveEventSchema.safeParse({ kind: 'config', version: 3, at: '2026-11-22T10:00:00.000Z', extra: 1 }).success).toBe(false);

@@ -51,6 +51,11 @@ export const FleetLastDecisionSchema = z
     intensity: IntensitySchema.nullable(),
     decided_by: z.enum(['oracles', 'failure_policy']),
     at: TimestampSchema,
+    /**
+     * Set when the decision is a block that waits for a person (`await_approval`): the call is
+     * paused on this tool approval request until its deadline, not denied.
+     */
+    awaiting_approval: z.strictObject({ request_id: RequestIdSchema, deadline: TimestampSchema }).optional(),
   })
   .meta({ id: 'FleetLastDecision' });
 export type FleetLastDecision = z.infer<typeof FleetLastDecisionSchema>;

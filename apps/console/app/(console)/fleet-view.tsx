@@ -6,8 +6,9 @@ import { fetchFleet } from '../../src/lib/api/fleet';
 import { useLiveEvents } from '../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../src/lib/live/use-resource';
 import { displayCounts, displayStatus, upsertAgent } from '../../src/lib/view/fleet-state';
-import { IntensityBadge, StatusBadge } from '../../src/components/badges';
+import { StatusBadge } from '../../src/components/badges';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../src/components/states';
+import { DecisionSummary } from '../../src/components/decision-summary';
 import { Ago } from '../../src/components/time';
 
 function Counts({ counts, gateways }: { counts: FleetCounts; gateways: number }) {
@@ -49,14 +50,7 @@ function LastDecision({ agent, now }: { agent: FleetAgent; now: number }) {
   if (!decision) return agent.last_refusal ? <HeldBy agent={agent} now={now} /> : <span className="muted">none</span>;
   return (
     <span>
-      {decision.allowed ? 'allowed' : 'denied'}
-      {decision.intensity ? (
-        <>
-          {' '}
-          <IntensityBadge intensity={decision.intensity} />
-        </>
-      ) : null}
-      {decision.decided_by === 'failure_policy' ? <span className="muted"> (failure policy)</span> : null} · <Ago at={decision.at} now={now} />
+      <DecisionSummary decision={decision} now={now} /> · <Ago at={decision.at} now={now} />
       <HeldBy agent={agent} now={now} />
     </span>
   );

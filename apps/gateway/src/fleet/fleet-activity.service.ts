@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { FleetAgent, FleetLastDecision, FleetLastHook, FleetLastRefusal, OperatorLiveEvent } from '@ahp/protocol';
+import { awaitingApproval, type FleetAgent, type FleetLastDecision, type FleetLastHook, type FleetLastRefusal, type OperatorLiveEvent } from '@ahp/protocol';
 import type { FleetStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -80,12 +80,14 @@ export class FleetActivityService implements OnModuleInit, OnModuleDestroy {
         ids?.delete(decision.hook_id);
         if (ids?.size === 0) this.inFlight.delete(agentId);
         const entry = this.dirty(agentId, at);
+        const waiting = awaitingApproval(decision);
         entry.lastDecision = {
           hook_id: decision.hook_id,
           allowed: decision.allowed,
           intensity: decision.intensity,
           decided_by: decision.decided_by,
           at: decision.decided_at,
+          ...(waiting === undefined ? {} : { awaiting_approval: { request_id: waiting.request_id, deadline: waiting.deadline } }),
         };
         entry.inFlightChanged = true;
       }),

@@ -14,9 +14,10 @@ import { useNow, useResource } from '../../../../src/lib/live/use-resource';
 import { displayStatus, upsertAgent } from '../../../../src/lib/view/fleet-state';
 import { SIGNAL_WINDOWS } from '../../../../src/lib/view/signal-filters';
 import { mergeTimeline } from '../../../../src/lib/view/timeline-merge';
-import { IntensityBadge, StatusBadge } from '../../../../src/components/badges';
+import { StatusBadge } from '../../../../src/components/badges';
 import { PlanView } from '../../../../src/components/plan-view';
 import { Empty, ErrorState, Loading } from '../../../../src/components/states';
+import { DecisionSummary } from '../../../../src/components/decision-summary';
 import { Ago } from '../../../../src/components/time';
 import { useRoleAllows } from '../../../../src/components/operator-context';
 import { SignalForm } from './signal-form';
@@ -66,8 +67,7 @@ function AgentSummary({ row, now }: { row: FleetAgent; now: number }) {
         <dd>
           {row.last_decision ? (
             <>
-              {row.last_decision.allowed ? 'allowed' : 'denied'} {row.last_decision.intensity ? <IntensityBadge intensity={row.last_decision.intensity} /> : null} ·{' '}
-              <Ago at={row.last_decision.at} now={now} />
+              <DecisionSummary decision={row.last_decision} now={now} /> · <Ago at={row.last_decision.at} now={now} />
             </>
           ) : (
             'none'
