@@ -48,6 +48,7 @@ describe('ops console in a real browser', () => {
       { id: 'billing-bot', name: 'Billing bot', team: 'billing', role: 'teammate' },
       { id: 'listener', name: 'Listener' },
       { id: 'clocked', name: 'Clocked' },
+      { id: 'historian', name: 'Historian', team: 'orders', role: 'teammate' },
     ]);
   }, 120_000);
 
@@ -519,6 +520,70 @@ describe('ops console in a real browser', () => {
     const third = await careful.hook('pre-tool-use', { tool: { name: 'bash', input: again } }, { onAwaitingApproval: (wait) => waits.push(wait) });
     expect(third.allowed).toBe(true);
     expect(waits).toHaveLength(2);
+  });
+
+  it('approvals history shows who decided and the edited input, exports it, and the grants page revokes a session grant for the very next call', async () => {
+    const { status, json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'POST', '/config', { source: APPROVAL_RULES });
+    // 201 when published now, 200 when an earlier test already published the same text.
+    expect([200, 201]).toContain(status);
+    await allWorkersServe(suite.system, (json as { version: number }).version);
+
+    // A call a rule hands to a person, approved with an edit and for the rest of the session.
+    const historian = await agent('historian');
+    const waits: AwaitingApprovalInfo[] = [];
+    const input = { command: 'rm -rf cache', cwd: '/srv/app' };
+    const first = awaited(historian.hook('pre-tool-use', { tool: { name: 'bash', input } }, { onAwaitingApproval: (info) => waits.push(info) }));
+    const info = await eventually(() => waits[0], 'the call to wait for a person');
+    const edited = { command: 'rm -rf cache/app', cwd: '/srv/app' };
+    const decided = await operatorCall(suite.operatorApi(), suite.operators.token('op-alice'), 'POST', `/requests/${info.requestId}/decision`, {
+      approve: true,
+      feedback: 'only the cache of this app',
+      modified_input: edited,
+      scope: 'session',
+    });
+    expect(decided.status).toBe(200);
+    expect((await first).allowed).toBe(true);
+
+    const page = await operator('op-bob');
+    await page.goto('/approvals/history');
+    await page.getByRole('heading', { level: 1, name: 'Approvals history' }).waitFor();
+    await page.getByLabel('Agent').fill('historian');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const row = page.locator(`tr[data-request-id="${info.requestId}"]`);
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('op-alice');
+    expect(text).toContain('only the cache of this app');
+    expect(await row.locator('[data-edited-input]').textContent()).toContain('rm -rf cache/app');
+    await suite.screenshot(page, 'approvals-history');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = await readFile((await download.path()) ?? '', 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('request_id,type,status,sender,what,created_at,decided_at,decided_by,feedback,input,edited_input');
+    expect(csv).toContain(info.requestId);
+    expect(csv).toContain('op-alice');
+
+    // The grant covers the approved (edited) call again without asking…
+    expect((await historian.hook('pre-tool-use', { tool: { name: 'bash', input: edited } }, { onAwaitingApproval: (wait) => waits.push(wait) })).allowed).toBe(true);
+    expect(waits).toHaveLength(1);
+    // …until an approver revokes it on the grants page.
+    await page.getByRole('navigation', { name: 'Approvals' }).getByRole('link', { name: 'Grants' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Session grants' }).waitFor();
+    const grant = page.locator('tr[data-grant-id]').filter({ hasText: 'historian' }).first();
+    await grant.waitFor();
+    await grant.getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('tr[data-grant-id][data-revoked="true"]').filter({ hasText: 'historian' }).first().waitFor();
+    expect(await grant.textContent()).toContain('revoked by op-bob');
+    const third = awaited(historian.hook('pre-tool-use', { tool: { name: 'bash', input: edited } }, { onAwaitingApproval: (wait) => waits.push(wait) }));
+    const thirdWait = await eventually(() => waits[1], 'the call to need a person again once the grant is revoked');
+    await operatorCall(suite.operatorApi(), suite.operators.token('op-alice'), 'POST', `/requests/${thirdWait.requestId}/decision`, { approve: false, feedback: 'not again' });
+    expect((await third).allowed).toBe(false);
+
+    // A viewer sees the grants but has no revoke button.
+    const viewer = await operator('op-viv');
+    await viewer.goto('/approvals/grants');
+    await viewer.locator('tr[data-grant-id]').filter({ hasText: 'historian' }).first().waitFor();
+    expect(await viewer.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
   });
 
   it('gateway down: a banner says so while the console reconnects by itself, and clears when the gateway is back', async () => {

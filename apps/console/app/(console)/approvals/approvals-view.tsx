@@ -14,6 +14,7 @@ import { settledBySomeoneElse, type DecisionNotice } from '../../../src/lib/view
 import { formatTimestamp } from '../../../src/lib/view/format';
 import { mayDecide, useOperator, useRoleAllows } from '../../../src/components/operator-context';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
+import { ApprovalsTabs } from './approvals-tabs';
 import { RequestCard, type Settlement } from './request-card';
 
 function settlementText(status: string, decidedBy: string | undefined, decidedAt: string | undefined, me: string | undefined): string {
@@ -74,6 +75,7 @@ export function ApprovalsView() {
           {queue.data ? ` ${pendingCount} pending.` : ''}
         </p>
       </div>
+      <ApprovalsTabs current="/approvals" />
       {!canDecide && operator ? (
         <p className="notice notice-info" role="note">
           You are signed in as a {operator.role}: you can watch the queue, but deciding needs the approver role.

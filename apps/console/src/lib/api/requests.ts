@@ -28,6 +28,32 @@ export async function fetchAgentRequests(agentId: string, signal?: AbortSignal):
   return requests;
 }
 
+/** What the approvals history can be narrowed to (the operator API's own filters). */
+export interface HistoryFilters {
+  /** A settled status, or every settled one. */
+  status: 'settled' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+  type?: ProtocolState['type'];
+  agent?: string;
+  team?: string;
+}
+
+/**
+ * Settled requests addressed to operators, newest first (at most {@link MAX_LIST_LIMIT}). The API
+ * filters by one status; "settled" asks for all and drops the pending ones.
+ */
+export async function fetchRequestHistory(filters: HistoryFilters, signal?: AbortSignal): Promise<ProtocolState[]> {
+  const query = {
+    target: 'operators',
+    limit: MAX_LIST_LIMIT,
+    ...(filters.status === 'settled' ? {} : { status: filters.status }),
+    ...(filters.type ? { type: filters.type } : {}),
+    ...(filters.agent ? { agent: filters.agent } : {}),
+    ...(filters.team ? { team: filters.team } : {}),
+  };
+  const { requests } = await callJson(operatorUrl('requests', query), RequestListResponseSchema, signal ? { signal } : {});
+  return requests.filter((request) => request.status !== 'pending');
+}
+
 /** One request with its history. */
 export function fetchRequest(requestId: string, signal?: AbortSignal): Promise<RequestDetailResponse> {
   return callJson(operatorUrl(`requests/${encodeURIComponent(requestId)}`), RequestDetailResponseSchema, signal ? { signal } : {});

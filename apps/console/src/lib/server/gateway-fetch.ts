@@ -6,7 +6,7 @@
 import { consoleEnv } from './console-env';
 
 export interface GatewayFetchOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   token: string;
   /** JSON text to send as the body. */
   body?: string;

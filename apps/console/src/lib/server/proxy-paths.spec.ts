@@ -13,12 +13,16 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['config', '3'])).toBe('/v1/operator/config/3');
     expect(operatorApiPath('POST', ['config'])).toBe('/v1/operator/config');
     expect(operatorApiPath('GET', ['signals', 'export'])).toBe('/v1/operator/signals/export');
+    expect(operatorApiPath('GET', ['grants'])).toBe('/v1/operator/grants');
+    expect(operatorApiPath('DELETE', ['grants', 'grant_6b86b273ff34fce19d6b804eff5a3f57'])).toBe('/v1/operator/grants/grant_6b86b273ff34fce19d6b804eff5a3f57');
   });
 
   it('refuses a method the route does not have', () => {
     expect(operatorApiPath('POST', ['fleet'])).toBeNull();
     expect(operatorApiPath('GET', ['requests', 'req_1', 'decision'])).toBeNull();
     expect(operatorApiPath('DELETE', ['config'])).toBeNull();
+    expect(operatorApiPath('DELETE', ['grants'])).toBeNull();
+    expect(operatorApiPath('DELETE', ['requests', 'req_1'])).toBeNull();
   });
 
   it('never forwards a path outside the operator API', () => {

@@ -5,7 +5,7 @@
  * anywhere else.
  */
 
-type Method = 'GET' | 'POST';
+type Method = 'GET' | 'POST' | 'DELETE';
 
 /** One segment pattern: a literal, or `:param` for one id-like segment. */
 const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
@@ -15,6 +15,8 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'GET', pattern: ['requests'] },
   { method: 'GET', pattern: ['requests', ':id'] },
   { method: 'POST', pattern: ['requests', ':id', 'decision'] },
+  { method: 'GET', pattern: ['grants'] },
+  { method: 'DELETE', pattern: ['grants', ':id'] },
   { method: 'GET', pattern: ['agents'] },
   { method: 'GET', pattern: ['agents', ':id', 'timeline'] },
   { method: 'POST', pattern: ['agents', ':id', 'signals'] },

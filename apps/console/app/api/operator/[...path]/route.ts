@@ -25,7 +25,7 @@ async function forward(request: NextRequest, context: RouteContext<'/api/operato
   const session = sessionToken(request);
   if ('refusal' in session) return session.refusal;
   const { path } = await context.params;
-  const method = request.method === 'POST' ? 'POST' : 'GET';
+  const method = request.method === 'POST' || request.method === 'DELETE' ? request.method : 'GET';
   const target = operatorApiPath(method, path);
   if (target === null) return errorResponse(404, 'E_NOT_FOUND', `no operator API route ${method} /${path.join('/')}`);
 
@@ -56,3 +56,4 @@ async function forward(request: NextRequest, context: RouteContext<'/api/operato
 
 export const GET = forward;
 export const POST = forward;
+export const DELETE = forward;
