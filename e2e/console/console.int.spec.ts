@@ -501,6 +501,9 @@ describe('ops console in a real browser', () => {
     await item.getByLabel('Edited input for bash (a JSON object)').fill(JSON.stringify({ command: 'rm -rf build/tmp', cwd: '/srv/app' }));
     await item.getByRole('button', { name: 'Approve with these edits' }).click();
     await item.getByText('Approved with your edited input.').waitFor();
+    // The card keeps what was decided: by whom, and the input the agent runs instead.
+    expect(await item.locator('[data-outcome="approved"]').textContent()).toContain('Approved by op-alice');
+    expect(await item.locator('[data-edited-input]').textContent()).toContain('rm -rf build/tmp');
 
     const outcome = await result;
     expect(outcome.allowed).toBe(true);

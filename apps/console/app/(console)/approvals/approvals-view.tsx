@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import type { ProtocolState } from '@ahp/protocol';
-import { fetchApprovalQueue } from '../../../src/lib/api/requests';
+import { fetchApprovalQueue, fetchRequest } from '../../../src/lib/api/requests';
 import { useLiveEvents } from '../../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../../src/lib/live/use-resource';
 import { settledBySomeoneElse, type DecisionNotice } from '../../../src/lib/view/decision-outcome';
@@ -42,22 +42,34 @@ export function ApprovalsView() {
     });
   }, [queue.data]);
 
-  const settle = (requestId: string, status: string, decidedBy: string | undefined, decidedAt: string | undefined) => {
-    setSettlements((previous) => ({
-      ...previous,
-      [requestId]: {
-        status,
-        ...(decidedBy === undefined ? {} : { decidedBy }),
-        ...(decidedAt === undefined ? {} : { decidedAt }),
-        text: settlementText(status, decidedBy, decidedAt, operator?.id),
-      },
-    }));
+  const settle = (requestId: string, status: string, decidedBy: string | undefined, decidedAt: string | undefined, state?: ProtocolState) => {
+    setSettlements((previous) => {
+      // A live event carries no state: keep the one the decision's answer brought, if it agrees.
+      const settledState = state ?? (previous[requestId]?.state?.status === status ? previous[requestId]?.state : undefined);
+      return {
+        ...previous,
+        [requestId]: {
+          status,
+          ...(decidedBy === undefined ? {} : { decidedBy }),
+          ...(decidedAt === undefined ? {} : { decidedAt }),
+          ...(settledState === undefined ? {} : { state: settledState }),
+          text: settlementText(status, decidedBy, decidedAt, operator?.id),
+        },
+      };
+    });
   };
 
   useLiveEvents((event) => {
     if (event.kind !== 'request' || event.status === 'pending' || event.event === 'refused') return;
     if (known[event.request_id] === undefined) return;
-    settle(event.request_id, event.status, event.actor.kind === 'system' ? undefined : event.actor.id, event.at);
+    const decidedBy = event.actor.kind === 'system' ? undefined : event.actor.id;
+    settle(event.request_id, event.status, decidedBy, event.at);
+    // The event says who and when; the request itself adds the feedback and an edited input.
+    fetchRequest(event.request_id)
+      .then(({ request }) => {
+        if (request.status === event.status) settle(event.request_id, request.status, request.decided_by, request.decided_at ?? event.at, request);
+      })
+      .catch(() => undefined);
   });
 
   const pendingIds = new Set((queue.data ?? []).map((request) => request.request_id));
@@ -103,7 +115,7 @@ export function ApprovalsView() {
               deciderId={mayDecide(operator, request.type) ? operator?.id : undefined}
               onDecided={(notice, settled) => {
                 setNotices((previous) => ({ ...previous, [request.request_id]: notice }));
-                if (settled && settled.status !== 'pending') settle(request.request_id, settled.status, settled.decidedBy, settled.decidedAt);
+                if (settled && settled.status !== 'pending') settle(request.request_id, settled.status, settled.decidedBy, settled.decidedAt, settled.state);
                 queue.reload();
               }}
               onDismiss={() => setDismissed((previous) => ({ ...previous, [request.request_id]: true }))}

@@ -11,11 +11,20 @@ import { noticeForDecision, noticeForRefusal, type DecisionNotice } from '../../
 import { parseJsonObjectInput, prettyJson } from '../../../src/lib/view/json-input';
 import { describeError } from '../../../src/components/states';
 
+/** How a request was settled, as far as the page knows. */
+export interface SettledState {
+  status: string;
+  decidedBy?: string;
+  decidedAt?: string;
+  /** The request as settled, when the answer or a re-read carried it (feedback, edited input). */
+  state?: ProtocolState;
+}
+
 export interface DecisionFormProps {
   request: ProtocolState;
   operatorId: string;
   /** After the call: the notice to show, and the request's state when the answer carried it. */
-  onDone(notice: DecisionNotice, settled: { status: string; decidedBy?: string; decidedAt?: string } | null): void;
+  onDone(notice: DecisionNotice, settled: SettledState | null): void;
 }
 
 export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps) {
@@ -37,6 +46,7 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
         status: state.status,
         ...(state.decided_by ? { decidedBy: state.decided_by } : {}),
         ...(state.decided_at ? { decidedAt: state.decided_at } : {}),
+        state,
       });
     } catch (error) {
       if (isApiError(error)) {

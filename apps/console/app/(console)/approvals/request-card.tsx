@@ -7,8 +7,8 @@ import type { DecisionNotice } from '../../../src/lib/view/decision-outcome';
 import { JsonBlock } from '../../../src/components/json-block';
 import { PlanView } from '../../../src/components/plan-view';
 import { RequestStatusBadge } from '../../../src/components/badges';
-import { Ago } from '../../../src/components/time';
-import { DecisionForm } from './decision-form';
+import { Ago, Timestamp } from '../../../src/components/time';
+import { DecisionForm, type SettledState } from './decision-form';
 
 const TYPE_LABEL: Record<ProtocolState['type'], string> = {
   plan_approval: 'Plan approval',
@@ -17,12 +17,30 @@ const TYPE_LABEL: Record<ProtocolState['type'], string> = {
   intervention: 'Intervention',
 };
 
-export interface Settlement {
-  status: string;
-  decidedBy?: string;
-  decidedAt?: string;
+export interface Settlement extends SettledState {
   /** What the page says about it. */
   text: string;
+}
+
+/** What a settled request ended as: who decided, their feedback, and the input that ran if it was edited. */
+function Outcome({ state }: { state: ProtocolState }) {
+  if (state.status === 'pending') return null;
+  return (
+    <div className="request-outcome" data-outcome={state.status}>
+      <p>
+        <strong>{state.status === 'expired' ? 'Expired' : `${state.status[0]?.toUpperCase()}${state.status.slice(1)}`}</strong>
+        {state.decided_by ? ` by ${state.decided_by}` : ' — nobody decided before the deadline'}
+        {state.decided_at ? <> at <Timestamp at={state.decided_at} /></> : null}
+        {state.feedback ? <>: “{state.feedback}”</> : null}
+      </p>
+      {state.modified_input ? (
+        <div data-edited-input>
+          <p>The agent runs this edited input instead:</p>
+          <JsonBlock value={state.modified_input} label="Edited input the agent runs" />
+        </div>
+      ) : null}
+    </div>
+  );
 }
 
 export interface RequestCardProps {
@@ -33,7 +51,7 @@ export interface RequestCardProps {
   notice: DecisionNotice | undefined;
   /** The operator's id when they may decide; undefined for viewers. */
   deciderId: string | undefined;
-  onDecided(notice: DecisionNotice, settled: { status: string; decidedBy?: string; decidedAt?: string } | null): void;
+  onDecided(notice: DecisionNotice, settled: SettledState | null): void;
   onDismiss(): void;
 }
 
@@ -152,6 +170,7 @@ export function RequestCard({ request, now, settlement, notice, deciderId, onDec
           {settlement.text}
         </p>
       ) : null}
+      {!pending && settlement.state ? <Outcome state={settlement.state} /> : null}
       {pending && deciderId ? <DecisionForm request={request} operatorId={deciderId} onDone={onDecided} /> : null}
       {!pending ? (
         <button type="button" className="button button-quiet" onClick={onDismiss}>
