@@ -101,7 +101,7 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
   REDIS_URL: {
     default: null,
     description:
-      'Redis to use, redis[s]://[[user][:password]@]host[:port][/db]. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node).',
+      'Redis to use, redis[s]://[[user][:password]@]host[:port][/db]. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node, and its host must be one of the listed nodes).',
   },
   REDIS_CLUSTER_NODES: {
     default: '(none: one Redis at REDIS_URL)',

@@ -36,7 +36,8 @@ export class RedisTopologyError extends Error {
 export interface ConnectRedisOptions {
   /**
    * `redis[s]://[[user][:password]@]host[:port][/db]`. With `clusterNodes`, only its scheme
-   * (rediss = TLS) and credentials are used, for every node; it may then be omitted.
+   * (rediss = TLS) and credentials are used, for every node; it may then be omitted, and when
+   * given its host must be one of the nodes (and its database 0), so it cannot name a second Redis.
    */
   url?: string | undefined;
   /**

@@ -261,7 +261,7 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
   REDIS_URL: {
     required: true,
     default: undefined,
-    description: 'redis:// or rediss:// URL of the Redis shared by gateways and workers. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node).',
+    description: 'redis:// or rediss:// URL of the Redis shared by gateways and workers. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node, and its host must be one of the listed nodes).',
   },
   REDIS_CLUSTER_NODES: {
     required: false,
