@@ -3,6 +3,7 @@
  * A bad value stops the worker before it touches Redis, with a message naming the variable.
  */
 import { hostname } from 'node:os';
+import { RedisClusterNodesTextSchema } from '@ahp/protocol';
 import { z } from 'zod';
 
 /** Log levels, least severe first; a logger prints its level and everything after it. */
@@ -46,10 +47,7 @@ export const ConfigSchema = z.object({
       }
     }, 'must be a redis:// or rediss:// URL')
     .optional(),
-  REDIS_CLUSTER_NODES: z
-    .string()
-    .regex(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*,?\s*$/, 'must be host:port,host:port,… (the Redis Cluster nodes)')
-    .optional(),
+  REDIS_CLUSTER_NODES: RedisClusterNodesTextSchema.optional(),
   AHP_HOOK_QUEUE_SHARDS: wholeNumber(1, 64).optional(),
   AHP_WORKER_SHARDS: z
     .string()
@@ -103,7 +101,7 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
   REDIS_URL: {
     default: null,
     description:
-      'Redis to use, redis[s]://[[user][:password]@]host[:port][/db]. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node).',
+      'Redis to use, redis[s]://[[user][:password]@]host[:port][/db]. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node, and its host must be one of the listed nodes).',
   },
   REDIS_CLUSTER_NODES: {
     default: '(none: one Redis at REDIS_URL)',

@@ -3,6 +3,10 @@
  * The public API is this list of named exports; import nothing from deeper paths.
  */
 
+// --- Redis configuration -------------------------------------------------------------------
+export { MAX_CLUSTER_ROOT_NODES, RedisClusterNodesSchema, RedisClusterNodesTextSchema, RedisNodeAddressSchema } from './redis-config.js';
+export type { RedisNodeAddress } from './redis-config.js';
+
 // --- primitives ---------------------------------------------------------------------------
 export {
   FORBIDDEN_KEYS,

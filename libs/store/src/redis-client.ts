@@ -3,6 +3,7 @@
  * (`REDIS_URL`) or a Redis Cluster (`REDIS_CLUSTER_NODES`), chosen by configuration.
  */
 import { createClient, createCluster, type RedisClientType, type RedisClusterType } from 'redis';
+import { RedisClusterNodesSchema, type RedisNodeAddress } from '@ahp/protocol';
 import type { Logger } from './contracts.js';
 
 /** A node-redis client of one Redis. */
@@ -18,11 +19,8 @@ export type RedisClusterClient = RedisClusterType;
  */
 export type RedisClient = RedisSingleClient | RedisClusterClient;
 
-/** One root node of a cluster. */
-export interface ClusterNodeAddress {
-  host: string;
-  port: number;
-}
+/** One root node of a cluster (as {@link parseClusterNodes} reads it). */
+export type ClusterNodeAddress = RedisNodeAddress;
 
 /** The Redis configuration is wrong in a way no retry fixes; the message names the problem and what to set. */
 export class RedisTopologyError extends Error {
@@ -38,7 +36,8 @@ export class RedisTopologyError extends Error {
 export interface ConnectRedisOptions {
   /**
    * `redis[s]://[[user][:password]@]host[:port][/db]`. With `clusterNodes`, only its scheme
-   * (rediss = TLS) and credentials are used, for every node; it may then be omitted.
+   * (rediss = TLS) and credentials are used, for every node; it may then be omitted, and when
+   * given its host must be one of the nodes (and its database 0), so it cannot name a second Redis.
    */
   url?: string | undefined;
   /**
@@ -79,25 +78,35 @@ export function reconnectDelay(retries: number, minMs: number, maxMs: number, ra
 }
 
 /**
- * Parses `REDIS_CLUSTER_NODES`: comma-separated `host:port` (IPv6 as `[::1]:7000`), blanks ignored.
+ * Parses `REDIS_CLUSTER_NODES` with the protocol's schema: comma-separated `host:port` (IPv6 as
+ * `[::1]:7000`), blanks ignored, at least one node.
  * @throws RedisTopologyError naming the entry that does not parse, or a duplicate.
  */
 export function parseClusterNodes(text: string): ClusterNodeAddress[] {
-  const nodes: ClusterNodeAddress[] = [];
-  for (const raw of text.split(',')) {
-    const entry = raw.trim();
-    if (entry === '') continue;
-    const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry);
-    const port = Number(match?.[2]);
-    if (!match?.[1] || !(port >= 1 && port <= 65535)) {
-      throw new RedisTopologyError(`REDIS_CLUSTER_NODES: ${JSON.stringify(entry.slice(0, 100))} is not host:port`);
-    }
-    const host = match[1].replace(/^\[|\]$/g, '');
-    if (nodes.some((node) => node.host === host && node.port === port)) throw new RedisTopologyError(`REDIS_CLUSTER_NODES: ${entry} is listed twice`);
-    nodes.push({ host, port });
+  const parsed = RedisClusterNodesSchema.safeParse(text);
+  if (!parsed.success) throw new RedisTopologyError(`REDIS_CLUSTER_NODES: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * With a node list, `REDIS_URL` may still be given for its scheme and credentials; it must then
+ * not name a second Redis. Its host:port, when it has one, must be one of the listed nodes (a
+ * leftover URL of another Redis is refused, not silently ignored), and it may select no database
+ * but 0 (a cluster has only that one).
+ */
+function checkUrlAgainstNodes(url: URL, nodes: readonly ClusterNodeAddress[]): void {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port === '' ? 6379 : Number(url.port);
+  if (host !== '' && !nodes.some((node) => node.host === host && node.port === port)) {
+    throw new RedisTopologyError(
+      `REDIS_URL names ${describe({ host, port })} and REDIS_CLUSTER_NODES lists ${nodes.map(describe).join(',')}: two different Redis are configured. ` +
+        'With REDIS_CLUSTER_NODES, REDIS_URL only gives the scheme and credentials: point it at one of the listed nodes, or leave it out',
+    );
   }
-  if (nodes.length > 64) throw new RedisTopologyError('REDIS_CLUSTER_NODES: more than 64 nodes; a few root nodes are enough, the rest is discovered');
-  return nodes;
+  const database = url.pathname.replace(/^\//, '');
+  if (database !== '' && database !== '0') {
+    throw new RedisTopologyError(`REDIS_URL selects database ${database}, but a Redis Cluster has only database 0`);
+  }
 }
 
 /** The cluster root nodes of a client made by {@link connectRedis}, for the BullMQ connection (see bull-connection.ts). */
@@ -132,16 +141,23 @@ function validateName(name: string): void {
  * with a timeout where start-up must fail fast.
  *
  * @throws TypeError for a name that `CLIENT SETNAME` would refuse.
- * @throws RedisTopologyError when the configuration names the wrong kind of Redis: a standalone
- *   Redis listed as a cluster node, nodes of different clusters, a cluster with slots no master
- *   serves, or a cluster node given as `REDIS_URL`.
+ * @throws RedisTopologyError when the configuration names the wrong kind of Redis: a malformed
+ *   node list, a standalone Redis listed as a cluster node, nodes of different clusters, a cluster
+ *   with slots no master serves, a cluster node given as `REDIS_URL`, or a `REDIS_URL` naming a
+ *   Redis that is not one of the listed cluster nodes (or a database other than 0) beside them.
  */
 export async function connectRedis(options: ConnectRedisOptions & { url: string; clusterNodes?: undefined }): Promise<RedisSingleClient>;
 export async function connectRedis(options: ConnectRedisOptions): Promise<RedisClient>;
 export async function connectRedis(options: ConnectRedisOptions): Promise<RedisClient> {
   const { name, logger } = options;
   validateName(name);
-  const nodes = typeof options.clusterNodes === 'string' ? parseClusterNodes(options.clusterNodes) : [...(options.clusterNodes ?? [])];
+  // A blank list (an empty REDIS_CLUSTER_NODES) means one Redis, as an unset one does.
+  const nodes =
+    typeof options.clusterNodes === 'string'
+      ? options.clusterNodes.trim() === ''
+        ? []
+        : parseClusterNodes(options.clusterNodes)
+      : [...(options.clusterNodes ?? [])];
   if (nodes.length > 0) return connectCluster(options, nodes);
   if (options.url === undefined || options.url.trim() === '') throw new RedisTopologyError('no Redis configured: set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a cluster)');
 
@@ -264,6 +280,7 @@ async function connectCluster(options: ConnectRedisOptions, nodes: readonly Clus
     } catch {
       throw new RedisTopologyError('REDIS_URL is not a URL (with REDIS_CLUSTER_NODES only its scheme and credentials are used)');
     }
+    checkUrlAgainstNodes(url, nodes);
   }
   await checkClusterRootNodes(nodes, url, options);
   const minDelay = options.minReconnectDelayMs ?? 50;

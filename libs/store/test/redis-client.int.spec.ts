@@ -50,6 +50,7 @@ describe('parseClusterNodes', () => {
     expect(() => parseClusterNodes('10.0.0.1')).toThrow(/"10.0.0.1" is not host:port/);
     expect(() => parseClusterNodes('a:1,a:1')).toThrow(/listed twice/);
     expect(() => parseClusterNodes('a:99999')).toThrow(RedisTopologyError);
+    expect(() => parseClusterNodes(' , ')).toThrow(/REDIS_CLUSTER_NODES: names no node/);
   });
 });
 
@@ -88,6 +89,33 @@ describe('connectRedis with REDIS_CLUSTER_NODES', () => {
     );
   });
 
+  it('takes REDIS_URL beside the node list for its credentials only when it names one of the nodes', async () => {
+    const node = cluster.nodes[1];
+    const client = await connectRedis({ url: `redis://${node?.host}:${node?.port}`, clusterNodes: cluster.nodeList, name: 'store-test:cluster-url', logger: recordingLogger() });
+    try {
+      expect(isClusterClient(client)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses REDIS_URL naming a second Redis beside the node list, and a database other than 0, before connecting', async () => {
+    const standalone = new URL(redisUrl()).host;
+    await expect(connectRedis({ url: redisUrl(), clusterNodes: cluster.nodeList, name: 'store-test:bad', logger: recordingLogger() })).rejects.toThrow(
+      new RegExp(`REDIS_URL names ${standalone} and REDIS_CLUSTER_NODES lists .*: two different Redis are configured`),
+    );
+    const node = cluster.nodes[0];
+    await expect(
+      connectRedis({ url: `redis://${node?.host}:${node?.port}/2`, clusterNodes: cluster.nodeList, name: 'store-test:bad', logger: recordingLogger() }),
+    ).rejects.toThrow(/selects database 2, but a Redis Cluster has only database 0/);
+  });
+
+  it('refuses a malformed node list, naming the entry', async () => {
+    await expect(connectRedis({ clusterNodes: `${cluster.nodeList},redis://x:1`, name: 'store-test:bad', logger: recordingLogger() })).rejects.toThrow(
+      /REDIS_CLUSTER_NODES: "redis:\/\/x:1" is not host:port/,
+    );
+  });
+
   it('refuses nodes of two different clusters', async () => {
     const nodes = `${cluster.nodeList},${other.nodeList}`;
     await expect(connectRedis({ clusterNodes: nodes, name: 'store-test:bad', logger: recordingLogger() })).rejects.toThrow(/REDIS_CLUSTER_NODES mixes clusters/);
@@ -96,13 +124,13 @@ describe('connectRedis with REDIS_CLUSTER_NODES', () => {
   it('refuses a cluster with uncovered slots', async () => {
     const node = other.nodes[0];
     if (!node) throw new Error('no node');
-    // Take slot 0 away from the one-master cluster: its slots are no longer all assigned.
+    // Take slots 0-99 away from the one-master cluster: its slots are no longer all assigned.
     const direct = await import('redis').then(({ createClient }) => createClient({ socket: { host: node.host, port: node.port } }));
     await direct.connect();
     try {
-      await direct.sendCommand(['CLUSTER', 'DELSLOTS', '0']);
+      await direct.sendCommand(['CLUSTER', 'DELSLOTSRANGE', '0', '99']);
       await expect(connectRedis({ clusterNodes: `${node.host}:${node.port}`, name: 'store-test:bad', logger: recordingLogger() })).rejects.toThrow(
-        /has uncovered slots: 16383 of 16384 assigned/,
+        /has uncovered slots: 16284 of 16384 assigned/,
       );
     } finally {
       direct.destroy();

@@ -67,6 +67,15 @@ export interface BenchPlan {
   /** MCP tools/call measured each way (direct, through the gateway), and the workers behind the gateway. */
   mcpCalls: number;
   mcpWorkers: number;
+  /**
+   * The shards phase: each side's flat-out window (one Redis, then a cluster), ms, and the
+   * decisions in flight; 0 skips the phase (smoke: a cluster and two more stacks take longer than
+   * the whole smoke run).
+   */
+  shardsMs: number;
+  shardsInFlight: number;
+  /** Masters of the shards phase's cluster. */
+  shardsMasters: number;
 }
 
 const SMOKE: BenchPlan = {
@@ -99,6 +108,9 @@ const SMOKE: BenchPlan = {
   approvals: 3,
   mcpCalls: 10,
   mcpWorkers: 1,
+  shardsMs: 0,
+  shardsInFlight: 16,
+  shardsMasters: 3,
   profileMs: 800,
   noisyAgents: 8,
   noisyRate: 40,
@@ -135,6 +147,9 @@ const QUICK: BenchPlan = {
   approvals: 50,
   mcpCalls: 300,
   mcpWorkers: 2,
+  shardsMs: 3000,
+  shardsInFlight: 64,
+  shardsMasters: 3,
   profileMs: 0,
   noisyAgents: 64,
   noisyRate: 256,
@@ -171,6 +186,9 @@ const FULL: BenchPlan = {
   approvals: 500,
   mcpCalls: 2000,
   mcpWorkers: 2,
+  shardsMs: 10_000,
+  shardsInFlight: 128,
+  shardsMasters: 3,
   profileMs: 15_000,
   noisyAgents: 64,
   noisyRate: 256,

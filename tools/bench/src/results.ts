@@ -6,6 +6,7 @@
 import type { BenchMode } from './plan.js';
 import type { ProfileSummary } from './profile/cpuprofile.js';
 import type { CommandsPerOperation } from './redis/commandstats.js';
+import type { ShardSpread } from './redis/shard-share.js';
 import type { TargetResult } from './report/targets.js';
 import type { AbuseMode, AbuseReport } from './shared/abuse.js';
 import type { MemoryReading } from './shared/memory-probe-line.js';
@@ -190,11 +191,23 @@ export interface BenchResults {
     noisyNeighbour?: NoisyNeighbourResult;
     /** MCP tools/call one at a time, directly to the fixture and through the gateway, alternating (phases/mcp.ts). */
     mcp?: { direct: Measured; gateway: Measured; overheadMs: { p50: number; p99: number } };
+    /** The same flat-out decision load on one Redis and on a cluster (phases/shards.ts). */
+    shards?: ShardsResult;
   };
   profiles?: ProcessProfile[];
   targets: TargetResult[];
   phases: PhaseRecord[];
 }
+
+/** One side of the shards phase. */
+export type ShardsSide =
+  | ({ redis: string; status: 'measured'; decisionsPerSecond: number; concurrency: number; spread: ShardSpread } & Measured)
+  | { redis: string; status: 'failed'; error: string };
+
+/** The shards phase: one Redis against a cluster of `masters` masters, and the goal for the busiest master. */
+export type ShardsResult =
+  | { status: 'skipped'; reason: string }
+  | { status: 'measured'; masters: number; hookQueueShards: number; skewGoal: number; single: ShardsSide; cluster: ShardsSide };
 
 /** One step of the `rules` phase: generated rules added, whether indexed, compile time and evaluation latency (ms). */
 export interface RulesStep {

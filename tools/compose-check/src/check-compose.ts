@@ -3,7 +3,10 @@
  * persistence and `noeviction`, each app service built from a Dockerfile stage that exists,
  * environment variables the app really reads (a typo is an error, a missing required one too),
  * Redis reached by its service name, start order on a healthy Redis, several worker replicas,
- * and every referenced secret and volume declared.
+ * and every referenced secret and volume declared. With `clusterProfile`, the services of that
+ * profile are checked as one deployment on a Redis Cluster: cluster-enabled persistent masters, an
+ * init service that creates the cluster from every one of them, apps pointed at them with
+ * REDIS_CLUSTER_NODES and started once the cluster exists, and no dependency outside the profile.
  */
 import { LineCounter, parseDocument, type Document, type Node } from 'yaml';
 
@@ -33,6 +36,8 @@ export interface ComposeCheckInput {
   redisService?: string;
   /** Whether a path (relative to the compose file) exists, for build contexts and file secrets. */
   pathExists: (path: string) => boolean;
+  /** A profile that must run the stack on a Redis Cluster (see {@link checkClusterProfile}). */
+  clusterProfile?: { name: string; /** @defaultValue 3 */ minMasters?: number };
 }
 
 export interface ComposeProblem {
@@ -56,7 +61,8 @@ export function dockerfileStages(dockerfileText: string): Set<string> {
 export function checkCompose(input: ComposeCheckInput): ComposeProblem[] {
   const lines = new LineCounter();
   // Plain messages; the line comes from the error's offset, once, in our own format.
-  const doc = parseDocument(input.composeText, { lineCounter: lines, prettyErrors: false });
+  // merge: Compose reads YAML merge keys (`<<: *anchor`), so the check must see what they merge.
+  const doc = parseDocument(input.composeText, { lineCounter: lines, prettyErrors: false, merge: true });
   const problems: ComposeProblem[] = [];
   const lineOf = (node: unknown): number | undefined => {
     const range = (node as Node | undefined)?.range;
@@ -92,11 +98,113 @@ export function checkCompose(input: ComposeCheckInput): ComposeProblem[] {
     checkAppService(app, service, { stages, redisName, services, pathExists: input.pathExists }, report, at);
   }
   checkReferences(doc, json ?? {}, services, input.pathExists, report);
+  if (input.clusterProfile) checkClusterProfile(input.clusterProfile, services, input.apps, report, node);
   return problems;
 }
 
 type Report = (path: string, message: string, node?: unknown) => void;
 type At = (...path: (string | number)[]) => unknown;
+
+/** The profiles a service belongs to. */
+function profilesOf(service: unknown): string[] {
+  return asArray(asRecord(service)?.['profiles']).map(String);
+}
+
+/** The value of `--name` in a command, if given. */
+function optionOf(command: readonly string[], name: string): string | undefined {
+  const index = command.indexOf(`--${name}`);
+  return index >= 0 ? command[index + 1] : undefined;
+}
+
+/**
+ * Every service of the cluster profile: at least `minMasters` Redis nodes with `--cluster-enabled
+ * yes` (each persistent like the single Redis), exactly one init service whose command creates the
+ * cluster (`--cluster create`) naming every node and waiting for each to be healthy, every app
+ * service of the profile set with REDIS_CLUSTER_NODES naming only those nodes (no REDIS_URL of
+ * another Redis) and started after the init completed, and no `depends_on` leaving the profile.
+ */
+export function checkClusterProfile(
+  profile: { name: string; minMasters?: number },
+  services: Record<string, unknown>,
+  apps: readonly AppService[],
+  report: Report,
+  node: (...path: (string | number)[]) => unknown,
+): void {
+  const members = Object.entries(services).filter(([, service]) => profilesOf(service).includes(profile.name));
+  if (members.length === 0) {
+    report('services', `no service belongs to the "${profile.name}" profile (the stack on a Redis Cluster)`);
+    return;
+  }
+  const names = new Set(members.map(([name]) => name));
+  const nodes = new Map<string, number>();
+  const inits: string[] = [];
+  for (const [name, value] of members) {
+    const service = asRecord(value) ?? {};
+    const command = commandWords(service['command']);
+    const at = (...p: (string | number)[]) => node('services', name, ...p);
+    if (optionOf(command, 'cluster-enabled') === 'yes') {
+      checkRedis(service, `services.${name}`, report, at);
+      nodes.set(name, Number(optionOf(command, 'port') ?? 6379));
+    } else if (command.join(' ').includes('--cluster create')) {
+      inits.push(name);
+    }
+    for (const dependency of Object.keys(dependencyConditions(service['depends_on']))) {
+      if (dependency in services && !names.has(dependency)) {
+        report(`services.${name}.depends_on`, `depends on "${dependency}", which is not in the "${profile.name}" profile`, at('depends_on'));
+      }
+    }
+  }
+  const minMasters = profile.minMasters ?? 3;
+  if (nodes.size < minMasters) {
+    report('services', `the "${profile.name}" profile has ${nodes.size} Redis node(s) with --cluster-enabled yes; a cluster that survives losing a master needs at least ${minMasters}`);
+  }
+  if (inits.length !== 1) {
+    report('services', `the "${profile.name}" profile needs exactly one service that creates the cluster (redis-cli --cluster create …), found ${inits.length}${inits.length > 0 ? `: ${inits.join(', ')}` : ''}`);
+  }
+  const [init] = inits;
+  if (init !== undefined) {
+    const service = asRecord(services[init]) ?? {};
+    // The node names the command mentions (as `redis-cluster-1` or `redis-cluster-1:6379`, or in a shell loop).
+    const words = new Set(commandWords(service['command']).join(' ').split(/[^A-Za-z0-9._-]+/));
+    const conditions = dependencyConditions(service['depends_on']);
+    for (const name of nodes.keys()) {
+      if (!words.has(name)) {
+        report(`services.${init}.command`, `the cluster is created without node "${name}"`, node('services', init, 'command'));
+      }
+      if (conditions[name] !== 'service_healthy') {
+        report(`services.${init}.depends_on`, `create the cluster once "${name}" is healthy: depends_on.${name}.condition: service_healthy`, node('services', init, 'depends_on') ?? node('services', init));
+      }
+    }
+  }
+  const appServices = new Set(apps.map((app) => app.service));
+  for (const [name, value] of members) {
+    if (!appServices.has(name)) continue;
+    const service = asRecord(value) ?? {};
+    const environment = environmentOf(service['environment']);
+    const at = (...p: (string | number)[]) => node('services', name, ...p);
+    const list = environment['REDIS_CLUSTER_NODES'];
+    if (list === undefined) {
+      report(`services.${name}.environment`, `set REDIS_CLUSTER_NODES to the cluster's nodes (${[...nodes.keys()].map((node) => `${node}:${nodes.get(node)}`).join(',')})`, at('environment') ?? at());
+      continue;
+    }
+    for (const entry of list.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+      const [host, port] = entry.split(':');
+      if (host === undefined || !nodes.has(host)) {
+        report(`services.${name}.environment.REDIS_CLUSTER_NODES`, `"${entry}" is not a cluster node of the "${profile.name}" profile (${[...nodes.keys()].join(', ')})`, at('environment', 'REDIS_CLUSTER_NODES'));
+      } else if (Number(port) !== nodes.get(host)) {
+        report(`services.${name}.environment.REDIS_CLUSTER_NODES`, `"${entry}": ${host} listens on ${nodes.get(host)}`, at('environment', 'REDIS_CLUSTER_NODES'));
+      }
+    }
+    const url = environment['REDIS_URL'];
+    const urlHost = url === undefined ? undefined : hostOf(url);
+    if (url !== undefined && (urlHost === undefined || !nodes.has(urlHost))) {
+      report(`services.${name}.environment.REDIS_URL`, `REDIS_URL names "${urlHost ?? url}", not a node of the cluster: with REDIS_CLUSTER_NODES it only gives scheme and credentials; leave it out`, at('environment', 'REDIS_URL'));
+    }
+    if (init !== undefined && dependencyConditions(service['depends_on'])[init] !== 'service_completed_successfully') {
+      report(`services.${name}.depends_on`, `start once the cluster exists: depends_on.${init}.condition: service_completed_successfully`, at('depends_on') ?? at());
+    }
+  }
+}
 
 function checkRedis(redis: Record<string, unknown> | undefined, path: string, report: Report, at: At): void {
   if (!redis) {
@@ -157,12 +265,15 @@ function checkAppService(app: AppService, service: Record<string, unknown>, ctx:
     }
   }
   for (const variable of app.config) {
-    if (variable.required && environment[variable.name] === undefined) {
+    // The apps take their Redis from REDIS_URL or, on a cluster, REDIS_CLUSTER_NODES instead.
+    const alternative = variable.name === 'REDIS_URL' ? environment['REDIS_CLUSTER_NODES'] : undefined;
+    if (variable.required && environment[variable.name] === undefined && alternative === undefined) {
       report(`${path}.environment`, `${variable.name} is required by ${app.service} and not set`, at('environment') ?? at());
     }
   }
   const redisUrl = environment['REDIS_URL'];
-  if (redisUrl !== undefined) {
+  // With REDIS_CLUSTER_NODES the app is on a cluster, checked with its profile (checkClusterProfile).
+  if (redisUrl !== undefined && environment['REDIS_CLUSTER_NODES'] === undefined) {
     const host = hostOf(redisUrl);
     if (host !== ctx.redisName) {
       report(`${path}.environment.REDIS_URL`, `REDIS_URL should reach the "${ctx.redisName}" service by name (found host "${host ?? '?'}")`, at('environment', 'REDIS_URL'));

@@ -6,18 +6,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COMPOSE_APPS, describeAppConfig } from './app-config.js';
+import { CLUSTER_PROFILE, describeComposeApps } from './app-config.js';
 import { checkCompose } from './check-compose.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const composeFile = join(root, 'docker-compose.yml');
 console.log(`checking ${composeFile} against the apps' configuration…`);
-const apps = COMPOSE_APPS.map((app) => ({ ...app, config: describeAppConfig(root, app.entry) }));
+const apps = describeComposeApps(root);
 const problems = checkCompose({
   composeText: readFileSync(composeFile, 'utf8'),
   dockerfileText: readFileSync(join(root, 'Dockerfile'), 'utf8'),
   apps,
   pathExists: (path) => existsSync(join(root, path)),
+  clusterProfile: CLUSTER_PROFILE,
 });
 if (problems.length === 0) {
   console.log(`docker-compose.yml is consistent with ${apps.map((app) => `${app.service} (${app.config.length} variables)`).join(', ')}.`);

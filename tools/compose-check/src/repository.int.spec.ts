@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { COMPOSE_APPS, describeAppConfig } from './app-config.js';
+import { CLUSTER_PROFILE, describeComposeApps } from './app-config.js';
 import { checkCompose } from './check-compose.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -12,13 +12,14 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 describe('docker-compose.yml of this repository', () => {
   // Starts both built apps once each (--describe-config); slow on a loaded machine, not a timing check.
   it('is consistent with the apps it runs', { timeout: 60_000 }, () => {
-    const apps = COMPOSE_APPS.map((app) => ({ ...app, config: describeAppConfig(root, app.entry) }));
-    for (const app of apps) expect(app.config.map((variable) => variable.name)).toContain('REDIS_URL');
+    const apps = describeComposeApps(root);
+    for (const app of apps) expect(app.config.map((variable) => variable.name)).toEqual(expect.arrayContaining(['REDIS_URL', 'REDIS_CLUSTER_NODES']));
     const problems = checkCompose({
       composeText: readFileSync(join(root, 'docker-compose.yml'), 'utf8'),
       dockerfileText: readFileSync(join(root, 'Dockerfile'), 'utf8'),
       apps,
       pathExists: (path) => existsSync(join(root, path)),
+      clusterProfile: CLUSTER_PROFILE,
     });
     expect(problems).toEqual([]);
   });

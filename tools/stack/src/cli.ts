@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The main job: Redis (REDIS_URL, or the embedded one with AOF under .data/redis), then the
+ * The main job: Redis (REDIS_URL, REDIS_CLUSTER_NODES, a local cluster with --redis-cluster, or
+ * the embedded one with AOF under .data/redis), then the
  * hooks configuration (.ahp/hooks.yaml, published when it changed), then the gateways and oracle
  * workers; prints where to connect and where the logs are; Ctrl-C stops everything cleanly. A
  * second start reuses the data and the agent tokens.
@@ -9,11 +10,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findWorkspaceRoot, provideRedis, redactRedisUrl } from '@ahp/embedded-redis';
+import { findWorkspaceRoot } from '@ahp/embedded-redis';
 import { mintCredentials, writeTokensFile } from './agent-tokens.js';
 import { DEMO_FLEET, ensureDemoCredentials, startDemoFleet, type DemoFleet } from './demo-fleet.js';
 import { publishHooksFile } from './hooks-config-file.js';
 import { ensureOperatorTokens } from './operator-tokens.js';
+import { takeRedisClusterFlag } from './redis-cluster-flag.js';
+import { provideStackRedis } from './stack-redis.js';
 import { agentEndpoint, metricsEndpoint, startStack } from './start-stack.js';
 import { DEFAULT_RESTART_POLICY, type SupervisorEvent } from './supervisor.js';
 
@@ -32,9 +35,12 @@ Options:
   --max-crashes N   crash loop: give up after N crashes of one process within the window (default 5)
   --crash-window S  the window for --max-crashes, in seconds (default 60)
   --no-restart   do not restart a crashed gateway, worker or console: stop everything instead
+  --redis-cluster [N]  run on a local Redis Cluster of N masters (default 3) started for this run
+                 and removed on exit, instead of the embedded Redis; prints its nodes and logs
   -h, --help     this text
 
-Environment: REDIS_URL to use your own Redis instead of the embedded one; AHP_OPERATOR_TOKENS_FILE
+Environment: REDIS_URL to use your own Redis instead of the embedded one, or REDIS_CLUSTER_NODES
+(host:port,…) your own Redis Cluster (either one with --redis-cluster is refused as ambiguous); AHP_OPERATOR_TOKENS_FILE
 to use your own operator tokens file (default: .data/operator-tokens.json, created on first start
 with an admin token in .data/operator.token).
 
@@ -49,7 +55,9 @@ issues is reported and not published; the workers run the version in force (or t
 defaults). Publish later changes with \`ahp config publish\`: running workers pick them up.`;
 
 async function main(): Promise<void> {
+  const cluster = takeRedisClusterFlag(process.argv.slice(2));
   const { values } = parseArgs({
+    args: cluster.rest,
     options: {
       gateways: { type: 'string', default: '1' },
       workers: { type: 'string', default: '2' },
@@ -77,8 +85,8 @@ async function main(): Promise<void> {
   const show = (path: string) => relative(process.cwd(), path) || '.';
   await mkdir(join(dataDir, 'logs'), { recursive: true });
 
-  step(process.env['REDIS_URL'] ? 'using Redis at REDIS_URL' : `starting embedded Redis (AOF in ${show(join(dataDir, 'redis'))})`);
-  const redis = await provideRedis({ mode: 'persistent', dataDir: join(dataDir, 'redis') });
+  const redis = await provideStackRedis({ clusterMasters: cluster.masters, dataDir, log: step });
+  const redisTarget = { redisUrl: redis.url, redisClusterNodes: redis.clusterNodes };
 
   const tokensFile = join(dataDir, 'agent-tokens.json');
   const demoTokenFile = join(dataDir, 'demo-agent.token');
@@ -97,7 +105,7 @@ async function main(): Promise<void> {
   const demoCredentials = withDemo ? await ensureDemoCredentials(tokensFile, demoCredentialsFile) : [];
 
   const hooksFile = join(root, '.ahp', 'hooks.yaml');
-  const hooks = await publishHooksFile({ redisUrl: redis.url, path: hooksFile });
+  const hooks = await publishHooksFile({ ...redisTarget, path: hooksFile });
   switch (hooks.kind) {
     case 'absent':
       step(`hooks configuration: none (${show(hooksFile)} not found); workers run the current version or the built-in defaults`);
@@ -155,7 +163,7 @@ async function main(): Promise<void> {
     }
   };
   const stack = await startStack({
-    redisUrl: redis.url,
+    ...redisTarget,
     tokensFile,
     gateways,
     workers,
@@ -183,7 +191,7 @@ AHP is running.
   agent endpoint   ${stack.gateways.map((gateway) => agentEndpoint(gateway, 'localhost')).join('  ')}
   health           http://localhost:${String(first.ready['port'])}/readyz
   metrics          ${[...stack.gateways, ...stack.workers].map((service) => metricsEndpoint(service, 'localhost') ?? `${service.name}: none`).join('  ')}
-  redis            ${redactRedisUrl(redis.url)}${redis.embedded ? ' (embedded)' : ''}
+  redis            ${redis.summary}
   demo agent token ${demoToken ?? '(see your tokens file)'}${demoToken ? `  (also in ${show(demoTokenFile)})` : ''}
   logs             ${show(join(dataDir, 'logs'))}/
 ${consoleHelp(stack.console ? `http://localhost:${String(stack.console.ready['port'])}` : undefined, operators.adminToken, show(operatorTokenFile), show(operatorTokensFile))}
@@ -201,7 +209,7 @@ Press Ctrl-C to stop.`);
     await demo?.stop();
     await stack.stop();
     await redis.stop();
-    step('stopped. Data kept for the next start.');
+    step(redis.keepsData ? 'stopped. Data kept for the next start.' : 'stopped. The local Redis Cluster and its data are removed.');
     process.exit(exitCode);
   };
   control.shutdown = stop;

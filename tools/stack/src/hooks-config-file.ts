@@ -17,7 +17,10 @@ export type HooksFileOutcome =
 
 /** Options of {@link publishHooksFile}. */
 export interface PublishHooksFileOptions {
-  redisUrl: string;
+  /** One Redis; or `redisClusterNodes` for a Redis Cluster. */
+  redisUrl?: string;
+  /** A Redis Cluster, `host:port,host:port…` (as REDIS_CLUSTER_NODES). */
+  redisClusterNodes?: string;
   /** @defaultValue "ahp" */
   keyPrefix?: string;
   /** The file, e.g. `<workspace>/.ahp/hooks.yaml`. */
@@ -42,7 +45,7 @@ export async function publishHooksFile(options: PublishHooksFileOptions): Promis
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
     throw error;
   }
-  const redis = await connectRedis({ url: options.redisUrl, name: 'ahp-stack-config', logger: silent });
+  const redis = await connectRedis({ url: options.redisUrl, clusterNodes: options.redisClusterNodes, name: 'ahp-stack-config', logger: silent });
   try {
     const store = createConfigStore({ redis, keys: createKeys({ prefix: options.keyPrefix ?? 'ahp' }) });
     const result = validateHooksConfig(source, { plugins: [...(options.plugins ?? [])] });

@@ -16,7 +16,12 @@ export const APP_ENTRIES = {
 } as const;
 
 export interface StackOptions {
-  redisUrl: string;
+  /** One Redis, given to every process as `REDIS_URL`; with `redisClusterNodes`, only its scheme and credentials count. */
+  redisUrl?: string;
+  /**
+   * A Redis Cluster, `host:port,host:port…`, given to every process as `REDIS_CLUSTER_NODES`.
+   */
+  redisClusterNodes?: string;
   /** The gateways' agent tokens file (digests only). */
   tokensFile: string;
   /**
@@ -107,11 +112,25 @@ export function agentEndpoint(gateway: ServiceProcess, host = '127.0.0.1'): stri
   return `ws://${host}:${String(gateway.ready['port'])}/v1/agents`;
 }
 
+/**
+ * The Redis variables of every process. With a cluster, `REDIS_URL` is only what the caller gave
+ * (its scheme and credentials, used for every node) and cleared otherwise, so a `REDIS_URL`
+ * inherited from this process's environment cannot name a second Redis; with one Redis,
+ * `REDIS_CLUSTER_NODES` is cleared likewise. An empty value counts as unset for the gateway and the worker.
+ * @throws TypeError when neither is given.
+ */
+export function redisEnvironment(options: Pick<StackOptions, 'redisUrl' | 'redisClusterNodes'>): { REDIS_URL: string; REDIS_CLUSTER_NODES: string } {
+  const url = options.redisUrl ?? '';
+  const nodes = options.redisClusterNodes ?? '';
+  if (url === '' && nodes === '') throw new TypeError('startStack needs redisUrl (one Redis) or redisClusterNodes (a Redis Cluster)');
+  return { REDIS_URL: url, REDIS_CLUSTER_NODES: nodes };
+}
+
 /** Starts the gateways and workers in parallel and resolves when all are ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const root = options.workspaceRoot ?? findWorkspaceRoot();
   const prefix = options.keyPrefix ?? 'ahp';
-  const common = { REDIS_URL: options.redisUrl, AHP_KEY_PREFIX: prefix, ...options.env };
+  const common = { ...redisEnvironment(options), AHP_KEY_PREFIX: prefix, ...options.env };
   const gateways: ServiceProcess[] = [];
   const workers: ServiceProcess[] = [];
   let gatewayCount = 0;

@@ -12,6 +12,7 @@ import {
   FRAME_LIMITS,
   FailurePolicySchema,
   HookTriggerSchema,
+  RedisClusterNodesTextSchema,
   defaultFailurePolicy,
   type FailurePolicy,
   type HookTrigger,
@@ -107,13 +108,7 @@ export const GatewayEnvSchema = z.object({
       .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
       .optional(),
   ),
-  REDIS_CLUSTER_NODES: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .regex(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*,?\s*$/, 'must be host:port,host:port,… (the Redis Cluster nodes)')
-      .optional(),
-  ),
+  REDIS_CLUSTER_NODES: z.preprocess(blankToUndefined, RedisClusterNodesTextSchema.optional()),
   AHP_HOOK_QUEUE_SHARDS: optionalIntVar(1, 64),
   AHP_KEY_PREFIX: z.preprocess(
     blankToUndefined,
@@ -266,7 +261,7 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
   REDIS_URL: {
     required: true,
     default: undefined,
-    description: 'redis:// or rediss:// URL of the Redis shared by gateways and workers. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node).',
+    description: 'redis:// or rediss:// URL of the Redis shared by gateways and workers. Required unless REDIS_CLUSTER_NODES is set (then only its scheme and credentials are used, for every node, and its host must be one of the listed nodes).',
   },
   REDIS_CLUSTER_NODES: {
     required: false,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startStack, type ServiceProcess, type Stack } from '@ahp/stack';
 import type { WatchedProcess } from '../system/cpu-meter.js';
 import type { PhaseContext } from './context.js';
-import { describeWorkerRules, publishRules } from './publish-rules.js';
+import { describeWorkerRules, publishRules, type StackRedisTarget } from './publish-rules.js';
 
 /** Options of {@link startProductStack}. */
 export interface ProductStackOptions {
@@ -26,6 +26,13 @@ export interface ProductStackOptions {
    * noisy-neighbour phase measures what the limits protect).
    */
   productionLimits?: boolean;
+  /**
+   * The Redis to run on (the shards phase gives a cluster).
+   * @defaultValue the run's private Redis
+   */
+  redis?: StackRedisTarget;
+  /** Extra settings of every process (gateways and workers). */
+  env?: Record<string, string>;
   /** Sees every output line of every process (the memory probe's readings arrive this way). */
   onLine?: (service: string, line: string) => void;
 }
@@ -60,9 +67,12 @@ export class ProductStack {
     await mkdir(logDir, { recursive: true });
     const onLine = options.onLine;
     const keyPrefix = `bench-${options.name}`;
-    const published = await publishRules(ctx.redis.url, keyPrefix, ctx.rules);
+    const redis = options.redis ?? { url: ctx.redis.url };
+    const published = await publishRules(redis, keyPrefix, ctx.rules);
     const stack = await startStack({
-      redisUrl: ctx.redis.url,
+      ...(redis.url === undefined ? {} : { redisUrl: redis.url }),
+      ...(redis.clusterNodes === undefined ? {} : { redisClusterNodes: redis.clusterNodes }),
+      ...(options.env === undefined ? {} : { env: options.env }),
       tokensFile: ctx.tokensFile,
       gateways: options.gateways ?? 1,
       workers: options.workers,

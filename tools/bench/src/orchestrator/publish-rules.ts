@@ -10,10 +10,16 @@ import { HOOKS_CONFIG_PATH, type BenchRules } from '../shared/rule-config.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** Where the stack's Redis is: one Redis (`url`) or a cluster (`clusterNodes`, `host:port,…`). */
+export interface StackRedisTarget {
+  url?: string;
+  clusterNodes?: string;
+}
+
 /** Publishes the rules' configuration under `keyPrefix`; returns the version, or why nothing was published. */
-export async function publishRules(redisUrl: string, keyPrefix: string, rules: BenchRules): Promise<{ version?: number; note: string }> {
+export async function publishRules(redisTarget: StackRedisTarget, keyPrefix: string, rules: BenchRules): Promise<{ version?: number; note: string }> {
   if (rules.config === undefined) return { note: 'nothing to publish (no compiled configuration)' };
-  const redis = await connectRedis({ url: redisUrl, name: 'bench-config-publisher', logger: silent });
+  const redis = await connectRedis({ url: redisTarget.url, clusterNodes: redisTarget.clusterNodes, name: 'bench-config-publisher', logger: silent });
   try {
     const store = createConfigStore({ redis, keys: createKeys({ prefix: keyPrefix }) });
     const { version } = await store.publish({ source: rules.config.source, config: rules.config.parsed, publishedBy: 'ahp-bench', now: Date.now() });

@@ -18,6 +18,7 @@ import { nestBaseline, wsBaseline } from '../phases/echo-baselines.js';
 import { evalBaseline } from '../phases/eval-baseline.js';
 import { mcp } from '../phases/mcp.js';
 import { rulesPhase } from '../phases/rules.js';
+import { shards } from '../phases/shards.js';
 import { noisyNeighbour } from '../phases/noisy-neighbour.js';
 import { cpuProfilePhase } from '../phases/profile.js';
 import { redisBaseline } from '../phases/redis-baseline.js';
@@ -72,6 +73,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
     connections,
     approvals,
     mcp,
+    shards,
     noisyNeighbour,
   ];
 }

@@ -2,7 +2,7 @@
  * The human table of a run: conditions, baselines, product figures, targets with their verdicts,
  * and where the CPU went. Printed at the end of every run and kept in BENCHMARKS.md.
  */
-import type { BenchResults, Measured, ProcessProfile } from '../results.js';
+import type { BenchResults, Measured, ProcessProfile, ShardsResult } from '../results.js';
 import type { CpuPerOperation, CpuWindow } from '../system/cpu-meter.js';
 import { count, duration, kib, loadName, ms } from './format.js';
 import { formatVerdict, type TargetResult } from './targets.js';
@@ -50,6 +50,20 @@ function targetLine(target: TargetResult): string {
     number === undefined || !Number.isFinite(number) ? '—' : `${number >= 100 ? count(number) : Number(number.toPrecision(3))}${unit}`;
   const figures = target.status === 'SKIP' ? target.reason ?? '' : `${value(target.actual)} vs ${target.comparison === 'at_most' ? '≤' : '≥'} ${value(target.limit)}`;
   return `${pad(formatVerdict(target), 12)}${pad(target.label, 88)}${figures}`;
+}
+
+/** The shards phase: each side's latency and rate, its commands per decision per master, and the busiest master against an even share. */
+function shardsRows(shards: ShardsResult | undefined): string[] {
+  if (shards === undefined) return [row('one Redis vs a cluster, flat out', undefined)];
+  if (shards.status === 'skipped') return [row('one Redis vs a cluster, flat out', undefined, `skipped: ${shards.reason}`)];
+  return [shards.single, shards.cluster].map((side) => {
+    const label = `${side.redis}, flat out`;
+    if (side.status === 'failed') return row(label, undefined, `FAILED: ${side.error.split('\n')[0]?.slice(0, 160) ?? ''}`);
+    const { spread } = side;
+    const perShard = spread.shards.length > 1 ? ` (${spread.shards.map((shard) => shard.perDecision).join(' / ')} per master)` : '';
+    const skew = spread.shards.length > 1 ? `; busiest master ${spread.skew}× an even share (goal ≤ ${shards.skewGoal}×)` : '';
+    return row(label, side, `${count(side.decisionsPerSecond)} decisions/s, ${spread.perDecision} Redis commands/decision${perShard}${skew}`);
+  });
 }
 
 export function renderTable(results: BenchResults): string {
@@ -132,6 +146,7 @@ export function renderTable(results: BenchResults): string {
   const mcp = product.mcp;
   lines.push(row('MCP tools/call, direct to the fixture', mcp?.direct, ''));
   lines.push(row('MCP tools/call through the gateway', mcp?.gateway, mcp === undefined ? '' : `overhead p50 ${ms(mcp.overheadMs.p50)}, p99 ${ms(mcp.overheadMs.p99)}`));
+  lines.push(...shardsRows(product.shards));
 
   if (product.rateSteps !== undefined && product.rateSteps.length > 0) {
     lines.push('', `${pad('OPEN-LOOP STEPS  offered/s', 28)}${pad('done/s', 10)}${pad('p50', 11)}${pad('p99', 11)}${pad('errors', 8)}${pad('send lag', 11)}CPU`);

@@ -3,6 +3,7 @@
  * from the baselines measured in the same run; a target whose figure or baseline is missing is
  * skipped, never guessed.
  */
+import { SHARD_SKEW_GOAL } from '../redis/shard-share.js';
 import type { BenchResults } from '../results.js';
 import { evaluateTarget, type TargetResult, type TargetSpec } from './targets.js';
 
@@ -54,6 +55,29 @@ function noisyNeighbourTargets(results: BenchResults): TargetSpec[] {
       unit: 'MB',
     },
   ]);
+}
+
+/** The cluster's busiest master against an even share of the commands (the shards phase). */
+function shardsTarget(results: BenchResults): TargetSpec & { skip?: string } {
+  const shards = results.product.shards;
+  const cluster = shards?.status === 'measured' ? shards.cluster : undefined;
+  const skip =
+    shards === undefined
+      ? 'the shards phase did not run'
+      : shards.status === 'skipped'
+        ? shards.reason
+        : cluster?.status === 'failed'
+          ? `the cluster side failed: ${cluster.error.split('\n')[0] ?? ''}`
+          : undefined;
+  return {
+    id: 'shards-busiest-master',
+    label: `cluster: busiest master's share of Redis commands ≤ ${SHARD_SKEW_GOAL}× an even share`,
+    actual: cluster?.status === 'measured' ? cluster.spread.skew : undefined,
+    limit: SHARD_SKEW_GOAL,
+    comparison: 'at_most',
+    unit: '×',
+    ...(skip === undefined ? {} : { skip }),
+  };
 }
 
 export function buildTargets(results: BenchResults): TargetResult[] {
@@ -192,6 +216,7 @@ export function buildTargets(results: BenchResults): TargetResult[] {
       unit: 'ms',
       ...(approvals?.status === 'skipped' ? { skip: `approvals not available: ${approvals.reason}` } : {}),
     },
+    shardsTarget(results),
     ...noisyNeighbourTargets(results),
   ];
 
