@@ -98,7 +98,7 @@ describe('ops console in a real browser', () => {
     return RequestDetailResponseSchema.parse(json);
   }
 
-  it('shows an agent that connects while the fleet page is open, live, without re-reading the fleet', async () => {
+  it('shows an agent that connects while the fleet page is open, live, before any re-read of the fleet', async () => {
     const page = await operator('op-viv');
     await liveReady(page);
     const fleetReads: number[] = [];
@@ -111,15 +111,39 @@ describe('ops console in a real browser', () => {
     const connectedAt = Date.now();
     const client = await agent('fleet-agent');
     await row.waitFor();
+    const shownAt = Date.now();
     await expect.poll(() => row.locator('td[data-label="Status"]').textContent()).toContain('connected');
     expect(await row.textContent()).toContain('orders · teammate');
 
     await client.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ls' } } });
     await expect.poll(() => row.locator('td[data-label="Status"]').textContent()).toContain('working');
     await expect.poll(() => row.locator('td[data-label="Last hook"]').textContent()).toContain('pre-tool-use');
-    await expect.poll(() => page.getByTestId('count-total').locator('dd').textContent()).toBe('1');
-    // Pushed by the gateway: the page never fetched the fleet again after the agent connected.
-    expect(fleetReads.filter((at) => at >= connectedAt)).toEqual([]);
+    // Counts are the gateway's, over the whole fleet: the page re-reads them within seconds of live rows.
+    await expect.poll(() => page.getByTestId('count-total').locator('dd').textContent(), { timeout: 15_000 }).toBe('1');
+    // Pushed by the gateway: the row was on screen before the page fetched the fleet again.
+    expect(fleetReads.filter((at) => at >= connectedAt && at <= shownAt)).toEqual([]);
+  });
+
+  it('searches and filters the fleet on the gateway, and says how many match', async () => {
+    await agent('clocked');
+    await agent('historian');
+    const page = await operator('op-viv');
+    await liveReady(page);
+    const search = page.getByRole('form', { name: 'Fleet search' });
+    await search.getByLabel('Search').fill('HISTOR');
+    const answered = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/operator/fleet' && new URL(response.url()).searchParams.get('q') === 'HISTOR');
+    await search.getByRole('button', { name: 'Apply' }).click();
+    await answered;
+    await expect.poll(() => page.locator('tbody tr[data-agent-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-agent-id')))).toEqual(['historian']);
+    expect(await page.getByTestId('fleet-range').textContent()).toBe('1–1 of 1');
+    // The counts stay those of the whole fleet.
+    expect(Number(await page.getByTestId('count-total').locator('dd').textContent())).toBeGreaterThan(1);
+
+    await search.getByLabel('Search').fill('');
+    await search.getByLabel('Team').fill('orders');
+    await search.getByLabel('Status').selectOption('offline');
+    await search.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No agent matches.').waitFor();
   });
 
   it('plan approval: the queue shows the plan, an operator approves it, submitPlan resolves approved', async () => {

@@ -238,6 +238,22 @@ describe('agents, fleet, timelines and signals of another team', () => {
     expect(all.agents.map((row) => row.agent.id)).toEqual(['blue-1', 'blue-lead', 'loner', 'red-1', 'red-lead']);
   });
 
+  it('searches, filters, sorts and pages the fleet on the gateway, within the token’s teams', async () => {
+    const page = FleetResponseSchema.parse((await call('op-root', 'GET', '/fleet?q=LEAD&sort=agent&order=desc&limit=1')).json);
+    expect(page.agents.map((row) => row.agent.id)).toEqual(['red-lead']);
+    expect(page.total).toBe(2);
+    expect(page.counts.total).toBe(5);
+    const next = FleetResponseSchema.parse((await call('op-root', 'GET', '/fleet?q=LEAD&sort=agent&order=desc&limit=1&offset=1')).json);
+    expect(next.agents.map((row) => row.agent.id)).toEqual(['blue-lead']);
+    expect(next.offset).toBe(1);
+    // A scoped token's search never reaches another team, and naming another team is refused.
+    const red = FleetResponseSchema.parse((await call('op-red-viewer', 'GET', '/fleet?q=lead')).json);
+    expect(red.agents.map((row) => row.agent.id)).toEqual(['red-lead']);
+    expect((await call('op-red-viewer', 'GET', '/fleet?team=blue')).status).toBe(403);
+    expect((await call('op-root', 'GET', '/fleet?sort=secret')).status).toBe(400);
+    expect((await call('op-root', 'GET', '/fleet?limit=9999')).status).toBe(400);
+  });
+
   it('reads a red agent’s timeline, and gets 404 for a blue one', async () => {
     expect((await call('op-red-viewer', 'GET', '/agents/red-1/timeline')).status).toBe(200);
     const blue = await call('op-red-viewer', 'GET', '/agents/blue-1/timeline');

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { AgentIdentitySchema } from './agent.js';
 import { GatewayInfoSchema } from './hook-job.js';
 import { IntensitySchema } from './intensity.js';
-import { MAX_LIST_LIMIT, TimelineEntrySchema } from './operator.js';
+import { MAX_LIST_LIMIT, TimelineEntrySchema, queryInt } from './operator.js';
 import { IdSchema, ShortStringSchema, TimestampSchema, UuidSchema, boundedArray } from './primitives.js';
 import { RequestIdSchema, RequestStatusSchema, RequestTypeSchema } from './request.js';
 import { HookTriggerSchema } from './trigger.js';
@@ -131,9 +131,45 @@ export function countFleet(agents: readonly Pick<FleetAgent, 'status'>[]): Fleet
 }
 
 /** `GET /v1/operator/fleet`: every agent seen in the retention window, sorted by id, with counts and the live gateways. */
+/** The most rows one fleet answer carries (and the default, so a plain `GET /fleet` lists everyone up to it). */
+export const MAX_FLEET_PAGE = 5_000;
+
+/** What the fleet can be sorted by: agent id, status, team, or when it was last seen. */
+export const FleetSortSchema = z.enum(['agent', 'status', 'team', 'last_seen']);
+export type FleetSort = z.infer<typeof FleetSortSchema>;
+
+/**
+ * Query of `GET /v1/operator/fleet`: search, filters, sort and a page, applied on the gateway so a
+ * console never downloads a fleet of tens of thousands of rows. `q` matches the agent's id, name
+ * or team (case-insensitive, substring). Unknown parameters are refused.
+ */
+export const FleetQuerySchema = z
+  .strictObject({
+    q: z.string().max(100).optional(),
+    status: FleetAgentStatusSchema.optional(),
+    team: IdSchema.optional(),
+    gateway: IdSchema.optional(),
+    /** @defaultValue `agent` */
+    sort: FleetSortSchema.default('agent'),
+    /** @defaultValue `asc` (`last_seen` reads best `desc`: most recent first) */
+    order: z.enum(['asc', 'desc']).default('asc'),
+    /** @defaultValue 0 */
+    offset: queryInt(0, 100_000_000, 0),
+    /** @defaultValue {@link MAX_FLEET_PAGE} */
+    limit: queryInt(1, MAX_FLEET_PAGE, MAX_FLEET_PAGE),
+  })
+  .meta({ id: 'FleetQuery', description: 'Fleet search, filters (status, team, gateway), sort and page.' });
+export type FleetQuery = z.infer<typeof FleetQuerySchema>;
+
 export const FleetResponseSchema = z
   .strictObject({
+    /** The page of rows matching the query. */
     agents: z.array(FleetAgentSchema),
+    /** How many rows match the query (all pages). */
+    total: z.int().nonnegative(),
+    /** Where this page starts in the matching rows. */
+    offset: z.int().nonnegative(),
+    /** Counts over every agent the token sees, whatever the query: the fleet at a glance. */
     counts: FleetCountsSchema,
     gateways: z.array(GatewayInfoSchema),
   })

@@ -551,6 +551,9 @@ export {
   FleetLastRefusalSchema,
   FleetLastHookSchema,
   FleetResponseSchema,
+  FleetQuerySchema,
+  FleetSortSchema,
+  MAX_FLEET_PAGE,
   LiveRequestEventSchema,
   GatewayHealthSchema,
   GatewayHealthSnapshotSchema,
@@ -573,6 +576,8 @@ export type {
   FleetLastRefusal,
   FleetLastHook,
   FleetResponse,
+  FleetQuery,
+  FleetSort,
   FleetStatusInput,
   GatewayHealth,
   GatewayHealthSnapshot,
@@ -616,3 +621,5 @@ export type {
 } from './tool-approval.js';
 // --- what loggers do to a line's fields (see log-fields.ts) ---
 export { prepareLogFields, redactLogText, serializeError } from './log-fields.js';
+// --- the fleet's search, filters, sort and pages (see fleet-query.ts) ---
+export { fleetComparator, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from './fleet-query.js';

@@ -120,7 +120,7 @@ export type OperatorTokensFile = z.infer<typeof OperatorTokensFileSchema>;
 export const MAX_LIST_LIMIT = 500;
 
 /** A whole number from a query string, within `min..max`. */
-function queryInt(min: number, max: number, fallback: number) {
+export function queryInt(min: number, max: number, fallback: number) {
   return z
     .string()
     .regex(/^[0-9]{1,9}$/, 'must be a whole number')

@@ -44,8 +44,11 @@ const fleetUpdate = new LuaScript('fleet-update', FLEET_UPDATE_LUA);
 export const DEFAULT_FLEET_RETENTION_MS = 7 * 24 * 3_600_000;
 /** Default of {@link FleetStoreOptions.liveMaxLen}. */
 export const DEFAULT_LIVE_MAX_LEN = 10_000;
-/** The most rows `list` returns; a fleet larger than this is listed by most recently seen. */
-export const MAX_FLEET_ROWS = 5_000;
+/**
+ * The most rows `list` returns (the most recently seen first): the fleet view holds 20,000 agents
+ * with room to spare, while one read stays bounded (the gateway pages and filters it for operators).
+ */
+export const MAX_FLEET_ROWS = 25_000;
 
 /** Options of {@link createFleetStore}. */
 export interface FleetStoreOptions {

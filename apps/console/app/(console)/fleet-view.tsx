@@ -1,11 +1,16 @@
 'use client';
-/** The fleet: counts per status, then every agent with where it runs and what it last did; rows update from live `agent` events. */
+/**
+ * The fleet: counts per status over every agent, then a page of agents (search, filters and sort
+ * run on the gateway, so 20,000 agents never reach the browser), with where each runs and what it
+ * last did. Rows on the page update from live `agent` events; counts follow within seconds.
+ */
 import Link from 'next/link';
-import type { FleetAgent, FleetCounts } from '@ahp/protocol';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import type { FleetAgent, FleetAgentStatus, FleetCounts, FleetSort } from '@ahp/protocol';
 import { fetchFleet } from '../../src/lib/api/fleet';
 import { useLiveEvents } from '../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../src/lib/live/use-resource';
-import { displayCounts, displayStatus, upsertAgent } from '../../src/lib/view/fleet-state';
+import { applyLiveRow, displayStatus, type FleetViewQuery } from '../../src/lib/view/fleet-state';
 import { StatusBadge } from '../../src/components/badges';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../src/components/states';
 import { DecisionSummary } from '../../src/components/decision-summary';
@@ -96,52 +101,166 @@ function AgentRow({ agent, now }: { agent: FleetAgent; now: number }) {
   );
 }
 
+const PAGE_SIZE = 100;
+/** A fleet page re-reads counts and order at most this often while live rows arrive. */
+const REREAD_EVERY_MS = 3_000;
+
+const SORT_LABELS: Record<FleetSort, string> = { agent: 'Agent id', status: 'Status (working first)', team: 'Team', last_seen: 'Last seen' };
+const STATUS_FILTERS: readonly FleetAgentStatus[] = ['working', 'connected', 'idle', 'offline'];
+
+interface Filters {
+  q: string;
+  status: FleetAgentStatus | '';
+  team: string;
+  sort: FleetSort;
+  order: 'asc' | 'desc';
+}
+
+const NO_FILTERS: Filters = { q: '', status: '', team: '', sort: 'agent', order: 'asc' };
+
+function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Filters): void }) {
+  const [draft, setDraft] = useState(value);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    onApply({ ...draft, q: draft.q.trim(), team: draft.team.trim() });
+  };
+  return (
+    <form className="filters card" onSubmit={submit} aria-label="Fleet search">
+      <div className="field">
+        <label htmlFor="fleet-q">Search</label>
+        <input id="fleet-q" type="search" value={draft.q} maxLength={100} placeholder="id, name or team" onChange={(event) => setDraft({ ...draft, q: event.target.value })} />
+      </div>
+      <div className="field">
+        <label htmlFor="fleet-status">Status</label>
+        <select id="fleet-status" value={draft.status} onChange={(event) => setDraft({ ...draft, status: event.target.value as Filters['status'] })}>
+          <option value="">Any status</option>
+          {STATUS_FILTERS.map((status) => (
+            <option key={status} value={status}>
+              {status}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="fleet-team">Team</label>
+        <input id="fleet-team" value={draft.team} placeholder="team" onChange={(event) => setDraft({ ...draft, team: event.target.value })} />
+      </div>
+      <div className="field">
+        <label htmlFor="fleet-sort">Sort by</label>
+        <select id="fleet-sort" value={draft.sort} onChange={(event) => setDraft({ ...draft, sort: event.target.value as FleetSort, order: event.target.value === 'last_seen' ? 'desc' : 'asc' })}>
+          {(Object.keys(SORT_LABELS) as FleetSort[]).map((sort) => (
+            <option key={sort} value={sort}>
+              {SORT_LABELS[sort]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="fleet-order">Order</label>
+        <select id="fleet-order" value={draft.order} onChange={(event) => setDraft({ ...draft, order: event.target.value as Filters['order'] })}>
+          <option value="asc">Ascending</option>
+          <option value="desc">Descending</option>
+        </select>
+      </div>
+      <button type="submit" className="button">
+        Apply
+      </button>
+    </form>
+  );
+}
+
 export function FleetView() {
-  const fleet = useResource('fleet', fetchFleet);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [offset, setOffset] = useState(0);
+  const query: FleetViewQuery = {
+    ...(filters.q ? { q: filters.q } : {}),
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.team ? { team: filters.team } : {}),
+    sort: filters.sort,
+    order: filters.order,
+    offset,
+    limit: PAGE_SIZE,
+  };
+  const key = JSON.stringify(query);
+  const fleet = useResource(`fleet:${key}`, (signal) => fetchFleet(query, signal));
   const now = useNow(5_000);
+  const reread = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(reread.current), []);
   useLiveEvents((event) => {
-    if (event.kind === 'agent') fleet.mutate((data) => upsertAgent(data, event.agent));
+    if (event.kind !== 'agent') return;
+    // The row changes at once; counts, totals and rows entering from other pages follow with the next read.
+    fleet.mutate((data) => applyLiveRow(data, event.agent, query));
+    reread.current ??= setTimeout(() => {
+      reread.current = undefined;
+      fleet.reload();
+    }, REREAD_EVERY_MS);
   });
+
+  const apply = (next: Filters) => {
+    setFilters(next);
+    setOffset(0);
+  };
+  const total = fleet.data?.total ?? 0;
+  const shown = fleet.data?.agents.length ?? 0;
+  const filtered = filters.q !== '' || filters.status !== '' || filters.team !== '';
 
   return (
     <>
       <div className="page-head">
         <h1>Fleet</h1>
-        <p className="muted">Every agent the control plane has seen, live.</p>
+        <p className="muted">Every agent the control plane has seen, live. Search, filters and pages are served by the gateway.</p>
       </div>
+      {fleet.data ? <Counts counts={fleet.data.counts} gateways={fleet.data.gateways.length} /> : null}
+      <FleetFilters value={filters} onApply={apply} />
       {fleet.status === 'loading' ? <Loading label="Loading the fleet" /> : null}
       {fleet.status === 'error' && fleet.error ? <ErrorState title="Could not load the fleet." error={fleet.error} onRetry={fleet.reload} /> : null}
       {fleet.data ? (
         <>
           {fleet.error ? <StaleNotice error={fleet.error} onRetry={fleet.reload} /> : null}
-          <Counts counts={displayCounts(fleet.data.agents, now)} gateways={fleet.data.gateways.length} />
-          {fleet.data.agents.length === 0 ? (
-            <Empty title="No agents yet.">Agents appear here as soon as one connects to a gateway with its token.</Empty>
+          {shown === 0 ? (
+            filtered ? (
+              <Empty title="No agent matches.">Change the search or the filters.</Empty>
+            ) : (
+              <Empty title="No agents yet.">Agents appear here as soon as one connects to a gateway with its token.</Empty>
+            )
           ) : (
-            <div className="table-scroll">
-              <table className="table table-cards" aria-describedby="fleet-caption">
-                <caption id="fleet-caption" className="visually-hidden">
-                  Agents, sorted by id
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Agent</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Team / role</th>
-                    <th scope="col">Gateway</th>
-                    <th scope="col">Session</th>
-                    <th scope="col">Last hook</th>
-                    <th scope="col">Last decision</th>
-                    <th scope="col">Last seen</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {fleet.data.agents.map((agent) => (
-                    <AgentRow key={agent.agent.id} agent={agent} now={now} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <>
+              <p className="muted" role="status" data-testid="fleet-range">
+                {offset + 1}–{offset + shown} of {total}
+              </p>
+              <div className="table-scroll">
+                <table className="table table-cards" aria-describedby="fleet-caption">
+                  <caption id="fleet-caption" className="visually-hidden">
+                    Agents, sorted by {SORT_LABELS[filters.sort].toLowerCase()}
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Agent</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Team / role</th>
+                      <th scope="col">Gateway</th>
+                      <th scope="col">Session</th>
+                      <th scope="col">Last hook</th>
+                      <th scope="col">Last decision</th>
+                      <th scope="col">Last seen</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {fleet.data.agents.map((agent) => (
+                      <AgentRow key={agent.agent.id} agent={agent} now={now} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav className="pager" aria-label="Fleet pages">
+                <button type="button" className="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+                  Previous
+                </button>
+                <button type="button" className="button" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+                  Next
+                </button>
+              </nav>
+            </>
           )}
         </>
       ) : null}

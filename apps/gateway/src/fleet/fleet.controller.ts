@@ -1,9 +1,9 @@
-import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { countFleet, type FleetResponse, type OperatorHealthResponse, type OperatorIdentity } from '@ahp/protocol';
-import type { FleetStore, PresenceStore } from '@ahp/store';
+import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
+import { countFleet, FleetQuerySchema, queryFleet, type FleetResponse, type OperatorHealthResponse, type OperatorIdentity } from '@ahp/protocol';
+import { parseInput } from '../operators/api-error.js';
 import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
 import { OperatorScopeService } from '../operators/operator-scope.service.js';
-import { FLEET_STORE, PRESENCE_STORE } from '../store/store.tokens.js';
+import { FleetSnapshotService } from './fleet-snapshot.service.js';
 import { GatewayHealthService } from './gateway-health.service.js';
 
 /** `GET /v1/operator/fleet` and `GET /v1/operator/health` (any role; the health view is infrastructure, the same for every scope). */
@@ -11,19 +11,24 @@ import { GatewayHealthService } from './gateway-health.service.js';
 @UseGuards(OperatorAuthGuard)
 export class FleetController {
   constructor(
-    @Inject(FLEET_STORE) private readonly fleet: FleetStore,
-    @Inject(PRESENCE_STORE) private readonly presence: PresenceStore,
+    @Inject(FleetSnapshotService) private readonly fleet: FleetSnapshotService,
     @Inject(GatewayHealthService) private readonly health: GatewayHealthService,
     @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
   ) {}
 
-  /** The fleet; for a scoped token only its teams' agents, counted over them. */
+  /**
+   * A page of the fleet (search, filters, sort: {@link FleetQuerySchema}); `counts` over every
+   * agent the token sees. A scoped token sees only its teams' agents, and `team` naming another
+   * team is refused like everywhere else.
+   */
   @Get('fleet')
-  async list(@CurrentOperator() operator: OperatorIdentity): Promise<FleetResponse> {
-    const now = Date.now();
-    const [connected, gateways] = await Promise.all([this.presence.list(now), this.presence.listGateways(now)]);
-    const agents = (await this.fleet.list(now, connected)).filter((row) => this.scopes.seesAgent(operator, row.agent.id));
-    return { agents, counts: countFleet(agents), gateways };
+  async list(@CurrentOperator() operator: OperatorIdentity, @Query() query: unknown): Promise<FleetResponse> {
+    const parsed = parseInput(FleetQuerySchema, { ...(query as object) }, 'query');
+    this.scopes.checkTeamFilter(operator, parsed.team);
+    const { rows, gateways } = await this.fleet.read();
+    const visible = rows.filter((row) => this.scopes.seesAgent(operator, row.agent.id));
+    const page = queryFleet(visible, parsed);
+    return { agents: page.agents, total: page.total, offset: parsed.offset, counts: countFleet(visible), gateways };
   }
 
   @Get('health')

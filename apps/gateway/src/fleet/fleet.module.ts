@@ -4,6 +4,7 @@ import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
 import { OperatorsModule } from '../operators/operators.module.js';
 import { FleetActivityService } from './fleet-activity.service.js';
 import { FleetController } from './fleet.controller.js';
+import { FleetSnapshotService } from './fleet-snapshot.service.js';
 import { GatewayHealthService } from './gateway-health.service.js';
 import { LiveFeedService } from './live-feed.service.js';
 import { LiveController } from './live.controller.js';
@@ -12,6 +13,6 @@ import { LiveController } from './live.controller.js';
 @Module({
   imports: [OperatorsModule, HooksModule],
   controllers: [FleetController, LiveController],
-  providers: [FleetActivityService, GatewayHealthService, LiveFeedService, OperatorAuthGuard],
+  providers: [FleetActivityService, FleetSnapshotService, GatewayHealthService, LiveFeedService, OperatorAuthGuard],
 })
 export class FleetModule {}

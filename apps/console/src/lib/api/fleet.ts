@@ -1,10 +1,13 @@
 /** The fleet and the control plane's health, as the operator API reports them. */
-import { FleetResponseSchema, OperatorHealthResponseSchema, type FleetResponse, type OperatorHealthResponse } from '@ahp/protocol';
+import { FleetResponseSchema, OperatorHealthResponseSchema, type FleetQuery, type FleetResponse, type OperatorHealthResponse } from '@ahp/protocol';
 import { callJson, operatorUrl } from './client';
 
-/** `GET /fleet`: every agent seen, with counts and live gateways. */
-export function fetchFleet(signal?: AbortSignal): Promise<FleetResponse> {
-  return callJson(operatorUrl('fleet'), FleetResponseSchema, signal ? { signal } : {});
+/** What a fleet page asks the gateway for (every field optional; the gateway's defaults apply). */
+export type FleetPageQuery = Partial<FleetQuery>;
+
+/** `GET /fleet`: a page of the agents matching `query`, with the whole fleet's counts and live gateways. */
+export function fetchFleet(query: FleetPageQuery = {}, signal?: AbortSignal): Promise<FleetResponse> {
+  return callJson(operatorUrl('fleet', { ...query }), FleetResponseSchema, signal ? { signal } : {});
 }
 
 /** `GET /health`: gateways, workers, queue depth, decision latency. */

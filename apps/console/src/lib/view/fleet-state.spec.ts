@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FLEET_WORKING_WINDOW_MS, type FleetAgent, type FleetResponse } from '@ahp/protocol';
-import { displayCounts, displayStatus, upsertAgent } from './fleet-state';
+import { applyLiveRow, displayStatus, upsertAgent, type FleetViewQuery } from './fleet-state';
 
 const row = (id: string, overrides: Partial<FleetAgent> = {}): FleetAgent => ({
   agent: { id, name: id.toUpperCase() },
@@ -10,7 +10,7 @@ const row = (id: string, overrides: Partial<FleetAgent> = {}): FleetAgent => ({
   ...overrides,
 });
 
-const fleet = (agents: FleetAgent[]): FleetResponse => ({ agents, counts: { total: agents.length, connected: agents.length, working: 0, idle: 0, offline: 0 }, gateways: [] });
+const fleet = (agents: FleetAgent[]): FleetResponse => ({ agents, total: agents.length, offset: 0, counts: { total: agents.length, connected: agents.length, working: 0, idle: 0, offline: 0 }, gateways: [] });
 
 describe('upsertAgent', () => {
   it('replaces the row of a known agent and recounts', () => {
@@ -23,6 +23,28 @@ describe('upsertAgent', () => {
     const next = upsertAgent(fleet([row('a'), row('c')]), row('b'));
     expect(next.agents.map((agent) => agent.agent.id)).toEqual(['a', 'b', 'c']);
     expect(next.counts.total).toBe(3);
+  });
+});
+
+describe('applyLiveRow', () => {
+  const byId: FleetViewQuery = { sort: 'agent', order: 'asc', offset: 0, limit: 3 };
+
+  it('replaces a row on the page where it is, and drops it when it stops matching the filters', () => {
+    const page = fleet([row('a'), row('b'), row('c')]);
+    expect(applyLiveRow(page, row('b', { status: 'working' }), byId).agents.map((agent) => `${agent.agent.id}:${agent.status}`)).toEqual(['a:connected', 'b:working', 'c:connected']);
+    expect(applyLiveRow(page, row('b', { status: 'offline' }), { ...byId, status: 'connected' }).agents.map((agent) => agent.agent.id)).toEqual(['a', 'c']);
+  });
+
+  it('adds a matching row that sorts inside a full page, pushing the last one out, and ignores one that sorts after it', () => {
+    const page = fleet([row('a'), row('c'), row('e')]);
+    expect(applyLiveRow(page, row('b'), byId).agents.map((agent) => agent.agent.id)).toEqual(['a', 'b', 'c']);
+    expect(applyLiveRow(page, row('f'), byId)).toBe(page);
+    expect(applyLiveRow(fleet([row('a')]), row('z'), byId).agents.map((agent) => agent.agent.id)).toEqual(['a', 'z']);
+  });
+
+  it('never adds a row the search does not match', () => {
+    const page = fleet([row('alpha')]);
+    expect(applyLiveRow(page, row('bravo'), { ...byId, q: 'alp' })).toBe(page);
   });
 });
 
@@ -39,9 +61,5 @@ describe('displayStatus', () => {
   it('keeps working while a hook is in flight, and leaves other statuses alone', () => {
     expect(displayStatus({ ...working, hooks_in_flight: 1 }, t0 + 10 * FLEET_WORKING_WINDOW_MS)).toBe('working');
     expect(displayStatus(row('o', { status: 'offline' }), t0)).toBe('offline');
-  });
-
-  it('counts what it shows', () => {
-    expect(displayCounts([working, row('c'), row('o', { status: 'offline' })], t0 + 2 * FLEET_WORKING_WINDOW_MS)).toEqual({ total: 3, connected: 1, working: 0, idle: 1, offline: 1 });
   });
 });

@@ -92,7 +92,8 @@ function latestPlan(events: readonly TimelineEntry[]): Plan | undefined {
 export function AgentView({ agentId }: { agentId: string }) {
   const now = useNow(5_000);
   const [span, setSpan] = useState<AgentWindow>('24h');
-  const fleet = useResource('fleet', fetchFleet);
+  // The gateway searches ids, names and teams; the row is the one with exactly this id.
+  const fleet = useResource(`fleet:${agentId}`, (signal) => fetchFleet({ q: agentId }, signal));
   const timeline = useResource(`timeline:${agentId}`, (signal) => fetchTimeline(agentId, signal));
   const signals = useResource(
     `signals:${agentId}:${span}`,
