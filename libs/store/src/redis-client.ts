@@ -327,6 +327,7 @@ interface CommandOptionsHolder {
  *   upgrade): better to fail at start than to lose the outage bound silently.
  */
 export function boundOfflineCommands(client: RedisSingleClient): void {
+  if (bounded.has(client)) return;
   const holder = client as unknown as CommandOptionsHolder;
   const current = holder._commandOptions;
   if (current === undefined || typeof current !== 'object' || !('timeout' in current)) {
@@ -339,13 +340,24 @@ export function boundOfflineCommands(client: RedisSingleClient): void {
     get: () => (client.isReady ? undefined : OFFLINE_COMMAND_TIMEOUT_MS),
   });
   holder._commandOptions = options;
+  bounded.add(client);
+  // A duplicate copies the options' values, not the getter: it would have no bound at all. BullMQ
+  // duplicates the client it is given for its blocking connections, so every duplicate gets one.
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = ((...args: Parameters<RedisSingleClient['duplicate']>) => {
+    const copy = duplicate(...args) as unknown as RedisSingleClient;
+    boundOfflineCommands(copy);
+    return copy;
+  }) as RedisSingleClient['duplicate'];
 }
+
+/** Clients {@link boundOfflineCommands} has already changed. */
+const bounded = new WeakSet<RedisSingleClient>();
 
 /**
  * Adds what every client needs: the listeners, `error` (required, see {@link connectRedis}) and
  * a `ready` line after reconnects, and for one-Redis clients {@link boundOfflineCommands}. Used
- * for clients made with `duplicate()` too, which inherit neither listeners nor the bound (a
- * duplicate's options are a copy of the parent's, taken while it was ready: no timeout at all).
+ * for clients made with `duplicate()` too, which do not inherit listeners.
  */
 export function attachLogging(client: RedisClient, name: string, logger: Logger): void {
   let everReady = false;

@@ -82,10 +82,15 @@ describe('store calls across a Redis outage', () => {
     expect(outcomes('after')).toEqual(new Set(['ok']));
   });
 
-  it('arms no per-command timer while connected, and one per command queued while disconnected', async () => {
+  it('arms no per-command timer while connected, and one per command queued while disconnected, also on a duplicate', async () => {
+    // BullMQ duplicates the client it is given for its blocking connections.
+    const copy = client.duplicate();
+    copy.on('error', () => undefined);
+    await copy.connect();
     const armed = vi.spyOn(AbortSignal, 'timeout');
     try {
       await Promise.all(Array.from({ length: 20 }, () => client.ping()));
+      await copy.ping();
       expect(armed).not.toHaveBeenCalled();
 
       await server.stop({ keepData: true });
@@ -95,15 +100,23 @@ describe('store calls across a Redis outage', () => {
         (error: unknown) => (isStoreUnavailable(error) ? 'unavailable' : error),
       );
       expect(armed).toHaveBeenCalledTimes(1);
+      await eventually(() => (copy.isReady ? undefined : true), 'the duplicate to notice the outage');
+      const queuedOnCopy = copy.ping().then(
+        () => 'ok',
+        (error: unknown) => (isStoreUnavailable(error) ? 'unavailable' : error),
+      );
+      expect(armed).toHaveBeenCalledTimes(2);
       await server.restart();
       // Either it timed out before the reconnect or it went out after it; never anything else.
       expect(['ok', 'unavailable']).toContain(await queued);
+      expect(['ok', 'unavailable']).toContain(await queuedOnCopy);
       await eventually(() => (client.isReady ? true : undefined), 'the client to reconnect', 20_000);
       armed.mockClear();
       await expect(client.ping()).resolves.toBe('PONG');
       expect(armed).not.toHaveBeenCalled();
     } finally {
       armed.mockRestore();
+      copy.destroy();
     }
   });
 });
