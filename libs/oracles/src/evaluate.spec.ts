@@ -276,6 +276,20 @@ describe('evaluateHook: failures go to the failure policy', () => {
     expect(reports[0]).toMatchObject({ oracle: 'slow', outcome: 'timeout' });
   });
 
+  it('gives an oracle that first reads its signal after the budget ran out an aborted one', async () => {
+    let readLate: Promise<AbortSignal> | undefined;
+    const late = oracle('late-reader', (_input, ctx) => {
+      // The signal is made on first read; reading it only once abandoned must still say so.
+      readLate = new Promise((resolve) => setTimeout(() => resolve(ctx.signal), 30));
+      return new Promise<OracleVerdict[]>(() => undefined);
+    });
+    const decision = await evaluateHook(options({ oracles: [late], budgetMs: 5 }));
+    expect(decision.error?.code).toBe('E_TIMEOUT');
+    const signal = await readLate;
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as DOMException).name).toBe('TimeoutError');
+  });
+
   it('treats a synchronous answer that came after the budget as a timeout', async () => {
     const hog = oracle('hog', () => {
       const until = performance.now() + 30;

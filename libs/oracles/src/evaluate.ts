@@ -5,6 +5,7 @@
 import {
   ApprovalRequirementSchema,
   HookDecisionSchema,
+  parseOnce,
   IntensitySchema,
   SignalPayloadSchema,
   SignalSchema,
@@ -213,7 +214,8 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
   }
   const aggregated = aggregateSignals({ hookId, trigger, signals, now, ...version });
   const decision = first === undefined ? aggregated : { ...aggregated, error: { code: first.code, message: joinSkipped(skipped) } };
-  const checked = HookDecisionSchema.safeParse(decision);
+  // Parsed once here: the hook store takes this very object without parsing it again (parseOnce).
+  const checked = parseOnce(HookDecisionSchema, decision);
   if (!checked.success) {
     return fail('E_INTERNAL', `the aggregated decision is invalid: ${formatIssues(checked.error.issues)}`);
   }
@@ -248,7 +250,10 @@ type RunResult =
  * when the timer has not fired yet, which happens when a synchronous oracle hogs the event loop.
  */
 function runOracle(oracle: Oracle, input: OracleInput, budgetMs: number, options: EvaluateHookOptions): Promise<RunResult> {
-  const controller = new AbortController();
+  // Made on the first read of `ctx.signal`: most oracles (the rules among them) never read it, and
+  // an AbortSignal per oracle per hook was 1-3 % of a worker's CPU.
+  let controller: AbortController | undefined;
+  let abortReason: DOMException | undefined;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise<RunResult>((resolve) => {
@@ -261,7 +266,8 @@ function runOracle(oracle: Oracle, input: OracleInput, budgetMs: number, options
     };
     const timer = setTimeout(() => {
       finish({ kind: 'timeout', durationMs: elapsed() });
-      controller.abort(new DOMException(`oracle "${oracle.name}" exceeded its ${budgetMs} ms budget`, 'TimeoutError'));
+      abortReason = new DOMException(`oracle "${oracle.name}" exceeded its ${budgetMs} ms budget`, 'TimeoutError');
+      controller?.abort(abortReason);
     }, budgetMs);
     const answered = (value: unknown) =>
       finish(elapsed() > budgetMs ? { kind: 'timeout', durationMs: elapsed() } : { kind: 'answered', value, durationMs: elapsed() });
@@ -269,7 +275,14 @@ function runOracle(oracle: Oracle, input: OracleInput, budgetMs: number, options
       finish(elapsed() > budgetMs ? { kind: 'timeout', durationMs: elapsed() } : { kind: 'threw', error, durationMs: elapsed() });
     try {
       const ctx = {
-        signal: controller.signal,
+        get signal(): AbortSignal {
+          if (controller === undefined) {
+            controller = new AbortController();
+            // Read only after the budget ran out: the signal is already aborted.
+            if (abortReason !== undefined) controller.abort(abortReason);
+          }
+          return controller.signal;
+        },
         ...(options.counters === undefined ? {} : { counters: options.counters }),
         ...(options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt }),
         ...(options.configVersion === undefined ? {} : { configVersion: options.configVersion }),

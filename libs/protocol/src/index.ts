@@ -371,6 +371,7 @@ export type {
 // --- wire: the shape of JSON text, bounded before parsing ----------------------------------
 export { FRAME_CAPTURED_KEYS, FRAME_SHAPE_LIMITS, measureJsonShape } from './json-shape-limits.js';
 export { applyModifications } from './modifications.js';
+export { parseOnce } from './parse-once.js';
 export type { CapturedKeys, JsonShape, JsonShapeLimits, JsonShapeViolation } from './json-shape-limits.js';
 // --- wire: errors, frames -------------------------------------------------------------------
 export {

@@ -5,6 +5,7 @@ import {
   DEFAULT_ANSWER_GRACE_MS,
   HookCorrelationSchema,
   mustAnswer,
+  parseOnce,
   HookDecisionSchema,
   RequestIdSchema,
   type HookCorrelation,
@@ -270,7 +271,8 @@ export function createHookStore(options: HookStoreOptions): HookStore {
     },
 
     async decide(hookId: string, decision: HookDecision, now: number, decideOptions: DecideHookOptions = {}): Promise<{ decision: HookDecision; first: boolean }> {
-      const checked = HookDecisionSchema.safeParse(decision);
+      // A decision evaluateHook parsed in this process is not parsed again (parseOnce).
+      const checked = parseOnce(HookDecisionSchema, decision);
       if (!checked.success) throw new StoreInputError(`invalid decision for hook ${hookId}: ${describeIssues(checked.error.issues)}`);
       const valid = checked.data;
       if (valid.hook_id !== hookId) throw new StoreInputError(`decision is for hook ${valid.hook_id}, not ${hookId}`);

@@ -312,9 +312,69 @@ async function connectCluster(options: ConnectRedisOptions, nodes: readonly Clus
 }
 
 /**
- * Adds the listeners every client needs: `error` (required, see {@link connectRedis}) and a
- * `ready` line after reconnects. Used for clients made with `duplicate()`, which do not inherit
- * listeners.
+ * How long a command may wait in node-redis's offline queue while its client is not connected
+ * (Redis down, restarting, or the connection being re-established) before it fails with
+ * node-redis's `TimeoutError`, which `isStoreUnavailable` (store-unavailable.ts) reads as "store unavailable".
+ */
+export const OFFLINE_COMMAND_TIMEOUT_MS = 5000;
+
+/** The part of a node-redis client's internals {@link boundOfflineCommands} replaces. */
+interface CommandOptionsHolder {
+  _commandOptions?: Record<string, unknown>;
+}
+
+/**
+ * Gives a one-Redis client's commands the {@link OFFLINE_COMMAND_TIMEOUT_MS} bound only while
+ * the client is not ready, instead of node-redis's default of a timer on every command.
+ *
+ * WHY: node-redis 6 arms `AbortSignal.timeout(5000)` for each command (`commandOptions.timeout`)
+ * and drops it as soon as the command is written to the socket, so it only ever bounds the wait
+ * in the offline queue during an outage; yet it cost 7–10 % of the gateway's CPU and 8–9 % of a
+ * worker's (a timer, an AbortSignal and, five seconds later, a `DOMException` with a stack per
+ * command; see BENCHMARKS.md, "node-redis' per-command timeout"). node-redis reads the client's
+ * command options on every `sendCommand` (spreading them into the command's own), so a getter
+ * that answers "5000" while the socket is not ready and nothing while it is keeps the outage
+ * behaviour exactly (each command queued while disconnected fails 5 s later unless the client
+ * reconnects first) and leaves the connected path without a timer. A command written to a
+ * connection that then breaks is failed by node-redis itself when the socket closes.
+ *
+ * Not for cluster clients: their per-node clients are made inside node-redis; they keep the
+ * default timer.
+ * @throws Error when node-redis no longer keeps its options where this expects them (a major
+ *   upgrade): better to fail at start than to lose the outage bound silently.
+ */
+export function boundOfflineCommands(client: RedisSingleClient): void {
+  if (bounded.has(client)) return;
+  const holder = client as unknown as CommandOptionsHolder;
+  const current = holder._commandOptions;
+  if (current === undefined || typeof current !== 'object' || !('timeout' in current)) {
+    throw new Error('node-redis keeps its command options elsewhere than _commandOptions.timeout; revisit boundOfflineCommands');
+  }
+  const options: Record<string, unknown> = { ...current };
+  delete options['timeout'];
+  Object.defineProperty(options, 'timeout', {
+    enumerable: true,
+    get: () => (client.isReady ? undefined : OFFLINE_COMMAND_TIMEOUT_MS),
+  });
+  holder._commandOptions = options;
+  bounded.add(client);
+  // A duplicate copies the options' values, not the getter: it would have no bound at all. BullMQ
+  // duplicates the client it is given for its blocking connections, so every duplicate gets one.
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = ((...args: Parameters<RedisSingleClient['duplicate']>) => {
+    const copy = duplicate(...args) as unknown as RedisSingleClient;
+    boundOfflineCommands(copy);
+    return copy;
+  }) as RedisSingleClient['duplicate'];
+}
+
+/** Clients {@link boundOfflineCommands} has already changed. */
+const bounded = new WeakSet<RedisSingleClient>();
+
+/**
+ * Adds what every client needs: the listeners, `error` (required, see {@link connectRedis}) and
+ * a `ready` line after reconnects, and for one-Redis clients {@link boundOfflineCommands}. Used
+ * for clients made with `duplicate()` too, which do not inherit listeners.
  */
 export function attachLogging(client: RedisClient, name: string, logger: Logger): void {
   let everReady = false;
@@ -326,6 +386,7 @@ export function attachLogging(client: RedisClient, name: string, logger: Logger)
     client.on('node-error', onError);
     return;
   }
+  boundOfflineCommands(client);
   client.on('ready', () => {
     if (everReady) logger.info({ redisClient: name }, 'redis connection re-established');
     everReady = true;
