@@ -21,6 +21,7 @@
  * | `ahp:requests:deadlines`          | zset   | cas-request (score = deadline ms)   | members removed when settled   |
  * | `ahp:requests:retention`          | zset   | cas-request (score = purge time)    | members removed by the purge   |
  * | `ahp:requests:events`             | stream | cas-request, record-refusal         | MAXLEN ~ (100k entries)        |
+ * | `ahp:requests:followups`          | zset   | under Cluster: a transition before cas-request-core (score = its time), removed once its follow-ups ran | swept by `expireDue` |
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
  * | `ahp:plan-gate:{<agentId>}:verdict` | hash | cas-request (`status` approved/rejected/expired, `request_id`, `at` of the agent's last settled plan) | never: a rejection must outlast any TTL (one small hash per agent that ever submitted a plan) |
  * | `ahp:unanswered:{<sessionId>}`    | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it) | signal TTL after the last signal |
@@ -144,6 +145,8 @@ export interface StoreKeys {
   readonly requestRetention: string;
   /** Audit stream of every request change and refused answer; the console tails it. */
   readonly requestEvents: string;
+  /** Under Redis Cluster: ids of requests whose last transition's follow-ups may not have run, scored by its time (epoch ms); swept by `expireDue`. */
+  readonly requestFollowUps: string;
   /** Set of the agent's pending plan approval ids: while it is non-empty, new pre-tool-use hooks are gated. */
   planGate(agentId: string): string;
   /** Hash of the agent's last settled plan approval (`status`, `request_id`, `at`): a rejection or expiry keeps the gate closed until an approval. */
@@ -255,6 +258,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     requestDeadlines: `${prefix}:requests:deadlines`,
     requestRetention: `${prefix}:requests:retention`,
     requestEvents: `${prefix}:requests:events`,
+    requestFollowUps: `${prefix}:requests:followups`,
     planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
     planVerdict: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}:verdict`,
     unansweredSignals: (sessionId: string) => `${prefix}:unanswered:{${part('session', sessionId)}}`,

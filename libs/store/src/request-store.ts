@@ -65,7 +65,7 @@ import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
-import { CAS_REQUEST_CORE_LUA, CAS_REQUEST_LUA, REQUEST_FOLLOWUPS_DONE_LUA } from './scripts/cas-request.lua.js';
+import { CAS_REQUEST_CORE_LUA, CAS_REQUEST_LUA, REQUEST_FOLLOWUPS_DONE_LUA, REQUEST_FOLLOWUPS_SWEPT_LUA } from './scripts/cas-request.lua.js';
 import { INBOX_ACK_LUA } from './scripts/inbox-ack.lua.js';
 import { INBOX_SEND_LUA } from './scripts/inbox-send.lua.js';
 import { PURGE_REQUEST_CORE_LUA, PURGE_REQUEST_LUA } from './scripts/purge-request.lua.js';
@@ -78,6 +78,7 @@ const recordRefusal = new LuaScript('record-refusal', RECORD_REFUSAL_LUA);
 const purgeRequest = new LuaScript('purge-request', PURGE_REQUEST_LUA);
 const casRequestCore = new LuaScript('cas-request-core', CAS_REQUEST_CORE_LUA);
 const followUpsDone = new LuaScript('request-followups-done', REQUEST_FOLLOWUPS_DONE_LUA);
+const followUpsSwept = new LuaScript('request-followups-swept', REQUEST_FOLLOWUPS_SWEPT_LUA);
 const recordRefusalCore = new LuaScript('record-refusal-core', RECORD_REFUSAL_CORE_LUA);
 const purgeRequestCore = new LuaScript('purge-request-core', PURGE_REQUEST_CORE_LUA);
 const inboxSend = new LuaScript('inbox-send', INBOX_SEND_LUA);
@@ -95,6 +96,12 @@ const MAX_ATTEMPTS = 5;
 
 /** History entries beyond which refused answers go to the audit stream only (see record-refusal). */
 const HISTORY_MAX_LEN = 100;
+
+/**
+ * Under Redis Cluster, how old a transition must be before `expireDue` runs its follow-ups for it:
+ * long enough that the writer itself has finished them unless it died.
+ */
+const FOLLOW_UPS_SWEEP_AFTER_MS = 30_000;
 
 /** Largest `limit` of `list` and `expireDue`. */
 const MAX_LIMIT = 1000;
@@ -398,6 +405,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       await redis.xAdd(keys.requestEvents, '*', audit, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.eventsMaxLen } });
     }
     await followUpsDone.run(redis, [key], [planJson]);
+    await followUpsSwept.run(redis, [keys.requestFollowUps], [id, Date.parse(plan.at)]);
     if (plan.deliver !== undefined) await notify(plan.deliver.to);
   }
 
@@ -494,6 +502,9 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       ...(t.deliver === undefined ? {} : { deliver: t.deliver }),
     };
     const planJson = JSON.stringify(plan);
+    // Written ahead: if this process dies after the compare-and-set, expireDue finds the request
+    // here and runs what it still owes, even if nobody reads the request again.
+    await redis.zAdd(keys.requestFollowUps, { score: Date.parse(t.at), value: id });
     const reply = arrayReply(await casRequestCore.run(redis, [key, keys.requestHistory(id)], [...args, planJson]), key, casRequestCore.name);
     if (stringAt(reply, 0, key, casRequestCore.name) === 'ok') {
       const rev = stringAt(reply, 1, key, casRequestCore.name);
@@ -502,6 +513,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       });
       return { kind: 'ok' };
     }
+    await followUpsSwept.run(redis, [keys.requestFollowUps], [id, Date.parse(t.at)]);
     const result = await transitionResult(reply, t);
     const pending = reply[4];
     if (result.kind === 'stale' && result.current !== null && typeof pending === 'string' && pending !== '') {
@@ -634,6 +646,22 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     );
   }
 
+  /**
+   * Cluster mode: runs the follow-ups of transitions whose writer has not removed them from the
+   * sweep set after {@link FOLLOW_UPS_SWEEP_AFTER_MS} (it died between the parts). Reading the
+   * request runs what it still holds; a member whose request owes nothing (done, or purged) is
+   * removed unless a later transition re-added it.
+   */
+  async function sweepFollowUps(now: number, limit: number): Promise<void> {
+    const due = await redis.zRangeWithScores(keys.requestFollowUps, '-inf', now - FOLLOW_UPS_SWEEP_AFTER_MS, { BY: 'SCORE', LIMIT: { offset: 0, count: limit } });
+    await Promise.all(
+      due.map(async ({ value: id, score }) => {
+        if (IdSchema.safeParse(id).success) await read(id);
+        await followUpsSwept.run(redis, [keys.requestFollowUps], [id, score]);
+      }),
+    );
+  }
+
   function matches(stored: StoredRequest, filter: Parameters<RequestStore['list']>[0]): boolean {
     const { state } = stored;
     const targetAgent = state.target.kind === 'agent' ? state.target.agent : undefined;
@@ -752,6 +780,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       const due = await redis.zRange(keys.requestDeadlines, '-inf', now, { BY: 'SCORE', LIMIT: { offset: 0, count: batch } });
       const expired = await Promise.all(due.map((requestId) => expireOne(requestId, at)));
       await purgeDue(now, batch);
+      if (isClusterClient(redis)) await sweepFollowUps(now, batch);
       return expired.filter((state) => state !== null);
     },
 

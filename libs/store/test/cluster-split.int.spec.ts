@@ -189,6 +189,37 @@ describe('requests on a Redis Cluster', () => {
   });
 });
 
+describe('requests on a Redis Cluster, nobody reading them again', () => {
+  it('runs the follow-ups a crashed writer owed from expireDue, once the transition is older than the sweep delay', async () => {
+    const casCore = new LuaScript('cas-request-core', CAS_REQUEST_CORE_LUA);
+    const now = Date.now();
+    const requestId = `req_${randomUUID().slice(0, 8)}`;
+    const state = createRequest({ requestId, sender: 'lead', target: { kind: 'agent', agent: 'carol' }, now: new Date(now).toISOString(), type: 'shutdown', payload: { reason: 'done' } });
+    const crashing = createRedisStores({ redis: crashingAfter(redis, casCore), keys });
+    await expect(crashing.requests.create(state, now)).rejects.toThrow('process crashed');
+    expect(await redis.zScore(keys.requestFollowUps, requestId)).toBe(now);
+
+    // Too recent: the writer may still be running its follow-ups.
+    await stores.requests.expireDue(now + 1_000);
+    expect(await redis.zScore(keys.requestsAll, requestId)).toBeNull();
+
+    await stores.requests.expireDue(now + 31_000);
+    expect(await redis.zScore(keys.requestsAll, requestId)).toBe(now);
+    expect((await stores.inboxes.pending('carol')).map((entry) => entry.message)).toMatchObject([{ type: 'shutdown_request', metadata: { request_id: requestId } }]);
+    expect(await redis.hExists(keys.request(requestId), 'followups')).toBe(0);
+    expect(await redis.zScore(keys.requestFollowUps, requestId)).toBeNull();
+  });
+
+  it('leaves nothing in the sweep set after a transition that ran to the end', async () => {
+    const now = Date.now();
+    const requestId = `req_${randomUUID().slice(0, 8)}`;
+    const state = createRequest({ requestId, sender: 'lead', target: { kind: 'operators' }, now: new Date(now).toISOString(), type: 'shutdown', payload: { reason: 'done' } });
+    expect(await stores.requests.create(state, now)).toEqual({ created: true, state });
+    expect(await stores.requests.create(state, now)).toEqual({ created: false, state });
+    expect(await redis.zScore(keys.requestFollowUps, requestId)).toBeNull();
+  });
+});
+
 describe('presence on a Redis Cluster', () => {
   it('after a crash between the entry and the index, the newest connection stands and its next touch lists it', async () => {
     const core = new LuaScript('presence-connect-core', PRESENCE_CONNECT_CORE_LUA);

@@ -177,3 +177,21 @@ if redis.call('HGET', KEYS[1], 'followups') == ARGV[1] then
 end
 return 0
 `;
+
+/** Source of request-followups-swept: removes a request from the follow-ups sweep set unless a later transition re-added it. */
+export const REQUEST_FOLLOWUPS_SWEPT_LUA = `--[[
+  request-followups-swept (1 key): compare-and-delete of a member of <prefix>:requests:followups.
+
+  KEYS[1]  the sweep set
+  ARGV[1]  request id
+  ARGV[2]  the score it was added with (the transition's time, epoch ms)
+
+  Returns 1 when removed, 0 when its score is another (a later transition's) or it is gone.
+]]
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
+`;
