@@ -117,7 +117,7 @@ export interface TestStore {
 }
 
 /** The run's Redis as a gateway's environment names it: its cluster's nodes when the run has one. */
-function redisEnv(): Record<string, string> {
+export function redisEnv(): Record<string, string> {
   const nodes = inject('redisClusterNodes');
   return nodes === '' ? { REDIS_URL: inject('redisUrl') } : { REDIS_CLUSTER_NODES: nodes };
 }
@@ -180,7 +180,8 @@ export async function startTestGateway(options: StartOptions = {}): Promise<Test
   if (operators.length > 0) await tokensFile.writeOperators(operators);
   const keyPrefix = options.keyPrefix ?? uniqueKeyPrefix(options.name ?? 'gateway');
   const config = parseGatewayConfig({
-    ...redisEnv(),
+    // A spec that names its own Redis (REDIS_URL in env) gets that one, never the run's cluster.
+    ...(options.env?.['REDIS_URL'] === undefined ? redisEnv() : {}),
     PORT: '0',
     HOST: '127.0.0.1',
     AHP_KEY_PREFIX: keyPrefix,
