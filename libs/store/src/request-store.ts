@@ -293,6 +293,11 @@ function responseMessage(state: ProtocolState, to: string, at: string): InboxMes
  *   gateway: compare-and-set makes a double expiry impossible, and the purge is idempotent.
  * - `list` defaults to 50 results (at most 1000) and reads the smallest index among the filters,
  *   checking every filter against each state it loads.
+ * - Under Redis Cluster, cas-request splits (docs/deploy.md §8): cas-request-core writes the
+ *   state, history and the follow-ups it owes on the request's tag; the follow-ups (indexes,
+ *   deadline and retention sets, plan gate and verdict, inbox messages, audit line) run after it,
+ *   and are run again by whoever reads the request next, or by `expireDue` 30 s later, if the
+ *   writer died in between. Only the audit line is written by the first run alone.
  * - The feed notice follows the write; if it fails the call throws although the change stands.
  *   Retrying is safe and repairs it: `created: false` notifies the target again, and
  *   `already_decided` the sender. (Without a retry the message is still delivered when the
