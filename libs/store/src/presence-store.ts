@@ -144,7 +144,8 @@ export function createPresenceStore(options: PresenceStoreOptions): PresenceStor
       const args = [agentId, sessionId, gatewayId ?? ''];
       if (!isClusterClient(redis)) {
         await presenceDisconnect.run(redis, [keys.presenceAgent(agentId), keys.presenceAgents], args);
-      } else if ((await presenceDisconnectCore.run(redis, [keys.presenceAgent(agentId)], args)) === 1) {
+      } else if ((await presenceDisconnectCore.run(redis, [keys.presenceAgent(agentId)], args)) === 1 && (await redis.exists(keys.presenceAgent(agentId))) === 0) {
+        // Not while a newer connection has written its entry since: its index entry must stay.
         await redis.zRem(keys.presenceAgents, agentId);
       }
     },
