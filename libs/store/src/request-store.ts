@@ -518,12 +518,14 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       });
       return { kind: 'ok' };
     }
-    await followUpsSwept.run(redis, [keys.requestFollowUps], [id, Date.parse(t.at)]);
     const result = await transitionResult(reply, t);
     const pending = reply[4];
     if (result.kind === 'stale' && result.current !== null && typeof pending === 'string' && pending !== '') {
       await replayFollowUps({ ...result.current, incarnation: await incarnationOf(id) }, pending);
     }
+    // Nothing written by this call is owed (removed only now: the same-time entry may be a
+    // concurrent writer's, whose follow-ups the replay above has just run).
+    await followUpsSwept.run(redis, [keys.requestFollowUps], [id, Date.parse(t.at)]);
     return result;
   }
 
