@@ -249,7 +249,7 @@ describe('hook round trip', () => {
     const reply = await hook.reply;
     expect(reply).toMatchObject({ type: 'error', id: hook.id, error: { code: 'E_INVALID_CONTEXT', retryable: false, details: { trigger: 'pre-tool-use', issues: [{ path: 'context.tool' }, { path: 'context.input' }] } } });
     expect(await store.stores.hooks.get(hook.id)).toBeNull();
-    expect(await store.queue.queue.getJob(hook.id)).toBeUndefined();
+    expect(await store.queue.queueFor(hook.id).getJob(hook.id)).toBeUndefined();
     // Unknown top-level fields are named, including a claimed environment.
     const claimed = client.hook('pre-tool-use', { context: { tool: { name: 'Bash', input: { command: 'ls' } }, environment: 'development' } });
     expect(await claimed.reply).toMatchObject({ type: 'error', error: { code: 'E_INVALID_CONTEXT', details: { issues: [{ path: 'context.environment' }] } } });

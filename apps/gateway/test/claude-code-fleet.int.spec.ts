@@ -37,7 +37,7 @@ function post(body: Record<string, unknown>): Promise<Response> {
 async function nextJob(): Promise<HookJobData> {
   return vi.waitFor(
     async () => {
-      const jobs = await store.queue.queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active']);
+      const jobs = (await Promise.all(store.queue.queues.map((queue) => queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active'])))).flat();
       const job = jobs.find((candidate) => !seen.has(candidate.data.hook_id));
       if (job === undefined) throw new Error('no new job yet');
       seen.add(job.data.hook_id);

@@ -66,7 +66,7 @@ function post(body: unknown, authorization: string | null = `Bearer ${AGENTS[0]!
 async function nextJob(): Promise<HookJobData> {
   return vi.waitFor(
     async () => {
-      const jobs = await store.queue.queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active']);
+      const jobs = (await Promise.all(store.queue.queues.map((queue) => queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active'])))).flat();
       const job = jobs.find((candidate) => !seen.has(candidate.data.hook_id));
       if (job === undefined) throw new Error('no new job yet');
       seen.add(job.data.hook_id);
@@ -98,8 +98,9 @@ function signal(hookId: string, intensity: 'block' | 'control' | 'aid', payload:
 
 /** Jobs in the gateway's queue, in any state: what was handed to the oracles. */
 async function jobCount(queueStore: TestStore = store): Promise<number> {
-  const counts = await queueStore.queue.queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'completed', 'failed');
-  return Object.values(counts).reduce((sum, count) => sum + count, 0);
+  // Every shard of the queue (one on a single Redis).
+  const counts = await Promise.all(queueStore.queue.queues.map((queue) => queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'completed', 'failed')));
+  return counts.flatMap((shard) => Object.values(shard)).reduce((sum, count) => sum + count, 0);
 }
 
 interface RawAnswer {
@@ -377,7 +378,7 @@ describe('rate limit (a second gateway: 10 hooks per agent at once, one more per
     const decided = new Set<string>();
     const worker = (async () => {
       while (!stop) {
-        const jobs = await limitedStore.queue.queue.getJobs(['wait', 'waiting', 'prioritized', 'active']);
+        const jobs = (await Promise.all(limitedStore.queue.queues.map((queue) => queue.getJobs(['wait', 'waiting', 'prioritized', 'active'])))).flat();
         for (const job of jobs) {
           if (decided.has(job.data.hook_id)) continue;
           decided.add(job.data.hook_id);

@@ -108,7 +108,7 @@ async function fleetRow(agentId: string) {
 
 /** Nothing of the refused hook reached Redis: no job for a worker, no correlation to decide. */
 async function expectNothingRecorded(hookId: string): Promise<void> {
-  expect(await store.queue.queue.getJob(hookId)).toBeUndefined();
+  expect(await store.queue.queueFor(hookId).getJob(hookId)).toBeUndefined();
   expect(await store.stores.hooks.get(hookId)).toBeNull();
 }
 

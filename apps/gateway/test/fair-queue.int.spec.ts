@@ -50,7 +50,7 @@ async function queued(ids: readonly string[]): Promise<{ state: string; priority
     async () => {
       const rows = await Promise.all(
         ids.map(async (id) => {
-          const job = await store.queue.queue.getJob(id);
+          const job = await store.queue.queueFor(id).getJob(id);
           if (job === undefined) throw new Error(`job ${id} not queued yet`);
           return { state: await job.getState(), priority: job.opts.priority ?? 0 };
         }),

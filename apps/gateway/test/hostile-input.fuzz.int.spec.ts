@@ -19,13 +19,13 @@ import { uniqueKeyPrefix } from '@ahp/embedded-redis/testing';
 import type {} from '@ahp/embedded-redis/vitest-global-setup';
 import { STANDARD_CLOSE_CODES, type ErrorFrame } from '@ahp/protocol';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAgent, connectReady, type AgentClient } from './support/agent-client.js';
 import { buildGateway, removeBuild, spawnGateway, type GatewayProcess } from './support/built-gateway.js';
 import { decideAsWorker } from './support/decisions.js';
 import { hostileMessageArb, type HostileMessage } from './support/hostile-frames.js';
 import { clientFrame, rawUpgrade } from './support/raw-websocket.js';
-import { TokensFile, newToken, openTestStore, testLogger, type TestAgentEntry, type TestStore } from './support/test-gateway.js';
+import { TokensFile, newToken, openTestStore, redisEnv, testLogger, type TestAgentEntry, type TestStore } from './support/test-gateway.js';
 
 const MAX_FRAME_BYTES = 1024 * 1024;
 /** Generous: the gateway holds at most a few frames of 1 MiB per connection; a leak of the attack's volume (tens of MB) would not stay under it for long, an unbounded buffer never. */
@@ -90,7 +90,8 @@ beforeAll(async () => {
   tokens = await TokensFile.create(AGENTS);
   const keyPrefix = uniqueKeyPrefix('hostile-input');
   gateway = spawnGateway(buildDir, {
-    REDIS_URL: inject('redisUrl'),
+    // The run's Redis, or its cluster: the one openTestStore decides on below.
+    ...redisEnv(),
     PORT: '0',
     HOST: '127.0.0.1',
     AHP_KEY_PREFIX: keyPrefix,

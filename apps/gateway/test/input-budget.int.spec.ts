@@ -119,7 +119,7 @@ describe('frame shape', () => {
       parse.mockRestore();
     }
     // Nothing was recorded for it, and the connection serves the next hook.
-    expect(await store.queue.queue.getJob(hookId)).toBeUndefined();
+    expect(await store.queue.queueFor(hookId).getJob(hookId)).toBeUndefined();
     expect(mallory.isOpen).toBe(true);
     const next = mallory.hook('pre-tool-use');
     await decideAsWorker(store, next.id, 'pre-tool-use');
@@ -181,7 +181,7 @@ describe('frame size', () => {
     const hookId = randomUUID();
     mallory.send({ type: 'hook', id: hookId, trigger: 'stop', context: { blob: 'x'.repeat(MAX_FRAME_BYTES) } });
     expect((await mallory.error(null)).error).toMatchObject({ code: 'E_FRAME_TOO_LARGE', retryable: false, details: { max_frame_bytes: MAX_FRAME_BYTES } });
-    expect(await store.queue.queue.getJob(hookId)).toBeUndefined();
+    expect(await store.queue.queueFor(hookId).getJob(hookId)).toBeUndefined();
     expect(mallory.isOpen).toBe(true);
     expect(await mallory.request({ type: 'inbox_ack', id: 'still-here', message_ids: ['msg_x'] })).toEqual({ type: 'ack', id: 'still-here' });
 
@@ -202,7 +202,7 @@ describe('max_in_flight', () => {
     const admitted = ids.filter((id) => !refused.has(id));
     expect(admitted).toHaveLength(MAX_IN_FLIGHT);
     // The refused were never enqueued; every admitted one gets its decision.
-    for (const id of refused) expect(await store.queue.queue.getJob(id!)).toBeUndefined();
+    for (const id of refused) expect(await store.queue.queueFor(id!).getJob(id!)).toBeUndefined();
     await Promise.all(admitted.map((id) => decideAsWorker(store, id, 'post-tool-use')));
     await received(mallory, MAX_IN_FLIGHT, (frame) => frame.type === 'decision');
     expect(mallory.received.filter((frame) => frame.type === 'error')).toHaveLength(44);

@@ -211,7 +211,7 @@ describe('plan approval', () => {
 
     const gated = carol.hook('pre-tool-use');
     expect(errorOf(await gated.reply)).toMatchObject({ code: 'E_PLAN_PENDING', retryable: true, details: { request_id: id } });
-    expect(await store.queue.queue.getJob(gated.id)).toBeUndefined();
+    expect(await store.queue.queueFor(gated.id).getJob(gated.id)).toBeUndefined();
     // Only tool calls wait for the plan.
     const other = carol.hook('post-tool-use');
     await waitForJob(store, other.id);

@@ -34,11 +34,12 @@ import {
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, pairsToRecord, parseStored, parseStoredJson } from './lua.js';
-import type { RedisClient } from './redis-client.js';
-import { FLEET_UPDATE_LUA } from './scripts/fleet-update.lua.js';
+import { isClusterClient, type RedisClient } from './redis-client.js';
+import { FLEET_UPDATE_CORE_LUA, FLEET_UPDATE_LUA } from './scripts/fleet-update.lua.js';
 import { describeIssues } from './validate.js';
 
 const fleetUpdate = new LuaScript('fleet-update', FLEET_UPDATE_LUA);
+const fleetUpdateCore = new LuaScript('fleet-update-core', FLEET_UPDATE_CORE_LUA);
 
 /** Default of {@link FleetStoreOptions.retentionMs}: 7 days. */
 export const DEFAULT_FLEET_RETENTION_MS = 7 * 24 * 3_600_000;
@@ -99,8 +100,12 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
 
   async function update(agentId: string, gatewayId: string, mode: 'connect' | 'activity' | 'disconnect', now: number, pairs: string[]): Promise<FleetAgent | null> {
     const key = keys.fleetAgent(agentId);
-    const reply = await fleetUpdate.run(redis, [key, keys.fleetAgents], [agentId, gatewayId, mode, now, retentionMs, ...pairs]);
+    const args = [agentId, gatewayId, mode, now, retentionMs, ...pairs];
+    const cluster = isClusterClient(redis);
+    // Under Redis Cluster the row and the index have different hash tags: the row first, then the index.
+    const reply = cluster ? await fleetUpdateCore.run(redis, [key], args) : await fleetUpdate.run(redis, [key, keys.fleetAgents], args);
     const row = pairsToRecord(reply, key, 'fleet-update');
+    if (cluster && row['agent'] !== undefined) await redis.zAdd(keys.fleetAgents, { score: now, value: agentId });
     if (row['agent'] === undefined) {
       // Activity for an agent whose row expired (or was never written): drop the orphan fields.
       await redis.del(key);

@@ -171,6 +171,8 @@ export function createHookStore(options: HookStoreOptions): HookStore {
         source: signal.header.source, consumed: '0', signal_id: signal.header.id, hook_id: storedHookId,
         type: signal.header.type, agent_id: agent, session_id: session,
       };
+      // As decide-hook: a client that cannot report answers gets no unanswered count in the log.
+      if (answers === '0') entry['answer'] = 'not_reported';
       if (rule !== '') entry['rule'] = rule;
       if (stored.config_version !== undefined) entry['config_version'] = String(stored.config_version);
       if (latency !== undefined) entry['latency_ms'] = String(latency);

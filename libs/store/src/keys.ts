@@ -15,12 +15,13 @@
  * | `ahp:presence:gateways`           | zset   | heartbeatGateway (score = expiry)   | pruned by `listGateways`       |
  * | `ahp:session:{<sessionId>}`       | hash   | session-open                        | session TTL after last use     |
  * | `ahp:bull:hooks:*`                | BullMQ | the hook queue                      | BullMQ's own                   |
- * | `ahp:request:{<requestId>}`       | hash   | cas-request (state JSON, rev, teams, request_message_id) | request retention after it settles; never while pending |
+ * | `ahp:request:{<requestId>}`       | hash   | cas-request (state JSON, rev, teams, request_message_id; under Cluster also `followups`, the follow-ups a transition still owes) | request retention after it settles; never while pending |
  * | `ahp:request:{<requestId>}:history` | list | cas-request, record-refusal         | as its request                 |
  * | `ahp:requests:all`, `…:status:<s>`, `…:agent:{<agentId>}`, `…:team:{<team>}`, `…:target:operators`, `…:target:agent:{<agentId>}` | zset | cas-request (score = created ms) | members purged by `expireDue` after retention |
  * | `ahp:requests:deadlines`          | zset   | cas-request (score = deadline ms)   | members removed when settled   |
  * | `ahp:requests:retention`          | zset   | cas-request (score = purge time)    | members removed by the purge   |
  * | `ahp:requests:events`             | stream | cas-request, record-refusal         | MAXLEN ~ (100k entries)        |
+ * | `ahp:requests:followups`          | zset   | under Cluster: a transition before cas-request-core (score = its time), removed once its follow-ups ran | swept by `expireDue` |
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
  * | `ahp:plan-gate:{<agentId>}:verdict` | hash | cas-request (`status` approved/rejected/expired, `request_id`, `at` of the agent's last settled plan) | never: a rejection must outlast any TTL (one small hash per agent that ever submitted a plan) |
  * | `ahp:unanswered:{<sessionId>}`    | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it) | signal TTL after the last signal |
@@ -55,47 +56,30 @@
  * | `ahp:gw-health:{<gatewayId>}`     | string | gateway health (latency histogram, hooks in flight) | gateway TTL    |
  *
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
- * own id, so single-key scripts (open-hook, session-open) are Cluster-safe as they are. Scripts
- * that touch several keys do so across tags, which a single Redis (our deployment today) runs
- * atomically and a Cluster refuses with CROSSSLOT:
+ * own id, so single-key scripts (open-hook-core, session-open, inbox-send, inbox-ack, rate-limit,
+ * the rule-counter and breaker scripts, consume- and index-tool-approval) are Cluster-safe as they
+ * are; the configuration keys share the tag `{hooks}`, so publish-config is too.
  *
- * - decide-hook: the hook hash, one signal record per signal, the signal log, and the owner
- *   gateway's decision stream — not even declared in KEYS, since its name comes from the owner the
- *   script reads; under Cluster the route becomes a second call (XADD + PEXPIRE), as it was before.
- * - respond-signal: the signal record and the signal log.
- * - the operator signal store's `send`: the signal record, the signal log and the agent's pending
- *   operator signals in one MULTI; under Cluster, separate calls (the record first, so a pending id
- *   always has a record or is dropped by `pending` as vanished).
- * - presence scripts: the agent's entry and the presence index (presence-touch: many agents'
- *   entries and the index in one call); fleet-update likewise (row and index).
- * - open-hook: the hook hash, the agent's plan gate and plan verdict (read only), the session's
- *   unanswered signals (read only) and the agent's rate-limit bucket.
- * - decide-hook and respond-signal also write the session's unanswered-signals zset, whose name is
- *   built inside the script from the session the hook hash or signal record names (like the
- *   decision route); under Cluster that becomes a follow-up ZADD / ZREM.
- * - cas-request: the request hash and history (one tag), the request indexes, the deadline and
- *   retention sets, the audit stream, the sender's plan gate and up to two inboxes. Under Cluster
- *   the compare-and-set on the request hash decides and the rest becomes idempotent follow-ups.
- * - inbox-send and inbox-ack touch one inbox stream, its id hash and (send) the message's dedup
- *   record, which share the agent's tag.
- * - rate-limit touches one bucket key, tagged by its subject; count-tool-call the session's calls
- *   hash and the hook's mark, both under the session's tag.
+ * Scripts that touch several tags run as one step on a single Redis, and split under Cluster
+ * (docs/deploy.md §8): a `-core` script decides on the entity's own tag (the hook, the signal, the
+ * agent's presence entry or fleet row, the request, the grant), then idempotent follow-ups update
+ * indexes, logs and the other entities, and are run again by the next call that finds the decision
+ * made. Both variants are built from the same Lua fragments (scripts/*.lua.ts):
  *
- * The configuration keys share the tag `{hooks}`, and the rule-counter and breaker keys are
- * tagged by their agent or session, so publish-config and the counter scripts are Cluster-safe.
- * consume-tool-approval and index-tool-approval touch one key each; grant-create and grant-use
- * touch the grant, its session's set and the global grant index (three tags); grant-revoke the
- * grant and the request it came from (two tags). Under Cluster grant-revoke becomes two calls made
- * before the operator gets the answer — mark the request first, then revoke the grant — so each
- * of the two paths to the call (the request, the grant) refuses on its own key, in its own script.
+ * - decide-hook: hook hash, signal records, signal log, the owner's decision stream and the
+ *   session's unanswered set (names built from the hook hash) — decide-hook-core + follow-ups.
+ * - respond-signal: signal record, signal log, unanswered set — respond-signal-core + follow-ups.
+ * - open-hook: hook hash plus reads of the plan gate, verdict, unanswered set and the agent's
+ *   rate-limit bucket — the reads first, then open-hook-core.
+ * - presence-connect / -touch / -disconnect, fleet-update: the entry or row, then the index.
+ * - cas-request: request hash and history (one tag) decide and store the follow-ups they owe
+ *   (indexes, deadline and retention sets, plan gate and verdict, inboxes, audit stream);
+ *   record-refusal and purge-request likewise, request first.
+ * - grant-create / grant-use: the grant, then its session's set and the grant index;
+ *   grant-revoke: the request's mark, then the grant's compare-and-set.
  *
- * Under Cluster each of them splits into a script on the hash-tagged entity key (the part that
- * decides: first writer wins, session and action checks, newest connection wins) followed by
- * idempotent follow-ups on the other keys (records written with "only if absent", log appends,
- * index updates, which `list` already tolerates being stale). A crash between the two parts then
- * loses a log line or a record, never a decision; replaying the follow-ups whenever `decide`
- * returns `first: false` closes that gap. The BullMQ prefix must also carry a hash tag under
- * Cluster (e.g. `{ahp:bull}`), because BullMQ's own scripts touch all keys of a queue at once.
+ * The BullMQ prefix carries a hash tag under Cluster (hook-queue-shards.ts), because BullMQ's own
+ * scripts touch all keys of a queue at once.
  */
 import { createHash } from 'node:crypto';
 import { StoreInputError } from './errors.js';
@@ -161,6 +145,8 @@ export interface StoreKeys {
   readonly requestRetention: string;
   /** Audit stream of every request change and refused answer; the console tails it. */
   readonly requestEvents: string;
+  /** Under Redis Cluster: ids of requests whose last transition's follow-ups may not have run, scored by its time (epoch ms); swept by `expireDue`. */
+  readonly requestFollowUps: string;
   /** Set of the agent's pending plan approval ids: while it is non-empty, new pre-tool-use hooks are gated. */
   planGate(agentId: string): string;
   /** Hash of the agent's last settled plan approval (`status`, `request_id`, `at`): a rejection or expiry keeps the gate closed until an approval. */
@@ -272,6 +258,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     requestDeadlines: `${prefix}:requests:deadlines`,
     requestRetention: `${prefix}:requests:retention`,
     requestEvents: `${prefix}:requests:events`,
+    requestFollowUps: `${prefix}:requests:followups`,
     planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
     planVerdict: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}:verdict`,
     unansweredSignals: (sessionId: string) => `${prefix}:unanswered:{${part('session', sessionId)}}`,

@@ -8,12 +8,17 @@
  * Nothing before `start` is replayed: live events are hints on top of snapshots (see the
  * protocol's fleet module), and a consumer re-reads its snapshots whenever it (re)subscribes.
  * An entry that does not parse is logged and skipped; it never stops the tail.
+ *
+ * On a single Redis one blocking XREAD reads the three streams. On a Redis Cluster an XREAD may
+ * only name keys of one slot, and the three streams hash to different ones: each stream is then
+ * read by its own XREAD on its own connection (a blocked XREAD holds its connection, so two on one
+ * connection would wait for each other).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OperatorLiveEventSchema, type OperatorLiveEvent } from '@ahp/protocol';
 import type { Logger } from './contracts.js';
 import type { StoreKeys } from './keys.js';
-import { attachLogging, reconnectDelay, type RedisClient } from './redis-client.js';
+import { attachLogging, isClusterClient, reconnectDelay, type RedisClient } from './redis-client.js';
 import { requestEventFromFields } from './request-events.js';
 import { describeIssues } from './validate.js';
 
@@ -64,10 +69,12 @@ export function createLiveTail(options: LiveTailOptions): LiveTail {
   let onEvents: (events: OperatorLiveEvent[]) => void = () => undefined;
   const blockMs = options.blockMs ?? 5000;
   const streams = [keys.liveEvents, keys.requestEvents, keys.signalLog];
+  /** The streams each XREAD names: all of them on one Redis, one each on a cluster (one slot per XREAD). */
+  const readGroups = isClusterClient(redis) ? streams.map((stream) => [stream]) : [streams];
   const abort = new AbortController();
   let running = false;
-  let connection: RedisClient | undefined;
-  let loop: Promise<void> | undefined;
+  let connections: RedisClient[] = [];
+  let loops: Promise<void>[] = [];
 
   /** The events one entry stands for (signal entries are merged per read by the caller). */
   function convert(entry: Entry): OperatorLiveEvent | { agentId: string; at: string } | undefined {
@@ -124,23 +131,23 @@ export function createLiveTail(options: LiveTailOptions): LiveTail {
   }
 
   /** The last id of each stream now ("0-0" for an empty or missing one): reading starts after it. */
-  async function currentIds(client: RedisClient): Promise<string[]> {
+  async function currentIds(client: RedisClient, group: readonly string[]): Promise<string[]> {
     return Promise.all(
-      streams.map(async (stream) => {
+      group.map(async (stream) => {
         const last = await client.xRevRange(stream, '+', '-', { COUNT: 1 });
         return last?.[0]?.id ?? '0-0';
       }),
     );
   }
 
-  async function run(client: RedisClient, fromIds: string[]): Promise<void> {
+  async function run(client: RedisClient, group: readonly string[], fromIds: string[]): Promise<void> {
     const lastIds = [...fromIds];
     let failures = 0;
     while (running) {
       let reply: unknown;
       try {
         reply = await client.xRead(
-          streams.map((key, i) => ({ key, id: lastIds[i] as string })),
+          group.map((key, i) => ({ key, id: lastIds[i] as string })),
           { BLOCK: blockMs, COUNT: 500 },
         );
         failures = 0;
@@ -153,7 +160,7 @@ export function createLiveTail(options: LiveTailOptions): LiveTail {
       }
       const entries = entriesOf(reply);
       for (const entry of entries) {
-        const index = streams.indexOf(entry.stream);
+        const index = group.indexOf(entry.stream);
         if (index >= 0) lastIds[index] = entry.id;
       }
       deliver(entries);
@@ -165,11 +172,17 @@ export function createLiveTail(options: LiveTailOptions): LiveTail {
       if (running || abort.signal.aborted) return;
       running = true;
       onEvents = handler;
-      connection = redis.duplicate();
-      attachLogging(connection, `${keys.prefix}:live-tail`, logger);
-      await connection.connect();
-      const ids = await currentIds(connection);
-      loop = run(connection, ids);
+      // Every group's start ids are read before any loop runs, so nothing appended after start is missed.
+      const started = await Promise.all(
+        readGroups.map(async (group) => {
+          const connection = redis.duplicate();
+          connections.push(connection);
+          attachLogging(connection, `${keys.prefix}:live-tail`, logger);
+          await connection.connect();
+          return { connection, group, ids: await currentIds(connection, group) };
+        }),
+      );
+      loops = started.map(({ connection, group, ids }) => run(connection, group, ids));
     },
 
     async stop() {
@@ -177,10 +190,10 @@ export function createLiveTail(options: LiveTailOptions): LiveTail {
       running = false;
       abort.abort();
       // A blocked XREAD only returns when its connection goes away.
-      if (connection?.isOpen) connection.destroy();
-      await loop?.catch(() => undefined);
-      connection = undefined;
-      loop = undefined;
+      for (const connection of connections) if (connection.isOpen) connection.destroy();
+      await Promise.all(loops.map((loop) => loop.catch(() => undefined)));
+      connections = [];
+      loops = [];
     },
   };
 }

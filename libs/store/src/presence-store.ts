@@ -7,15 +7,18 @@ import type { PresenceStore, PresenceTouch } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, badReply, parseStored, parseStoredJson } from './lua.js';
-import type { RedisClient } from './redis-client.js';
-import { PRESENCE_CONNECT_LUA } from './scripts/presence-connect.lua.js';
-import { PRESENCE_DISCONNECT_LUA } from './scripts/presence-disconnect.lua.js';
-import { PRESENCE_TOUCH_LUA } from './scripts/presence-touch.lua.js';
+import { isClusterClient, type RedisClient } from './redis-client.js';
+import { PRESENCE_CONNECT_CORE_LUA, PRESENCE_CONNECT_LUA } from './scripts/presence-connect.lua.js';
+import { PRESENCE_DISCONNECT_CORE_LUA, PRESENCE_DISCONNECT_LUA } from './scripts/presence-disconnect.lua.js';
+import { PRESENCE_TOUCH_CORE_LUA, PRESENCE_TOUCH_LUA } from './scripts/presence-touch.lua.js';
 import { describeIssues } from './validate.js';
 
 const presenceConnect = new LuaScript('presence-connect', PRESENCE_CONNECT_LUA);
 const presenceTouch = new LuaScript('presence-touch', PRESENCE_TOUCH_LUA);
 const presenceDisconnect = new LuaScript('presence-disconnect', PRESENCE_DISCONNECT_LUA);
+const presenceConnectCore = new LuaScript('presence-connect-core', PRESENCE_CONNECT_CORE_LUA);
+const presenceTouchCore = new LuaScript('presence-touch-core', PRESENCE_TOUCH_CORE_LUA);
+const presenceDisconnectCore = new LuaScript('presence-disconnect-core', PRESENCE_DISCONNECT_CORE_LUA);
 
 /**
  * Entries one presence-touch call refreshes at most: a larger batch is split, so that one script
@@ -50,6 +53,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  *   entry whose key is already gone is skipped. One entry that does not parse fails the call with
  *   StoreDataError naming its key.
  * - Entries are validated with their protocol schema before they are written (StoreInputError).
+ * - Under Redis Cluster the entry and the index live under different hash tags: the -core script
+ *   decides on the entry (newest connection wins, current session only), then the index is
+ *   updated in a second command. A crash in between leaves an entry the index misses until its
+ *   next touch, or an index member without entry, which `list` skips and prunes by score.
  */
 export function createPresenceStore(options: PresenceStoreOptions): PresenceStore {
   const { redis, keys } = options;
@@ -82,25 +89,42 @@ export function createPresenceStore(options: PresenceStoreOptions): PresenceStor
     return parseStored(PresenceEntrySchema, merged, key, 'entry');
   }
 
+  /** Cluster mode: one presence-touch-core per agent (each on its own tag, sent together), then one ZADD of the refreshed agents. */
+  async function touchSplit(touches: readonly PresenceTouch[], ttl: number, now: number): Promise<number> {
+    const replies = await Promise.all(
+      touches.map(async ({ agentId, sessionId, at }) => {
+        const key = keys.presenceAgent(agentId);
+        return { agentId, key, reply: await presenceTouchCore.run(redis, [key], [ttl, sessionId, new Date(at).toISOString()]) };
+      }),
+    );
+    const refreshed: { score: number; value: string }[] = [];
+    for (const { agentId, key, reply } of replies) {
+      if (reply !== 0 && reply !== 1) throw badReply(key, presenceTouchCore.name, reply);
+      if (reply === 1) refreshed.push({ score: now + ttl, value: agentId });
+    }
+    for (let start = 0; start < refreshed.length; start += TOUCHES_PER_CALL) {
+      await redis.zAdd(keys.presenceAgents, refreshed.slice(start, start + TOUCHES_PER_CALL));
+    }
+    return refreshed.length;
+  }
+
   return {
     async connect(entry: PresenceEntry, ttlMs: number, now: number): Promise<void> {
       const checked = PresenceEntrySchema.safeParse(entry);
       if (!checked.success) throw new StoreInputError(`invalid presence entry: ${describeIssues(checked.error.issues)}`);
       const valid = checked.data;
-      await presenceConnect.run(redis, [keys.presenceAgent(valid.agent.id), keys.presenceAgents], [
-        valid.agent.id,
-        JSON.stringify(valid),
-        valid.session_id,
-        valid.gateway_id,
-        Date.parse(valid.connected_at),
-        valid.last_activity_at,
-        positiveTtl(ttlMs),
-        now + ttlMs,
-      ]);
+      const args = [valid.agent.id, JSON.stringify(valid), valid.session_id, valid.gateway_id, Date.parse(valid.connected_at), valid.last_activity_at, positiveTtl(ttlMs), now + ttlMs];
+      const entryKey = keys.presenceAgent(valid.agent.id);
+      if (!isClusterClient(redis)) {
+        await presenceConnect.run(redis, [entryKey, keys.presenceAgents], args);
+      } else if ((await presenceConnectCore.run(redis, [entryKey], args)) === 1) {
+        await redis.zAdd(keys.presenceAgents, { score: now + ttlMs, value: valid.agent.id });
+      }
     },
 
     async touch(touches: readonly PresenceTouch[], ttlMs: number, now: number): Promise<number> {
       const ttl = positiveTtl(ttlMs);
+      if (isClusterClient(redis)) return touchSplit(touches, ttl, now);
       const calls: Promise<unknown>[] = [];
       for (let start = 0; start < touches.length; start += TOUCHES_PER_CALL) {
         const chunk = touches.slice(start, start + TOUCHES_PER_CALL);
@@ -117,7 +141,13 @@ export function createPresenceStore(options: PresenceStoreOptions): PresenceStor
     },
 
     async disconnect(agentId: string, sessionId: string, gatewayId?: string): Promise<void> {
-      await presenceDisconnect.run(redis, [keys.presenceAgent(agentId), keys.presenceAgents], [agentId, sessionId, gatewayId ?? '']);
+      const args = [agentId, sessionId, gatewayId ?? ''];
+      if (!isClusterClient(redis)) {
+        await presenceDisconnect.run(redis, [keys.presenceAgent(agentId), keys.presenceAgents], args);
+      } else if ((await presenceDisconnectCore.run(redis, [keys.presenceAgent(agentId)], args)) === 1 && (await redis.exists(keys.presenceAgent(agentId))) === 0) {
+        // Not while a newer connection has written its entry since: its index entry must stay.
+        await redis.zRem(keys.presenceAgents, agentId);
+      }
     },
 
     async list(now: number): Promise<PresenceEntry[]> {

@@ -63,16 +63,26 @@ import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
 import { isRequestActor, type RequestEvent } from './request-events.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
-import type { RedisClient } from './redis-client.js';
-import { CAS_REQUEST_LUA } from './scripts/cas-request.lua.js';
-import { PURGE_REQUEST_LUA } from './scripts/purge-request.lua.js';
-import { RECORD_REFUSAL_LUA } from './scripts/record-refusal.lua.js';
+import { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
+import { isClusterClient, type RedisClient } from './redis-client.js';
+import { CAS_REQUEST_CORE_LUA, CAS_REQUEST_LUA, REQUEST_FOLLOWUPS_DONE_LUA, REQUEST_FOLLOWUPS_SWEPT_LUA } from './scripts/cas-request.lua.js';
+import { INBOX_ACK_LUA } from './scripts/inbox-ack.lua.js';
+import { INBOX_SEND_LUA } from './scripts/inbox-send.lua.js';
+import { PURGE_REQUEST_CORE_LUA, PURGE_REQUEST_LUA } from './scripts/purge-request.lua.js';
+import { RECORD_REFUSAL_CORE_LUA, RECORD_REFUSAL_LUA } from './scripts/record-refusal.lua.js';
 import { describeIssues } from './validate.js';
 import { redactRequestText, redactResponseText } from './free-text.js';
 
 const casRequest = new LuaScript('cas-request', CAS_REQUEST_LUA);
 const recordRefusal = new LuaScript('record-refusal', RECORD_REFUSAL_LUA);
 const purgeRequest = new LuaScript('purge-request', PURGE_REQUEST_LUA);
+const casRequestCore = new LuaScript('cas-request-core', CAS_REQUEST_CORE_LUA);
+const followUpsDone = new LuaScript('request-followups-done', REQUEST_FOLLOWUPS_DONE_LUA);
+const followUpsSwept = new LuaScript('request-followups-swept', REQUEST_FOLLOWUPS_SWEPT_LUA);
+const recordRefusalCore = new LuaScript('record-refusal-core', RECORD_REFUSAL_CORE_LUA);
+const purgeRequestCore = new LuaScript('purge-request-core', PURGE_REQUEST_CORE_LUA);
+const inboxSend = new LuaScript('inbox-send', INBOX_SEND_LUA);
+const inboxAck = new LuaScript('inbox-ack', INBOX_ACK_LUA);
 
 /** The id that stands for the store itself: `from` of an expiry response, the actor of an expiry. */
 export const SYSTEM_ACTOR_ID = 'system';
@@ -86,6 +96,12 @@ const MAX_ATTEMPTS = 5;
 
 /** History entries beyond which refused answers go to the audit stream only (see record-refusal). */
 const HISTORY_MAX_LEN = 100;
+
+/**
+ * Under Redis Cluster, how old a transition must be before `expireDue` runs its follow-ups for it:
+ * long enough that the writer itself has finished them unless it died.
+ */
+const FOLLOW_UPS_SWEEP_AFTER_MS = 30_000;
 
 /** Largest `limit` of `list` and `expireDue`. */
 const MAX_LIMIT = 1000;
@@ -149,6 +165,36 @@ const HistoryEntryParser = {
     if (entry.feedback !== undefined && typeof entry.feedback !== 'string') problems.push({ path: ['feedback'], message: 'not a string' });
     if (problems.length > 0) return { success: false as const, error: { issues: problems } };
     return { success: true as const, data: entry as RequestHistoryEntry };
+  },
+};
+
+/**
+ * Under Redis Cluster, what a transition's follow-ups need beyond the state stored with them
+ * (cas-request-core's `followups` field): the revision they belong to, whether it created the
+ * request or the status it left, its time and the inbox message it delivers.
+ */
+interface FollowUpPlan {
+  rev: string;
+  created: boolean;
+  previous_status: string;
+  at: string;
+  deliver?: InboxMessage;
+}
+
+/** A {@link FollowUpPlan} read back; its message is checked with the protocol's schema. */
+const FollowUpPlanParser = {
+  safeParse(value: unknown) {
+    const plan = value as Partial<Record<keyof FollowUpPlan, unknown>> | null;
+    if (typeof plan !== 'object' || plan === null) return { success: false as const, error: { issues: [{ path: [], message: 'not an object' }] } };
+    const problems: { path: PropertyKey[]; message: string }[] = [];
+    if (typeof plan.rev !== 'string' || !/^[1-9]\d{0,15}$/.test(plan.rev)) problems.push({ path: ['rev'], message: 'not a revision' });
+    if (typeof plan.created !== 'boolean') problems.push({ path: ['created'], message: 'not a boolean' });
+    if (typeof plan.previous_status !== 'string') problems.push({ path: ['previous_status'], message: 'not a string' });
+    if (!TimestampSchema.safeParse(plan.at).success) problems.push({ path: ['at'], message: 'not a timestamp' });
+    const deliver = plan.deliver === undefined ? undefined : InboxMessageSchema.safeParse(plan.deliver);
+    if (deliver !== undefined && !deliver.success) problems.push(...deliver.error.issues.map((issue) => ({ path: ['deliver', ...issue.path], message: issue.message })));
+    if (problems.length > 0) return { success: false as const, error: { issues: problems } };
+    return { success: true as const, data: { ...(plan as FollowUpPlan), ...(deliver?.success ? { deliver: deliver.data } : {}) } };
   },
 };
 
@@ -247,6 +293,11 @@ function responseMessage(state: ProtocolState, to: string, at: string): InboxMes
  *   gateway: compare-and-set makes a double expiry impossible, and the purge is idempotent.
  * - `list` defaults to 50 results (at most 1000) and reads the smallest index among the filters,
  *   checking every filter against each state it loads.
+ * - Under Redis Cluster, cas-request splits (docs/deploy.md §8): cas-request-core writes the
+ *   state, history and the follow-ups it owes on the request's tag; the follow-ups (indexes,
+ *   deadline and retention sets, plan gate and verdict, inbox messages, audit line) run after it,
+ *   and are run again by whoever reads the request next, or by `expireDue` 30 s later, if the
+ *   writer died in between. Only the audit line is written by the first run alone.
  * - The feed notice follows the write; if it fails the call throws although the change stands.
  *   Retrying is safe and repairs it: `created: false` notifies the target again, and
  *   `already_decided` the sender. (Without a retry the message is still delivered when the
@@ -271,9 +322,14 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     return { state, rev, teams, incarnation: incarnation ?? '' };
   }
 
+  /** The stored request; under Redis Cluster, follow-ups it still holds run first (see {@link writeSplit}). */
   async function read(requestId: string): Promise<StoredRequest | null> {
-    const fields = await redis.hmGet(keys.request(requestId), ['state', 'rev', 'teams', 'incarnation']);
-    return parseRecord(requestId, fields);
+    if (!isClusterClient(redis)) return parseRecord(requestId, await redis.hmGet(keys.request(requestId), ['state', 'rev', 'teams', 'incarnation']));
+    const fields = await redis.hmGet(keys.request(requestId), ['state', 'rev', 'teams', 'incarnation', 'followups']);
+    const stored = parseRecord(requestId, fields.slice(0, 4));
+    const pending = fields[4];
+    if (stored !== null && typeof pending === 'string' && pending !== '') await replayFollowUps(stored, pending);
+    return stored;
   }
 
   /** Every index a request is in, its status index aside. */
@@ -301,17 +357,80 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
 
   type TransitionResult = { kind: 'ok' } | { kind: 'stale'; current: StoredRequest | null };
 
+  /**
+   * Every write a transition makes besides the request's own hash and history, computed from the
+   * state it writes and what the transition adds (create or previous status, time): cas-request's
+   * arguments on one Redis, the follow-ups under Redis Cluster (first run and replays alike).
+   */
+  function effectsOf(next: ProtocolState, teams: readonly string[], incarnation: string, previousStatus: string | undefined, at: string) {
+    const id = next.request_id;
+    const settled = next.status !== 'pending';
+    const statusIndex = keys.requestsByStatus(next.status);
+    const settledAtMs = Date.parse(at);
+    return {
+      adds: previousStatus === undefined ? [...baseIndexes(next, teams), statusIndex] : [statusIndex],
+      removes: previousStatus === undefined || previousStatus === next.status ? [] : [keys.requestsByStatus(previousStatus)],
+      score: Date.parse(next.created_at),
+      withdrawFrom: settled && next.target.kind === 'agent' ? next.target.agent : undefined,
+      deadline: !settled && next.deadline !== undefined ? Date.parse(next.deadline) : undefined,
+      gate: next.type === 'plan_approval' && !settled ? ('add' as const) : ('remove' as const),
+      verdict: planVerdict(next),
+      settledAtMs,
+      retention: settled ? { score: settledAtMs + options.retentionMs, member: JSON.stringify([id, incarnation, ...baseIndexes(next, teams), statusIndex]) } : undefined,
+    };
+  }
+
+  /**
+   * Cluster mode: cas-request's writes outside the request's tag, after cas-request-core decided.
+   * Each is idempotent (set adds and removes, an inbox message sent once per message id, the
+   * withdrawal an acknowledgement), so a replay after a crash repeats them harmlessly; the audit
+   * line is appended on the first run only (`audit`), so a crash can lose that line, never add
+   * one twice. Last, the stored follow-ups are removed (unless a newer transition replaced them).
+   */
+  async function runFollowUps(state: ProtocolState, teams: readonly string[], incarnation: string, plan: FollowUpPlan, planJson: string, audit?: Record<string, string>): Promise<void> {
+    const id = state.request_id;
+    const key = keys.request(id);
+    const e = effectsOf(state, teams, incarnation, plan.created ? undefined : plan.previous_status, plan.at);
+    if (plan.deliver !== undefined) {
+      const to = plan.deliver.to;
+      await inboxSend.run(redis, [keys.inbox(to), keys.inboxIds(to), keys.inboxSent(to, plan.deliver.id)], [plan.deliver.id, JSON.stringify(plan.deliver), DEFAULT_INBOX_SEND_DEDUP_MS]);
+    }
+    if (e.withdrawFrom !== undefined) {
+      const messageId = await redis.hGet(key, 'request_message_id');
+      if (typeof messageId === 'string' && messageId !== '') await inboxAck.run(redis, [keys.inbox(e.withdrawFrom), keys.inboxIds(e.withdrawFrom)], [messageId]);
+    }
+    if (e.gate === 'add') await redis.sAdd(keys.planGate(state.sender), id);
+    else await redis.sRem(keys.planGate(state.sender), id);
+    if (e.verdict !== '') await redis.hSet(keys.planVerdict(state.sender), { status: e.verdict, request_id: id, at: String(e.settledAtMs) });
+    if (e.deadline !== undefined) await redis.zAdd(keys.requestDeadlines, { score: e.deadline, value: id });
+    else await redis.zRem(keys.requestDeadlines, id);
+    await Promise.all([...e.adds.map((index) => redis.zAdd(index, { score: e.score, value: id })), ...e.removes.map((index) => redis.zRem(index, id))]);
+    if (e.retention !== undefined) await redis.zAdd(keys.requestRetention, { score: e.retention.score, value: e.retention.member });
+    if (audit !== undefined) {
+      await redis.xAdd(keys.requestEvents, '*', audit, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.eventsMaxLen } });
+    }
+    await followUpsDone.run(redis, [key], [planJson]);
+    await followUpsSwept.run(redis, [keys.requestFollowUps], [id, Date.parse(plan.at)]);
+    if (plan.deliver !== undefined) await notify(plan.deliver.to);
+  }
+
+  /** Cluster mode: replays the follow-ups a request hash still holds (a crash interrupted them). */
+  async function replayFollowUps(stored: StoredRequest, planJson: string): Promise<void> {
+    const key = keys.request(stored.state.request_id);
+    const plan = parseStored(FollowUpPlanParser, parseStoredJson(planJson, key, 'followups'), key, 'followups');
+    // Written with the state in one step: follow-ups of another revision are of no state there is.
+    if (plan.rev !== stored.rev) throw new StoreDataError(key, `follow-ups are for revision ${plan.rev}, the request is at ${stored.rev}`, { field: 'followups' });
+    await runFollowUps(stored.state, stored.teams, stored.incarnation, plan, planJson);
+  }
+
   /** Runs cas-request for one transition; on success notifies the recipient of the delivered message. */
   async function write(t: Transition): Promise<TransitionResult> {
     const { next } = t;
     const id = next.request_id;
     const key = keys.request(id);
     const settled = next.status !== 'pending';
-    const statusIndex = keys.requestsByStatus(next.status);
-    const adds = t.previous === undefined ? [...baseIndexes(next, t.teams), statusIndex] : [statusIndex];
-    const removes = t.previous === undefined || t.previous.status === next.status ? [] : [keys.requestsByStatus(t.previous.status)];
-    const withdrawFrom = settled && next.target.kind === 'agent' ? next.target.agent : undefined;
-    const settledAtMs = Date.parse(t.at);
+    const e = effectsOf(next, t.teams, t.incarnation, t.previous?.status, t.at);
+    const { adds, removes, withdrawFrom } = e;
     const history: RequestHistoryEntry = {
       at: t.at,
       actor: t.actor,
@@ -319,6 +438,34 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       status: next.status,
       ...(settled && next.feedback !== undefined ? { feedback: next.feedback } : {}),
     };
+    const args = [
+      t.expectedRev,
+      id,
+      JSON.stringify(next),
+      next.status,
+      next.type,
+      e.score,
+      JSON.stringify(history),
+      t.event,
+      t.at,
+      JSON.stringify(t.actor),
+      options.eventsMaxLen,
+      e.deadline ?? '',
+      e.gate,
+      JSON.stringify(t.teams),
+      settled ? options.retentionMs : '',
+      e.retention?.score ?? '',
+      e.retention?.member ?? '',
+      adds.length,
+      removes.length,
+      t.deliver?.id ?? '',
+      t.deliver === undefined ? '' : JSON.stringify(t.deliver),
+      withdrawFrom === undefined ? '0' : '1',
+      t.incarnation,
+      e.verdict,
+      e.settledAtMs,
+    ];
+    if (isClusterClient(redis)) return writeSplit(t, args);
     const reply = arrayReply(
       await casRequest.run(
         redis,
@@ -335,37 +482,61 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
           ...(t.deliver === undefined ? [] : [keys.inbox(t.deliver.to), keys.inboxIds(t.deliver.to)]),
           ...(withdrawFrom === undefined ? [] : [keys.inbox(withdrawFrom), keys.inboxIds(withdrawFrom)]),
         ],
-        [
-          t.expectedRev,
-          id,
-          JSON.stringify(next),
-          next.status,
-          next.type,
-          Date.parse(next.created_at),
-          JSON.stringify(history),
-          t.event,
-          t.at,
-          JSON.stringify(t.actor),
-          options.eventsMaxLen,
-          !settled && next.deadline !== undefined ? Date.parse(next.deadline) : '',
-          next.type === 'plan_approval' && !settled ? 'add' : 'remove',
-          JSON.stringify(t.teams),
-          settled ? options.retentionMs : '',
-          settled ? settledAtMs + options.retentionMs : '',
-          settled ? JSON.stringify([id, t.incarnation, ...baseIndexes(next, t.teams), statusIndex]) : '',
-          adds.length,
-          removes.length,
-          t.deliver?.id ?? '',
-          t.deliver === undefined ? '' : JSON.stringify(t.deliver),
-          withdrawFrom === undefined ? '0' : '1',
-          t.incarnation,
-          planVerdict(next),
-          settledAtMs,
-        ],
+        args,
       ),
       key,
       casRequest.name,
     );
+    return transitionResult(reply, t);
+  }
+
+  /**
+   * Cluster mode (docs/deploy.md §8): cas-request-core decides on the request's tag and stores the
+   * follow-ups with the state; they run right after. A 'stale' answer whose request still holds
+   * follow-ups (its writer died before finishing them) runs them first.
+   */
+  async function writeSplit(t: Transition, args: (string | number)[]): Promise<TransitionResult> {
+    const { next } = t;
+    const id = next.request_id;
+    const key = keys.request(id);
+    const plan: FollowUpPlan = {
+      rev: String(Number(t.expectedRev) + 1),
+      created: t.previous === undefined,
+      previous_status: t.previous?.status ?? '',
+      at: t.at,
+      ...(t.deliver === undefined ? {} : { deliver: t.deliver }),
+    };
+    const planJson = JSON.stringify(plan);
+    // Written ahead: if this process dies after the compare-and-set, expireDue finds the request
+    // here and runs what it still owes, even if nobody reads the request again.
+    await redis.zAdd(keys.requestFollowUps, { score: Date.parse(t.at), value: id });
+    const reply = arrayReply(await casRequestCore.run(redis, [key, keys.requestHistory(id)], [...args, planJson]), key, casRequestCore.name);
+    if (stringAt(reply, 0, key, casRequestCore.name) === 'ok') {
+      const rev = stringAt(reply, 1, key, casRequestCore.name);
+      await runFollowUps(next, t.teams, t.incarnation, plan, planJson, {
+        event: t.event, request_id: id, type: next.type, status: next.status, at: t.at, actor: JSON.stringify(t.actor), rev, state: JSON.stringify(next),
+      });
+      return { kind: 'ok' };
+    }
+    const result = await transitionResult(reply, t);
+    const pending = reply[4];
+    if (result.kind === 'stale' && result.current !== null && typeof pending === 'string' && pending !== '') {
+      await replayFollowUps({ ...result.current, incarnation: await incarnationOf(id) }, pending);
+    }
+    // Nothing written by this call is owed (removed only now: the same-time entry may be a
+    // concurrent writer's, whose follow-ups the replay above has just run).
+    await followUpsSwept.run(redis, [keys.requestFollowUps], [id, Date.parse(t.at)]);
+    return result;
+  }
+
+  async function incarnationOf(requestId: string): Promise<string> {
+    return (await redis.hGet(keys.request(requestId), 'incarnation')) ?? '';
+  }
+
+  /** The answer of cas-request or cas-request-core. */
+  async function transitionResult(reply: unknown[], t: Transition): Promise<TransitionResult> {
+    const id = t.next.request_id;
+    const key = keys.request(id);
     switch (stringAt(reply, 0, key, casRequest.name)) {
       case 'ok':
         if (t.deliver !== undefined) await notify(t.deliver.to);
@@ -412,6 +583,16 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
   async function refuse(state: ProtocolState, actor: RequestActor, at: string, why: string): Promise<void> {
     const id = state.request_id;
     const entry: RequestHistoryEntry = { at, actor, event: 'refused', status: state.status, feedback: why };
+    if (isClusterClient(redis)) {
+      // The history entry on the request's tag, then the audit line (a crash in between loses that line).
+      const recorded = await recordRefusalCore.run(redis, [keys.request(id), keys.requestHistory(id)], [JSON.stringify(entry), HISTORY_MAX_LEN]);
+      if (recorded === 1) {
+        await redis.xAdd(keys.requestEvents, '*', { event: 'refused', request_id: id, type: state.type, status: state.status, at, actor: JSON.stringify(actor), feedback: why }, {
+          TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.eventsMaxLen },
+        });
+      }
+      return;
+    }
     await recordRefusal.run(redis, [keys.request(id), keys.requestHistory(id), keys.requestEvents], [
       JSON.stringify(entry),
       HISTORY_MAX_LEN,
@@ -459,7 +640,31 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
         if (typeof id !== 'string' || typeof incarnation !== 'string' || !indexes.every((index) => typeof index === 'string')) {
           throw new StoreDataError(keys.requestRetention, `member ${member.slice(0, 200)} is not [id, incarnation, ...index keys]`, { field: 'member' });
         }
-        await purgeRequest.run(redis, [keys.request(id), keys.requestHistory(id), keys.requestRetention, ...(indexes as string[])], [id, incarnation, member]);
+        if (!isClusterClient(redis)) {
+          await purgeRequest.run(redis, [keys.request(id), keys.requestHistory(id), keys.requestRetention, ...(indexes as string[])], [id, incarnation, member]);
+          return;
+        }
+        // The data on the request's tag, then its index entries, the retention member last: a crash
+        // before that leaves the member, and the next purge runs again (each step is idempotent).
+        const outcome = await purgeRequestCore.run(redis, [keys.request(id), keys.requestHistory(id)], [id, incarnation, member]);
+        if (outcome === 'purged') await Promise.all((indexes as string[]).map((index) => redis.zRem(index, id)));
+        await redis.zRem(keys.requestRetention, member);
+      }),
+    );
+  }
+
+  /**
+   * Cluster mode: runs the follow-ups of transitions whose writer has not removed them from the
+   * sweep set after {@link FOLLOW_UPS_SWEEP_AFTER_MS} (it died between the parts). Reading the
+   * request runs what it still holds; a member whose request owes nothing (done, or purged) is
+   * removed unless a later transition re-added it.
+   */
+  async function sweepFollowUps(now: number, limit: number): Promise<void> {
+    const due = await redis.zRangeWithScores(keys.requestFollowUps, '-inf', now - FOLLOW_UPS_SWEEP_AFTER_MS, { BY: 'SCORE', LIMIT: { offset: 0, count: limit } });
+    await Promise.all(
+      due.map(async ({ value: id, score }) => {
+        if (IdSchema.safeParse(id).success) await read(id);
+        await followUpsSwept.run(redis, [keys.requestFollowUps], [id, score]);
       }),
     );
   }
@@ -582,6 +787,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       const due = await redis.zRange(keys.requestDeadlines, '-inf', now, { BY: 'SCORE', LIMIT: { offset: 0, count: batch } });
       const expired = await Promise.all(due.map((requestId) => expireOne(requestId, at)));
       await purgeDue(now, batch);
+      if (isClusterClient(redis)) await sweepFollowUps(now, batch);
       return expired.filter((state) => state !== null);
     },
 

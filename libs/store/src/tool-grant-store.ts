@@ -25,14 +25,28 @@ import { MAX_GRANT_LIST, ToolGrantSchema, approvalRulesOf, grantCovers, openedBy
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, parseStored, parseStoredJson, stringAt } from './lua.js';
-import type { RedisClient } from './redis-client.js';
-import { GRANT_CREATE_LUA, GRANT_REVOKE_LUA, GRANT_USE_LUA } from './scripts/tool-grant.lua.js';
+import { isClusterClient, type RedisClient } from './redis-client.js';
+import {
+  GRANT_CREATE_CORE_LUA,
+  GRANT_CREATE_LUA,
+  GRANT_REVOKE_CORE_LUA,
+  GRANT_REVOKE_LUA,
+  GRANT_REVOKE_MARK_LUA,
+  GRANT_SESSION_ADD_LUA,
+  GRANT_USE_CORE_LUA,
+  GRANT_USE_LUA,
+} from './scripts/tool-grant.lua.js';
 import { toolInputDigest } from './tool-approval-store.js';
 import { describeIssues } from './validate.js';
 
 const grantCreate = new LuaScript('grant-create', GRANT_CREATE_LUA);
 const grantUse = new LuaScript('grant-use', GRANT_USE_LUA);
 const grantRevoke = new LuaScript('grant-revoke', GRANT_REVOKE_LUA);
+const grantCreateCore = new LuaScript('grant-create-core', GRANT_CREATE_CORE_LUA);
+const grantUseCore = new LuaScript('grant-use-core', GRANT_USE_CORE_LUA);
+const grantSessionAdd = new LuaScript('grant-session-add', GRANT_SESSION_ADD_LUA);
+const grantRevokeMark = new LuaScript('grant-revoke-mark', GRANT_REVOKE_MARK_LUA);
+const grantRevokeCore = new LuaScript('grant-revoke-core', GRANT_REVOKE_CORE_LUA);
 
 /** Grants read at most by one unfiltered or agent-filtered `list` (the index holds every live grant). */
 const MAX_SCANNED_GRANTS = 5_000;
@@ -108,6 +122,16 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
   const { redis, keys } = options;
 
   /** A grant as stored: its JSON (for compare-and-set) and the parsed grant. */
+  /**
+   * Redis Cluster: a grant's entries in its session's set and the grant index, after the grant
+   * itself was written (grant-create-core, grant-use-core). Idempotent; a crash before them leaves
+   * a grant that match and list miss until its next create or use repeats them.
+   */
+  async function indexGrant(grantId: string, sessionId: string, expiresMs: number, now: number): Promise<void> {
+    await grantSessionAdd.run(redis, [keys.sessionGrants(sessionId)], [grantId, expiresMs, now]);
+    await redis.zAdd(keys.grantsAll, { score: expiresMs, value: grantId });
+  }
+
   async function read(grantId: string): Promise<{ json: string; grant: ToolGrant } | null> {
     const key = keys.grant(grantId);
     const [json, expiresMs, uses] = await redis.hmGet(key, ['grant', 'expires_ms', 'uses']);
@@ -155,11 +179,18 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
       const checked = ToolGrantSchema.safeParse({ ...record, expires_at: new Date(expiresMs).toISOString(), uses: 0 });
       if (!checked.success) throw new StoreInputError(`invalid grant: ${describeIssues(checked.error.issues)}`);
       const key = keys.grant(grantId);
+      const args = [grantId, JSON.stringify(record), expiresMs, input.ttlMs, now];
+      const cluster = isClusterClient(redis);
       const reply = arrayReply(
-        await grantCreate.run(redis, [key, keys.sessionGrants(sessionId), keys.grantsAll], [grantId, JSON.stringify(record), expiresMs, input.ttlMs, now]),
+        cluster ? await grantCreateCore.run(redis, [key], args) : await grantCreate.run(redis, [key, keys.sessionGrants(sessionId), keys.grantsAll], args),
         key,
         grantCreate.name,
       );
+      if (cluster) {
+        // The session's set and the index follow the grant, on 'exists' too (a repeat repairs a crash).
+        const stored = reply[0] === 'exists' ? Number(reply[2]) : expiresMs;
+        await indexGrant(grantId, sessionId, Number.isSafeInteger(stored) && stored > 0 ? stored : expiresMs, now);
+      }
       switch (stringAt(reply, 0, key, grantCreate.name)) {
         case 'created':
           return { created: true, grant: checked.data };
@@ -190,8 +221,14 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
       // any revocation. A covering grant it refuses hands the call to the next one.
       for (const chosen of covering) {
         const key = keys.grant(chosen.grant_id);
-        const reply = arrayReply(await grantUse.run(redis, [key, setKey, keys.grantsAll], [chosen.grant_id, now]), key, grantUse.name);
+        const cluster = isClusterClient(redis);
+        const reply = arrayReply(
+          cluster ? await grantUseCore.run(redis, [key], [chosen.grant_id, now]) : await grantUse.run(redis, [key, setKey, keys.grantsAll], [chosen.grant_id, now]),
+          key,
+          grantUse.name,
+        );
         const outcome = stringAt(reply, 0, key, grantUse.name);
+        if (cluster && outcome === 'used') await indexGrant(chosen.grant_id, call.sessionId, Number(stringAt(reply, 1, key, grantUse.name)), now);
         if (outcome === 'revoked' || outcome === 'gone') continue;
         if (outcome !== 'used') throw badReply(key, grantUse.name, reply);
         const expires = Number(stringAt(reply, 1, key, grantUse.name));
@@ -230,7 +267,15 @@ export function createToolGrantStore(options: ToolGrantStoreOptions): ToolGrantS
         const revoked: GrantRecord = { ...record, revoked_by: by, revoked_at: new Date(now).toISOString() };
         const checked = ToolGrantSchema.safeParse({ ...revoked, expires_at: current.grant.expires_at });
         if (!checked.success) throw new StoreInputError(`invalid revocation: ${describeIssues(checked.error.issues)}`);
-        const reply = await grantRevoke.run(redis, [key, keys.request(current.grant.request_id)], [current.json, JSON.stringify(revoked), grantId]);
+        const args = [current.json, JSON.stringify(revoked), grantId];
+        let reply: unknown;
+        if (isClusterClient(redis)) {
+          // Two calls, both before the operator is answered: the request's mark first, then the grant.
+          await grantRevokeMark.run(redis, [keys.request(current.grant.request_id)], [grantId]);
+          reply = await grantRevokeCore.run(redis, [key], args);
+        } else {
+          reply = await grantRevoke.run(redis, [key, keys.request(current.grant.request_id)], args);
+        }
         if (reply === 'missing') return null;
         if (reply === 'stale') continue;
         const done = arrayReply(reply, key, grantRevoke.name);

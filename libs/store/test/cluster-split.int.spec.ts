@@ -1,15 +1,19 @@
 /**
- * The split hook path on a real 3-master Redis Cluster (tools/embedded-redis startRedisCluster,
- * started here): open and decide run on the hook's own tag, their follow-ups on other tags; a
- * crash between the deciding part and the follow-ups loses no decision, and the next decide of the
- * same hook (the "not first" answer) writes what was missing.
+ * The split scripts on a real 3-master Redis Cluster (tools/embedded-redis startRedisCluster,
+ * started here): the hook path (open and decide on the hook's own tag), requests (the
+ * compare-and-set on the request's tag) and presence (the agent's entry), each followed by
+ * follow-ups on other tags. A crash between the deciding part and the follow-ups loses no decision
+ * and no request state, and the next call on the same entity (the "not first" answer) writes what
+ * was missing; at most a log line is lost.
  */
 import { startRedisCluster, type RedisClusterHandle } from '@ahp/embedded-redis';
-import type { HookDecision } from '@ahp/protocol';
+import { createRequest, type HookDecision } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, createKeys, createRedisStores, keySlot, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
 import { LuaScript } from '../src/lua.js';
+import { CAS_REQUEST_CORE_LUA } from '../src/scripts/cas-request.lua.js';
 import { DECIDE_HOOK_CORE_LUA } from '../src/scripts/decide-hook-split.lua.js';
+import { PRESENCE_CONNECT_CORE_LUA } from '../src/scripts/presence-connect.lua.js';
 import { makeDecision, makeSignal, randomUUID, recordingLogger } from './support.js';
 
 let cluster: RedisClusterHandle;
@@ -92,5 +96,142 @@ describe('hook path on a Redis Cluster', () => {
     // Replaying again changes nothing but re-delivering the route (receivers tolerate duplicates).
     await stores.hooks.decide(hookId, decided, Date.now());
     expect(await logLinesOf(hookId)).toBe(1);
+  });
+});
+
+/**
+ * `client` as a process that dies right after `script` returned: every later command fails, so
+ * what the caller would have written after the deciding part is never written.
+ */
+function crashingAfter(client: RedisClient, script: LuaScript): RedisClient {
+  let crashed = false;
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        if (crashed) throw new Error('process crashed');
+        const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        if ((property === 'evalSha' && args[0] === script.sha) || (property === 'eval' && args[0] === script.source)) crashed = true;
+        return result;
+      };
+    },
+  });
+}
+
+describe('requests on a Redis Cluster', () => {
+  const casCore = new LuaScript('cas-request-core', CAS_REQUEST_CORE_LUA);
+  const T0 = Date.now();
+
+  function planOf(requestId: string) {
+    return createRequest({
+      requestId,
+      sender: 'alice',
+      target: { kind: 'agent', agent: 'lead' },
+      now: new Date(T0).toISOString(),
+      deadline: new Date(T0 + 3_600_000).toISOString(),
+      type: 'plan_approval',
+      payload: { plan: { title: 'Speed up the DB', steps: [{ id: 's1', description: 'add an index', dependencies: [], status: 'pending', tools_expected: ['Bash'] }] } },
+    });
+  }
+
+  async function auditLines(requestId: string): Promise<string[]> {
+    const entries = await redis.xRange(keys.requestEvents, '-', '+');
+    return (entries ?? []).filter((entry) => entry.message['request_id'] === requestId).map((entry) => String(entry.message['event']));
+  }
+
+  it('after a crash between the compare-and-set and the follow-ups, the request stands and the next call on it writes the indexes, gate and inbox messages', async () => {
+    const requestId = `req_${randomUUID().slice(0, 8)}`;
+    const state = planOf(requestId);
+    const crashing = createRedisStores({ redis: crashingAfter(redis, casCore), keys });
+    await expect(crashing.requests.create(state, T0)).rejects.toThrow('process crashed');
+
+    // The request is complete on its own tag, its follow-ups stored beside it; nothing else exists yet.
+    expect(await stores.requests.get(requestId)).toMatchObject({ state, history: [{ event: 'created', status: 'pending' }] });
+    expect(await redis.hExists(keys.request(requestId), 'followups')).toBe(1);
+    expect(await redis.zScore(keys.requestsAll, requestId)).toBeNull();
+    expect(await redis.sIsMember(keys.planGate('alice'), requestId)).toBe(0);
+    expect(await stores.inboxes.pending('lead')).toEqual([]);
+
+    // The sender re-sends the create: not first, and the follow-ups are replayed.
+    expect(await stores.requests.create(state, T0)).toEqual({ created: false, state });
+    expect(await redis.hExists(keys.request(requestId), 'followups')).toBe(0);
+    expect(await redis.zScore(keys.requestsAll, requestId)).toBe(T0);
+    expect(await redis.zScore(keys.requestsByStatus('pending'), requestId)).toBe(T0);
+    expect(await redis.zScore(keys.requestDeadlines, requestId)).toBe(T0 + 3_600_000);
+    expect(await redis.sIsMember(keys.planGate('alice'), requestId)).toBe(1);
+    const requestMessages = (await stores.inboxes.pending('lead')).map((entry) => entry.message);
+    expect(requestMessages).toMatchObject([{ type: 'plan_approval_request', metadata: { request_id: requestId } }]);
+    // The crash lost the 'created' audit line, and only that.
+    expect(await auditLines(requestId)).toEqual([]);
+
+    // A decision crashes the same way; the decision stands, and repeating it repairs the rest.
+    const approve = { request_id: requestId, type: 'plan_approval_response' as const, approve: true };
+    const crashingAgain = createRedisStores({ redis: crashingAfter(redis, casCore), keys });
+    await expect(crashingAgain.requests.decide(requestId, approve, { kind: 'agent', id: 'lead' }, T0 + 1_000)).rejects.toThrow('process crashed');
+    expect((await stores.requests.get(requestId))?.state).toMatchObject({ status: 'approved', decided_by: 'lead' });
+    expect(await redis.sIsMember(keys.planGate('alice'), requestId)).toBe(1);
+
+    const again = await stores.requests.decide(requestId, approve, { kind: 'agent', id: 'lead' }, T0 + 2_000);
+    expect(again).toMatchObject({ outcome: 'already_decided', state: { status: 'approved' } });
+    expect(await redis.sIsMember(keys.planGate('alice'), requestId)).toBe(0);
+    expect(await redis.hGet(keys.planVerdict('alice'), 'status')).toBe('approved');
+    expect(await redis.zScore(keys.requestsByStatus('pending'), requestId)).toBeNull();
+    expect(await redis.zScore(keys.requestsByStatus('approved'), requestId)).toBe(T0);
+    expect(await redis.zScore(keys.requestDeadlines, requestId)).toBeNull();
+    expect(await redis.zCard(keys.requestRetention)).toBeGreaterThan(0);
+    // The request message is withdrawn, the sender has the response, each once.
+    expect(await stores.inboxes.pending('lead')).toEqual([]);
+    expect((await stores.inboxes.pending('alice')).map((entry) => entry.message)).toMatchObject([{ type: 'plan_approval_response', metadata: { request_id: requestId, approve: true } }]);
+    await stores.requests.decide(requestId, approve, { kind: 'agent', id: 'lead' }, T0 + 3_000);
+    expect(await stores.inboxes.pending('alice')).toHaveLength(1);
+    expect(await auditLines(requestId)).toEqual([]);
+  });
+});
+
+describe('requests on a Redis Cluster, nobody reading them again', () => {
+  it('runs the follow-ups a crashed writer owed from expireDue, once the transition is older than the sweep delay', async () => {
+    const casCore = new LuaScript('cas-request-core', CAS_REQUEST_CORE_LUA);
+    const now = Date.now();
+    const requestId = `req_${randomUUID().slice(0, 8)}`;
+    const state = createRequest({ requestId, sender: 'lead', target: { kind: 'agent', agent: 'carol' }, now: new Date(now).toISOString(), type: 'shutdown', payload: { reason: 'done' } });
+    const crashing = createRedisStores({ redis: crashingAfter(redis, casCore), keys });
+    await expect(crashing.requests.create(state, now)).rejects.toThrow('process crashed');
+    expect(await redis.zScore(keys.requestFollowUps, requestId)).toBe(now);
+
+    // Too recent: the writer may still be running its follow-ups.
+    await stores.requests.expireDue(now + 1_000);
+    expect(await redis.zScore(keys.requestsAll, requestId)).toBeNull();
+
+    await stores.requests.expireDue(now + 31_000);
+    expect(await redis.zScore(keys.requestsAll, requestId)).toBe(now);
+    expect((await stores.inboxes.pending('carol')).map((entry) => entry.message)).toMatchObject([{ type: 'shutdown_request', metadata: { request_id: requestId } }]);
+    expect(await redis.hExists(keys.request(requestId), 'followups')).toBe(0);
+    expect(await redis.zScore(keys.requestFollowUps, requestId)).toBeNull();
+  });
+
+  it('leaves nothing in the sweep set after a transition that ran to the end', async () => {
+    const now = Date.now();
+    const requestId = `req_${randomUUID().slice(0, 8)}`;
+    const state = createRequest({ requestId, sender: 'lead', target: { kind: 'operators' }, now: new Date(now).toISOString(), type: 'shutdown', payload: { reason: 'done' } });
+    expect(await stores.requests.create(state, now)).toEqual({ created: true, state });
+    expect(await stores.requests.create(state, now)).toEqual({ created: false, state });
+    expect(await redis.zScore(keys.requestFollowUps, requestId)).toBeNull();
+  });
+});
+
+describe('presence on a Redis Cluster', () => {
+  it('after a crash between the entry and the index, the newest connection stands and its next touch lists it', async () => {
+    const core = new LuaScript('presence-connect-core', PRESENCE_CONNECT_CORE_LUA);
+    const now = Date.now();
+    const iso = new Date(now).toISOString();
+    const entry = { agent: { id: 'agent-crash', name: 'agent-crash' }, session_id: 's1', gateway_id: 'gw-a', connected_at: iso, last_activity_at: iso };
+    const crashing = createRedisStores({ redis: crashingAfter(redis, core), keys });
+    await expect(crashing.presence.connect(entry, 60_000, now)).rejects.toThrow('process crashed');
+    expect(await redis.hGet(keys.presenceAgent('agent-crash'), 'session_id')).toBe('s1');
+    expect((await stores.presence.list(now)).map((listed) => listed.agent.id)).not.toContain('agent-crash');
+
+    expect(await stores.presence.touch([{ agentId: 'agent-crash', sessionId: 's1', at: now + 1 }], 60_000, now + 1)).toBe(1);
+    expect((await stores.presence.list(now + 1)).map((listed) => listed.agent.id)).toContain('agent-crash');
   });
 });

@@ -32,7 +32,7 @@ export function workerDecision(hookId: string, trigger: HookTrigger, signals: Si
 export async function waitForJob(store: TestStore, hookId: string): Promise<HookJobData> {
   return vi.waitFor(
     async () => {
-      const job = await store.queue.queue.getJob(hookId);
+      const job = await store.queue.queueFor(hookId).getJob(hookId);
       if (job === undefined) throw new Error(`job ${hookId} not enqueued yet`);
       return job.data;
     },

@@ -1,7 +1,8 @@
 /**
  * Starts real gateways in-process for integration specs: port 0, the run's private Redis (from
- * the embedded-redis global setup), a unique key prefix, a fresh tokens file. Also opens the
- * test's own view of the same Redis — the stores and queue a worker would use.
+ * the embedded-redis global setup; its Redis Cluster under `AHP_TEST_REDIS=cluster`), a unique key
+ * prefix, a fresh tokens file. Also opens the test's own view of the same Redis — the stores and
+ * queue a worker would use.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import {
   createHookQueue,
   createKeys,
   createRedisStores,
+  resolveHookQueueShardCount,
   type RedisClient,
   type RedisHookQueue,
   type RedisStores,
@@ -114,10 +116,18 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
+/** The run's Redis as a gateway's environment names it: its cluster's nodes when the run has one. */
+export function redisEnv(): Record<string, string> {
+  const nodes = inject('redisClusterNodes');
+  return nodes === '' ? { REDIS_URL: inject('redisUrl') } : { REDIS_CLUSTER_NODES: nodes };
+}
+
 export async function openTestStore(keyPrefix: string, logger: JsonLogger): Promise<TestStore> {
-  const redis = await connectRedis({ url: inject('redisUrl'), name: 'gateway-test', logger });
+  const nodes = inject('redisClusterNodes');
+  const redis = await connectRedis(nodes === '' ? { url: inject('redisUrl'), name: 'gateway-test', logger } : { clusterNodes: nodes, name: 'gateway-test', logger });
   const keys = createKeys({ prefix: keyPrefix });
-  const queue = createHookQueue({ redis, keys });
+  // As many queue shards as the deployment's gateways use (one on a single Redis).
+  const queue = createHookQueue({ redis, keys, shards: await resolveHookQueueShardCount(redis, keys, undefined) });
   return {
     redis,
     keys,
@@ -170,7 +180,8 @@ export async function startTestGateway(options: StartOptions = {}): Promise<Test
   if (operators.length > 0) await tokensFile.writeOperators(operators);
   const keyPrefix = options.keyPrefix ?? uniqueKeyPrefix(options.name ?? 'gateway');
   const config = parseGatewayConfig({
-    REDIS_URL: inject('redisUrl'),
+    // A spec that names its own Redis (REDIS_URL in env) gets that one, never the run's cluster.
+    ...(options.env?.['REDIS_URL'] === undefined ? redisEnv() : {}),
     PORT: '0',
     HOST: '127.0.0.1',
     AHP_KEY_PREFIX: keyPrefix,

@@ -3,6 +3,40 @@ import { APPEND_INBOX_LUA } from './inbox-send.lua.js';
 /** Number of fixed KEYS of cas-request, before the index keys. */
 export const CAS_REQUEST_FIXED_KEYS = 7;
 
+/**
+ * The compare-and-set on the request's own hash tag (KEYS[1] hash, KEYS[2] history), shared by
+ * cas-request and cas-request-core: returns 'stale' / 'corrupt' from the script, or writes state,
+ * revision, history (and on create teams, incarnation, request_message_id; once settled the
+ * expiry) and falls through with the locals id, rev and creating defined. ARGV as cas-request.
+ */
+const CAS_REQUEST_HASH_LUA = `local hash = KEYS[1]
+local current = redis.call('HMGET', hash, 'rev', 'state', 'teams', 'followups')
+if not current[1] then
+  if redis.call('EXISTS', hash) == 1 then
+    return { 'corrupt' }
+  end
+  current[1] = '0'
+end
+if current[1] ~= ARGV[1] then
+  return { 'stale', current[1], current[2] or '', current[3] or '', current[4] or '' }
+end
+local id = ARGV[2]
+local rev = tonumber(current[1]) + 1
+local creating = ARGV[1] == '0'
+redis.call('HSET', hash, 'state', ARGV[3], 'rev', rev)
+if creating then
+  redis.call('HSET', hash, 'teams', ARGV[14], 'incarnation', ARGV[23])
+  if ARGV[20] ~= '' then
+    redis.call('HSET', hash, 'request_message_id', ARGV[20])
+  end
+end
+redis.call('RPUSH', KEYS[2], ARGV[7])
+if ARGV[15] ~= '' then
+  redis.call('PEXPIRE', hash, ARGV[15])
+  redis.call('PEXPIRE', KEYS[2], ARGV[15])
+end
+`;
+
 /** Source of the cas-request script; see its header. */
 export const CAS_REQUEST_LUA = `--[[
   cas-request (7 + a + r [+ 2] [+ 2] keys): writes a request's next state if its revision is still
@@ -54,7 +88,7 @@ export const CAS_REQUEST_LUA = `--[[
 
   Returns
     { 'ok', new revision, entry id of the delivered message or '' }
-    { 'stale', current revision ('0' when the request does not exist), state JSON or '', teams JSON or '' }
+    { 'stale', current revision ('0' when the request does not exist), state JSON or '', teams JSON or '', followups or '' }
         the revision is not ARGV[1]; nothing changed
     { 'corrupt' }  the hash exists without a revision; nothing changed
 
@@ -63,27 +97,7 @@ export const CAS_REQUEST_LUA = `--[[
   (an agent coming back online must not act on a request that is over).
 ]]
 ${APPEND_INBOX_LUA}
-local hash = KEYS[1]
-local current = redis.call('HMGET', hash, 'rev', 'state', 'teams')
-if not current[1] then
-  if redis.call('EXISTS', hash) == 1 then
-    return { 'corrupt' }
-  end
-  current[1] = '0'
-end
-if current[1] ~= ARGV[1] then
-  return { 'stale', current[1], current[2] or '', current[3] or '' }
-end
-local id = ARGV[2]
-local rev = tonumber(current[1]) + 1
-local creating = ARGV[1] == '0'
-redis.call('HSET', hash, 'state', ARGV[3], 'rev', rev)
-if creating then
-  redis.call('HSET', hash, 'teams', ARGV[14], 'incarnation', ARGV[23])
-end
-redis.call('RPUSH', KEYS[2], ARGV[7])
-
-local adds, removes = tonumber(ARGV[18]), tonumber(ARGV[19])
+${CAS_REQUEST_HASH_LUA}local adds, removes = tonumber(ARGV[18]), tonumber(ARGV[19])
 for i = 1, adds do
   redis.call('ZADD', KEYS[${CAS_REQUEST_FIXED_KEYS} + i], ARGV[6], id)
 end
@@ -104,8 +118,6 @@ if ARGV[24] ~= '' then
   redis.call('HSET', KEYS[7], 'status', ARGV[24], 'request_id', id, 'at', ARGV[25])
 end
 if ARGV[15] ~= '' then
-  redis.call('PEXPIRE', hash, ARGV[15])
-  redis.call('PEXPIRE', KEYS[2], ARGV[15])
   redis.call('ZADD', KEYS[5], ARGV[16], ARGV[17])
 end
 
@@ -113,9 +125,6 @@ local pos = ${CAS_REQUEST_FIXED_KEYS} + adds + removes + 1
 local delivered = ''
 if ARGV[20] ~= '' then
   delivered = append_inbox(KEYS[pos], KEYS[pos + 1], ARGV[20], ARGV[21])
-  if creating then
-    redis.call('HSET', hash, 'request_message_id', ARGV[20])
-  end
   pos = pos + 2
 end
 if ARGV[22] == '1' then
@@ -131,4 +140,58 @@ redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[11], '*',
   'event', ARGV[8], 'request_id', id, 'type', ARGV[5], 'status', ARGV[4], 'at', ARGV[9],
   'actor', ARGV[10], 'rev', rev, 'state', ARGV[3])
 return { 'ok', tostring(rev), delivered }
+`;
+
+/** Source of cas-request-core: cas-request for Redis Cluster, on the request's tag only (request-store.ts). */
+export const CAS_REQUEST_CORE_LUA = `--[[
+  cas-request-core (2 keys): the compare-and-set of cas-request, which decides; every other write
+  of cas-request (indexes, deadline and retention sets, plan gate and verdict, inboxes, the audit
+  stream) is a follow-up the caller makes after it, one key or one tag at a time. The follow-ups
+  are stored in the hash (field followups) in the same step, and removed once done: whoever reads
+  the request next and finds them (a retried create, a repeated decide, the next transition, a
+  listing) runs them again first, so a crash between the parts is repaired (docs/deploy.md §8).
+
+  KEYS[1]  request hash      <prefix>:request:{<id>}
+  KEYS[2]  history list      <prefix>:request:{<id>}:history
+  ARGV[1..25]  as cas-request
+  ARGV[26]  the follow-ups (JSON, built by the caller)
+
+  Returns what cas-request returns ('ok' with no entry id: the inbox follow-up delivers).
+]]
+${CAS_REQUEST_HASH_LUA}redis.call('HSET', hash, 'followups', ARGV[26])
+return { 'ok', tostring(rev), '' }
+`;
+
+/** Source of request-followups-done: removes the follow-ups of a request once they ran, unless a newer transition replaced them. */
+export const REQUEST_FOLLOWUPS_DONE_LUA = `--[[
+  request-followups-done (1 key): compare-and-delete of the follow-ups field.
+
+  KEYS[1]  request hash  <prefix>:request:{<id>}
+  ARGV[1]  the follow-ups JSON that ran
+
+  Returns 1 when removed, 0 when the field holds something else (or nothing).
+]]
+if redis.call('HGET', KEYS[1], 'followups') == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'followups')
+  return 1
+end
+return 0
+`;
+
+/** Source of request-followups-swept: removes a request from the follow-ups sweep set unless a later transition re-added it. */
+export const REQUEST_FOLLOWUPS_SWEPT_LUA = `--[[
+  request-followups-swept (1 key): compare-and-delete of a member of <prefix>:requests:followups.
+
+  KEYS[1]  the sweep set
+  ARGV[1]  request id
+  ARGV[2]  the score it was added with (the transition's time, epoch ms)
+
+  Returns 1 when removed, 0 when its score is another (a later transition's) or it is gone.
+]]
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
 `;

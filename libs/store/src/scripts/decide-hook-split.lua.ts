@@ -5,6 +5,8 @@
  * commands on single keys, replayed whenever a decide answers "not first".
  */
 
+import { decideHookRecord } from './decide-hook.lua.js';
+
 /** Source of decide-hook-core. */
 export const DECIDE_HOOK_CORE_LUA = `--[[
   decide-hook-core (1 key): the hook-hash part of decide-hook — first writer wins.
@@ -19,26 +21,10 @@ export const DECIDE_HOOK_CORE_LUA = `--[[
     { 'missing' } | { 'mismatch', stored trigger }     nothing changed
     { 'first' | 'stored', decision JSON, owner, agent_id, session_id, trigger, hook_id, created_at, answers, decided_at }
 ]]
-local hook = KEYS[1]
-local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at', 'answers', 'decided_at')
-if not h[1] then
-  return { 'missing' }
-end
-local function reply(kind, decision, decidedAt)
+local function reply(h, kind, decision, decidedAt)
   return { kind, decision, h[3] or '', h[4] or '', h[5] or '', h[6] or '', h[7] or '', h[8] or '', h[10] or '', decidedAt }
 end
-if h[1] == 'decided' then
-  return reply('stored', h[2] or '', h[11] or ARGV[2])
-end
-if h[6] ~= ARGV[4] then
-  return { 'mismatch', h[6] or '' }
-end
-redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
-local deadline = tonumber(h[9] or '')
-if not deadline or tonumber(ARGV[2]) > deadline then
-  redis.call('PEXPIRE', hook, ARGV[3])
-end
-return reply('first', ARGV[1], ARGV[2])
+${decideHookRecord(4, "  return reply(h, 'stored', h[2] or '', h[11] or ARGV[2])\n")}return reply(h, 'first', ARGV[1], ARGV[2])
 `;
 
 /** Source of signal-record-put. */

@@ -3,6 +3,35 @@ export const DECIDE_HOOK_ARGS_PER_SIGNAL = 6;
 /** Number of fixed ARGV values before the per-signal ones. */
 export const DECIDE_HOOK_FIXED_ARGS = 15;
 
+/**
+ * The hook-hash part of decide-hook, on KEYS[1]: returns 'missing' or 'mismatch' from the script,
+ * runs the Lua in onStored for a hook already decided (it must return), else stores the decision
+ * (first writer wins) and falls through with the hook's fields in the local h (status, decision,
+ * gateway_id, agent_id, session_id, trigger, hook_id, created_at, deadline_at, answers,
+ * decided_at). ARGV[1] decision JSON, ARGV[2] decided_at, ARGV[3] decision TTL; the trigger the
+ * decision is for is ARGV[triggerArg]. Shared by decide-hook and decide-hook-core (Redis Cluster).
+ */
+export function decideHookRecord(triggerArg: number, onStored: string): string {
+  return `local hook = KEYS[1]
+local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at', 'answers', 'decided_at')
+if not h[1] then
+  return { 'missing' }
+end
+if h[1] == 'decided' then
+${onStored}end
+if h[6] ~= ARGV[${triggerArg}] then
+  return { 'mismatch', h[6] or '' }
+end
+redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
+-- open-hook gave the hash its deadline plus the decision TTL to live: a decision made by the
+-- deadline keeps at least the decision TTL without touching it; a later one gets it now.
+local deadline = tonumber(h[9] or '')
+if not deadline or tonumber(ARGV[2]) > deadline then
+  redis.call('PEXPIRE', hook, ARGV[3])
+end
+`;
+}
+
 /** Source of the decide-hook script; see its header. */
 export const DECIDE_HOOK_LUA = `--[[
   decide-hook (2 + n keys): stores a hook's decision if none is stored yet (first writer wins),
@@ -59,32 +88,13 @@ export const DECIDE_HOOK_LUA = `--[[
   A signal record that already exists is left alone (its response must survive); its log entry
   is still written.
 ]]
-local hook = KEYS[1]
-local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at', 'answers')
-if not h[1] then
-  return { 'missing' }
-end
-local function route(decision, owner)
+local function route(decision, owner, hookId)
   if owner == nil or owner == '' then return end
   local stream = ARGV[9] .. owner .. ARGV[10]
-  redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', h[7] or '', 'decision', decision)
+  redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', hookId, 'decision', decision)
   redis.call('PEXPIRE', stream, ARGV[12])
 end
-if h[1] == 'decided' then
-  route(h[2] or '', h[3])
-  return { 'stored', h[2] or '', h[3] or '' }
-end
-if h[6] ~= ARGV[7] then
-  return { 'mismatch', h[6] or '' }
-end
-redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
--- open-hook gave the hash its deadline plus the decision TTL to live: a decision made by the
--- deadline keeps at least the decision TTL without touching it; a later one gets it now.
-local deadline = tonumber(h[9] or '')
-if not deadline or tonumber(ARGV[2]) > deadline then
-  redis.call('PEXPIRE', hook, ARGV[3])
-end
-local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
+${decideHookRecord(7, "  route(h[2] or '', h[3], h[7] or '')\n  return { 'stored', h[2] or '', h[3] or '' }\n")}local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
 local latency = nil
 if h[8] and tonumber(h[8]) and tonumber(ARGV[2]) then
   latency = math.max(tonumber(ARGV[2]) - tonumber(h[8]), 0)
@@ -126,6 +136,6 @@ for i = 1, #KEYS - 2 do
   end
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', unpack(entry))
 end
-route(ARGV[1], h[3])
+route(ARGV[1], h[3], hookId)
 return { 'first', ARGV[1], h[3] or '' }
 `;

@@ -1,3 +1,5 @@
+import { OPEN_HOOK_CREATE_LUA, OPEN_HOOK_EXISTING_LUA } from './open-hook.lua.js';
+
 /** Source of open-hook-core: open-hook for Redis Cluster, on the hook's tag only (hook-store.ts `openSplit`). */
 export const OPEN_HOOK_CORE_LUA = `--[[
   open-hook-core (1 key): open-hook without the reads of other tags. The caller took the rate-limit
@@ -17,23 +19,5 @@ if redis.call('EXISTS', key) == 0 then
   if #ARGV >= 14 then
     return { unpack(ARGV, 14) }
   end
-  redis.call('HSET', key,
-    'hook_id', ARGV[1], 'agent_id', ARGV[2], 'session_id', ARGV[3], 'gateway_id', ARGV[4],
-    'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7],
-    'answers', ARGV[12])
-  redis.call('PEXPIRE', key, ARGV[8])
-  return { 'created' }
-end
-local fields = redis.call('HMGET', key, 'agent_id', 'status')
-if not fields[1] then
-  return { 'corrupt', redis.call('HGETALL', key) }
-end
-if fields[1] ~= ARGV[2] then
-  return { 'foreign' }
-end
-if fields[2] == 'decided' then
-  return { 'decided', redis.call('HGETALL', key) }
-end
-redis.call('HSET', key, 'gateway_id', ARGV[4])
-return { 'joined', redis.call('HGETALL', key) }
-`;
+${OPEN_HOOK_CREATE_LUA}end
+${OPEN_HOOK_EXISTING_LUA}`;

@@ -1,5 +1,32 @@
 import { GCRA_TAKE_LUA } from './rate-limit.lua.js';
 
+/**
+ * The end of a new hook's branch (inside the EXISTS(key) == 0 branch, after the refusals): writes the
+ * correlation and returns 'created'. Shared by open-hook and open-hook-core.
+ */
+export const OPEN_HOOK_CREATE_LUA = `  redis.call('HSET', key,
+    'hook_id', ARGV[1], 'agent_id', ARGV[2], 'session_id', ARGV[3], 'gateway_id', ARGV[4],
+    'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7],
+    'answers', ARGV[12])
+  redis.call('PEXPIRE', key, ARGV[8])
+  return { 'created' }
+`;
+
+/** What open-hook answers for a hook hash that exists (re-sent hook): corrupt, foreign, decided, or joined. Shared by open-hook and open-hook-core. */
+export const OPEN_HOOK_EXISTING_LUA = `local fields = redis.call('HMGET', key, 'agent_id', 'status')
+if not fields[1] then
+  return { 'corrupt', redis.call('HGETALL', key) }
+end
+if fields[1] ~= ARGV[2] then
+  return { 'foreign' }
+end
+if fields[2] == 'decided' then
+  return { 'decided', redis.call('HGETALL', key) }
+end
+redis.call('HSET', key, 'gateway_id', ARGV[4])
+return { 'joined', redis.call('HGETALL', key) }
+`;
+
 /** Source of the open-hook script; see its header. */
 export const OPEN_HOOK_LUA = `--[[
   open-hook (5 keys): records a hook's correlation, or re-opens it when the SDK re-sends it,
@@ -89,23 +116,5 @@ if redis.call('EXISTS', key) == 0 then
       return { 'plan_required', 'none', '' }
     end
   end
-  redis.call('HSET', key,
-    'hook_id', ARGV[1], 'agent_id', ARGV[2], 'session_id', ARGV[3], 'gateway_id', ARGV[4],
-    'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7],
-    'answers', ARGV[12])
-  redis.call('PEXPIRE', key, ARGV[8])
-  return { 'created' }
-end
-local fields = redis.call('HMGET', key, 'agent_id', 'status')
-if not fields[1] then
-  return { 'corrupt', redis.call('HGETALL', key) }
-end
-if fields[1] ~= ARGV[2] then
-  return { 'foreign' }
-end
-if fields[2] == 'decided' then
-  return { 'decided', redis.call('HGETALL', key) }
-end
-redis.call('HSET', key, 'gateway_id', ARGV[4])
-return { 'joined', redis.call('HGETALL', key) }
-`;
+${OPEN_HOOK_CREATE_LUA}end
+${OPEN_HOOK_EXISTING_LUA}`;

@@ -1,5 +1,18 @@
+/**
+ * purge-request, one step (a single Redis) and split (Redis Cluster, request-store.ts), built from
+ * one fragment: the incarnation check and the delete on the request's own tag.
+ */
+
 /** Number of fixed KEYS of purge-request, before the index keys. */
 export const PURGE_REQUEST_FIXED_KEYS = 3;
+
+/** On the request's tag (KEYS[1] hash, KEYS[2] history): returns 'reused' from the script for a newer request of the same id, else deletes both. */
+const PURGE_DATA = `local incarnation = redis.call('HGET', KEYS[1], 'incarnation')
+if incarnation and incarnation ~= ARGV[2] then
+  return 'reused'
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+`;
 
 /** Source of the purge-request script; see its header. */
 export const PURGE_REQUEST_LUA = `--[[
@@ -20,14 +33,24 @@ export const PURGE_REQUEST_LUA = `--[[
   in is skipped by list, which checks every filter against the state it loads).
   Either way the retention member is removed.
 ]]
-local incarnation = redis.call('HGET', KEYS[1], 'incarnation')
 redis.call('ZREM', KEYS[3], ARGV[3])
-if incarnation and incarnation ~= ARGV[2] then
-  return 'reused'
-end
-redis.call('DEL', KEYS[1], KEYS[2])
-for i = ${PURGE_REQUEST_FIXED_KEYS} + 1, #KEYS do
+${PURGE_DATA}for i = ${PURGE_REQUEST_FIXED_KEYS} + 1, #KEYS do
   redis.call('ZREM', KEYS[i], ARGV[1])
 end
 return 'purged'
+`;
+
+/** Source of purge-request-core: purge-request for Redis Cluster on the request's tag only. */
+export const PURGE_REQUEST_CORE_LUA = `--[[
+  purge-request-core (2 keys): the data part of purge-request. The caller then removes the request
+  from its indexes (on 'purged') and the retention member (always, last: a crash before leaves the
+  member, and the next purge runs again, idempotently).
+
+  KEYS[1]  request hash     <prefix>:request:{<id>}
+  KEYS[2]  history list     <prefix>:request:{<id>}:history
+  ARGV[1..3]  as purge-request
+
+  Returns 'purged' or 'reused', as purge-request.
+]]
+${PURGE_DATA}return 'purged'
 `;

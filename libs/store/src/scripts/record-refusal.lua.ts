@@ -1,14 +1,19 @@
-/** Source of the record-refusal script; see its header. */
-export const RECORD_REFUSAL_LUA = `--[[
-  record-refusal (3 keys): records an answer the request refused (a contrary decision after it
-  was decided, or a response of the wrong type) in its history and the audit stream. The state
-  does not change, so no revision check: the refusal is a fact whatever happens next.
+/**
+ * record-refusal, one step (a single Redis) and split (Redis Cluster, request-store.ts), built from
+ * one fragment: the history entry on the request's own tag. The split variant leaves the audit
+ * line to the caller (a crash in between loses that line only).
+ */
 
-  KEYS[1]  request hash   <prefix>:request:{<id>}
-  KEYS[2]  history list   <prefix>:request:{<id>}:history
-  KEYS[3]  audit stream   <prefix>:requests:events
+/** On the request's tag: returns 0 from the script when the request is gone, else appends the history entry (capped). */
+const REFUSAL_HISTORY = `if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+if redis.call('LLEN', KEYS[2]) < tonumber(ARGV[2]) then
+  redis.call('RPUSHX', KEYS[2], ARGV[1])
+end
+`;
 
-  ARGV[1]  history entry JSON
+const ARGS = `  ARGV[1]  history entry JSON
   ARGV[2]  history length beyond which refusals go to the audit stream only
   ARGV[3]  request id
   ARGV[4]  request type
@@ -22,16 +27,34 @@ export const RECORD_REFUSAL_LUA = `--[[
 
   The history cap keeps a caller that repeats a refused answer in a loop from growing the list
   without bound; RPUSHX because the history always exists with its request and must keep the
-  request's TTL (a new list would have none).
+  request's TTL (a new list would have none).`;
+
+/** Source of the record-refusal script; see its header. */
+export const RECORD_REFUSAL_LUA = `--[[
+  record-refusal (3 keys): records an answer the request refused (a contrary decision after it
+  was decided, or a response of the wrong type) in its history and the audit stream. The state
+  does not change, so no revision check: the refusal is a fact whatever happens next.
+
+  KEYS[1]  request hash   <prefix>:request:{<id>}
+  KEYS[2]  history list   <prefix>:request:{<id>}:history
+  KEYS[3]  audit stream   <prefix>:requests:events
+
+${ARGS}
 ]]
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-if redis.call('LLEN', KEYS[2]) < tonumber(ARGV[2]) then
-  redis.call('RPUSHX', KEYS[2], ARGV[1])
-end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*',
+${REFUSAL_HISTORY}redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*',
   'event', 'refused', 'request_id', ARGV[3], 'type', ARGV[4], 'status', ARGV[5], 'at', ARGV[6],
   'actor', ARGV[7], 'feedback', ARGV[9])
 return 1
+`;
+
+/** Source of record-refusal-core: record-refusal for Redis Cluster without the audit line, which the caller appends when it answers 1. */
+export const RECORD_REFUSAL_CORE_LUA = `--[[
+  record-refusal-core (2 keys): the history part of record-refusal.
+
+  KEYS[1]  request hash   <prefix>:request:{<id>}
+  KEYS[2]  history list   <prefix>:request:{<id>}:history
+
+${ARGS}
+]]
+${REFUSAL_HISTORY}return 1
 `;

@@ -1,3 +1,5 @@
+import { respondSignalRecord } from './respond-signal.lua.js';
+
 /** Source of respond-signal-core: respond-signal for Redis Cluster, on the signal record's tag only (signal-store.ts). */
 export const RESPOND_SIGNAL_CORE_LUA = `--[[
   respond-signal-core (1 key): the record part of respond-signal — the first valid answer wins.
@@ -10,26 +12,5 @@ export const RESPOND_SIGNAL_CORE_LUA = `--[[
 
   Returns what respond-signal returns.
 ]]
-local record = KEYS[1]
-if redis.call('EXISTS', record) == 0 then
-  return { 'not_found' }
-end
-local r = redis.call('HMGET', record, 'agent_id', 'intensity', 'response', 'answer')
-if not r[1] or not r[2] then
-  return { 'corrupt', redis.call('HGETALL', record) }
-end
-if r[1] ~= ARGV[1] then
-  return { 'forbidden' }
-end
-if r[2] ~= ARGV[2] then
-  return { 'invalid_action', r[2] }
-end
-if r[3] then
-  if (r[4] and r[4] == ARGV[9]) or (not r[4] and r[3] == ARGV[3]) then
-    return { 'duplicate', redis.call('HGETALL', record) }
-  end
-  return { 'conflict', redis.call('HGETALL', record) }
-end
-redis.call('HSET', record, 'response', ARGV[3], 'answer', ARGV[9])
-return { 'recorded', redis.call('HGETALL', record) }
+${respondSignalRecord('')}return { 'recorded', redis.call('HGETALL', record) }
 `;

@@ -1,3 +1,35 @@
+/**
+ * The record part of respond-signal, on KEYS[1] (the signal record): returns not_found, corrupt,
+ * forbidden, invalid_action, duplicate or conflict from the script, else records the answer and
+ * falls through with the record's fields in the local r. The Lua in onAnswered runs when the record
+ * already holds an answer. Shared by respond-signal and respond-signal-core (Redis Cluster).
+ */
+export function respondSignalRecord(onAnswered: string): string {
+  return `local record = KEYS[1]
+if redis.call('EXISTS', record) == 0 then
+  return { 'not_found' }
+end
+local r = redis.call('HMGET', record, 'agent_id', 'intensity', 'response', 'trigger', 'source', 'signal_id', 'hook_id', 'type', 'session_id', 'answer')
+if not r[1] or not r[2] then
+  return { 'corrupt', redis.call('HGETALL', record) }
+end
+if r[1] ~= ARGV[1] then
+  return { 'forbidden' }
+end
+if r[2] ~= ARGV[2] then
+  return { 'invalid_action', r[2] }
+end
+if r[3] then
+${onAnswered}  -- A record answered before the 'answer' field existed compares whole responses.
+  if (r[10] and r[10] == ARGV[9]) or (not r[10] and r[3] == ARGV[3]) then
+    return { 'duplicate', redis.call('HGETALL', record) }
+  end
+  return { 'conflict', redis.call('HGETALL', record) }
+end
+redis.call('HSET', record, 'response', ARGV[3], 'answer', ARGV[9])
+`;
+}
+
 /** Source of the respond-signal script; see its header. */
 export const RESPOND_SIGNAL_LUA = `--[[
   respond-signal (2 keys): records an agent's first valid response to a signal.
@@ -31,35 +63,12 @@ export const RESPOND_SIGNAL_LUA = `--[[
   <prefix>:unanswered:{<session_id of the record>} (see decide-hook; built here, not declared in
   KEYS, because only the record knows its session).
 ]]
-local record = KEYS[1]
-if redis.call('EXISTS', record) == 0 then
-  return { 'not_found' }
-end
-local r = redis.call('HMGET', record, 'agent_id', 'intensity', 'response', 'trigger', 'source', 'signal_id', 'hook_id', 'type', 'session_id', 'answer')
-if not r[1] or not r[2] then
-  return { 'corrupt', redis.call('HGETALL', record) }
-end
-if r[1] ~= ARGV[1] then
-  return { 'forbidden' }
-end
-if r[2] ~= ARGV[2] then
-  return { 'invalid_action', r[2] }
-end
-local function answered()
+local function answered(r)
   if r[9] and r[9] ~= '' then
     redis.call('ZREM', ARGV[7] .. r[9] .. ARGV[8], r[6] or '')
   end
 end
-if r[3] then
-  answered()
-  -- A record answered before the 'answer' field existed compares whole responses.
-  if (r[10] and r[10] == ARGV[9]) or (not r[10] and r[3] == ARGV[3]) then
-    return { 'duplicate', redis.call('HGETALL', record) }
-  end
-  return { 'conflict', redis.call('HGETALL', record) }
-end
-redis.call('HSET', record, 'response', ARGV[3], 'answer', ARGV[9])
-answered()
+${respondSignalRecord('  answered(r)\n')}answered(r)
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*',
   'kind', 'response', 'timestamp', ARGV[5], 'hook', r[4] or '', 'intensity', r[2],
   'source', r[5] or '', 'consumed', '1', 'action', ARGV[4], 'signal_id', r[6] or '',
