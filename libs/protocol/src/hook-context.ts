@@ -132,6 +132,25 @@ export const HookClaudeSessionSchema = z
   })
   .meta({ id: 'HookClaudeSession', description: 'claude: the Claude Code session fields of a hook that came through /v1/claude-code/hooks.' });
 
+/**
+ * The coding agent a context came from when it is not Claude Code (whose fields keep their own
+ * `claude` key): Codex or GitHub Copilot, through their hook endpoints (docs/coding-agents.md).
+ * `hook_event_name` is the agent's own event name, so a rule can tell e.g. Codex's
+ * PermissionRequest from its PreToolUse, which both are `pre-tool-use`.
+ */
+export const HookAgentClientSchema = z
+  .strictObject({
+    kind: z.enum(['codex', 'copilot']),
+    hook_event_name: ShortStringSchema,
+    session_id: TextSchema.optional(),
+    transcript_path: TextSchema.optional(),
+    permission_mode: ShortStringSchema.optional(),
+    model: ShortStringSchema.optional(),
+    turn_id: ShortStringSchema.optional(),
+    tool_use_id: ShortStringSchema.optional(),
+  })
+  .meta({ id: 'HookAgentClient', description: 'client: the coding agent (codex, copilot) and its session fields of a hook that came through /v1/hooks/<kind>.' });
+
 /** Fields every trigger's context may have. */
 const common = {
   /** Free-form data of the agent's own. */
@@ -143,6 +162,7 @@ const common = {
   /** The plan step the agent works on. */
   plan_step: IdSchema.optional(),
   claude: HookClaudeSessionSchema.optional(),
+  client: HookAgentClientSchema.optional(),
 };
 
 /** The facts of a piece of work, read by the quality gates (docs/spec/hooks-and-oracles.md#quality-gates). */
@@ -199,6 +219,9 @@ export const HOOK_CONTEXT_SCHEMAS = Object.freeze({
   'pre-compact': z
     .strictObject({ ...common, trigger: ShortStringSchema.optional(), custom_instructions: TextSchema.optional() })
     .meta({ id: 'PreCompactContext', description: 'Context of pre-compact: trigger (manual, auto), custom_instructions.' }),
+  'post-compact': z
+    .strictObject({ ...common, trigger: ShortStringSchema.optional() })
+    .meta({ id: 'PostCompactContext', description: 'Context of post-compact: trigger (manual, auto).' }),
 } satisfies Record<HookTrigger, z.ZodType>);
 
 /** Every trigger's context schema in one object, for the JSON Schema export: property = trigger. */

@@ -535,6 +535,21 @@ export type {
   ClaudeCodeHookSpecificOutput,
   ClaudeCodePermissionDecision,
 } from './claude-code.js';
+// --- OpenAI Codex hooks (its foreign wire format; see codex.ts) ---
+export {
+  CODEX_EVENTS,
+  CODEX_OUTPUT_SCHEMAS,
+  CodexCompactOutputSchema,
+  CodexEventSchema,
+  CodexHookInputSchema,
+  CodexPermissionRequestOutputSchema,
+  CodexPostToolUseOutputSchema,
+  CodexPreToolUseOutputSchema,
+  CodexSessionStartOutputSchema,
+  CodexStopOutputSchema,
+  CodexUserPromptSubmitOutputSchema,
+} from './codex.js';
+export type { CodexEvent, CodexHookInput, CodexHookOutput } from './codex.js';
 // --- the fleet view and the operators' live feed (see fleet.ts) ---
 export {
   FLEET_AGENT_STATUSES,

@@ -8,7 +8,8 @@ import { DELEGATED_COMMANDS, runDelegated } from './delegated-commands.js';
 import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
 import { GATEWAY_OPTIONS } from './gateway-client.js';
 import { doctor, type DoctorValues } from './doctor-command.js';
-import { hookClaudeCode } from './hook-command.js';
+import { hookClaudeCode } from './claude-code-hook.js';
+import { hookCodex } from './codex-hook.js';
 import { initClaudeCode, type InitValues } from './init-command.js';
 import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
 import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
@@ -151,6 +152,22 @@ Claude Code treats as a blocking error. See docs/claude-code.md.
 Options:
 ${GATEWAY_HELP} (default 10000)`,
       run: (_args, values, io) => hookClaudeCode(values, io),
+    },
+    codex: {
+      args: '',
+      summary: "OpenAI Codex's command hook: hook input on stdin, the answer on stdout",
+      options: { ...GATEWAY_OPTIONS },
+      positionals: 0,
+      help: `Posts the hook input Codex writes on stdin to the gateway's /v1/hooks/codex with the agent
+token from $AHP_TOKEN, and prints the gateway's answer, checked against Codex's output schema of
+the event. Exits 0 with a JSON answer: when the gateway cannot be asked, a PreToolUse or a
+PermissionRequest is denied explicitly (tool calls fail closed) and other events go on with a
+systemMessage. Input that is not JSON, or an event AHP does not map, exits 2 with the reason on
+stderr, which Codex treats as a blocking error. See docs/coding-agents.md.
+
+Options:
+${GATEWAY_HELP} (default 10000)`,
+      run: (_args, values, io) => hookCodex(values, io),
     },
   },
   init: {
@@ -307,7 +324,7 @@ Options:
 const GROUP_SUMMARY: Record<string, string> = {
   config: 'the hooks configuration: validate, publish and inspect versions',
   log: 'the signal log: export and statistics',
-  hook: 'agent hooks answered by the control plane (Claude Code command hooks)',
+  hook: 'agent hooks answered by the control plane (Claude Code and Codex command hooks)',
   init: 'set an agent up to ask AHP (Claude Code)',
   doctor: 'check that an agent set up by "ahp init" is answered',
   agents: 'connected agents (operator API)',

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentTokensFileSchema, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
+import { AgentTokensFileSchema, CODEX_OUTPUT_SCHEMAS, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 // bin/ahp.js, as installed: it routes `hook claude-code` to the small hook entry and the rest to dist/cli.js.
@@ -124,6 +124,72 @@ describe('ahp hook claude-code', () => {
   it('exits 2 (a blocking error for Claude Code) on input that is not JSON', async () => {
     const run = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
     expect(run.code).toBe(2);
+    expect(received).toEqual([]);
+  });
+});
+
+const CODEX_PRE_TOOL_USE = {
+  session_id: 'thread-1',
+  turn_id: 'turn-1',
+  transcript_path: null,
+  cwd: '/repo',
+  hook_event_name: 'PreToolUse',
+  model: 'gpt-5-codex',
+  permission_mode: 'default',
+  tool_name: 'Bash',
+  tool_input: { command: 'rm -rf build' },
+  tool_use_id: 'call_1',
+};
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const address = closed.address();
+  await new Promise((resolve) => closed.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('ahp hook codex', () => {
+  it('posts the hook input to /v1/hooks/codex and prints the answer, nothing else on stdout', async () => {
+    answer = { status: 200, body: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } } };
+    const run = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(answer.body);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    expect(received).toEqual([{ method: 'POST', url: '/v1/hooks/codex', authorization: 'Bearer agent-token', body: CODEX_PRE_TOOL_USE }]);
+  });
+
+  it('denies a PreToolUse and a PermissionRequest explicitly when the gateway cannot be reached, and lets a Stop through with a notice', async () => {
+    const env = { AHP_GATEWAY_URL: `http://127.0.0.1:${await closedPort()}`, AHP_TOKEN: 't' };
+    const pre = await ahp(['hook', 'codex'], env, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(pre.code).toBe(0);
+    expect(CODEX_OUTPUT_SCHEMAS.PreToolUse.parse(JSON.parse(pre.stdout)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('cannot reach the gateway') as unknown });
+    expect(pre.stderr).toContain('cannot reach the gateway');
+    const permission = await ahp(['hook', 'codex'], env, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'PermissionRequest' }));
+    expect(CODEX_OUTPUT_SCHEMAS.PermissionRequest.parse(JSON.parse(permission.stdout)).hookSpecificOutput?.decision).toMatchObject({ behavior: 'deny' });
+    const stop = await ahp(['hook', 'codex'], env, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'Stop' }));
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toEqual({ systemMessage: expect.stringContaining('continuing without its checks') as unknown });
+  });
+
+  it('denies when the gateway answers with a field Codex would refuse for the event', async () => {
+    // additionalContext is not an answer Codex takes at PermissionRequest: printing it would void the whole answer.
+    answer = { status: 200, body: { hookSpecificOutput: { hookEventName: 'PermissionRequest', additionalContext: 'x' } } };
+    const run = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'PermissionRequest' }));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } } });
+    expect(run.stderr).toContain('not a Codex hook output');
+  });
+
+  it('exits 2 with the reason on stderr and nothing on stdout for input that is not JSON or an event AHP does not map', async () => {
+    const text = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
+    expect(text).toMatchObject({ code: 2, stdout: '' });
+    expect(text.stderr).toContain('stdin is not JSON');
+    const unknown = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'SubagentStart' }));
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('not a Codex hook event AHP maps (hook_event_name: "SubagentStart")');
     expect(received).toEqual([]);
   });
 });
