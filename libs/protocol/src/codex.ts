@@ -53,3 +53,21 @@ export const CodexHookInputSchema = z.discriminatedUnion('hook_event_name', [
   z.looseObject({ ...common, hook_event_name: z.literal('PostCompact'), trigger: z.string().max(64).optional() }),
 ]);
 export type CodexHookInput = z.infer<typeof CodexHookInputSchema>;
+
+/** One handler of a Codex hooks file: `{ type: "command", command, timeout? }` (loose: `ahp init codex` keeps what it does not know). */
+export const CodexHooksFileHandlerSchema = z.looseObject({ type: z.string(), command: z.string().optional() });
+
+/** A matcher group of a Codex hook event: the tools (or sources) it matches, and its handlers. */
+export const CodexHooksFileGroupSchema = z.looseObject({ matcher: z.string().optional(), hooks: z.array(CodexHooksFileHandlerSchema) });
+export type CodexHooksFileGroup = z.infer<typeof CodexHooksFileGroupSchema>;
+
+/**
+ * A Codex `hooks.json` (`<repo>/.codex/hooks.json`, `~/.codex/hooks.json`): `hooks` per event.
+ * Codex refuses other keys at the root than `description` and `hooks`, so `ahp init codex` adds
+ * none; the rest of what it finds is kept as it is.
+ */
+export const CodexHooksFileSchema = z.looseObject({
+  description: z.string().nullable().optional(),
+  hooks: z.record(z.string(), z.array(CodexHooksFileGroupSchema)).optional(),
+});
+export type CodexHooksFile = z.infer<typeof CodexHooksFileSchema>;

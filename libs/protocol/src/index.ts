@@ -542,6 +542,9 @@ export {
   CodexCompactOutputSchema,
   CodexEventSchema,
   CodexHookInputSchema,
+  CodexHooksFileGroupSchema,
+  CodexHooksFileHandlerSchema,
+  CodexHooksFileSchema,
   CodexPermissionRequestOutputSchema,
   CodexPostToolUseOutputSchema,
   CodexPreToolUseOutputSchema,
@@ -549,7 +552,7 @@ export {
   CodexStopOutputSchema,
   CodexUserPromptSubmitOutputSchema,
 } from './codex.js';
-export type { CodexEvent, CodexHookInput, CodexHookOutput } from './codex.js';
+export type { CodexEvent, CodexHookInput, CodexHookOutput, CodexHooksFile, CodexHooksFileGroup } from './codex.js';
 // --- the fleet view and the operators' live feed (see fleet.ts) ---
 export {
   FLEET_AGENT_STATUSES,

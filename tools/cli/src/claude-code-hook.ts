@@ -1,8 +1,7 @@
 /** `ahp hook claude-code`: Claude Code's command hook form, for setups without `http` hooks (docs/claude-code.md). */
 import { CLAUDE_CODE_EVENTS, ClaudeCodeHookOutputSchema, type ClaudeCodeHookOutput } from '@ahp/protocol/claude-code-output';
 import type { CliIo } from './cli-errors.js';
-import type { GatewayValues } from './gateway-http.js';
-import { runCommandHook, type CommandHookDialect } from './hook-command.js';
+import { runCommandHook, type CommandHookDialect, type HookValues } from './hook-command.js';
 
 /** The answer when the gateway could not be asked: deny a tool call, let anything else through with a notice. */
 export function unreachableAnswer(event: unknown, cause: string): ClaudeCodeHookOutput {
@@ -24,6 +23,6 @@ export const CLAUDE_CODE_COMMAND_HOOK: CommandHookDialect = Object.freeze({
 });
 
 /** Runs Claude Code's command hook (see runCommandHook). */
-export function hookClaudeCode(values: GatewayValues, io: CliIo, stdin?: AsyncIterable<Buffer | string>): Promise<number> {
+export function hookClaudeCode(values: HookValues, io: CliIo, stdin?: AsyncIterable<Buffer | string>): Promise<number> {
   return runCommandHook(CLAUDE_CODE_COMMAND_HOOK, values, io, stdin);
 }

@@ -5,8 +5,7 @@
  */
 import { CODEX_EVENTS, CODEX_OUTPUT_SCHEMAS, type CodexEvent, type CodexHookOutput } from '@ahp/protocol/codex-output';
 import type { CliIo } from './cli-errors.js';
-import type { GatewayValues } from './gateway-http.js';
-import { runCommandHook, type CommandHookDialect } from './hook-command.js';
+import { runCommandHook, type CommandHookDialect, type HookValues } from './hook-command.js';
 
 function isCodexEvent(event: unknown): event is CodexEvent {
   return (CODEX_EVENTS as readonly unknown[]).includes(event);
@@ -37,6 +36,6 @@ export const CODEX_COMMAND_HOOK: CommandHookDialect = Object.freeze({
 });
 
 /** Runs Codex's command hook (see runCommandHook). */
-export function hookCodex(values: GatewayValues, io: CliIo, stdin?: AsyncIterable<Buffer | string>): Promise<number> {
+export function hookCodex(values: HookValues, io: CliIo, stdin?: AsyncIterable<Buffer | string>): Promise<number> {
   return runCommandHook(CODEX_COMMAND_HOOK, values, io, stdin);
 }

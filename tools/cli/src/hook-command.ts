@@ -12,8 +12,35 @@
  */
 // The subpaths and the http module keep this command's imports to zod/mini and the answers'
 // schemas: the agent starts it once per hook, so what it loads is paid on every call (see hook-main.ts).
+import { readFile } from 'node:fs/promises';
 import { CliError, EXIT, type CliIo } from './cli-errors.js';
-import { requestGateway, tokenFrom, type GatewayValues } from './gateway-http.js';
+import { GATEWAY_OPTIONS, requestGateway, tokenFrom, type GatewayValues } from './gateway-http.js';
+
+/** Options of `ahp hook <agent>`: the gateway's, and where the agent token is when not in AHP_TOKEN. */
+export const HOOK_OPTIONS = { ...GATEWAY_OPTIONS, 'token-file': { type: 'string' } } as const;
+
+/** Parsed {@link HOOK_OPTIONS}. */
+export interface HookValues extends GatewayValues {
+  'token-file'?: string | undefined;
+}
+
+/**
+ * The agent token: the first line of `--token-file` (written by `ahp init codex`: Codex has no
+ * per-project environment to keep it in), else AHP_TOKEN.
+ */
+async function hookToken(values: HookValues, io: CliIo): Promise<string> {
+  const file = values['token-file'];
+  if (file === undefined) return tokenFrom(io, 'AHP_TOKEN');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(EXIT.invalid, `cannot read the token file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const token = text.split('\n')[0]?.trim() ?? '';
+  if (token === '') throw new CliError(EXIT.invalid, `the token file ${file} is empty`);
+  return token;
+}
 
 /** Hook inputs carry tool inputs (whole files for Write); anything larger is not a hook. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -66,7 +93,7 @@ function errorCode(json: unknown): string {
 }
 
 /** Runs the hook: exit 0 with an answer on stdout, or 2 for input that is not a hook of `dialect`'s agent. */
-export async function runCommandHook(dialect: CommandHookDialect, values: GatewayValues, io: CliIo, stdin: AsyncIterable<Buffer | string> = process.stdin): Promise<number> {
+export async function runCommandHook(dialect: CommandHookDialect, values: HookValues, io: CliIo, stdin: AsyncIterable<Buffer | string> = process.stdin): Promise<number> {
   const text = await readAll(stdin);
   let input: unknown;
   try {
@@ -81,7 +108,7 @@ export async function runCommandHook(dialect: CommandHookDialect, values: Gatewa
   }
   let output: unknown;
   try {
-    const answer = await requestGateway(io, values, tokenFrom(io, 'AHP_TOKEN'), 'POST', dialect.route, input, HOOK_TIMEOUT_MS);
+    const answer = await requestGateway(io, values, await hookToken(values, io), 'POST', dialect.route, input, HOOK_TIMEOUT_MS);
     if (!answer.ok) throw new CliError(EXIT.invalid, `the gateway refused the hook (HTTP ${answer.status}${errorCode(answer.json)})`);
     output = dialect.checked(event, answer.json);
     if (output === undefined) throw new CliError(EXIT.invalid, `the gateway answered with something that is not a ${dialect.agent} hook output`);

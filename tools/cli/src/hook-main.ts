@@ -10,17 +10,16 @@
  */
 import { parseArgs } from 'node:util';
 import { EXIT, CliError } from './cli-errors.js';
-import { GATEWAY_OPTIONS } from './gateway-http.js';
 import { CLAUDE_CODE_COMMAND_HOOK } from './claude-code-hook.js';
 import { CODEX_COMMAND_HOOK } from './codex-hook.js';
-import { runCommandHook, type CommandHookDialect } from './hook-command.js';
+import { HOOK_OPTIONS, runCommandHook, type CommandHookDialect, type HookValues } from './hook-command.js';
 
 /** The command hooks this entry runs, by the agent named on the command line. */
 const DIALECTS: Readonly<Record<string, CommandHookDialect>> = Object.freeze({ 'claude-code': CLAUDE_CODE_COMMAND_HOOK, codex: CODEX_COMMAND_HOOK });
 
 /** The options `ahp hook claude-code` takes, as the full CLI defines them (its global ones are accepted and ignored). */
 const OPTIONS = {
-  ...GATEWAY_OPTIONS,
+  ...HOOK_OPTIONS,
   'redis-url': { type: 'string' },
   prefix: { type: 'string' },
   'connect-timeout': { type: 'string' },
@@ -28,12 +27,12 @@ const OPTIONS = {
 } as const;
 
 /** The parsed options of a plain hook call, or undefined when the full CLI should handle the command line. */
-export function plainHookCall(argv: readonly string[]): { agent: string; gateway?: string | undefined; timeout?: string | undefined } | undefined {
+export function plainHookCall(argv: readonly string[]): ({ agent: string } & HookValues) | undefined {
   try {
     const parsed = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
     const agent = parsed.positionals[1];
     if (parsed.positionals.length !== 2 || parsed.positionals[0] !== 'hook' || agent === undefined || !Object.hasOwn(DIALECTS, agent)) return undefined;
-    return { agent, gateway: parsed.values.gateway, timeout: parsed.values.timeout };
+    return { agent, gateway: parsed.values.gateway, timeout: parsed.values.timeout, 'token-file': parsed.values['token-file'] };
   } catch {
     return undefined;
   }

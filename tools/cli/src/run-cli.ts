@@ -10,7 +10,9 @@ import { GATEWAY_OPTIONS } from './gateway-client.js';
 import { doctor, type DoctorValues } from './doctor-command.js';
 import { hookClaudeCode } from './claude-code-hook.js';
 import { hookCodex } from './codex-hook.js';
+import { HOOK_OPTIONS } from './hook-command.js';
 import { initClaudeCode, type InitValues } from './init-command.js';
+import { initCodex } from './init-codex.js';
 import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
 import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
 import type { TokenValues } from './token-commands.js';
@@ -156,7 +158,7 @@ ${GATEWAY_HELP} (default 10000)`,
     codex: {
       args: '',
       summary: "OpenAI Codex's command hook: hook input on stdin, the answer on stdout",
-      options: { ...GATEWAY_OPTIONS },
+      options: { ...HOOK_OPTIONS },
       positionals: 0,
       help: `Posts the hook input Codex writes on stdin to the gateway's /v1/hooks/codex with the agent
 token from $AHP_TOKEN, and prints the gateway's answer, checked against Codex's output schema of
@@ -166,6 +168,8 @@ systemMessage. Input that is not JSON, or an event AHP does not map, exits 2 wit
 stderr, which Codex treats as a blocking error. See docs/coding-agents.md.
 
 Options:
+  --token-file PATH  read the agent token from this file (as "ahp init codex" writes it)
+                     instead of $AHP_TOKEN
 ${GATEWAY_HELP} (default 10000)`,
       run: (_args, values, io) => hookCodex(values, io),
     },
@@ -205,6 +209,39 @@ Options:
                    "ahp tokens agent"); then reload the gateways (SIGHUP)
 ${GATEWAY_HELP}`,
       run: (_args, values, io) => initClaudeCode(values as InitValues, io),
+    },
+    codex: {
+      args: '',
+      summary: 'set OpenAI Codex up to ask AHP: token, command hooks in .codex/hooks.json, merged',
+      options: {
+        ...GATEWAY_OPTIONS,
+        project: { type: 'boolean' },
+        user: { type: 'boolean' },
+        token: { type: 'string' },
+        agent: { type: 'string' },
+        name: { type: 'string' },
+        team: { type: 'string' },
+        role: { type: 'string' },
+        environment: { type: 'string' },
+        file: { type: 'string' },
+      },
+      positionals: 0,
+      help: `Writes the command hook "ahp hook codex" for every Codex event the gateway maps (SessionStart,
+PreToolUse, PermissionRequest, PostToolUse, UserPromptSubmit, Stop, PreCompact, PostCompact) into
+Codex's hooks.json, merged with what is there: other hooks stay, the AHP hooks of an earlier run
+are replaced, so running it again changes nothing. The agent token goes into .codex/ahp-token
+(mode 0600, listed in .codex/.gitignore), which the hooks read with --token-file. Then trust the
+new hooks in Codex (/hooks). See docs/coding-agents.md.
+
+Options:
+  --project        this project: .codex/hooks.json in the current folder (default)
+  --user           every project of this user: ~/.codex/hooks.json
+  --token TOKEN    the agent token to use (one you were given)
+  --file PATH      or mint one into the gateway's agent tokens file (AHP_AGENT_TOKENS_FILE) …
+  --agent ID       … for this agent id (with --name, --team, --role, --environment as in
+                   "ahp tokens agent"); then reload the gateways (SIGHUP)
+${GATEWAY_HELP}`,
+      run: (_args, values, io) => initCodex(values as InitValues, io),
     },
   },
   doctor: {
@@ -325,7 +362,7 @@ const GROUP_SUMMARY: Record<string, string> = {
   config: 'the hooks configuration: validate, publish and inspect versions',
   log: 'the signal log: export and statistics',
   hook: 'agent hooks answered by the control plane (Claude Code and Codex command hooks)',
-  init: 'set an agent up to ask AHP (Claude Code)',
+  init: 'set an agent up to ask AHP (Claude Code, Codex)',
   doctor: 'check that an agent set up by "ahp init" is answered',
   agents: 'connected agents (operator API)',
   requests: 'list, approve and reject requests (operator API)',

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +159,16 @@ describe('ahp hook codex', () => {
     expect(JSON.parse(run.stdout)).toEqual(answer.body);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
     expect(received).toEqual([{ method: 'POST', url: '/v1/hooks/codex', authorization: 'Bearer agent-token', body: CODEX_PRE_TOOL_USE }]);
+  });
+
+  it('reads the agent token from --token-file (as ahp init codex writes it), and denies when the file is missing', async () => {
+    const tokenFile = join(dir, 'ahp-token');
+    await writeFile(tokenFile, 'file-token\n');
+    const run = await ahp(['hook', 'codex', '--gateway', gatewayUrl, '--token-file', tokenFile], {}, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    expect(received.map((call) => call.authorization)).toEqual(['Bearer file-token']);
+    const missing = await ahp(['hook', 'codex', '--gateway', gatewayUrl, '--token-file', join(dir, 'nope')], {}, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(JSON.parse(missing.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('cannot read the token file') as unknown } });
   });
 
   it('denies a PreToolUse and a PermissionRequest explicitly when the gateway cannot be reached, and lets a Stop through with a notice', async () => {

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentTokensFileSchema, ClaudeCodeSettingsSchema } from '@ahp/protocol';
+import { AgentTokensFileSchema, CODEX_EVENTS, ClaudeCodeSettingsSchema, CodexHooksFileSchema } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const CLI = join(import.meta.dirname, '..', 'bin', 'ahp.js');
@@ -44,6 +44,52 @@ beforeEach(async (context) => {
   home = join(root, context.task.id, 'home');
   await mkdir(project, { recursive: true });
   await mkdir(home, { recursive: true });
+});
+
+describe('ahp init codex', () => {
+  it('merges the command hooks into an existing hooks.json, puts the token in its own ignored file, and changes nothing when run again', async () => {
+    const existing = { description: 'team hooks', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 .codex/hooks/check.py' }] }] } };
+    await mkdir(join(project, '.codex'));
+    await writeFile(join(project, '.codex', 'hooks.json'), JSON.stringify(existing));
+    await writeFile(join(project, '.codex', '.gitignore'), 'cache/\n');
+    const first = await ahp(['init', 'codex', '--gateway', 'http://gw.example:8080', '--token', 'ahp_token_1']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('/hooks');
+    const written = await readFile(join(project, '.codex', 'hooks.json'), 'utf8');
+    const file = CodexHooksFileSchema.parse(JSON.parse(written));
+    expect(Object.keys(file).sort()).toEqual(['description', 'hooks']);
+    expect(file.hooks?.['PreToolUse']?.[0]).toEqual(existing.hooks.PreToolUse[0]);
+    for (const event of CODEX_EVENTS) expect(file.hooks?.[event]?.at(-1)?.hooks[0]?.command).toMatch(/^ahp hook codex --gateway http:\/\/gw.example:8080 --token-file /);
+    expect(written).not.toContain('ahp_token_1');
+    expect(await readFile(join(project, '.codex', 'ahp-token'), 'utf8')).toBe('ahp_token_1\n');
+    expect((await stat(join(project, '.codex', 'ahp-token'))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(project, '.codex', '.gitignore'), 'utf8')).toBe('cache/\nahp-token\n');
+
+    const again = await ahp(['init', 'codex', '--gateway', 'http://gw.example:8080', '--token', 'ahp_token_1']);
+    expect(again.code).toBe(0);
+    expect(await readFile(join(project, '.codex', 'hooks.json'), 'utf8')).toBe(written);
+    expect(await readFile(join(project, '.codex', '.gitignore'), 'utf8')).toBe('cache/\nahp-token\n');
+  });
+
+  it('writes the user\'s ~/.codex/hooks.json with --user', async () => {
+    const run = await ahp(['init', 'codex', '--user', '--gateway', 'http://gw.example:8080', '--token', 't2', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ scope: 'user', hooks_file: join(home, '.codex', 'hooks.json'), token_file: join(home, '.codex', 'ahp-token') });
+    const file = CodexHooksFileSchema.parse(await readJson(join(home, '.codex', 'hooks.json')));
+    expect(file.hooks?.['Stop']?.[0]?.hooks[0]?.command).toBe(`ahp hook codex --gateway http://gw.example:8080 --token-file ${join(home, '.codex', 'ahp-token')}`);
+  });
+
+  it('changes nothing when hooks.json is not JSON or not a hooks file', async () => {
+    await mkdir(join(project, '.codex'));
+    for (const text of ['{not json', '{"hooks":{"Stop":{"hooks":[]}}}']) {
+      await writeFile(join(project, '.codex', 'hooks.json'), text);
+      const run = await ahp(['init', 'codex', '--gateway', 'http://gw.example:8080', '--token', 't']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('nothing was changed');
+      expect(await readFile(join(project, '.codex', 'hooks.json'), 'utf8')).toBe(text);
+      await expect(stat(join(project, '.codex', 'ahp-token'))).rejects.toThrow();
+    }
+  });
 });
 
 describe('ahp init claude-code', () => {
