@@ -1,12 +1,13 @@
 // Starts: a private Redis, a gateway process (with operator tokens) and an oracle-worker process
 // (tools/stack), with a hooks configuration that blocks force pushes and asks an operator before
-// Codex's own approval prompt lets a deploy run. Codex is played by the real `ahp hook codex`
-// command (tools/cli/bin/ahp.js, built), fed Codex's documented hook inputs on stdin exactly as
-// Codex runs a command hook; an operator answers over the HTTP API.
+// an agent's own approval prompt lets a deploy run. Codex and GitHub Copilot are played by the
+// real `ahp hook codex` / `ahp hook copilot <event>` commands (tools/cli/bin/ahp.js, built), fed
+// their documented hook inputs on stdin exactly as the agents run a command hook; an operator
+// answers over the HTTP API.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { CODEX_OUTPUT_SCHEMAS, FleetResponseSchema, type CodexEvent } from '@ahp/protocol';
+import { CODEX_OUTPUT_SCHEMAS, COPILOT_EVENTS, COPILOT_OUTPUT_SCHEMAS, FleetResponseSchema, type CodexEvent, type CopilotEvent } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allWorkersServe, publishThroughStore } from './config-support.js';
 import { eventually, startSystem, type System } from './harness.js';
@@ -23,11 +24,11 @@ hooks:
         use: rules
         rules:
           - id: no-force-push
-            condition: 'tool.name == "Bash" and tool.input.command matches /git push --force/'
+            condition: 'tool.input.command matches /git push --force/'
             intensity: block
             message: "force pushes are not allowed"
           - id: deploy-needs-an-operator
-            condition: 'client.hook_event_name == "PermissionRequest" and tool.input.command matches /deploy/'
+            condition: 'default(client.permission_prompt, false) and tool.input.command matches /deploy/'
             require_approval: { deadline: 10m, message: "a deploy needs an operator" }
 `;
 
@@ -47,7 +48,10 @@ describe('Codex through ahp hook codex, against a running stack', () => {
     operators = await writeOperatorTokens([{ id: 'op-maria', name: 'Maria', role: 'approver' }]);
     system = await startSystem({
       name: 'coding-agents',
-      agents: [{ id: 'codex-dev', name: 'Codex (dev)', team: 'web' }],
+      agents: [
+        { id: 'codex-dev', name: 'Codex (dev)', team: 'web' },
+        { id: 'copilot-ci', name: 'Copilot (cloud agent)', team: 'web' },
+      ],
       gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
     });
     api = operatorApi(system.stack.gateways[0]!);
@@ -59,12 +63,12 @@ describe('Codex through ahp hook codex, against a running stack', () => {
     await operators?.remove();
   });
 
-  /** Runs `ahp hook codex` as Codex does: the input on stdin, the answer read from stdout. */
-  function hook(input: Record<string, unknown>): Promise<Run> {
+  /** Runs `ahp hook …args` as the agent does: the input on stdin, the answer read from stdout. */
+  function hook(input: Record<string, unknown>, args: readonly string[] = ['codex'], agent = 'codex-dev'): Promise<Run> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [AHP_BIN, 'hook', 'codex'], {
+      const child = spawn(process.execPath, [AHP_BIN, 'hook', ...args], {
         cwd: system.dir,
-        env: { PATH: process.env['PATH'] ?? '', AHP_GATEWAY_URL: `http://127.0.0.1:${String(system.stack.gateways[0]!.ready['port'])}`, AHP_TOKEN: system.token('codex-dev') },
+        env: { PATH: process.env['PATH'] ?? '', AHP_GATEWAY_URL: `http://127.0.0.1:${String(system.stack.gateways[0]!.ready['port'])}`, AHP_TOKEN: system.token(agent) },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -133,5 +137,60 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       return FleetResponseSchema.parse(json).agents.find((agent) => agent.agent.id === 'codex-dev' && agent.client === 'codex');
     }, 'the codex row');
     expect(row.last_hook?.trigger).toBeDefined();
+  });
+
+  describe('GitHub Copilot through ahp hook copilot <event>', () => {
+    const copilotSession = randomUUID();
+    const args = (command: string) => JSON.stringify({ command });
+
+    /** The answer to Copilot's camelCase payload of `event`: exit 0, one JSON line, valid for the event. */
+    async function copilot(event: CopilotEvent, fields: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+      const run = await hook({ sessionId: copilotSession, timestamp: Date.now(), cwd: '/workspace/repo', ...fields }, ['copilot', event], 'copilot-ci');
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      const output = JSON.parse(run.stdout) as Record<string, unknown>;
+      expect(COPILOT_OUTPUT_SCHEMAS[event].safeParse(output).success, run.stdout).toBe(true);
+      return output;
+    }
+
+    const FIELDS: Record<CopilotEvent, Record<string, unknown>> = {
+      sessionStart: { source: 'new' },
+      sessionEnd: { reason: 'complete' },
+      userPromptSubmitted: { prompt: 'fix the flaky test' },
+      preToolUse: { toolName: 'bash', toolArgs: args('npm test') },
+      permissionRequest: { toolName: 'bash', toolArgs: args('npm test') },
+      postToolUse: { toolName: 'bash', toolArgs: args('npm test'), toolResult: { resultType: 'success', textResultForLlm: 'ok' } },
+      postToolUseFailure: { toolName: 'bash', toolArgs: args('npm test'), error: 'exit 1' },
+      agentStop: { transcriptPath: '/tmp/t.jsonl', stopReason: 'end_turn' },
+      subagentStop: { transcriptPath: '/tmp/t.jsonl', agentName: 'reviewer', stopReason: 'end_turn' },
+      preCompact: { transcriptPath: '/tmp/t.jsonl', trigger: 'auto', customInstructions: '' },
+    };
+
+    it('answers every Copilot event it evaluates with {} when nothing objects', async () => {
+      // sessionEnd last: it takes the session out of the fleet.
+      for (const event of COPILOT_EVENTS.filter((name) => name !== 'sessionEnd')) expect(await copilot(event, FIELDS[event])).toEqual({});
+    });
+
+    it('is a copilot row of the fleet', async () => {
+      await eventually(async () => {
+        const { json } = await operatorCall(api, operators.token('op-maria'), 'GET', '/fleet');
+        return FleetResponseSchema.parse(json).agents.find((agent) => agent.agent.id === 'copilot-ci' && agent.client === 'copilot');
+      }, 'the copilot row');
+    });
+
+    it('denies a force push at preToolUse, and decides the permission prompt of a deploy remotely', async () => {
+      expect(await copilot('preToolUse', { toolName: 'bash', toolArgs: args('git push --force') })).toEqual({
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringContaining('force pushes are not allowed') as unknown,
+      });
+      const deploy = { toolName: 'bash', toolArgs: args('./scripts/deploy.sh staging') };
+      const first = await copilot('permissionRequest', deploy);
+      expect(first).toMatchObject({ behavior: 'deny', message: expect.stringContaining('waits for an operator\'s approval') as unknown });
+      const requestId = /request (req_[^,\s)]+)/.exec(String(first['message']))?.[1];
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true });
+      expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+      expect(await copilot('permissionRequest', deploy)).toEqual({ behavior: 'allow' });
+      expect(await copilot('sessionEnd', FIELDS.sessionEnd)).toEqual({});
+    });
   });
 });

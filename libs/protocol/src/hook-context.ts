@@ -135,8 +135,9 @@ export const HookClaudeSessionSchema = z
 /**
  * The coding agent a context came from when it is not Claude Code (whose fields keep their own
  * `claude` key): Codex or GitHub Copilot, through their hook endpoints (docs/coding-agents.md).
- * `hook_event_name` is the agent's own event name, so a rule can tell e.g. Codex's
- * PermissionRequest from its PreToolUse, which both are `pre-tool-use`.
+ * `hook_event_name` is the agent's own event name, and `permission_prompt` marks the agent's own
+ * permission prompt, so a rule can tell e.g. Codex's PermissionRequest from its PreToolUse, which
+ * both are `pre-tool-use`.
  */
 export const HookAgentClientSchema = z
   .strictObject({
@@ -148,6 +149,14 @@ export const HookAgentClientSchema = z
     model: ShortStringSchema.optional(),
     turn_id: ShortStringSchema.optional(),
     tool_use_id: ShortStringSchema.optional(),
+    /** Copilot: the subagent that stopped. */
+    agent_name: ShortStringSchema.optional(),
+    /**
+     * True at the agent's own permission prompt (Codex's PermissionRequest, Copilot's
+     * permissionRequest): a rule for remote approval reads `default(client.permission_prompt, false)`
+     * rather than each agent's spelling of the event.
+     */
+    permission_prompt: z.boolean().optional(),
   })
   .meta({ id: 'HookAgentClient', description: 'client: the coding agent (codex, copilot) and its session fields of a hook that came through /v1/hooks/<kind>.' });
 

@@ -553,6 +553,21 @@ export {
   CodexUserPromptSubmitOutputSchema,
 } from './codex.js';
 export type { CodexEvent, CodexHookInput, CodexHookOutput, CodexHooksFile, CodexHooksFileGroup } from './codex.js';
+// --- GitHub Copilot hooks (its foreign wire format; see copilot.ts) ---
+export {
+  COPILOT_EVENTS,
+  COPILOT_OUTPUT_SCHEMAS,
+  COPILOT_UNEVALUATED_EVENTS,
+  CopilotEventSchema,
+  CopilotHookInputSchema,
+  CopilotHooksFileHandlerSchema,
+  CopilotHooksFileSchema,
+  CopilotNotificationOutputSchema,
+  CopilotPermissionRequestOutputSchema,
+  CopilotPreToolUseOutputSchema,
+  CopilotStopOutputSchema,
+} from './copilot.js';
+export type { CopilotEvent, CopilotHookInput, CopilotHookOutput, CopilotHooksFile, CopilotHooksFileHandler } from './copilot.js';
 // --- the fleet view and the operators' live feed (see fleet.ts) ---
 export {
   FLEET_AGENT_STATUSES,

@@ -67,6 +67,14 @@ export interface CommandHookDialect {
   readonly refuseUnknownEvents: boolean;
   /** Whether `event` is one the dialect maps. */
   knows(event: unknown): boolean;
+  /**
+   * Set for an agent whose input does not name its event (Copilot's camelCase payloads): the
+   * event comes from the command line (`ahp hook copilot preToolUse`) and is added to the body as
+   * `hook_event_name`, first, where the gateway's bounded scan reads it.
+   */
+  readonly eventOnCommandLine?: boolean;
+  /** Events the agent reports that AHP does not evaluate: answered `{}` here, without asking the gateway. */
+  readonly unevaluated?: readonly string[];
   /** The gateway's answer when it is one the agent reads for `event`; undefined otherwise. */
   checked(event: unknown, answer: unknown): unknown;
   /** The answer when the gateway could not be asked (or answered nonsense): deny a tool call, let anything else through with a notice. */
@@ -92,8 +100,18 @@ function errorCode(json: unknown): string {
   return typeof code === 'string' ? `, ${code.slice(0, 64)}` : '';
 }
 
-/** Runs the hook: exit 0 with an answer on stdout, or 2 for input that is not a hook of `dialect`'s agent. */
-export async function runCommandHook(dialect: CommandHookDialect, values: HookValues, io: CliIo, stdin: AsyncIterable<Buffer | string> = process.stdin): Promise<number> {
+/**
+ * Runs the hook: exit 0 with an answer on stdout, or 2 for input that is not a hook of `dialect`'s
+ * agent. `commandLineEvent` is the event named on the command line, for a dialect whose input does
+ * not name it.
+ */
+export async function runCommandHook(
+  dialect: CommandHookDialect,
+  values: HookValues,
+  io: CliIo,
+  stdin: AsyncIterable<Buffer | string> = process.stdin,
+  commandLineEvent?: string,
+): Promise<number> {
   const text = await readAll(stdin);
   let input: unknown;
   try {
@@ -101,7 +119,21 @@ export async function runCommandHook(dialect: CommandHookDialect, values: HookVa
   } catch {
     throw new CliError(EXIT.usage, `stdin is not JSON: expected the hook input ${dialect.agent} sends`);
   }
-  const event = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['hook_event_name'] : undefined;
+  let event: unknown;
+  if (dialect.eventOnCommandLine === true) {
+    if (commandLineEvent === undefined) throw new CliError(EXIT.usage, `name the ${dialect.agent} event: ahp hook <agent> <event>`);
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CliError(EXIT.usage, `stdin is not a JSON object: expected the hook input ${dialect.agent} sends`);
+    if (dialect.unevaluated?.includes(commandLineEvent) === true) {
+      // Reported by the agent, evaluated by no trigger: no objection, and nothing else to say.
+      io.stdout.write('{}\n');
+      return EXIT.ok;
+    }
+    const { hook_event_name: _ignored, ...rest } = input as Record<string, unknown>;
+    event = commandLineEvent;
+    input = { hook_event_name: commandLineEvent, ...rest };
+  } else {
+    event = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['hook_event_name'] : undefined;
+  }
   if (dialect.refuseUnknownEvents && !dialect.knows(event)) {
     const name = typeof event === 'string' ? JSON.stringify(event.slice(0, 64)) : 'none';
     throw new CliError(EXIT.usage, `not a ${dialect.agent} hook event AHP maps (hook_event_name: ${name}); refused (fail closed)`);

@@ -12,10 +12,15 @@ import { parseArgs } from 'node:util';
 import { EXIT, CliError } from './cli-errors.js';
 import { CLAUDE_CODE_COMMAND_HOOK } from './claude-code-hook.js';
 import { CODEX_COMMAND_HOOK } from './codex-hook.js';
+import { COPILOT_COMMAND_HOOK } from './copilot-hook.js';
 import { HOOK_OPTIONS, runCommandHook, type CommandHookDialect, type HookValues } from './hook-command.js';
 
 /** The command hooks this entry runs, by the agent named on the command line. */
-const DIALECTS: Readonly<Record<string, CommandHookDialect>> = Object.freeze({ 'claude-code': CLAUDE_CODE_COMMAND_HOOK, codex: CODEX_COMMAND_HOOK });
+const DIALECTS: Readonly<Record<string, CommandHookDialect>> = Object.freeze({
+  'claude-code': CLAUDE_CODE_COMMAND_HOOK,
+  codex: CODEX_COMMAND_HOOK,
+  copilot: COPILOT_COMMAND_HOOK,
+});
 
 /** The options `ahp hook claude-code` takes, as the full CLI defines them (its global ones are accepted and ignored). */
 const OPTIONS = {
@@ -27,12 +32,14 @@ const OPTIONS = {
 } as const;
 
 /** The parsed options of a plain hook call, or undefined when the full CLI should handle the command line. */
-export function plainHookCall(argv: readonly string[]): ({ agent: string } & HookValues) | undefined {
+export function plainHookCall(argv: readonly string[]): ({ agent: string; event: string | undefined } & HookValues) | undefined {
   try {
     const parsed = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
-    const agent = parsed.positionals[1];
-    if (parsed.positionals.length !== 2 || parsed.positionals[0] !== 'hook' || agent === undefined || !Object.hasOwn(DIALECTS, agent)) return undefined;
-    return { agent, gateway: parsed.values.gateway, timeout: parsed.values.timeout, 'token-file': parsed.values['token-file'] };
+    const [command, agent, event] = parsed.positionals;
+    if (command !== 'hook' || agent === undefined || !Object.hasOwn(DIALECTS, agent)) return undefined;
+    // Copilot's hook names its event (`ahp hook copilot preToolUse`); the others take none.
+    if (parsed.positionals.length !== (DIALECTS[agent]!.eventOnCommandLine === true ? 3 : 2)) return undefined;
+    return { agent, event, gateway: parsed.values.gateway, timeout: parsed.values.timeout, 'token-file': parsed.values['token-file'] };
   } catch {
     return undefined;
   }
@@ -47,7 +54,7 @@ if (values === undefined) {
   let code: number;
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
   try {
-    code = await runCommandHook(DIALECTS[values.agent]!, values, io);
+    code = await runCommandHook(DIALECTS[values.agent]!, values, io, process.stdin, values.event);
   } catch (error) {
     // Only input that is not a hook gets here (exit 2: the agent blocks); never a gateway failure.
     const cliError = error instanceof CliError ? error : new CliError(EXIT.usage, error instanceof Error ? error.message : String(error));

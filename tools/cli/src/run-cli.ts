@@ -10,9 +10,11 @@ import { GATEWAY_OPTIONS } from './gateway-client.js';
 import { doctor, type DoctorValues } from './doctor-command.js';
 import { hookClaudeCode } from './claude-code-hook.js';
 import { hookCodex } from './codex-hook.js';
+import { hookCopilot } from './copilot-hook.js';
 import { HOOK_OPTIONS } from './hook-command.js';
 import { initClaudeCode, type InitValues } from './init-command.js';
 import { initCodex } from './init-codex.js';
+import { initCopilot } from './init-copilot.js';
 import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
 import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
 import type { TokenValues } from './token-commands.js';
@@ -173,6 +175,25 @@ Options:
 ${GATEWAY_HELP} (default 10000)`,
       run: (_args, values, io) => hookCodex(values, io),
     },
+    copilot: {
+      args: '<event>',
+      summary: "GitHub Copilot's command hook (CLI and cloud agent): hook input on stdin, the answer on stdout",
+      options: { ...HOOK_OPTIONS },
+      positionals: 1,
+      help: `Posts the hook input Copilot writes on stdin, with <event> (the camelCase event of the hooks
+file: preToolUse, permissionRequest, agentStop, …) as its hook_event_name, to the gateway's
+/v1/hooks/copilot with the agent token from $AHP_TOKEN, and prints the gateway's answer,
+checked against Copilot's output of the event. Exits 0 with a JSON answer: when the gateway
+cannot be asked, a preToolUse or a permissionRequest is denied explicitly (tool calls fail
+closed) and other events get {}. errorOccurred, subagentStart and notification are answered {}
+without asking (no trigger evaluates them). Input that is not a JSON object, or an event AHP
+does not know, exits 2 with the reason on stderr. See docs/coding-agents.md.
+
+Options:
+  --token-file PATH  read the agent token from this file instead of $AHP_TOKEN
+${GATEWAY_HELP} (default 10000)`,
+      run: (args, values, io) => hookCopilot(args[0], values, io),
+    },
   },
   init: {
     'claude-code': {
@@ -242,6 +263,38 @@ Options:
                    "ahp tokens agent"); then reload the gateways (SIGHUP)
 ${GATEWAY_HELP}`,
       run: (_args, values, io) => initCodex(values as InitValues, io),
+    },
+    copilot: {
+      args: '',
+      summary: 'set GitHub Copilot (CLI, cloud agent) up to ask AHP: command hooks in .github/hooks/ahp.json, merged',
+      options: {
+        ...GATEWAY_OPTIONS,
+        project: { type: 'boolean' },
+        user: { type: 'boolean' },
+        token: { type: 'string' },
+        agent: { type: 'string' },
+        name: { type: 'string' },
+        team: { type: 'string' },
+        role: { type: 'string' },
+        environment: { type: 'string' },
+        file: { type: 'string' },
+      },
+      positionals: 0,
+      help: `Writes the command hook "ahp hook copilot <event>" for every Copilot event the gateway evaluates
+(sessionStart, sessionEnd, userPromptSubmitted, preToolUse, permissionRequest, postToolUse,
+postToolUseFailure, agentStop, subagentStop, preCompact) into a hooks file of its own, merged
+with what that file holds: other handlers stay, the AHP ones of an earlier run are replaced.
+A repository's hooks read the agent token from AHP_TOKEN (your environment for the CLI, a secret
+of the repository's "copilot" environment for the cloud agent). See docs/coding-agents.md.
+
+Options:
+  --project        this repository: .github/hooks/ahp.json (default; the CLI and the cloud agent)
+  --user           every repository of this user: ~/.copilot/hooks/ahp.json (the CLI)
+  --token TOKEN    with --user: the agent token, kept in ~/.copilot/ahp-token (mode 0600)
+  --file PATH      with --user: or mint one into the gateway's agent tokens file …
+  --agent ID       … for this agent id (with --name, --team, --role, --environment)
+${GATEWAY_HELP}`,
+      run: (_args, values, io) => initCopilot(values as InitValues, io),
     },
   },
   doctor: {
@@ -361,8 +414,8 @@ Options:
 const GROUP_SUMMARY: Record<string, string> = {
   config: 'the hooks configuration: validate, publish and inspect versions',
   log: 'the signal log: export and statistics',
-  hook: 'agent hooks answered by the control plane (Claude Code and Codex command hooks)',
-  init: 'set an agent up to ask AHP (Claude Code, Codex)',
+  hook: 'agent hooks answered by the control plane (Claude Code, Codex and Copilot command hooks)',
+  init: 'set an agent up to ask AHP (Claude Code, Codex, Copilot)',
   doctor: 'check that an agent set up by "ahp init" is answered',
   agents: 'connected agents (operator API)',
   requests: 'list, approve and reject requests (operator API)',

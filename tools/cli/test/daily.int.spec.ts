@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentTokensFileSchema, CODEX_OUTPUT_SCHEMAS, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
+import { AgentTokensFileSchema, CODEX_OUTPUT_SCHEMAS, COPILOT_OUTPUT_SCHEMAS, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 // bin/ahp.js, as installed: it routes `hook claude-code` to the small hook entry and the rest to dist/cli.js.
@@ -201,6 +201,40 @@ describe('ahp hook codex', () => {
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toContain('not a Codex hook event AHP maps (hook_event_name: "SubagentStart")');
     expect(received).toEqual([]);
+  });
+});
+
+/** Copilot's camelCase preToolUse payload (it names no event: the hooks file does). */
+const COPILOT_PRE_TOOL_USE = { sessionId: 'sess-1', timestamp: 1767225600000, cwd: '/repo', toolName: 'bash', toolArgs: '{"command":"rm -rf build"}' };
+
+describe('ahp hook copilot', () => {
+  it('posts the input with the event named on the command line as its first field, and prints the answer', async () => {
+    answer = { status: 200, body: { permissionDecision: 'deny', permissionDecisionReason: 'no' } };
+    const run = await ahp(['hook', 'copilot', 'preToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(answer.body);
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ url: '/v1/hooks/copilot', authorization: 'Bearer agent-token', body: { hook_event_name: 'preToolUse', ...COPILOT_PRE_TOOL_USE } });
+    expect(Object.keys(received[0]!.body as object)[0]).toBe('hook_event_name');
+  });
+
+  it('answers {} itself for events no trigger evaluates, and exits 2 for an event it does not know', async () => {
+    const error = await ahp(['hook', 'copilot', 'errorOccurred', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ sessionId: 's', error: { message: 'x', name: 'E' } }));
+    expect(error).toMatchObject({ code: 0, stdout: '{}\n' });
+    const unknown = await ahp(['hook', 'copilot', 'PreToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('not a Copilot hook event AHP maps');
+    expect(received).toEqual([]);
+  });
+
+  it('denies a preToolUse and a permissionRequest when the gateway cannot be reached, and answers {} elsewhere', async () => {
+    const env = { AHP_GATEWAY_URL: `http://127.0.0.1:${await closedPort()}`, AHP_TOKEN: 't' };
+    const pre = await ahp(['hook', 'copilot', 'preToolUse'], env, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(COPILOT_OUTPUT_SCHEMAS.preToolUse.parse(JSON.parse(pre.stdout))).toMatchObject({ permissionDecision: 'deny' });
+    const permission = await ahp(['hook', 'copilot', 'permissionRequest'], env, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(JSON.parse(permission.stdout)).toMatchObject({ behavior: 'deny' });
+    const stop = await ahp(['hook', 'copilot', 'agentStop'], env, JSON.stringify({ sessionId: 's', stopReason: 'end_turn' }));
+    expect(stop).toMatchObject({ code: 0, stdout: '{}\n' });
   });
 });
 

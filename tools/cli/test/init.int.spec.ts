@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentTokensFileSchema, CODEX_EVENTS, ClaudeCodeSettingsSchema, CodexHooksFileSchema } from '@ahp/protocol';
+import { AgentTokensFileSchema, CODEX_EVENTS, COPILOT_EVENTS, ClaudeCodeSettingsSchema, CodexHooksFileSchema, CopilotHooksFileSchema } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const CLI = join(import.meta.dirname, '..', 'bin', 'ahp.js');
@@ -89,6 +89,35 @@ describe('ahp init codex', () => {
       expect(await readFile(join(project, '.codex', 'hooks.json'), 'utf8')).toBe(text);
       await expect(stat(join(project, '.codex', 'ahp-token'))).rejects.toThrow();
     }
+  });
+});
+
+describe('ahp init copilot', () => {
+  it('merges its handlers into .github/hooks/ahp.json, keeps the token out of the repository, and changes nothing when run again', async () => {
+    const existing = { version: 1, hooks: { preToolUse: [{ type: 'command', bash: './audit.sh' }], errorOccurred: [{ type: 'command', bash: './notify.sh' }] } };
+    await mkdir(join(project, '.github', 'hooks'), { recursive: true });
+    await writeFile(join(project, '.github', 'hooks', 'ahp.json'), JSON.stringify(existing));
+    const first = await ahp(['init', 'copilot', '--gateway', 'http://gw.example:8080']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('AHP_TOKEN');
+    const written = await readFile(join(project, '.github', 'hooks', 'ahp.json'), 'utf8');
+    const file = CopilotHooksFileSchema.parse(JSON.parse(written));
+    expect(file.hooks?.['errorOccurred']).toEqual(existing.hooks.errorOccurred);
+    expect(file.hooks?.['preToolUse']?.[0]).toEqual(existing.hooks.preToolUse[0]);
+    for (const event of COPILOT_EVENTS) expect(file.hooks?.[event]?.at(-1)?.bash).toBe(`ahp hook copilot ${event} --gateway http://gw.example:8080`);
+    expect((await ahp(['init', 'copilot', '--gateway', 'http://gw.example:8080'])).code).toBe(0);
+    expect(await readFile(join(project, '.github', 'hooks', 'ahp.json'), 'utf8')).toBe(written);
+  });
+
+  it('refuses a token for the repository\'s hooks, and keeps one for the user\'s in ~/.copilot/ahp-token', async () => {
+    const refused = await ahp(['init', 'copilot', '--gateway', 'http://gw.example:8080', '--token', 't']);
+    expect(refused.code).toBe(2);
+    await expect(stat(join(project, '.github', 'hooks', 'ahp.json'))).rejects.toThrow();
+    const user = await ahp(['init', 'copilot', '--user', '--gateway', 'http://gw.example:8080', '--token', 't3']);
+    expect(user.code, user.stderr).toBe(0);
+    expect(await readFile(join(home, '.copilot', 'ahp-token'), 'utf8')).toBe('t3\n');
+    const file = CopilotHooksFileSchema.parse(await readJson(join(home, '.copilot', 'hooks', 'ahp.json')));
+    expect(file.hooks?.['agentStop']?.[0]?.bash).toBe(`ahp hook copilot agentStop --gateway http://gw.example:8080 --token-file ${join(home, '.copilot', 'ahp-token')}`);
   });
 });
 

@@ -63,8 +63,10 @@ describe('codexHookContext', () => {
     expect(context['cwd']).toBe('/repo');
   });
 
-  it('puts the tool where the rules read it, and tells PermissionRequest from PreToolUse only by client.hook_event_name', () => {
+  it('puts the tool where the rules read it, and marks PermissionRequest (also pre-tool-use) as the permission prompt', () => {
     expect(CODEX_TRIGGERS.PermissionRequest).toBe('pre-tool-use');
+    expect(codexHookContext(INPUTS.PermissionRequest)['client']).toMatchObject({ permission_prompt: true });
+    expect(codexHookContext(INPUTS.PreToolUse)['client']).not.toHaveProperty('permission_prompt');
     expect(codexHookContext(INPUTS.PreToolUse)['tool']).toEqual({ name: 'Bash', input: { command: 'rm -rf build' } });
     expect(codexHookContext(INPUTS.PostToolUse)['tool']).toEqual({ name: 'Bash', input: { command: 'rm -rf build' }, response: { exit_code: 0, output: '' } });
     expect(codexHookContext(INPUTS.UserPromptSubmit)['prompt']).toBe('deploy it');

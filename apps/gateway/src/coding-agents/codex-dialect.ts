@@ -12,7 +12,7 @@ import { definedFields, type HookDialect } from './hook-dialect.js';
 /**
  * The AHP trigger of each Codex event. PermissionRequest — Codex is about to ask its user (or
  * its reviewer) to approve a call — is `pre-tool-use` too: it is a gate before the same tool
- * call, and rules tell the two apart by `client.hook_event_name`.
+ * call, and rules tell the two apart by `client.permission_prompt` (or `client.hook_event_name`).
  */
 export const CODEX_TRIGGERS: Readonly<Record<CodexEvent, HookTrigger>> = Object.freeze({
   SessionStart: 'session-start',
@@ -42,6 +42,7 @@ export function codexHookContext(input: CodexHookInput): JsonObject {
     model: input.model,
     turn_id: input.turn_id,
     tool_use_id: 'tool_use_id' in input ? input.tool_use_id : undefined,
+    permission_prompt: input.hook_event_name === 'PermissionRequest' ? true : undefined,
   });
   const base = { cwd: input.cwd, client };
   switch (input.hook_event_name) {
