@@ -36,9 +36,10 @@ export function plainHookCall(argv: readonly string[]): ({ agent: string; event:
   try {
     const parsed = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
     const [command, agent, event] = parsed.positionals;
-    if (command !== 'hook' || agent === undefined || !Object.hasOwn(DIALECTS, agent)) return undefined;
+    const dialect = command === 'hook' && agent !== undefined && Object.hasOwn(DIALECTS, agent) ? DIALECTS[agent] : undefined;
+    if (dialect === undefined || agent === undefined) return undefined;
     // Copilot's hook names its event (`ahp hook copilot preToolUse`); the others take none.
-    if (parsed.positionals.length !== (DIALECTS[agent]!.eventOnCommandLine === true ? 3 : 2)) return undefined;
+    if (parsed.positionals.length !== (dialect.eventOnCommandLine === true ? 3 : 2)) return undefined;
     return { agent, event, gateway: parsed.values.gateway, timeout: parsed.values.timeout, 'token-file': parsed.values['token-file'] };
   } catch {
     return undefined;
@@ -54,7 +55,9 @@ if (values === undefined) {
   let code: number;
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
   try {
-    code = await runCommandHook(DIALECTS[values.agent]!, values, io, process.stdin, values.event);
+    const dialect = DIALECTS[values.agent];
+    // plainHookCall returns only agents it has a dialect for.
+    code = dialect === undefined ? EXIT.usage : await runCommandHook(dialect, values, io, process.stdin, values.event);
   } catch (error) {
     // Only input that is not a hook gets here (exit 2: the agent blocks); never a gateway failure.
     const cliError = error instanceof CliError ? error : new CliError(EXIT.usage, error instanceof Error ? error.message : String(error));

@@ -12,7 +12,7 @@ import {
   type SignalPayload,
 } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { OperatorApiError } from '../operators/api-error.js';
+import type { OperatorApiError } from '../operators/api-error.js';
 import { COPILOT_TRIGGERS, copilotDialect, copilotHookContext, copilotRefusedOutput, copilotToolInput, toCopilotOutput } from './copilot-dialect.js';
 
 const HOOK_ID = randomUUID();
