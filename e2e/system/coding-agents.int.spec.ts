@@ -51,6 +51,7 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       agents: [
         { id: 'codex-dev', name: 'Codex (dev)', team: 'web' },
         { id: 'copilot-ci', name: 'Copilot (cloud agent)', team: 'web' },
+        { id: 'claude-dev', name: 'Claude Code (dev)', team: 'web' },
       ],
       gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
     });
@@ -191,6 +192,37 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       expect(decided.status, JSON.stringify(decided.json)).toBe(200);
       expect(await copilot('permissionRequest', deploy)).toEqual({ behavior: 'allow' });
       expect(await copilot('sessionEnd', FIELDS.sessionEnd)).toEqual({});
+    });
+  });
+
+  describe('Claude Code\'s permission dialog (PermissionRequest over HTTP)', () => {
+    it('is denied while it waits, then allowed with the input the operator edited', async () => {
+      const gateway = `http://127.0.0.1:${String(system.stack.gateways[0]!.ready['port'])}`;
+      const body = {
+        session_id: randomUUID(),
+        transcript_path: '/home/dev/.claude/t.jsonl',
+        cwd: '/home/dev/repo',
+        permission_mode: 'default',
+        hook_event_name: 'PermissionRequest',
+        tool_name: 'Bash',
+        tool_input: { command: './scripts/deploy.sh production', description: 'deploy' },
+      };
+      const post = async () => {
+        const response = await fetch(`${gateway}/v1/hooks/claude-code`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${system.token('claude-dev')}` },
+          body: JSON.stringify(body),
+        });
+        expect(response.status).toBe(200);
+        return (await response.json()) as { hookSpecificOutput?: { decision?: { behavior: string; message?: string; updatedInput?: unknown } } };
+      };
+      const first = await post();
+      expect(first.hookSpecificOutput?.decision?.behavior).toBe('deny');
+      const requestId = /request (req_[^,\s)]+)/.exec(first.hookSpecificOutput?.decision?.message ?? '')?.[1];
+      const edited = { command: './scripts/deploy.sh staging', description: 'deploy' };
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true, modified_input: edited });
+      expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+      expect((await post()).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } });
     });
   });
 });

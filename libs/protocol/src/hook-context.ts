@@ -133,15 +133,16 @@ export const HookClaudeSessionSchema = z
   .meta({ id: 'HookClaudeSession', description: 'claude: the Claude Code session fields of a hook that came through /v1/claude-code/hooks.' });
 
 /**
- * The coding agent a context came from when it is not Claude Code (whose fields keep their own
- * `claude` key): Codex or GitHub Copilot, through their hook endpoints (docs/coding-agents.md).
+ * The coding agent a context came from: Codex or GitHub Copilot through their hook endpoints
+ * (docs/coding-agents.md), and Claude Code at its PermissionRequest only (its session fields keep
+ * their own `claude` key; `client` there carries the `permission_prompt` mark the rules share).
  * `hook_event_name` is the agent's own event name, and `permission_prompt` marks the agent's own
  * permission prompt, so a rule can tell e.g. Codex's PermissionRequest from its PreToolUse, which
  * both are `pre-tool-use`.
  */
 export const HookAgentClientSchema = z
   .strictObject({
-    kind: z.enum(['codex', 'copilot']),
+    kind: z.enum(['claude-code', 'codex', 'copilot']),
     hook_event_name: ShortStringSchema,
     session_id: TextSchema.optional(),
     transcript_path: TextSchema.optional(),

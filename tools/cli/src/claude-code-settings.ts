@@ -17,7 +17,7 @@ import { mergeAhpHooks } from './hook-settings-merge.js';
 export const CLAUDE_CODE_ROUTE = '/v1/hooks/claude-code';
 
 /** The tool events: their matcher groups carry `matcher: "*"` (every tool). */
-const TOOL_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PreToolUse', 'PostToolUse']);
+const TOOL_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PreToolUse', 'PostToolUse', 'PermissionRequest']);
 
 /**
  * Claude Code's hook `timeout`, seconds: above the gateway's default AHP_CLAUDE_CODE_DEADLINE_MS

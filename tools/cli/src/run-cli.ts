@@ -214,7 +214,7 @@ ${GATEWAY_HELP} (default 10000)`,
       },
       positionals: 0,
       help: `Writes the AHP hooks of every Claude Code event the gateway maps (PreToolUse, PostToolUse,
-UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact) into the settings
+UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, PermissionRequest) into the settings
 file, merged with what is there: other hooks and settings stay, the AHP hooks of an earlier run
 are replaced, so running it again changes nothing. The agent token goes into the env of the
 personal settings (.claude/settings.local.json; with --user, ~/.claude/settings.json), never

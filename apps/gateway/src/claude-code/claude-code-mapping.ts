@@ -14,7 +14,7 @@ import type {
   HookTrigger,
   JsonObject,
 } from '@ahp/protocol';
-import { advice, approvalWaitReason, blockReason, unappliedModificationReason } from '../coding-agents/decision-text.js';
+import { advice, approvalWaitReason, blockReason, modificationSummary, unappliedModificationReason, verdictOf } from '../coding-agents/decision-text.js';
 
 // Shared with the other dialects and the MCP gateway; re-exported for the Claude Code callers.
 export { advice, approvalWaitReason, blockReason };
@@ -29,6 +29,8 @@ export const CLAUDE_CODE_TRIGGERS: Readonly<Record<ClaudeCodeEvent, HookTrigger>
   SessionStart: 'session-start',
   SessionEnd: 'session-end',
   PreCompact: 'pre-compact',
+  // The permission dialog of the same call: a gate before it, told apart by `client.permission_prompt`.
+  PermissionRequest: 'pre-tool-use',
 });
 
 /** Events whose `hookSpecificOutput.additionalContext` Claude Code adds to the model's context. */
@@ -58,6 +60,12 @@ export function hookContext(input: ClaudeCodeHookInput): JsonObject {
   switch (input.hook_event_name) {
     case 'PreToolUse':
       return defined({ ...base, tool: { name: input.tool_name, input: input.tool_input as JsonObject } });
+    case 'PermissionRequest':
+      return defined({
+        ...base,
+        tool: { name: input.tool_name, input: input.tool_input as JsonObject },
+        client: { kind: 'claude-code', hook_event_name: input.hook_event_name, permission_prompt: true },
+      });
     case 'PostToolUse':
       return defined({ ...base, tool: defined({ name: input.tool_name, input: input.tool_input, response: input.tool_response }) });
     case 'UserPromptSubmit':
@@ -76,6 +84,7 @@ export function hookContext(input: ClaudeCodeHookInput): JsonObject {
 
 /** How `event` is blocked, with `reason` for Claude and the user (see {@link toClaudeCodeOutput}). */
 function blockedOutput(event: ClaudeCodeEvent, reason: string): ClaudeCodeHookOutput {
+  if (event === 'PermissionRequest') return { hookSpecificOutput: { hookEventName: event, decision: { behavior: 'deny', message: reason } } };
   if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
   if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
   return { systemMessage: reason };
@@ -113,6 +122,7 @@ export function refusedOutput(event: ClaudeCodeEvent | undefined, error: Pick<Ah
  *   skip Claude Code's own permission rules.
  */
 export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDecision): ClaudeCodeHookOutput {
+  if (input.hook_event_name === 'PermissionRequest') return permissionRequestOutput(input.tool_input as JsonObject, decision);
   const event = input.hook_event_name;
   if (!decision.allowed) {
     const waiting = awaitingApproval(decision);
@@ -143,5 +153,30 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
     specific.permissionDecisionReason = `Adjusted by AHP: ${decision.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`;
   }
   if (Object.keys(specific).length > 1) output.hookSpecificOutput = specific;
+  return output;
+}
+
+/**
+ * Claude Code's answer to its permission dialog (PermissionRequest), decided remotely:
+ * - block: `behavior: "deny"` with the reason as `message` — a call waiting for an operator too,
+ *   with the instruction to retry it once approved ({@link approvalWaitReason});
+ * - an operator's approval of exactly this call (or a session grant): `behavior: "allow"`, the
+ *   dialog is not shown; with the operator's edits (a control), `updatedInput` carries them;
+ * - a rule's control: `behavior: "allow"` with `updatedInput` (the change is the rule's answer);
+ * - otherwise `{}` (warnings as `systemMessage`): Claude Code shows its own dialog.
+ */
+function permissionRequestOutput(toolInput: JsonObject, decision: HookDecision): ClaudeCodeHookOutput {
+  const verdict = verdictOf(decision);
+  if (verdict.kind === 'block') return blockedOutput('PermissionRequest', verdict.reason);
+  if (verdict.kind === 'modify') {
+    try {
+      const updatedInput = applyModifications(toolInput, verdict.modifications);
+      return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput } }, systemMessage: `AHP: adjusted (${modificationSummary(verdict.modifications)})` };
+    } catch (error) {
+      return blockedOutput('PermissionRequest', `Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  const output: ClaudeCodeHookOutput = verdict.warnings === undefined ? {} : { systemMessage: verdict.warnings };
+  if (verdict.approved) output.hookSpecificOutput = { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } };
   return output;
 }
