@@ -4,6 +4,7 @@ import { AuditModule } from './audit/audit.module.js';
 import { ConnectionsModule } from './agents/connections.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClaudeCodeModule } from './claude-code/claude-code.module.js';
+import { CodingAgentsModule } from './coding-agents/coding-agents.module.js';
 import { ConfigApiModule } from './config-api/config-api.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
@@ -55,6 +56,7 @@ export class AppModule {
         SignalsApiModule,
         GrantsModule,
         ClaudeCodeModule,
+        CodingAgentsModule,
         McpModule,
         HealthModule,
         MetricsModule,

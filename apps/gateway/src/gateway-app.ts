@@ -10,7 +10,9 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 import { AgentAuthService, type ReloadResult } from './auth/agent-auth.service.js';
 import { CLAUDE_CODE_HOOK_PATH } from './claude-code/claude-code.controller.js';
-import { ClaudeCodeIntake } from './claude-code/claude-code-intake.js';
+import { claudeCodeDialect } from './claude-code/claude-code-dialect.js';
+import { CODING_AGENT_HOOK_ROUTES } from './coding-agents/coding-agent-hooks.controller.js';
+import { HookIntake } from './coding-agents/hook-intake.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { DrainState } from './lifecycle/drain-state.js';
 import { MCP_BASE_PATH, McpIntake } from './mcp/mcp-intake.js';
@@ -50,10 +52,13 @@ export async function startGateway(config: GatewayConfig, logger: JsonLogger): P
   try {
     const auth = app.get(AgentAuthService);
     const drain = app.get(DrainState);
-    // The Claude Code route reads its own body: token first, no compression, the rate limit, a
-    // size cap while streaming, and answers Claude Code can obey (ClaudeCodeIntake). Installed
-    // before Nest's JSON parser (registered at listen), which then finds the body read and skips it.
-    app.use(`/${CLAUDE_CODE_HOOK_PATH}`, app.get(ClaudeCodeIntake).middleware);
+    // The coding agents' routes read their own bodies: token first, no compression, the rate
+    // limit, a size cap while streaming, and refusals each agent obeys (HookIntake with the
+    // route's dialect). Installed before Nest's JSON parser (registered at listen), which then
+    // finds the body read and skips it.
+    const intake = app.get(HookIntake);
+    app.use(`/${CLAUDE_CODE_HOOK_PATH}`, intake.middleware(claudeCodeDialect.refused));
+    for (const route of CODING_AGENT_HOOK_ROUTES) app.use(`/${route.path}`, intake.middleware(route.dialect.refused));
     // The MCP gateway reads its own bodies the same way (McpIntake), then answers with the SDK.
     app.use(MCP_BASE_PATH, app.get(McpIntake).middleware);
     app.useWebSocketAdapter(

@@ -20,6 +20,7 @@ export const CLAUDE_CODE_EVENTS = [
   'SessionStart',
   'SessionEnd',
   'PreCompact',
+  'PermissionRequest',
 ] as const;
 
 /** One of {@link CLAUDE_CODE_EVENTS}. */
@@ -31,9 +32,20 @@ export const ClaudeCodePermissionDecisionSchema = z.enum(['allow', 'deny', 'ask'
 export type ClaudeCodePermissionDecision = z.infer<typeof ClaudeCodePermissionDecisionSchema>;
 
 /**
+ * PermissionRequest's answer to Claude Code's permission dialog: allow (with `updatedInput`, the
+ * input to run instead) or deny (with `message` for Claude); no decision shows the dialog.
+ */
+export const ClaudeCodePermissionDecisionObjectSchema = z.strictObject({
+  behavior: z.enum(['allow', 'deny']),
+  updatedInput: z.optional(z.record(z.string(), z.unknown())),
+  message: z.optional(z.string()),
+  interrupt: z.optional(z.boolean()),
+});
+
+/**
  * The event-specific part of an answer. `permissionDecision*` and `updatedInput` only mean
- * something for PreToolUse; `additionalContext` (text added to Claude's context) for PreToolUse,
- * PostToolUse, UserPromptSubmit and SessionStart.
+ * something for PreToolUse, `decision` for PermissionRequest; `additionalContext` (text added to
+ * Claude's context) for PreToolUse, PostToolUse, UserPromptSubmit and SessionStart.
  */
 export const ClaudeCodeHookSpecificOutputSchema = z.strictObject({
   hookEventName: ClaudeCodeEventSchema,
@@ -41,6 +53,7 @@ export const ClaudeCodeHookSpecificOutputSchema = z.strictObject({
   permissionDecisionReason: z.optional(z.string()),
   updatedInput: z.optional(z.record(z.string(), z.unknown())),
   additionalContext: z.optional(z.string()),
+  decision: z.optional(ClaudeCodePermissionDecisionObjectSchema),
 });
 export type ClaudeCodeHookSpecificOutput = z.infer<typeof ClaudeCodeHookSpecificOutputSchema>;
 

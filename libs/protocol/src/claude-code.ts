@@ -40,6 +40,8 @@ const AnyObjectSchema = z.record(z.string(), z.unknown());
  */
 export const ClaudeCodeHookInputSchema = z.discriminatedUnion('hook_event_name', [
   z.looseObject({ ...common, hook_event_name: z.literal('PreToolUse'), tool_name: z.string().min(1), tool_input: AnyObjectSchema }),
+  // Claude Code is about to show its permission dialog for this call.
+  z.looseObject({ ...common, hook_event_name: z.literal('PermissionRequest'), tool_name: z.string().min(1), tool_input: AnyObjectSchema }),
   z.looseObject({
     ...common,
     hook_event_name: z.literal('PostToolUse'),

@@ -80,13 +80,16 @@ export const FleetLastRefusalSchema = z
 export type FleetLastRefusal = z.infer<typeof FleetLastRefusalSchema>;
 
 /**
- * How an agent reaches AHP when not over the SDK's WebSocket. `claude-code`: Claude Code's hooks
- * over HTTP (docs/claude-code.md). Such a client has no connection — its presence is refreshed by
- * its hooks and ages out when the session goes quiet — and cannot send `signal_response`: its
- * signals are answered by inference where what it did next tells the answer, and are otherwise
- * `not_reported` in the signal log, never "unanswered".
+ * How an agent reaches AHP when not over the SDK's WebSocket — its kind in the fleet (absent: an
+ * SDK agent). `claude-code`, `codex`, `copilot`: a coding agent's hooks (docs/claude-code.md,
+ * docs/coding-agents.md). Such a client has no connection — its presence is refreshed by its
+ * hooks and ages out when the session goes quiet — and cannot send `signal_response`: its signals
+ * are answered by inference where what it did next tells the answer (Claude Code), and are
+ * otherwise `not_reported` in the signal log, never "unanswered".
  */
-export const FleetClientSchema = z.enum(['claude-code']).meta({ id: 'FleetClient', description: 'claude-code: hooks over HTTP, answers inferred or not reported.' });
+export const FleetClientSchema = z
+  .enum(['claude-code', 'codex', 'copilot'])
+  .meta({ id: 'FleetClient', description: 'A coding agent reaching AHP through its hooks (claude-code, codex, copilot); answers inferred or not reported.' });
 export type FleetClient = z.infer<typeof FleetClientSchema>;
 
 /** One row of the fleet: an agent, where it is connected (if it is) and what it last did. */

@@ -132,6 +132,35 @@ export const HookClaudeSessionSchema = z
   })
   .meta({ id: 'HookClaudeSession', description: 'claude: the Claude Code session fields of a hook that came through /v1/claude-code/hooks.' });
 
+/**
+ * The coding agent a context came from: Codex or GitHub Copilot through their hook endpoints
+ * (docs/coding-agents.md), and Claude Code at its PermissionRequest only (its session fields keep
+ * their own `claude` key; `client` there carries the `permission_prompt` mark the rules share).
+ * `hook_event_name` is the agent's own event name, and `permission_prompt` marks the agent's own
+ * permission prompt, so a rule can tell e.g. Codex's PermissionRequest from its PreToolUse, which
+ * both are `pre-tool-use`.
+ */
+export const HookAgentClientSchema = z
+  .strictObject({
+    kind: z.enum(['claude-code', 'codex', 'copilot']),
+    hook_event_name: ShortStringSchema,
+    session_id: TextSchema.optional(),
+    transcript_path: TextSchema.optional(),
+    permission_mode: ShortStringSchema.optional(),
+    model: ShortStringSchema.optional(),
+    turn_id: ShortStringSchema.optional(),
+    tool_use_id: ShortStringSchema.optional(),
+    /** Copilot: the subagent that stopped. */
+    agent_name: ShortStringSchema.optional(),
+    /**
+     * True at the agent's own permission prompt (Codex's PermissionRequest, Copilot's
+     * permissionRequest): a rule for remote approval reads `default(client.permission_prompt, false)`
+     * rather than each agent's spelling of the event.
+     */
+    permission_prompt: z.boolean().optional(),
+  })
+  .meta({ id: 'HookAgentClient', description: 'client: the coding agent (codex, copilot) and its session fields of a hook that came through /v1/hooks/<kind>.' });
+
 /** Fields every trigger's context may have. */
 const common = {
   /** Free-form data of the agent's own. */
@@ -143,6 +172,7 @@ const common = {
   /** The plan step the agent works on. */
   plan_step: IdSchema.optional(),
   claude: HookClaudeSessionSchema.optional(),
+  client: HookAgentClientSchema.optional(),
 };
 
 /** The facts of a piece of work, read by the quality gates (docs/spec/hooks-and-oracles.md#quality-gates). */
@@ -199,6 +229,9 @@ export const HOOK_CONTEXT_SCHEMAS = Object.freeze({
   'pre-compact': z
     .strictObject({ ...common, trigger: ShortStringSchema.optional(), custom_instructions: TextSchema.optional() })
     .meta({ id: 'PreCompactContext', description: 'Context of pre-compact: trigger (manual, auto), custom_instructions.' }),
+  'post-compact': z
+    .strictObject({ ...common, trigger: ShortStringSchema.optional() })
+    .meta({ id: 'PostCompactContext', description: 'Context of post-compact: trigger (manual, auto).' }),
 } satisfies Record<HookTrigger, z.ZodType>);
 
 /** Every trigger's context schema in one object, for the JSON Schema export: property = trigger. */

@@ -540,6 +540,39 @@ export type {
   ClaudeCodeHookSpecificOutput,
   ClaudeCodePermissionDecision,
 } from './claude-code.js';
+// --- OpenAI Codex hooks (its foreign wire format; see codex.ts) ---
+export {
+  CODEX_EVENTS,
+  CODEX_OUTPUT_SCHEMAS,
+  CodexCompactOutputSchema,
+  CodexEventSchema,
+  CodexHookInputSchema,
+  CodexHooksFileGroupSchema,
+  CodexHooksFileHandlerSchema,
+  CodexHooksFileSchema,
+  CodexPermissionRequestOutputSchema,
+  CodexPostToolUseOutputSchema,
+  CodexPreToolUseOutputSchema,
+  CodexSessionStartOutputSchema,
+  CodexStopOutputSchema,
+  CodexUserPromptSubmitOutputSchema,
+} from './codex.js';
+export type { CodexEvent, CodexHookInput, CodexHookOutput, CodexHooksFile, CodexHooksFileGroup } from './codex.js';
+// --- GitHub Copilot hooks (its foreign wire format; see copilot.ts) ---
+export {
+  COPILOT_EVENTS,
+  COPILOT_OUTPUT_SCHEMAS,
+  COPILOT_UNEVALUATED_EVENTS,
+  CopilotEventSchema,
+  CopilotHookInputSchema,
+  CopilotHooksFileHandlerSchema,
+  CopilotHooksFileSchema,
+  CopilotNotificationOutputSchema,
+  CopilotPermissionRequestOutputSchema,
+  CopilotPreToolUseOutputSchema,
+  CopilotStopOutputSchema,
+} from './copilot.js';
+export type { CopilotEvent, CopilotHookInput, CopilotHookOutput, CopilotHooksFile, CopilotHooksFileHandler } from './copilot.js';
 // --- the fleet view and the operators' live feed (see fleet.ts) ---
 export {
   FLEET_AGENT_STATUSES,

@@ -16,13 +16,13 @@ import {
 describe('HookTriggerSchema', () => {
   it('knows the eight domain triggers of docs/spec/hooks-and-oracles.md#triggers and six lifecycle triggers', () => {
     expect(DOMAIN_TRIGGERS).toHaveLength(8);
-    expect(LIFECYCLE_TRIGGERS).toEqual(['session-start', 'session-end', 'user-prompt-submit', 'stop', 'task-complete', 'pre-compact']);
+    expect(LIFECYCLE_TRIGGERS).toEqual(['session-start', 'session-end', 'user-prompt-submit', 'stop', 'task-complete', 'pre-compact', 'post-compact']);
     expect(HOOK_TRIGGERS).toEqual([...DOMAIN_TRIGGERS, ...LIFECYCLE_TRIGGERS]);
     for (const t of HOOK_TRIGGERS) expect(HookTriggerSchema.parse(t)).toBe(t);
   });
 
   it('rejects unknown or differently spelled triggers', () => {
-    for (const bad of ['pre_tool_use', 'PreToolUse', 'pre-tool', 'post-compact', '']) {
+    for (const bad of ['pre_tool_use', 'PreToolUse', 'pre-tool', 'post_compact', '']) {
       expect(HookTriggerSchema.safeParse(bad).error?.issues[0]?.code).toBe('invalid_value');
     }
   });

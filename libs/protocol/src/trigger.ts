@@ -26,6 +26,7 @@ export const LIFECYCLE_TRIGGERS = [
   'stop',
   'task-complete',
   'pre-compact',
+  'post-compact',
 ] as const;
 
 /** Every trigger the protocol knows: the domain triggers, then the lifecycle ones. */
@@ -90,6 +91,8 @@ function info(
  *   or warn, but there are no parameters to modify.
  * - `pre-compact`: block, prompt. Compaction can be postponed (state not yet saved) or warned
  *   about; its parameters belong to the agent runtime, not to AHP.
+ * - `post-compact`: aid only. The history was compacted already; what helps is context to load
+ *   again (Codex reports it, docs/coding-agents.md).
  *
  * Default failure policies follow one rule an operator can remember: every `pre-*` trigger fails
  * closed (the four `pre` gates guard irreversible operations — docs/spec/spectrum-and-signals.md#choosing-a-level: blocking protects against
@@ -131,6 +134,7 @@ export const TRIGGERS: Readonly<Record<HookTrigger, TriggerInfo>> = Object.freez
     'fail_closed',
     'The agent runtime is about to compact its history.',
   ),
+  'post-compact': info('lifecycle', ['aid'], 'context-loaded', 'fail_open', 'The agent runtime compacted its history.'),
 });
 
 /** The failure policy to use for `trigger` when the configuration names none. See {@link TRIGGERS}. */

@@ -11,12 +11,13 @@ import {
   type ClaudeCodeSettingsHook,
   type ClaudeCodeSettingsMatcher,
 } from '@ahp/protocol';
+import { mergeAhpHooks } from './hook-settings-merge.js';
 
 /** The gateway route Claude Code's HTTP hooks post to. */
 export const CLAUDE_CODE_ROUTE = '/v1/hooks/claude-code';
 
 /** The tool events: their matcher groups carry `matcher: "*"` (every tool). */
-const TOOL_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PreToolUse', 'PostToolUse']);
+const TOOL_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PreToolUse', 'PostToolUse', 'PermissionRequest']);
 
 /**
  * Claude Code's hook `timeout`, seconds: above the gateway's default AHP_CLAUDE_CODE_DEADLINE_MS
@@ -48,27 +49,11 @@ export function ahpHook(form: HookForm, gateway: string): ClaudeCodeSettingsHook
 
 /** `settings` with the AHP hooks of every event AHP maps replaced by those for `gateway`; the input is not changed. */
 export function withAhpHooks(settings: ClaudeCodeSettings, form: HookForm, gateway: string): ClaudeCodeSettings {
-  const hooks: Record<string, ClaudeCodeSettingsMatcher[]> = {};
-  // Only the events AHP maps ever get an AHP hook; the others are copied untouched.
-  for (const [event, groups] of Object.entries(settings.hooks ?? {})) {
-    hooks[event] = (CLAUDE_CODE_EVENTS as readonly string[]).includes(event) ? withoutAhpHooks(groups) : groups;
-  }
-  for (const event of CLAUDE_CODE_EVENTS) {
-    const group: ClaudeCodeSettingsMatcher = { ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [ahpHook(form, gateway)] };
-    hooks[event] = [...(hooks[event] ?? []), group];
-  }
+  const hooks = mergeAhpHooks<ClaudeCodeSettingsHook, ClaudeCodeSettingsMatcher>(settings.hooks, CLAUDE_CODE_EVENTS, isAhpHook, (event) => ({
+    ...(TOOL_EVENTS.has(event as ClaudeCodeEvent) ? { matcher: '*' } : {}),
+    hooks: [ahpHook(form, gateway)],
+  }));
   return { ...settings, hooks };
-}
-
-/** The groups without AHP hooks; a group that held only AHP hooks is dropped. */
-function withoutAhpHooks(groups: readonly ClaudeCodeSettingsMatcher[]): ClaudeCodeSettingsMatcher[] {
-  const kept: ClaudeCodeSettingsMatcher[] = [];
-  for (const group of groups) {
-    const others = group.hooks.filter((hook) => !isAhpHook(hook));
-    if (others.length === group.hooks.length) kept.push(group);
-    else if (others.length > 0) kept.push({ ...group, hooks: others });
-  }
-  return kept;
 }
 
 /** The gateway an AHP hook of `settings` names (the first found), for `ahp doctor`. */

@@ -1,30 +1,85 @@
 /**
- * `ahp hook claude-code`: Claude Code's `command` hook form, for setups without `http` hooks.
- * Reads the hook input on stdin, posts it to the gateway's Claude Code endpoint and prints the
- * answer on stdout.
+ * `ahp hook <agent>`: a coding agent's `command` hook (Claude Code, Codex). Reads the hook input
+ * on stdin, posts it to the gateway's route for that agent and prints the answer on stdout —
+ * nothing else goes to stdout, which the agent parses; diagnostics go to stderr.
  *
- * It never fails in a way Claude Code would read as "go ahead": a command hook that exits non-zero
+ * It never fails in a way the agent would read as "go ahead": a command hook that exits non-zero
  * (other than 2) or prints nothing is a non-blocking error there, i.e. the tool call runs. So when
- * the gateway cannot be asked, a PreToolUse gets an explicit deny (exit 0, JSON on stdout); other
+ * the gateway cannot be asked, a tool call gets an explicit deny (exit 0, JSON on stdout); other
  * events fail open with a `systemMessage`, as the protocol's default failure policy does for them.
- * Input that is not a hook at all exits 2, which Claude Code treats as a blocking error.
+ * Input that is not a hook at all exits 2, which both agents treat as a blocking error (stderr
+ * is the reason).
  */
-// The subpath and the http module keep this command's imports to zod and one schema file: Claude
-// Code starts it once per tool call, so what it loads is paid on every call (see hook-main.ts).
-import { ClaudeCodeHookOutputSchema, type ClaudeCodeHookOutput } from '@ahp/protocol/claude-code-output';
+// The subpaths and the http module keep this command's imports to zod/mini and the answers'
+// schemas: the agent starts it once per hook, so what it loads is paid on every call (see hook-main.ts).
+import { readFile } from 'node:fs/promises';
 import { CliError, EXIT, type CliIo } from './cli-errors.js';
-import { requestGateway, tokenFrom, type GatewayValues } from './gateway-http.js';
+import { GATEWAY_OPTIONS, requestGateway, tokenFrom, type GatewayValues } from './gateway-http.js';
 
-/** Claude Code hook inputs carry tool inputs (whole files for Write); anything larger is not a hook. */
+/** Options of `ahp hook <agent>`: the gateway's, and where the agent token is when not in AHP_TOKEN. */
+export const HOOK_OPTIONS = { ...GATEWAY_OPTIONS, 'token-file': { type: 'string' } } as const;
+
+/** Parsed {@link HOOK_OPTIONS}. */
+export interface HookValues extends GatewayValues {
+  'token-file'?: string | undefined;
+}
+
+/**
+ * The agent token: the first line of `--token-file` (written by `ahp init codex`: Codex has no
+ * per-project environment to keep it in), else AHP_TOKEN.
+ */
+async function hookToken(values: HookValues, io: CliIo): Promise<string> {
+  const file = values['token-file'];
+  if (file === undefined) return tokenFrom(io, 'AHP_TOKEN');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(EXIT.invalid, `cannot read the token file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const token = text.split('\n')[0]?.trim() ?? '';
+  if (token === '') throw new CliError(EXIT.invalid, `the token file ${file} is empty`);
+  return token;
+}
+
+/** Hook inputs carry tool inputs (whole files for Write); anything larger is not a hook. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 /**
  * How long `ahp hook` waits for the gateway. Longer than the gateway's default
  * AHP_CLAUDE_CODE_DEADLINE_MS (8 s) so the gateway's own failure policy answers first, and
- * shorter than the hook `timeout` docs/claude-code.md recommends (15 s).
+ * shorter than the hook `timeout` the docs recommend (15 s).
  * @defaultValue 10000
  */
 export const HOOK_TIMEOUT_MS = 10_000;
+
+/** A coding agent as its command hook needs it: where to post, and its answers. */
+export interface CommandHookDialect {
+  /** The agent's name in messages (`Codex`). */
+  readonly agent: string;
+  /** The gateway route its inputs go to. */
+  readonly route: string;
+  /**
+   * Whether an input whose `hook_event_name` is not one the dialect maps exits 2 without asking
+   * the gateway (fail closed: the agent blocks where the event can be blocked). Claude Code's
+   * hook posts it anyway and answers from the gateway's 400, as it always did.
+   */
+  readonly refuseUnknownEvents: boolean;
+  /** Whether `event` is one the dialect maps. */
+  knows(event: unknown): boolean;
+  /**
+   * Set for an agent whose input does not name its event (Copilot's camelCase payloads): the
+   * event comes from the command line (`ahp hook copilot preToolUse`) and is added to the body as
+   * `hook_event_name`, first, where the gateway's bounded scan reads it.
+   */
+  readonly eventOnCommandLine?: boolean;
+  /** Events the agent reports that AHP does not evaluate: answered `{}` here, without asking the gateway. */
+  readonly unevaluated?: readonly string[];
+  /** The gateway's answer when it is one the agent reads for `event`; undefined otherwise. */
+  checked(event: unknown, answer: unknown): unknown;
+  /** The answer when the gateway could not be asked (or answered nonsense): deny a tool call, let anything else through with a notice. */
+  unreachable(event: unknown, cause: string): unknown;
+}
 
 async function readAll(stdin: AsyncIterable<Buffer | string>): Promise<string> {
   const chunks: Buffer[] = [];
@@ -45,34 +100,54 @@ function errorCode(json: unknown): string {
   return typeof code === 'string' ? `, ${code.slice(0, 64)}` : '';
 }
 
-/** The answer when the gateway could not be asked: deny a tool call, let anything else through with a notice. */
-export function unreachableAnswer(event: unknown, cause: string): ClaudeCodeHookOutput {
-  const reason = `AHP could not be asked (${cause}); denied because tool calls fail closed`;
-  if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
-  return { systemMessage: `AHP could not be asked (${cause}); continuing without its checks` };
-}
-
-/** Runs the hook: exit 0 with an answer on stdout, or 2 for input that is not a Claude Code hook. */
-export async function hookClaudeCode(values: GatewayValues, io: CliIo, stdin: AsyncIterable<Buffer | string> = process.stdin): Promise<number> {
+/**
+ * Runs the hook: exit 0 with an answer on stdout, or 2 for input that is not a hook of `dialect`'s
+ * agent. `commandLineEvent` is the event named on the command line, for a dialect whose input does
+ * not name it.
+ */
+export async function runCommandHook(
+  dialect: CommandHookDialect,
+  values: HookValues,
+  io: CliIo,
+  stdin: AsyncIterable<Buffer | string> = process.stdin,
+  commandLineEvent?: string,
+): Promise<number> {
   const text = await readAll(stdin);
   let input: unknown;
   try {
     input = JSON.parse(text) as unknown;
   } catch {
-    throw new CliError(EXIT.usage, 'stdin is not JSON: expected the hook input Claude Code sends');
+    throw new CliError(EXIT.usage, `stdin is not JSON: expected the hook input ${dialect.agent} sends`);
   }
-  const event = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['hook_event_name'] : undefined;
-  let output: ClaudeCodeHookOutput;
+  let event: unknown;
+  if (dialect.eventOnCommandLine === true) {
+    if (commandLineEvent === undefined) throw new CliError(EXIT.usage, `name the ${dialect.agent} event: ahp hook <agent> <event>`);
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CliError(EXIT.usage, `stdin is not a JSON object: expected the hook input ${dialect.agent} sends`);
+    if (dialect.unevaluated?.includes(commandLineEvent) === true) {
+      // Reported by the agent, evaluated by no trigger: no objection, and nothing else to say.
+      io.stdout.write('{}\n');
+      return EXIT.ok;
+    }
+    const { hook_event_name: _ignored, ...rest } = input as Record<string, unknown>;
+    event = commandLineEvent;
+    input = { hook_event_name: commandLineEvent, ...rest };
+  } else {
+    event = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['hook_event_name'] : undefined;
+  }
+  if (dialect.refuseUnknownEvents && !dialect.knows(event)) {
+    const name = typeof event === 'string' ? JSON.stringify(event.slice(0, 64)) : 'none';
+    throw new CliError(EXIT.usage, `not a ${dialect.agent} hook event AHP maps (hook_event_name: ${name}); refused (fail closed)`);
+  }
+  let output: unknown;
   try {
-    const answer = await requestGateway(io, values, tokenFrom(io, 'AHP_TOKEN'), 'POST', '/v1/hooks/claude-code', input, HOOK_TIMEOUT_MS);
+    const answer = await requestGateway(io, values, await hookToken(values, io), 'POST', dialect.route, input, HOOK_TIMEOUT_MS);
     if (!answer.ok) throw new CliError(EXIT.invalid, `the gateway refused the hook (HTTP ${answer.status}${errorCode(answer.json)})`);
-    const parsed = ClaudeCodeHookOutputSchema.safeParse(answer.json);
-    if (!parsed.success) throw new CliError(EXIT.invalid, 'the gateway answered with something that is not a Claude Code hook output');
-    output = parsed.data;
+    output = dialect.checked(event, answer.json);
+    if (output === undefined) throw new CliError(EXIT.invalid, `the gateway answered with something that is not a ${dialect.agent} hook output`);
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     io.stderr.write(`ahp: ${cause}\n`);
-    output = unreachableAnswer(event, cause);
+    output = dialect.unreachable(event, cause);
   }
   io.stdout.write(`${JSON.stringify(output)}\n`);
   return EXIT.ok;

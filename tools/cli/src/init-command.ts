@@ -47,11 +47,20 @@ export function settingsPaths(scope: 'project' | 'user', io: Pick<CliIo, 'cwd' |
 
 /** A settings file, `{}` when it does not exist; exit 1 (nothing written) when it is not a settings object. */
 export async function readSettings(path: string): Promise<ClaudeCodeSettings> {
+  return readConfigFile(path, ClaudeCodeSettingsSchema);
+}
+
+/**
+ * An agent's JSON configuration file checked with `schema`, `{}` when it does not exist; exit 1
+ * (nothing written) when it is not JSON or does not fit. The file comes back as it was, not as
+ * zod's copy (which lists the known keys first), so a merge keeps its key order.
+ */
+export async function readConfigFile<T extends object>(path: string, schema: { safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } }): Promise<T> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {} as T;
     throw invalidInput(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
   let json: unknown;
@@ -60,25 +69,29 @@ export async function readSettings(path: string): Promise<ClaudeCodeSettings> {
   } catch {
     throw invalidInput(`${path} is not JSON; fix or move it, nothing was changed`);
   }
-  const parsed = ClaudeCodeSettingsSchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw invalidInput(`${path}: ${issue === undefined ? 'not a settings object' : `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`}; nothing was changed`);
   }
-  // The file as it was (not zod's copy, which lists the known keys first): a merge keeps its order.
-  return json as ClaudeCodeSettings;
+  return json as T;
 }
 
-/** Writes next to the file and renames over it, so Claude Code never reads half a file. */
-async function writeSettings(path: string, settings: ClaudeCodeSettings, mode: number): Promise<void> {
+/** Writes next to the file and renames over it, so the agent never reads half a file. */
+export async function writeFileAtomically(path: string, text: string, mode: number): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode });
+  await writeFile(temporary, text, { mode });
   await rename(temporary, path);
 }
 
-/** The token to configure: `--token`, or one minted into `--file` for `--agent`. */
-async function agentToken(values: InitValues, io: CliIo): Promise<{ token: string; minted: boolean }> {
+/** Writes `settings` as indented JSON (see {@link writeFileAtomically}). */
+export async function writeSettings(path: string, settings: object, mode: number): Promise<void> {
+  await writeFileAtomically(path, `${JSON.stringify(settings, null, 2)}\n`, mode);
+}
+
+/** The token to configure: `--token`, or one minted into `--file` for `--agent` (named `<agent> (<id>)` unless `--name`). */
+export async function agentToken(values: InitValues, io: CliIo, agent = 'Claude Code'): Promise<{ token: string; minted: boolean }> {
   if (values.token !== undefined) {
     if (values.file !== undefined || values.agent !== undefined) throw usageError('pass either --token or --file with --agent, not both');
     const token = values.token.trim();
@@ -92,8 +105,8 @@ async function agentToken(values: InitValues, io: CliIo): Promise<{ token: strin
   }
   // Loaded on use, as in `ahp tokens`: only minting needs @ahp/stack.
   const { mintAgentToken, RELOAD_HINT } = await import('./token-commands.js');
-  const { token, file } = await mintAgentToken(values.agent, { ...values, name: values.name ?? `Claude Code (${values.agent})` });
-  io.stderr.write(`ahp: added agent ${values.agent} to ${file}; ${RELOAD_HINT} before Claude Code uses it.\n`);
+  const { token, file } = await mintAgentToken(values.agent, { ...values, name: values.name ?? `${agent} (${values.agent})` });
+  io.stderr.write(`ahp: added agent ${values.agent} to ${file}; ${RELOAD_HINT} before ${agent} uses it.\n`);
   return { token, minted: true };
 }
 

@@ -8,8 +8,13 @@ import { DELEGATED_COMMANDS, runDelegated } from './delegated-commands.js';
 import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
 import { GATEWAY_OPTIONS } from './gateway-client.js';
 import { doctor, type DoctorValues } from './doctor-command.js';
-import { hookClaudeCode } from './hook-command.js';
+import { hookClaudeCode } from './claude-code-hook.js';
+import { hookCodex } from './codex-hook.js';
+import { hookCopilot } from './copilot-hook.js';
+import { HOOK_OPTIONS } from './hook-command.js';
 import { initClaudeCode, type InitValues } from './init-command.js';
+import { initCodex } from './init-codex.js';
+import { initCopilot } from './init-copilot.js';
 import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
 import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
 import type { TokenValues } from './token-commands.js';
@@ -152,6 +157,43 @@ Options:
 ${GATEWAY_HELP} (default 10000)`,
       run: (_args, values, io) => hookClaudeCode(values, io),
     },
+    codex: {
+      args: '',
+      summary: "OpenAI Codex's command hook: hook input on stdin, the answer on stdout",
+      options: { ...HOOK_OPTIONS },
+      positionals: 0,
+      help: `Posts the hook input Codex writes on stdin to the gateway's /v1/hooks/codex with the agent
+token from $AHP_TOKEN, and prints the gateway's answer, checked against Codex's output schema of
+the event. Exits 0 with a JSON answer: when the gateway cannot be asked, a PreToolUse or a
+PermissionRequest is denied explicitly (tool calls fail closed) and other events go on with a
+systemMessage. Input that is not JSON, or an event AHP does not map, exits 2 with the reason on
+stderr, which Codex treats as a blocking error. See docs/coding-agents.md.
+
+Options:
+  --token-file PATH  read the agent token from this file (as "ahp init codex" writes it)
+                     instead of $AHP_TOKEN
+${GATEWAY_HELP} (default 10000)`,
+      run: (_args, values, io) => hookCodex(values, io),
+    },
+    copilot: {
+      args: '<event>',
+      summary: "GitHub Copilot's command hook (CLI and cloud agent): hook input on stdin, the answer on stdout",
+      options: { ...HOOK_OPTIONS },
+      positionals: 1,
+      help: `Posts the hook input Copilot writes on stdin, with <event> (the camelCase event of the hooks
+file: preToolUse, permissionRequest, agentStop, …) as its hook_event_name, to the gateway's
+/v1/hooks/copilot with the agent token from $AHP_TOKEN, and prints the gateway's answer,
+checked against Copilot's output of the event. Exits 0 with a JSON answer: when the gateway
+cannot be asked, a preToolUse or a permissionRequest is denied explicitly (tool calls fail
+closed) and other events get {}. errorOccurred, subagentStart and notification are answered {}
+without asking (no trigger evaluates them). Input that is not a JSON object, or an event AHP
+does not know, exits 2 with the reason on stderr. See docs/coding-agents.md.
+
+Options:
+  --token-file PATH  read the agent token from this file instead of $AHP_TOKEN
+${GATEWAY_HELP} (default 10000)`,
+      run: (args, values, io) => hookCopilot(args[0], values, io),
+    },
   },
   init: {
     'claude-code': {
@@ -172,7 +214,7 @@ ${GATEWAY_HELP} (default 10000)`,
       },
       positionals: 0,
       help: `Writes the AHP hooks of every Claude Code event the gateway maps (PreToolUse, PostToolUse,
-UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact) into the settings
+UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, PermissionRequest) into the settings
 file, merged with what is there: other hooks and settings stay, the AHP hooks of an earlier run
 are replaced, so running it again changes nothing. The agent token goes into the env of the
 personal settings (.claude/settings.local.json; with --user, ~/.claude/settings.json), never
@@ -188,6 +230,71 @@ Options:
                    "ahp tokens agent"); then reload the gateways (SIGHUP)
 ${GATEWAY_HELP}`,
       run: (_args, values, io) => initClaudeCode(values as InitValues, io),
+    },
+    codex: {
+      args: '',
+      summary: 'set OpenAI Codex up to ask AHP: token, command hooks in .codex/hooks.json, merged',
+      options: {
+        ...GATEWAY_OPTIONS,
+        project: { type: 'boolean' },
+        user: { type: 'boolean' },
+        token: { type: 'string' },
+        agent: { type: 'string' },
+        name: { type: 'string' },
+        team: { type: 'string' },
+        role: { type: 'string' },
+        environment: { type: 'string' },
+        file: { type: 'string' },
+      },
+      positionals: 0,
+      help: `Writes the command hook "ahp hook codex" for every Codex event the gateway maps (SessionStart,
+PreToolUse, PermissionRequest, PostToolUse, UserPromptSubmit, Stop, PreCompact, PostCompact) into
+Codex's hooks.json, merged with what is there: other hooks stay, the AHP hooks of an earlier run
+are replaced, so running it again changes nothing. The agent token goes into .codex/ahp-token
+(mode 0600, listed in .codex/.gitignore), which the hooks read with --token-file. Then trust the
+new hooks in Codex (/hooks). See docs/coding-agents.md.
+
+Options:
+  --project        this project: .codex/hooks.json in the current folder (default)
+  --user           every project of this user: ~/.codex/hooks.json
+  --token TOKEN    the agent token to use (one you were given)
+  --file PATH      or mint one into the gateway's agent tokens file (AHP_AGENT_TOKENS_FILE) …
+  --agent ID       … for this agent id (with --name, --team, --role, --environment as in
+                   "ahp tokens agent"); then reload the gateways (SIGHUP)
+${GATEWAY_HELP}`,
+      run: (_args, values, io) => initCodex(values as InitValues, io),
+    },
+    copilot: {
+      args: '',
+      summary: 'set GitHub Copilot (CLI, cloud agent) up to ask AHP: command hooks in .github/hooks/ahp.json, merged',
+      options: {
+        ...GATEWAY_OPTIONS,
+        project: { type: 'boolean' },
+        user: { type: 'boolean' },
+        token: { type: 'string' },
+        agent: { type: 'string' },
+        name: { type: 'string' },
+        team: { type: 'string' },
+        role: { type: 'string' },
+        environment: { type: 'string' },
+        file: { type: 'string' },
+      },
+      positionals: 0,
+      help: `Writes the command hook "ahp hook copilot <event>" for every Copilot event the gateway evaluates
+(sessionStart, sessionEnd, userPromptSubmitted, preToolUse, permissionRequest, postToolUse,
+postToolUseFailure, agentStop, subagentStop, preCompact) into a hooks file of its own, merged
+with what that file holds: other handlers stay, the AHP ones of an earlier run are replaced.
+A repository's hooks read the agent token from AHP_TOKEN (your environment for the CLI, a secret
+of the repository's "copilot" environment for the cloud agent). See docs/coding-agents.md.
+
+Options:
+  --project        this repository: .github/hooks/ahp.json (default; the CLI and the cloud agent)
+  --user           every repository of this user: ~/.copilot/hooks/ahp.json (the CLI)
+  --token TOKEN    with --user: the agent token, kept in ~/.copilot/ahp-token (mode 0600)
+  --file PATH      with --user: or mint one into the gateway's agent tokens file …
+  --agent ID       … for this agent id (with --name, --team, --role, --environment)
+${GATEWAY_HELP}`,
+      run: (_args, values, io) => initCopilot(values as InitValues, io),
     },
   },
   doctor: {
@@ -307,8 +414,8 @@ Options:
 const GROUP_SUMMARY: Record<string, string> = {
   config: 'the hooks configuration: validate, publish and inspect versions',
   log: 'the signal log: export and statistics',
-  hook: 'agent hooks answered by the control plane (Claude Code command hooks)',
-  init: 'set an agent up to ask AHP (Claude Code)',
+  hook: 'agent hooks answered by the control plane (Claude Code, Codex and Copilot command hooks)',
+  init: 'set an agent up to ask AHP (Claude Code, Codex, Copilot)',
   doctor: 'check that an agent set up by "ahp init" is answered',
   agents: 'connected agents (operator API)',
   requests: 'list, approve and reject requests (operator API)',

@@ -5,11 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentTokensFileSchema, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
+import { AgentTokensFileSchema, CODEX_OUTPUT_SCHEMAS, COPILOT_OUTPUT_SCHEMAS, ClaudeCodeHookOutputSchema, OperatorTokensFileSchema, makeError } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 // bin/ahp.js, as installed: it routes `hook claude-code` to the small hook entry and the rest to dist/cli.js.
@@ -125,6 +125,116 @@ describe('ahp hook claude-code', () => {
     const run = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
     expect(run.code).toBe(2);
     expect(received).toEqual([]);
+  });
+});
+
+const CODEX_PRE_TOOL_USE = {
+  session_id: 'thread-1',
+  turn_id: 'turn-1',
+  transcript_path: null,
+  cwd: '/repo',
+  hook_event_name: 'PreToolUse',
+  model: 'gpt-5-codex',
+  permission_mode: 'default',
+  tool_name: 'Bash',
+  tool_input: { command: 'rm -rf build' },
+  tool_use_id: 'call_1',
+};
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const address = closed.address();
+  await new Promise((resolve) => closed.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('ahp hook codex', () => {
+  it('posts the hook input to /v1/hooks/codex and prints the answer, nothing else on stdout', async () => {
+    answer = { status: 200, body: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } } };
+    const run = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(answer.body);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    expect(received).toEqual([{ method: 'POST', url: '/v1/hooks/codex', authorization: 'Bearer agent-token', body: CODEX_PRE_TOOL_USE }]);
+  });
+
+  it('reads the agent token from --token-file (as ahp init codex writes it), and denies when the file is missing', async () => {
+    const tokenFile = join(dir, 'ahp-token');
+    await writeFile(tokenFile, 'file-token\n');
+    const run = await ahp(['hook', 'codex', '--gateway', gatewayUrl, '--token-file', tokenFile], {}, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    expect(received.map((call) => call.authorization)).toEqual(['Bearer file-token']);
+    const missing = await ahp(['hook', 'codex', '--gateway', gatewayUrl, '--token-file', join(dir, 'nope')], {}, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(JSON.parse(missing.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('cannot read the token file') as unknown } });
+  });
+
+  it('denies a PreToolUse and a PermissionRequest explicitly when the gateway cannot be reached, and lets a Stop through with a notice', async () => {
+    const env = { AHP_GATEWAY_URL: `http://127.0.0.1:${await closedPort()}`, AHP_TOKEN: 't' };
+    const pre = await ahp(['hook', 'codex'], env, JSON.stringify(CODEX_PRE_TOOL_USE));
+    expect(pre.code).toBe(0);
+    expect(CODEX_OUTPUT_SCHEMAS.PreToolUse.parse(JSON.parse(pre.stdout)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('cannot reach the gateway') as unknown });
+    expect(pre.stderr).toContain('cannot reach the gateway');
+    const permission = await ahp(['hook', 'codex'], env, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'PermissionRequest' }));
+    expect(CODEX_OUTPUT_SCHEMAS.PermissionRequest.parse(JSON.parse(permission.stdout)).hookSpecificOutput?.decision).toMatchObject({ behavior: 'deny' });
+    const stop = await ahp(['hook', 'codex'], env, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'Stop' }));
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toEqual({ systemMessage: expect.stringContaining('continuing without its checks') as unknown });
+  });
+
+  it('denies when the gateway answers with a field Codex would refuse for the event', async () => {
+    // additionalContext is not an answer Codex takes at PermissionRequest: printing it would void the whole answer.
+    answer = { status: 200, body: { hookSpecificOutput: { hookEventName: 'PermissionRequest', additionalContext: 'x' } } };
+    const run = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'PermissionRequest' }));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } } });
+    expect(run.stderr).toContain('not a Codex hook output');
+  });
+
+  it('exits 2 with the reason on stderr and nothing on stdout for input that is not JSON or an event AHP does not map', async () => {
+    const text = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
+    expect(text).toMatchObject({ code: 2, stdout: '' });
+    expect(text.stderr).toContain('stdin is not JSON');
+    const unknown = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'SubagentStart' }));
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('not a Codex hook event AHP maps (hook_event_name: "SubagentStart")');
+    expect(received).toEqual([]);
+  });
+});
+
+/** Copilot's camelCase preToolUse payload (it names no event: the hooks file does). */
+const COPILOT_PRE_TOOL_USE = { sessionId: 'sess-1', timestamp: 1767225600000, cwd: '/repo', toolName: 'bash', toolArgs: '{"command":"rm -rf build"}' };
+
+describe('ahp hook copilot', () => {
+  it('posts the input with the event named on the command line as its first field, and prints the answer', async () => {
+    answer = { status: 200, body: { permissionDecision: 'deny', permissionDecisionReason: 'no' } };
+    const run = await ahp(['hook', 'copilot', 'preToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(answer.body);
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ url: '/v1/hooks/copilot', authorization: 'Bearer agent-token', body: { hook_event_name: 'preToolUse', ...COPILOT_PRE_TOOL_USE } });
+    expect(Object.keys(received[0]!.body as object)[0]).toBe('hook_event_name');
+  });
+
+  it('answers {} itself for events no trigger evaluates, and exits 2 for an event it does not know', async () => {
+    const error = await ahp(['hook', 'copilot', 'errorOccurred', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ sessionId: 's', error: { message: 'x', name: 'E' } }));
+    expect(error).toMatchObject({ code: 0, stdout: '{}\n' });
+    const unknown = await ahp(['hook', 'copilot', 'PreToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('not a Copilot hook event AHP maps');
+    expect(received).toEqual([]);
+  });
+
+  it('denies a preToolUse and a permissionRequest when the gateway cannot be reached, and answers {} elsewhere', async () => {
+    const env = { AHP_GATEWAY_URL: `http://127.0.0.1:${await closedPort()}`, AHP_TOKEN: 't' };
+    const pre = await ahp(['hook', 'copilot', 'preToolUse'], env, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(COPILOT_OUTPUT_SCHEMAS.preToolUse.parse(JSON.parse(pre.stdout))).toMatchObject({ permissionDecision: 'deny' });
+    const permission = await ahp(['hook', 'copilot', 'permissionRequest'], env, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    expect(JSON.parse(permission.stdout)).toMatchObject({ behavior: 'deny' });
+    const stop = await ahp(['hook', 'copilot', 'agentStop'], env, JSON.stringify({ sessionId: 's', stopReason: 'end_turn' }));
+    expect(stop).toMatchObject({ code: 0, stdout: '{}\n' });
   });
 });
 

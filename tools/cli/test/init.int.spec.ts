@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentTokensFileSchema, ClaudeCodeSettingsSchema } from '@ahp/protocol';
+import { AgentTokensFileSchema, CODEX_EVENTS, COPILOT_EVENTS, ClaudeCodeSettingsSchema, CodexHooksFileSchema, CopilotHooksFileSchema } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const CLI = join(import.meta.dirname, '..', 'bin', 'ahp.js');
@@ -31,7 +31,7 @@ function ahp(args: readonly string[], env: Record<string, string> = {}): Promise
 }
 
 const readJson = async (path: string): Promise<Record<string, unknown>> => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-const EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact'];
+const EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact', 'PermissionRequest'];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ahp-cli-init-'));
@@ -44,6 +44,81 @@ beforeEach(async (context) => {
   home = join(root, context.task.id, 'home');
   await mkdir(project, { recursive: true });
   await mkdir(home, { recursive: true });
+});
+
+describe('ahp init codex', () => {
+  it('merges the command hooks into an existing hooks.json, puts the token in its own ignored file, and changes nothing when run again', async () => {
+    const existing = { description: 'team hooks', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 .codex/hooks/check.py' }] }] } };
+    await mkdir(join(project, '.codex'));
+    await writeFile(join(project, '.codex', 'hooks.json'), JSON.stringify(existing));
+    await writeFile(join(project, '.codex', '.gitignore'), 'cache/\n');
+    const first = await ahp(['init', 'codex', '--gateway', 'http://gw.example:8080', '--token', 'ahp_token_1']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('/hooks');
+    const written = await readFile(join(project, '.codex', 'hooks.json'), 'utf8');
+    const file = CodexHooksFileSchema.parse(JSON.parse(written));
+    expect(Object.keys(file).sort()).toEqual(['description', 'hooks']);
+    expect(file.hooks?.['PreToolUse']?.[0]).toEqual(existing.hooks.PreToolUse[0]);
+    for (const event of CODEX_EVENTS) expect(file.hooks?.[event]?.at(-1)?.hooks[0]?.command).toMatch(/^ahp hook codex --gateway http:\/\/gw.example:8080 --token-file /);
+    expect(written).not.toContain('ahp_token_1');
+    expect(await readFile(join(project, '.codex', 'ahp-token'), 'utf8')).toBe('ahp_token_1\n');
+    expect((await stat(join(project, '.codex', 'ahp-token'))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(project, '.codex', '.gitignore'), 'utf8')).toBe('cache/\nahp-token\n');
+
+    const again = await ahp(['init', 'codex', '--gateway', 'http://gw.example:8080', '--token', 'ahp_token_1']);
+    expect(again.code).toBe(0);
+    expect(await readFile(join(project, '.codex', 'hooks.json'), 'utf8')).toBe(written);
+    expect(await readFile(join(project, '.codex', '.gitignore'), 'utf8')).toBe('cache/\nahp-token\n');
+  });
+
+  it('writes the user\'s ~/.codex/hooks.json with --user', async () => {
+    const run = await ahp(['init', 'codex', '--user', '--gateway', 'http://gw.example:8080', '--token', 't2', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ scope: 'user', hooks_file: join(home, '.codex', 'hooks.json'), token_file: join(home, '.codex', 'ahp-token') });
+    const file = CodexHooksFileSchema.parse(await readJson(join(home, '.codex', 'hooks.json')));
+    expect(file.hooks?.['Stop']?.[0]?.hooks[0]?.command).toBe(`ahp hook codex --gateway http://gw.example:8080 --token-file ${join(home, '.codex', 'ahp-token')}`);
+  });
+
+  it('changes nothing when hooks.json is not JSON or not a hooks file', async () => {
+    await mkdir(join(project, '.codex'));
+    for (const text of ['{not json', '{"hooks":{"Stop":{"hooks":[]}}}']) {
+      await writeFile(join(project, '.codex', 'hooks.json'), text);
+      const run = await ahp(['init', 'codex', '--gateway', 'http://gw.example:8080', '--token', 't']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('nothing was changed');
+      expect(await readFile(join(project, '.codex', 'hooks.json'), 'utf8')).toBe(text);
+      await expect(stat(join(project, '.codex', 'ahp-token'))).rejects.toThrow();
+    }
+  });
+});
+
+describe('ahp init copilot', () => {
+  it('merges its handlers into .github/hooks/ahp.json, keeps the token out of the repository, and changes nothing when run again', async () => {
+    const existing = { version: 1, hooks: { preToolUse: [{ type: 'command', bash: './audit.sh' }], errorOccurred: [{ type: 'command', bash: './notify.sh' }] } };
+    await mkdir(join(project, '.github', 'hooks'), { recursive: true });
+    await writeFile(join(project, '.github', 'hooks', 'ahp.json'), JSON.stringify(existing));
+    const first = await ahp(['init', 'copilot', '--gateway', 'http://gw.example:8080']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('AHP_TOKEN');
+    const written = await readFile(join(project, '.github', 'hooks', 'ahp.json'), 'utf8');
+    const file = CopilotHooksFileSchema.parse(JSON.parse(written));
+    expect(file.hooks?.['errorOccurred']).toEqual(existing.hooks.errorOccurred);
+    expect(file.hooks?.['preToolUse']?.[0]).toEqual(existing.hooks.preToolUse[0]);
+    for (const event of COPILOT_EVENTS) expect(file.hooks?.[event]?.at(-1)?.bash).toBe(`ahp hook copilot ${event} --gateway http://gw.example:8080`);
+    expect((await ahp(['init', 'copilot', '--gateway', 'http://gw.example:8080'])).code).toBe(0);
+    expect(await readFile(join(project, '.github', 'hooks', 'ahp.json'), 'utf8')).toBe(written);
+  });
+
+  it('refuses a token for the repository\'s hooks, and keeps one for the user\'s in ~/.copilot/ahp-token', async () => {
+    const refused = await ahp(['init', 'copilot', '--gateway', 'http://gw.example:8080', '--token', 't']);
+    expect(refused.code).toBe(2);
+    await expect(stat(join(project, '.github', 'hooks', 'ahp.json'))).rejects.toThrow();
+    const user = await ahp(['init', 'copilot', '--user', '--gateway', 'http://gw.example:8080', '--token', 't3']);
+    expect(user.code, user.stderr).toBe(0);
+    expect(await readFile(join(home, '.copilot', 'ahp-token'), 'utf8')).toBe('t3\n');
+    const file = CopilotHooksFileSchema.parse(await readJson(join(home, '.copilot', 'hooks', 'ahp.json')));
+    expect(file.hooks?.['agentStop']?.[0]?.bash).toBe(`ahp hook copilot agentStop --gateway http://gw.example:8080 --token-file ${join(home, '.copilot', 'ahp-token')}`);
+  });
 });
 
 describe('ahp init claude-code', () => {

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ClaudeCodeHookOutputSchema } from '@ahp/protocol';
+import { ClaudeCodeHookOutputSchema, CODEX_OUTPUT_SCHEMAS, COPILOT_OUTPUT_SCHEMAS } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -105,6 +105,15 @@ describe('the packed @ahp/cli', () => {
       expect(output.hookSpecificOutput?.permissionDecision).toBe('deny');
       expect(result.stderr).toMatch(/^ahp: /);
     }
+  });
+
+  it('runs the Codex and Copilot hooks from the package: a PreToolUse the gateway refuses is denied in each agent\'s form', async () => {
+    const codex = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 'wrong' }, JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's-1', tool_name: 'Bash', tool_input: { command: 'ls' } }));
+    expect(codex.code).toBe(0);
+    expect(CODEX_OUTPUT_SCHEMAS.PreToolUse.parse(JSON.parse(codex.stdout)).hookSpecificOutput?.permissionDecision).toBe('deny');
+    const copilot = await ahp(['hook', 'copilot', 'preToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 'wrong' }, JSON.stringify({ sessionId: 's-1', toolName: 'bash', toolArgs: '{}' }));
+    expect(copilot.code).toBe(0);
+    expect(COPILOT_OUTPUT_SCHEMAS.preToolUse.parse(JSON.parse(copilot.stdout)).permissionDecision).toBe('deny');
   });
 
   it('hands a hook call with --help to the full CLI', async () => {

@@ -6,7 +6,6 @@
 import { applyModifications, awaitingApproval } from '@ahp/protocol';
 import type {
   AhpError,
-  AwaitingApproval,
   ClaudeCodeEvent,
   ClaudeCodeHookInput,
   ClaudeCodeHookOutput,
@@ -14,8 +13,11 @@ import type {
   HookDecision,
   HookTrigger,
   JsonObject,
-  Modification,
 } from '@ahp/protocol';
+import { advice, approvalWaitReason, blockReason, modificationSummary, unappliedModificationReason, verdictOf } from '../coding-agents/decision-text.js';
+
+// Shared with the other dialects and the MCP gateway; re-exported for the Claude Code callers.
+export { advice, approvalWaitReason, blockReason };
 
 /** The AHP trigger of each Claude Code event; Stop and SubagentStop are both the end of a turn. */
 export const CLAUDE_CODE_TRIGGERS: Readonly<Record<ClaudeCodeEvent, HookTrigger>> = Object.freeze({
@@ -27,6 +29,8 @@ export const CLAUDE_CODE_TRIGGERS: Readonly<Record<ClaudeCodeEvent, HookTrigger>
   SessionStart: 'session-start',
   SessionEnd: 'session-end',
   PreCompact: 'pre-compact',
+  // The permission dialog of the same call: a gate before it, told apart by `client.permission_prompt`.
+  PermissionRequest: 'pre-tool-use',
 });
 
 /** Events whose `hookSpecificOutput.additionalContext` Claude Code adds to the model's context. */
@@ -56,6 +60,12 @@ export function hookContext(input: ClaudeCodeHookInput): JsonObject {
   switch (input.hook_event_name) {
     case 'PreToolUse':
       return defined({ ...base, tool: { name: input.tool_name, input: input.tool_input as JsonObject } });
+    case 'PermissionRequest':
+      return defined({
+        ...base,
+        tool: { name: input.tool_name, input: input.tool_input as JsonObject },
+        client: { kind: 'claude-code', hook_event_name: input.hook_event_name, permission_prompt: true },
+      });
     case 'PostToolUse':
       return defined({ ...base, tool: defined({ name: input.tool_name, input: input.tool_input, response: input.tool_response }) });
     case 'UserPromptSubmit':
@@ -72,23 +82,9 @@ export function hookContext(input: ClaudeCodeHookInput): JsonObject {
   }
 }
 
-/**
- * What Claude reads when its call waits for an operator (a rule's `require_approval`): Claude
- * Code cannot hold a call open for minutes, so the call is denied for now, with the instruction
- * to send exactly the same call again once it is approved. The retry finds the request by the
- * call's digest (docs/claude-code.md).
- */
-export function approvalWaitReason(waiting: AwaitingApproval): string {
-  const why = waiting.signal.payload.level === 'blocking' ? waiting.signal.payload.reason.replace(/\s*Waiting for an operator's decision.*$/s, '').replace(/[.\s]+$/, '') : '';
-  return (
-    `AHP: this call waits for an operator's approval (request ${waiting.request_id}, until ${waiting.deadline})` +
-    `${why === '' ? '' : `: ${why}`}. Do not work around it. Once an operator has approved it, retry exactly the same call ` +
-    '(same tool, same input); a changed call needs a new approval. If it is rejected or expires, the retry is denied with the reason.'
-  );
-}
-
 /** How `event` is blocked, with `reason` for Claude and the user (see {@link toClaudeCodeOutput}). */
 function blockedOutput(event: ClaudeCodeEvent, reason: string): ClaudeCodeHookOutput {
+  if (event === 'PermissionRequest') return { hookSpecificOutput: { hookEventName: event, decision: { behavior: 'deny', message: reason } } };
   if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
   if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
   return { systemMessage: reason };
@@ -106,38 +102,6 @@ function blockedOutput(event: ClaudeCodeEvent, reason: string): ClaudeCodeHookOu
 export function refusedOutput(event: ClaudeCodeEvent | undefined, error: Pick<AhpError, 'code' | 'message'>): ClaudeCodeHookOutput {
   const reason = `Blocked by AHP (fail-closed): ${error.message} (${error.code})`;
   return event === undefined ? { decision: 'block', reason } : blockedOutput(event, reason);
-}
-
-/** Why the decision blocks, in one line for Claude and the user (the MCP gateway's tool errors say the same). */
-export function blockReason(decision: HookDecision): string {
-  if (decision.decided_by === 'failure_policy') {
-    const cause = decision.error === undefined ? '' : `: ${decision.error.message} (${decision.error.code})`;
-    return `Blocked by AHP (fail-closed)${cause}`;
-  }
-  const reasons = decision.signals.flatMap((signal) => {
-    if (signal.payload.level !== 'blocking') return [];
-    const steps = signal.payload.resolution_path.length > 0 ? ` To resolve: ${signal.payload.resolution_path.join('; ')}.` : '';
-    return [`${signal.payload.reason}${steps}`];
-  });
-  return `Blocked by AHP: ${reasons.join(' ') || 'an oracle denied this operation'}`;
-}
-
-/** Warnings (prompt) and suggestions (aid) as text for the model's context (Claude's, or an MCP client's). */
-export function advice(decision: HookDecision): string | undefined {
-  const lines = decision.warnings.map((warning) => `AHP warning: ${warning}`);
-  for (const signal of decision.signals) {
-    if (signal.payload.level === 'prompting') lines.push(...signal.payload.suggestions.map((suggestion) => `AHP suggestion: ${suggestion}`));
-    if (signal.payload.level !== 'aiding') continue;
-    if (signal.payload.context !== '') lines.push(`AHP: ${signal.payload.context}`);
-    lines.push(...signal.payload.suggestions.map((suggestion) => `AHP suggestion (${suggestion.type}): ${suggestion.description}`));
-  }
-  return lines.length > 0 ? lines.join('\n') : undefined;
-}
-
-/** Why a decision that modifies an operation Claude Code cannot modify is a block. */
-function unappliedModificationReason(event: ClaudeCodeEvent, modifications: readonly Modification[]): string {
-  const changes = modifications.map((m) => `${m.target}: ${m.reason}`).join('; ');
-  return `Blocked by AHP: a rule changes this ${event === 'UserPromptSubmit' ? 'prompt' : 'event'} (${changes}), which a Claude Code ${event} hook cannot do; it is refused rather than let through unchanged.`;
 }
 
 /**
@@ -158,6 +122,7 @@ function unappliedModificationReason(event: ClaudeCodeEvent, modifications: read
  *   skip Claude Code's own permission rules.
  */
 export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDecision): ClaudeCodeHookOutput {
+  if (input.hook_event_name === 'PermissionRequest') return permissionRequestOutput(input.tool_input as JsonObject, decision);
   const event = input.hook_event_name;
   if (!decision.allowed) {
     const waiting = awaitingApproval(decision);
@@ -166,7 +131,7 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
   if (decision.modifications.length > 0 && event !== 'PreToolUse') {
     // Only PreToolUse can hand a changed input back. Letting the operation through unchanged
     // would skip the rule that wanted it changed, so it is refused instead (fail closed).
-    const reason = unappliedModificationReason(event, decision.modifications);
+    const reason = unappliedModificationReason('Claude Code', event, decision.modifications);
     return BLOCKABLE_EVENTS.has(event) ? { decision: 'block', reason } : { systemMessage: reason };
   }
   const output: ClaudeCodeHookOutput = {};
@@ -188,5 +153,30 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
     specific.permissionDecisionReason = `Adjusted by AHP: ${decision.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`;
   }
   if (Object.keys(specific).length > 1) output.hookSpecificOutput = specific;
+  return output;
+}
+
+/**
+ * Claude Code's answer to its permission dialog (PermissionRequest), decided remotely:
+ * - block: `behavior: "deny"` with the reason as `message` — a call waiting for an operator too,
+ *   with the instruction to retry it once approved ({@link approvalWaitReason});
+ * - an operator's approval of exactly this call (or a session grant): `behavior: "allow"`, the
+ *   dialog is not shown; with the operator's edits (a control), `updatedInput` carries them;
+ * - a rule's control: `behavior: "allow"` with `updatedInput` (the change is the rule's answer);
+ * - otherwise `{}` (warnings as `systemMessage`): Claude Code shows its own dialog.
+ */
+function permissionRequestOutput(toolInput: JsonObject, decision: HookDecision): ClaudeCodeHookOutput {
+  const verdict = verdictOf(decision);
+  if (verdict.kind === 'block') return blockedOutput('PermissionRequest', verdict.reason);
+  if (verdict.kind === 'modify') {
+    try {
+      const updatedInput = applyModifications(toolInput, verdict.modifications);
+      return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput } }, systemMessage: `AHP: adjusted (${modificationSummary(verdict.modifications)})` };
+    } catch (error) {
+      return blockedOutput('PermissionRequest', `Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  const output: ClaudeCodeHookOutput = verdict.warnings === undefined ? {} : { systemMessage: verdict.warnings };
+  if (verdict.approved) output.hookSpecificOutput = { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } };
   return output;
 }

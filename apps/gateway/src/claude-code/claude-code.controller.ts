@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { Body, Controller, HttpCode, Inject, Post, Req, UseFilters } from '@nestjs/common';
-import { ClaudeCodeHookInputSchema, makeError, type ClaudeCodeHookOutput } from '@ahp/protocol';
+import { makeError, type ClaudeCodeHookOutput } from '@ahp/protocol';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
-import { OperatorApiError, parseInput } from '../operators/api-error.js';
+import { OperatorApiError } from '../operators/api-error.js';
+import { claudeCodeDialect } from './claude-code-dialect.js';
 import { ClaudeCodeErrorFilter } from './claude-code-error.filter.js';
 import { ClaudeCodeService } from './claude-code.service.js';
 
@@ -12,7 +13,7 @@ export const CLAUDE_CODE_HOOK_PATH = 'v1/hooks/claude-code';
 /**
  * `POST /v1/hooks/claude-code`: one Claude Code hook input in, Claude Code's hook output out.
  * Authenticated with an agent token (the agent acts as itself, as over the WebSocket). The body
- * reaches here through `ClaudeCodeIntake` (claude-code-intake.ts) — token, encoding, rate limit, size and shape
+ * reaches here through `HookIntake` (coding-agents/hook-intake.ts) — token, encoding, rate limit, size and shape
  * already checked, JSON parsed; the token is checked again here so the route never depends on
  * the middleware being installed.
  */
@@ -29,7 +30,7 @@ export class ClaudeCodeController {
   hook(@Req() request: IncomingMessage, @Body() body: unknown): Promise<ClaudeCodeHookOutput> {
     const auth = this.auth.authenticateRequest(request);
     if (!auth.ok) throw new OperatorApiError(makeError('E_UNAUTHORIZED', 'a valid agent token is required (Authorization: Bearer <token>)'));
-    const input = parseInput(ClaudeCodeHookInputSchema, body, 'Claude Code hook input');
+    const input = claudeCodeDialect.parse(body);
     return this.claudeCode.handle(auth.agent.identity, input);
   }
 }

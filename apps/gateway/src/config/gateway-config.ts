@@ -197,7 +197,7 @@ export interface GatewayConfig {
    * @defaultValue 8000
    */
   claudeCodeDeadlineMs: number;
-  /** How long a Claude Code session stays in presence after its last hook (AHP_CLAUDE_CODE_PRESENCE_TTL_MS). */
+  /** How long a coding agent's session (Claude Code, Codex, Copilot) stays in presence after its last hook (AHP_CLAUDE_CODE_PRESENCE_TTL_MS). */
   claudeCodePresenceTtlMs: number;
   failurePolicies: Readonly<Partial<Record<HookTrigger, FailurePolicy>>>;
   heartbeatMs: number;

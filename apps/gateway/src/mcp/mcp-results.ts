@@ -10,7 +10,7 @@
  */
 import { REDACTED, awaitingApproval, redactSecrets, type FailurePolicy, type HookDecision, type JsonObject } from '@ahp/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { advice, approvalWaitReason, blockReason } from '../claude-code/claude-code-mapping.js';
+import { advice, approvalWaitReason, blockReason } from '../coding-agents/decision-text.js';
 
 /** The `_meta` key under which a governed result says what AHP decided. */
 export const MCP_DECISION_META_KEY = 'ahp/decision';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonShapeLimits } from '@ahp/protocol';
-import { scanHookBody } from './claude-code-body-scan.js';
+import { scanHookBody } from './hook-body-scan.js';
 
 const SMALL: JsonShapeLimits = { maxDepth: 4, maxKeys: 3, maxElements: 3, maxValues: 1000 };
 
@@ -24,9 +24,8 @@ describe('scanHookBody: the event', () => {
     expect(scan('{"tool_input":{"hook_event_name":"SessionEnd"},"hook_event_name":"PreToolUse"}').event).toBe('PreToolUse');
   });
 
-  it('answers undefined for an unknown, escaped or non-string event, and takes the last of two as JSON.parse does', () => {
-    expect(scan('{"hook_event_name":"Notification"}').event).toBeUndefined();
-    expect(scan('{"hook_event_name":"Pre\\u0054oolUse"}').event).toBeUndefined();
+  it('gives the name as written (the dialect judges it), nothing for a non-string one, and takes the last of two as JSON.parse does', () => {
+    expect(scan('{"hook_event_name":"Notification"}').event).toBe('Notification');
     expect(scan('{"hook_event_name":1}').event).toBeUndefined();
     expect(scan('{"hook_event_name":{"a":"PreToolUse"}}').event).toBeUndefined();
     expect(scan('{"hook_event_name":"SessionEnd","hook_event_name":"PreToolUse"}').event).toBe('PreToolUse');

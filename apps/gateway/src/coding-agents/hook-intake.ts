@@ -1,35 +1,42 @@
 /**
- * The door of `POST /v1/hooks/claude-code`: everything that happens to a request before its body
+ * The door of the coding agents' hook routes (`POST /v1/hooks/claude-code`, `/v1/hooks/codex`):
+ * everything that happens to a request before its body
  * is parsed, in an order that keeps what a client can make the gateway spend proportional to what
  * it is allowed:
  *
  * 1. the bearer token is checked on the headers — without one, 401 before a byte of the body is
  *    read (what arrives anyway is discarded, up to {@link UNREAD_BODY_DISCARD_BYTES}, never kept
  *    or decoded);
- * 2. a `Content-Encoding` other than identity is refused with 415: Claude Code sends plain JSON,
+ * 2. a `Content-Encoding` other than identity is refused with 415: the agents send plain JSON,
  *    and an inflated body is what turned 2.4 MB on the wire into gigabytes of memory;
  * 3. the hook takes a token from the agent's rate-limit bucket (while the body arrives);
  * 4. the body is kept up to `AHP_MAX_FRAME_BYTES` (a hook is one frame, whichever transport);
  * 5. its shape is scanned ({@link scanHookBody}) before `JSON.parse`.
  *
  * A request refused at 3, 4 or 5 comes from an authenticated agent whose model may have caused it
- * (a huge Write, a burst of tool calls), and Claude Code lets a tool call through when its hook
- * answers with an HTTP error. So it is answered 200 with Claude Code's own fail-closed output for
- * the hook's event ({@link refusedOutput}), as soon as the refusal is certain and the first
- * {@link EVENT_PREFIX_BYTES} (where Claude Code writes `hook_event_name`) are in; the rest of the
- * body is read and dropped, so that a client still sending gets to read the answer.
+ * (a huge Write, a burst of tool calls), and an agent lets a tool call through when its hook
+ * answers with an HTTP error. So it is answered 200 with the agent's own fail-closed output for
+ * the hook's event (the route's {@link RefusedAnswer}: its dialect's), as soon as the refusal is
+ * certain and the first {@link EVENT_PREFIX_BYTES} (where the agents write `hook_event_name`) are
+ * in; the rest of the body is read and dropped, so that a client still sending gets to read the
+ * answer.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { makeError, type AhpError, type ClaudeCodeEvent } from '@ahp/protocol';
+import { makeError, type AhpError } from '@ahp/protocol';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { httpStatusFor } from '../operators/api-error.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
-import { scanHookBody } from './claude-code-body-scan.js';
-import { refusedOutput } from './claude-code-mapping.js';
+import { scanHookBody } from './hook-body-scan.js';
+
+/**
+ * A route's fail-closed answer to a hook refused before evaluation, in its agent's format: `event`
+ * is the body's `hook_event_name` as written (undefined when none was found).
+ */
+export type RefusedAnswer = (event: string | undefined, error: Pick<AhpError, 'code' | 'message'>) => unknown;
 
 /**
  * Bytes of the body of a request refused on its headers (401, 415) that are read and dropped
@@ -65,9 +72,9 @@ function declaredLength(request: IncomingMessage): number | undefined {
   return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
-/** See the module comment. Installed by `startGateway` ahead of Nest's own body parser. */
+/** See the module comment. Installed by `startGateway` ahead of Nest's own body parser, once per route. */
 @Injectable()
-export class ClaudeCodeIntake {
+export class HookIntake {
   private readonly log: JsonLogger;
 
   constructor(
@@ -76,11 +83,18 @@ export class ClaudeCodeIntake {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
-    this.log = logger.child({ component: 'claude-code' });
+    this.log = logger.child({ component: 'hook-intake' });
   }
 
-  /** The Express middleware: answers the request, or parses its body into `request.body` and calls `next`. */
-  readonly middleware = (request: HookRequest, response: ServerResponse, next: Next): void => {
+  /**
+   * The Express middleware of a route whose refusals read as `refused` says: answers the request,
+   * or parses its body into `request.body` and calls `next`.
+   */
+  middleware(refused: RefusedAnswer): (request: HookRequest, response: ServerResponse, next: Next) => void {
+    return (request, response, next) => this.handle(refused, request, response, next);
+  }
+
+  private handle(refused: RefusedAnswer, request: HookRequest, response: ServerResponse, next: Next): void {
     if (request.method !== 'POST') {
       next();
       return;
@@ -98,8 +112,8 @@ export class ClaudeCodeIntake {
       this.refuseUnread(request, response, error, { 'accept-encoding': 'identity' }, 415);
       return;
     }
-    this.read(request, response, next, auth.agent.identity.id);
-  };
+    this.read(refused, request, response, next, auth.agent.identity.id);
+  }
 
   /** Answers an error on the headers alone; the body is dropped unread (see {@link UNREAD_BODY_DISCARD_BYTES}). */
   private refuseUnread(request: IncomingMessage, response: ServerResponse, error: AhpError, headers: OutgoingHttpHeaders, status = httpStatusFor(error.code)): void {
@@ -108,7 +122,7 @@ export class ClaudeCodeIntake {
   }
 
   /** Steps 3–5 of the module comment, for an authenticated agent. */
-  private read(request: HookRequest, response: ServerResponse, next: Next, agentId: string): void {
+  private read(refused: RefusedAnswer, request: HookRequest, response: ServerResponse, next: Next, agentId: string): void {
     const maxBytes = this.config.maxFrameBytes;
     const chunks: Buffer[] = [];
     let kept = 0;
@@ -143,7 +157,7 @@ export class ClaudeCodeIntake {
         if (kept < keepLimit && !ended) return;
         const prefix = Buffer.concat(chunks, kept);
         finish();
-        this.answerRefused(response, agentId, refusal, scanHookBody(prefix.toString('utf8')).event, received);
+        this.answerRefused(refused, response, agentId, refusal, scanHookBody(prefix.toString('utf8')).event, received);
         // Keep reading (and dropping) what is still coming, up to a bound, so the client reads the answer.
         if (!ended) discardBody(request, REFUSED_BODY_DRAIN_BYTES, received);
         return;
@@ -151,7 +165,7 @@ export class ClaudeCodeIntake {
       if (!ended || !allowed) return;
       const body = Buffer.concat(chunks, kept);
       finish();
-      this.parse(request, response, next, agentId, body);
+      this.parse(refused, request, response, next, agentId, body);
     };
 
     const length = declaredLength(request);
@@ -194,18 +208,18 @@ export class ClaudeCodeIntake {
   }
 
   /** Step 5 and the parse: a body within the size limit and the rate limit. */
-  private parse(request: HookRequest, response: ServerResponse, next: Next, agentId: string, body: Buffer): void {
+  private parse(refused: RefusedAnswer, request: HookRequest, response: ServerResponse, next: Next, agentId: string, body: Buffer): void {
     const text = body.toString('utf8');
     const scan = scanHookBody(text);
     if (scan.problem !== undefined) {
-      this.answerRefused(response, agentId, makeError('E_INVALID_FRAME', `the hook input is ${scan.problem} (the hook context limits)`), scan.event, body.length);
+      this.answerRefused(refused, response, agentId, makeError('E_INVALID_FRAME', `the hook input is ${scan.problem} (the hook context limits)`), scan.event, body.length);
       return;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      // Claude Code always sends JSON: this is some other client, which an HTTP error tells best.
+      // The agents always send JSON: this is some other client, which an HTTP error tells best.
       this.sendJson(response, 400, { error: makeError('E_BAD_FRAME', 'the body is not JSON') });
       return;
     }
@@ -213,9 +227,9 @@ export class ClaudeCodeIntake {
     next();
   }
 
-  private answerRefused(response: ServerResponse, agentId: string, error: AhpError, event: ClaudeCodeEvent | undefined, bytes: number): void {
-    this.log.warn({ agentId, code: error.code, event: event ?? null, bytes }, `Claude Code hook refused before evaluation: ${error.message}`);
-    this.sendJson(response, 200, refusedOutput(event, error));
+  private answerRefused(refused: RefusedAnswer, response: ServerResponse, agentId: string, error: AhpError, event: string | undefined, bytes: number): void {
+    this.log.warn({ agentId, code: error.code, event: event?.slice(0, 64) ?? null, bytes }, `coding agent hook refused before evaluation: ${error.message}`);
+    this.sendJson(response, 200, refused(event, error));
   }
 
   private sendJson(response: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {

@@ -1,5 +1,5 @@
 /**
- * A bounded look at a Claude Code hook body before it is parsed: the protocol's single-pass shape
+ * A bounded look at a coding agent's hook body (Claude Code, Codex) before it is parsed: the protocol's single-pass shape
  * scan (`measureJsonShape`), with the hook context's limits and the body's own naming keys.
  *
  * Two uses: refuse shapes the hook context limits would refuse anyway (nesting, keys, elements)
@@ -10,7 +10,7 @@
  * them, before the tool input, so they sit in the first few kilobytes; only the outermost object's
  * key counts, so a tool input the model wrote cannot choose the event.
  */
-import { ClaudeCodeEventSchema, FRAME_SHAPE_LIMITS, LIMITS, measureJsonShape, type ClaudeCodeEvent, type JsonShapeLimits } from '@ahp/protocol';
+import { FRAME_SHAPE_LIMITS, LIMITS, measureJsonShape, type JsonShapeLimits } from '@ahp/protocol';
 
 /**
  * The hook context limits (`LIMITS`), which the scan must never be stricter than: a tool input at
@@ -29,8 +29,8 @@ const BODY_KEYS = Object.freeze({ id: 'session_id', type: 'hook_event_name' });
 
 /** What {@link scanHookBody} found. */
 export interface HookBodyScan {
-  /** The top-level `hook_event_name` when it names a Claude Code event AHP maps; undefined otherwise. */
-  readonly event: ClaudeCodeEvent | undefined;
+  /** The top-level `hook_event_name` as written (the dialect tells whether it names an event it maps); undefined when none. */
+  readonly event: string | undefined;
   /** The first shape limit the body breaks, in words (`nested deeper than 32 levels`); undefined when none. */
   readonly problem: string | undefined;
 }
@@ -38,6 +38,5 @@ export interface HookBodyScan {
 /** Scans `text` (a whole body, or the prefix of one that will not be parsed). Never throws. */
 export function scanHookBody(text: string, limits: Readonly<JsonShapeLimits> = HOOK_BODY_SHAPE_LIMITS): HookBodyScan {
   const shape = measureJsonShape(text, limits, BODY_KEYS);
-  const event = ClaudeCodeEventSchema.safeParse(shape.type);
-  return { event: event.success ? event.data : undefined, problem: shape.ok ? undefined : shape.message };
+  return { event: typeof shape.type === 'string' ? shape.type : undefined, problem: shape.ok ? undefined : shape.message };
 }

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { failurePolicyDecision, inspectJsonValue, makeError, type AgentIdentity, type HookDecision } from '@ahp/protocol';
+import type { SessionStore } from '@ahp/store';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import { failurePolicyFor, type GatewayConfig } from '../config/gateway-config.js';
+import { HooksService } from '../hooks/hooks.service.js';
+import type { JsonLogger } from '../logging/json-logger.js';
+import { OperatorApiError } from '../operators/api-error.js';
+import { SESSION_STORE } from '../store/store.tokens.js';
+import { agentSessionId, type HookDialect } from './hook-dialect.js';
+import { HookPresence } from './hook-presence.js';
+
+/** What a dialect may add around the evaluation (Claude Code infers answers from the next hook). */
+export interface HookRunExtras {
+  /** Runs with the fleet write, before the hook is evaluated. Must not throw. */
+  before?(sessionId: string): Promise<void>;
+  /** Runs once the decision is known, before it is answered. Must not throw. */
+  after?(sessionId: string, decision: HookDecision): Promise<void>;
+}
+
+/**
+ * Runs one coding agent hook through the gateway's hook machinery and answers in the agent's
+ * format ({@link HookDialect}). Resolves within AHP_CLAUDE_CODE_DEADLINE_MS (the deadline of every
+ * coding agent's hooks) plus the Redis round trips, with the oracles' decision or the failure
+ * policy's.
+ */
+@Injectable()
+export class CodingAgentHooks {
+  private readonly log: JsonLogger;
+
+  constructor(
+    @Inject(HooksService) private readonly hooks: HooksService,
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) logger: JsonLogger,
+    @Inject(HookPresence) private readonly presence: HookPresence,
+  ) {
+    this.log = logger.child({ component: 'coding-agent-hooks' });
+  }
+
+  /**
+   * The answer to `input` from `agent`.
+   *
+   * A hook context over the hook context limits (the model can make a tool input too large: a
+   * Write of a big file) is refused closed with its cause, whatever the trigger's failure policy,
+   * before a session or a hook is recorded for it. When the session cannot be opened (Redis down),
+   * the trigger's failure policy answers, as it does when the hook itself cannot be recorded: an
+   * HTTP error would let the agent run the tool, so a fail-closed pre-tool hook gets an explicit deny.
+   *
+   * @throws OperatorApiError E_FORBIDDEN should the derived session belong to another agent.
+   */
+  async run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, input: Input, extras: HookRunExtras = {}): Promise<unknown> {
+    const trigger = dialect.trigger(input);
+    const context = dialect.context(input);
+    const issue = inspectJsonValue(context, 1)[0];
+    if (issue !== undefined) {
+      const where = issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`;
+      this.log.info({ agentId: agent.id, client: dialect.client, trigger, path: issue.path.join('.').slice(0, 200) }, 'coding agent hook refused: context over the hook context limits');
+      return dialect.refused(dialect.event(input), makeError('E_INVALID_FRAME', `the hook input exceeds the hook context limits${where}: ${issue.message}`));
+    }
+    const sessionId = agentSessionId(dialect.sessionPrefix, agent.id, dialect.sessionKey(input));
+    let session;
+    try {
+      session = await this.sessions.open(agent, sessionId, sessionId, Date.now(), this.config.sessionTtlMs);
+    } catch (error) {
+      this.log.error({ agentId: agent.id, client: dialect.client, sessionId, error }, 'opening the coding agent session failed; applying the failure policy');
+      const decision = failurePolicyDecision({
+        hookId: randomUUID(),
+        trigger,
+        policy: failurePolicyFor(this.config, trigger),
+        code: 'E_UNAVAILABLE',
+        message: 'the session could not be opened',
+        now: new Date().toISOString(),
+      });
+      return dialect.answer(input, decision);
+    }
+    if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
+    // The session is in the fleet before the hook is (the fleet row must exist for its activity).
+    await Promise.all([this.presence.seen(agent, session.sessionId, dialect.phase(input), dialect.client), extras.before?.(session.sessionId)]);
+    const decision = await this.hooks.evaluate({ agent, sessionId: session.sessionId, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
+    await extras.after?.(session.sessionId, decision);
+    return dialect.answer(input, decision);
+  }
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import {
+  aggregateSignals,
+  COPILOT_EVENTS,
+  COPILOT_OUTPUT_SCHEMAS,
+  failurePolicyDecision,
+  parseHookContext,
+  type CopilotEvent,
+  type CopilotHookInput,
+  type HookDecision,
+  type Signal,
+  type SignalPayload,
+} from '@ahp/protocol';
+import { describe, expect, it } from 'vitest';
+import type { OperatorApiError } from '../operators/api-error.js';
+import { COPILOT_TRIGGERS, copilotDialect, copilotHookContext, copilotRefusedOutput, copilotToolInput, toCopilotOutput } from './copilot-dialect.js';
+
+const HOOK_ID = randomUUID();
+const NOW = '2026-01-01T00:00:00.000Z';
+const COMMON = { sessionId: 'sess-1', timestamp: 1_767_225_600_000, cwd: '/repo' };
+const TOOL = { toolName: 'bash', toolArgs: '{"command":"rm -rf build","description":"clean"}' };
+
+/** A documented camelCase input of every Copilot event AHP evaluates, with the event `ahp hook copilot` adds. */
+const INPUTS: Record<CopilotEvent, CopilotHookInput> = {
+  sessionStart: { ...COMMON, hook_event_name: 'sessionStart', source: 'new', initialPrompt: 'fix the tests' },
+  sessionEnd: { ...COMMON, hook_event_name: 'sessionEnd', reason: 'complete' },
+  userPromptSubmitted: { ...COMMON, hook_event_name: 'userPromptSubmitted', prompt: 'deploy it' },
+  preToolUse: { ...COMMON, ...TOOL, hook_event_name: 'preToolUse' },
+  permissionRequest: { ...COMMON, ...TOOL, hook_event_name: 'permissionRequest' },
+  postToolUse: { ...COMMON, ...TOOL, hook_event_name: 'postToolUse', toolResult: { resultType: 'success', textResultForLlm: 'ok' } },
+  postToolUseFailure: { ...COMMON, ...TOOL, hook_event_name: 'postToolUseFailure', error: 'exit 1' },
+  agentStop: { ...COMMON, hook_event_name: 'agentStop', transcriptPath: '/tmp/t.jsonl', stopReason: 'end_turn' },
+  subagentStop: { ...COMMON, hook_event_name: 'subagentStop', transcriptPath: '/tmp/t.jsonl', agentName: 'reviewer', stopReason: 'end_turn' },
+  preCompact: { ...COMMON, hook_event_name: 'preCompact', transcriptPath: '/tmp/t.jsonl', trigger: 'auto', customInstructions: '' },
+};
+
+function signal(type: string, payload: SignalPayload): Signal {
+  const intensity = ({ blocking: 'block', controlling: 'control', prompting: 'prompt', aiding: 'aid' } as const)[payload.level];
+  return { header: { id: randomUUID(), type, timestamp: NOW, source: 'spec', intensity, correlation_id: HOOK_ID }, context: {}, payload };
+}
+const BLOCK = signal('permission-check', { level: 'blocking', decision: 'deny', reason: 'destructive command', resolvable: false, resolution_path: [] });
+const CONTROL = (target: string) =>
+  signal('permission-check', { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target, original: null, updated: 'rm -rf build/tmp', reason: 'narrower' }], reversible: true });
+const PROMPT = signal('quality', { level: 'prompting', decision: 'warn', severity: 'high', message: 'this touches prod', suggestions: [], continue_allowed: true });
+const AID = signal('context-loaded', { level: 'aiding', decision: 'suggest', context: 'runbook in docs/', suggestions: [] });
+const APPROVED = signal('approval-approved', { level: 'aiding', decision: 'suggest', context: 'Approved by op-1', suggestions: [] });
+
+const decisionOf = (event: CopilotEvent, ...signals: Signal[]): HookDecision => aggregateSignals({ hookId: HOOK_ID, trigger: COPILOT_TRIGGERS[event], signals, now: NOW });
+
+function answer(event: CopilotEvent, decision: HookDecision): unknown {
+  const output = toCopilotOutput(INPUTS[event], decision);
+  expect(COPILOT_OUTPUT_SCHEMAS[event].safeParse(output).success, `${event}: ${JSON.stringify(output)}`).toBe(true);
+  return output;
+}
+
+describe('copilotHookContext', () => {
+  it.each(COPILOT_EVENTS)('gives %s a context its trigger accepts, with the Copilot session under client', (event) => {
+    const context = copilotHookContext(INPUTS[event]);
+    expect(parseHookContext(COPILOT_TRIGGERS[event], context)).toMatchObject({ ok: true });
+    expect(context['client']).toMatchObject({ kind: 'copilot', hook_event_name: event, session_id: 'sess-1' });
+  });
+
+  it('reads the tool arguments from their JSON text, and the outcome of the call', () => {
+    expect(copilotHookContext(INPUTS.preToolUse)['tool']).toEqual({ name: 'bash', input: { command: 'rm -rf build', description: 'clean' } });
+    expect(copilotHookContext(INPUTS.postToolUse)['tool']).toMatchObject({ ok: true, output: 'ok' });
+    expect(copilotHookContext(INPUTS.postToolUseFailure)['tool']).toMatchObject({ ok: false, output: 'exit 1' });
+    expect(copilotHookContext(INPUTS.permissionRequest)['client']).toMatchObject({ permission_prompt: true });
+    expect(copilotHookContext(INPUTS.subagentStop)).toMatchObject({ subagent: true, stop_reason: 'end_turn', client: { agent_name: 'reviewer' } });
+  });
+
+  it('keeps arguments that are no object under args', () => {
+    expect(copilotToolInput({ path: 'a' })).toEqual({ path: 'a' });
+    expect(copilotToolInput('not json')).toEqual({ args: 'not json' });
+    expect(copilotToolInput('[1,2]')).toEqual({ args: [1, 2] });
+    expect(copilotToolInput(undefined)).toEqual({});
+  });
+});
+
+describe('toCopilotOutput', () => {
+  it.each(COPILOT_EVENTS)('answers %s with {} when nothing objects', (event) => {
+    expect(answer(event, decisionOf(event))).toEqual({});
+  });
+
+  it('denies preToolUse and permissionRequest, and blocks a stop, with the reason', () => {
+    expect(answer('preToolUse', decisionOf('preToolUse', BLOCK))).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'Blocked by AHP: destructive command' });
+    expect(answer('permissionRequest', decisionOf('permissionRequest', BLOCK))).toEqual({ behavior: 'deny', message: 'Blocked by AHP: destructive command' });
+    expect(answer('agentStop', decisionOf('agentStop', BLOCK))).toEqual({ decision: 'block', reason: 'Blocked by AHP: destructive command' });
+    expect(answer('subagentStop', decisionOf('subagentStop', BLOCK))).toEqual({ decision: 'block', reason: 'Blocked by AHP: destructive command' });
+  });
+
+  it.each(['sessionStart', 'sessionEnd', 'userPromptSubmitted', 'postToolUse', 'postToolUseFailure', 'preCompact'] as const)('answers a block at %s with {} (Copilot processes no answer there)', (event) => {
+    expect(answer(event, decisionOf(event, BLOCK))).toEqual({});
+  });
+
+  it('denies for the failure policy', () => {
+    const decision = failurePolicyDecision({ hookId: HOOK_ID, trigger: 'pre-tool-use', policy: 'fail_closed', code: 'E_TIMEOUT', message: 'no oracle answered', now: NOW });
+    expect(answer('preToolUse', decision)).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'Blocked by AHP (fail-closed): no oracle answered (E_TIMEOUT)' });
+  });
+
+  it('allows preToolUse with modifiedArgs for a control, and denies a permissionRequest it would change', () => {
+    expect(answer('preToolUse', decisionOf('preToolUse', CONTROL('command')))).toEqual({
+      permissionDecision: 'allow',
+      permissionDecisionReason: 'Adjusted by AHP: command: narrower',
+      modifiedArgs: { command: 'rm -rf build/tmp', description: 'clean' },
+    });
+    expect(answer('permissionRequest', decisionOf('permissionRequest', CONTROL('command')))).toMatchObject({ behavior: 'deny', message: expect.stringContaining('which a Copilot permissionRequest hook cannot do') as unknown });
+    expect(answer('preToolUse', decisionOf('preToolUse', CONTROL('__proto__.x')))).toMatchObject({ permissionDecision: 'deny' });
+  });
+
+  it('answers Copilot\'s permission prompt with allow once an operator approved the call, and grants nothing at preToolUse', () => {
+    expect(answer('permissionRequest', decisionOf('permissionRequest', APPROVED))).toEqual({ behavior: 'allow' });
+    expect(answer('preToolUse', decisionOf('preToolUse', APPROVED))).toEqual({});
+  });
+
+  it('has nowhere to put prompt and aid signals', () => {
+    expect(answer('sessionStart', decisionOf('sessionStart', PROMPT, AID))).toEqual({});
+    expect(answer('postToolUse', decisionOf('postToolUse', AID))).toEqual({});
+  });
+});
+
+describe('copilotRefusedOutput and parse', () => {
+  const error = { code: 'E_FRAME_TOO_LARGE', message: 'too large' } as const;
+
+  it('refuses closed in the event\'s form, and in both deny forms for an unknown event', () => {
+    expect(copilotRefusedOutput('preToolUse', error)).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'Blocked by AHP (fail-closed): too large (E_FRAME_TOO_LARGE)' });
+    expect(copilotRefusedOutput('permissionRequest', error)).toMatchObject({ behavior: 'deny' });
+    expect(copilotRefusedOutput(undefined, error)).toMatchObject({ permissionDecision: 'deny', behavior: 'deny' });
+  });
+
+  it('accepts every documented input and refuses malformed ones with E_INVALID_FRAME', () => {
+    for (const input of Object.values(INPUTS)) expect(copilotDialect.parse(input)).toMatchObject(input);
+    for (const body of [{ ...COMMON, hook_event_name: 'errorOccurred' }, { hook_event_name: 'agentStop' }, { ...COMMON, hook_event_name: 'preToolUse', toolArgs: '{}' }, { ...COMMON, ...TOOL }]) {
+      let caught: unknown;
+      try {
+        copilotDialect.parse(body);
+      } catch (e) {
+        caught = e;
+      }
+      expect((caught as OperatorApiError).error.code).toBe('E_INVALID_FRAME');
+    }
+    expect(copilotDialect.phase(INPUTS.sessionEnd)).toBe('end');
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * POST /v1/hooks/codex on a real gateway (in-process, the run's private Redis): Codex's
+ * documented hook inputs (every event, and malformed ones) go in, answers its per-event output
+ * schemas accept come out. The oracle worker is played by the test, which takes the job from the
+ * queue and stores a decision as a worker would. The session is a `client: codex` row of the fleet.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  CODEX_EVENTS,
+  CODEX_OUTPUT_SCHEMAS,
+  FleetResponseSchema,
+  OperatorErrorBodySchema,
+  type CodexEvent,
+  type HookJobData,
+  type Signal,
+} from '@ahp/protocol';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CODEX_TRIGGERS } from '../src/coding-agents/codex-dialect.js';
+import { agentSessionId } from '../src/coding-agents/hook-dialect.js';
+import { workerDecision } from './support/decisions.js';
+import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
+
+const AGENT: TestAgentEntry = { id: 'codex-dev', name: 'Codex', token: newToken(), team: 'red' };
+const OPERATOR = { id: 'op', name: 'Op', role: 'viewer' as const, token: newToken() };
+const SESSION = randomUUID();
+
+let gw: TestGateway;
+let store: TestStore;
+const seen = new Set<string>();
+
+beforeAll(async () => {
+  // pre-tool-use waits at most 1.5 s here, so the fail-closed case stays short.
+  gw = await startTestGateway({ name: 'codex', agents: [AGENT], operators: [OPERATOR], env: { AHP_CLAUDE_CODE_DEADLINE_MS: '1500', AHP_MAX_FRAME_BYTES: '200000' } });
+  store = await openTestStore(gw.keyPrefix, testLogger());
+});
+
+afterAll(async () => {
+  await store?.close();
+  await gw?.stop();
+});
+
+const COMMON = { session_id: SESSION, transcript_path: null, cwd: '/home/dev/repo', model: 'gpt-5-codex', permission_mode: 'default', turn_id: 'turn-1' };
+const BASH = { tool_name: 'Bash', tool_input: { command: 'git push --force' }, tool_use_id: 'call_1' };
+
+/** A documented input of each Codex event. */
+const INPUTS: Record<CodexEvent, Record<string, unknown>> = {
+  SessionStart: { ...COMMON, hook_event_name: 'SessionStart', source: 'startup' },
+  PreToolUse: { ...COMMON, ...BASH, hook_event_name: 'PreToolUse' },
+  PermissionRequest: { ...COMMON, tool_name: 'Bash', tool_input: { command: 'git push --force', description: 'publish' }, hook_event_name: 'PermissionRequest' },
+  PostToolUse: { ...COMMON, ...BASH, hook_event_name: 'PostToolUse', tool_response: 'rejected' },
+  UserPromptSubmit: { ...COMMON, hook_event_name: 'UserPromptSubmit', prompt: 'ship it' },
+  Stop: { ...COMMON, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' },
+  PreCompact: { ...COMMON, hook_event_name: 'PreCompact', trigger: 'auto' },
+  PostCompact: { ...COMMON, hook_event_name: 'PostCompact', trigger: 'auto' },
+};
+
+function post(body: unknown, authorization: string | null = `Bearer ${AGENT.token}`): Promise<Response> {
+  return fetch(`${gw.httpUrl}/v1/hooks/codex`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(authorization === null ? {} : { authorization }) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+async function nextJob(): Promise<HookJobData> {
+  return vi.waitFor(
+    async () => {
+      const jobs = await store.queue.queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active']);
+      const job = jobs.find((candidate) => !seen.has(candidate.data.hook_id));
+      if (job === undefined) throw new Error('no new job yet');
+      seen.add(job.data.hook_id);
+      return job.data;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
+
+/** Posts `event`'s input, decides its job with `signals`, and returns the job and Codex's answer (checked against the event's schema). */
+async function decided(event: CodexEvent, signals: (hookId: string) => Signal[] = () => []): Promise<{ job: HookJobData; output: unknown }> {
+  const response = post(INPUTS[event]);
+  const job = await nextJob();
+  await store.stores.hooks.decide(job.hook_id, workerDecision(job.hook_id, job.trigger, signals(job.hook_id)), Date.now());
+  const answer = await response;
+  expect(answer.status).toBe(200);
+  const output: unknown = await answer.json();
+  expect(CODEX_OUTPUT_SCHEMAS[event].safeParse(output).success, JSON.stringify(output)).toBe(true);
+  return { job, output };
+}
+
+function block(hookId: string): Signal {
+  return {
+    header: { id: randomUUID(), type: 'policy', timestamp: new Date().toISOString(), source: 'int-spec-oracle', intensity: 'block', correlation_id: hookId },
+    context: {},
+    payload: { level: 'blocking', decision: 'deny', reason: 'force pushes are not allowed', resolvable: false, resolution_path: [] },
+  };
+}
+
+describe('every Codex event', () => {
+  it.each(CODEX_EVENTS)('%s becomes its trigger in the agent\'s Codex session, with the session under client', async (event) => {
+    const { job, output } = await decided(event);
+    expect(job.trigger).toBe(CODEX_TRIGGERS[event]);
+    expect(job.agent.id).toBe(AGENT.id);
+    expect(job.session_id).toBe(agentSessionId('cx', AGENT.id, SESSION));
+    expect(job.context['client']).toMatchObject({ kind: 'codex', hook_event_name: event, session_id: SESSION, model: 'gpt-5-codex' });
+    expect(output).toEqual({});
+  });
+});
+
+describe('decisions', () => {
+  it('denies a PreToolUse and a PermissionRequest an oracle blocks, in each event\'s form', async () => {
+    expect((await decided('PreToolUse', (id) => [block(id)])).output).toEqual({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Blocked by AHP: force pushes are not allowed' },
+    });
+    expect((await decided('PermissionRequest', (id) => [block(id)])).output).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Blocked by AHP: force pushes are not allowed' } },
+    });
+  });
+
+  it('denies a PreToolUse when no decision arrives in time (pre-tool-use fails closed)', async () => {
+    const response = post(INPUTS.PreToolUse);
+    await nextJob();
+    const output: unknown = await (await response).json();
+    expect(output).toMatchObject({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('Blocked by AHP (fail-closed)') as unknown } });
+  });
+});
+
+describe('refusals', () => {
+  it('answers 401 without a valid token', async () => {
+    const response = await post(INPUTS.PreToolUse, null);
+    expect(response.status).toBe(401);
+    expect(OperatorErrorBodySchema.parse(await response.json()).error.code).toBe('E_UNAUTHORIZED');
+  });
+
+  it('answers 400 E_INVALID_FRAME for an event AHP does not map or a malformed input, and E_BAD_FRAME for non-JSON', async () => {
+    for (const body of [{ ...COMMON, hook_event_name: 'SubagentStart' }, { ...COMMON, hook_event_name: 'PreToolUse', tool_input: 'ls' }, { hook_event_name: 'Stop' }]) {
+      const response = await post(body);
+      expect(response.status).toBe(400);
+      expect(OperatorErrorBodySchema.parse(await response.json()).error.code).toBe('E_INVALID_FRAME');
+    }
+    const text = await post('{not json');
+    expect(text.status).toBe(400);
+    expect(OperatorErrorBodySchema.parse(await text.json()).error.code).toBe('E_BAD_FRAME');
+  });
+
+  it('denies a PreToolUse over the size limit in Codex\'s form, unevaluated', async () => {
+    // Codex writes its common fields, hook_event_name among them, before the tool input.
+    const response = await post({ ...COMMON, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'x'.repeat(300_000) } });
+    expect(response.status).toBe(200);
+    const output: unknown = await response.json();
+    expect(CODEX_OUTPUT_SCHEMAS.PreToolUse.safeParse(output).success).toBe(true);
+    expect(output).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('E_FRAME_TOO_LARGE') as unknown } });
+  });
+});
+
+describe('in the fleet', () => {
+  it('is a codex row, working while it hooks', async () => {
+    await vi.waitFor(
+      async () => {
+        const response = await fetch(`${gw.httpUrl}/v1/operator/fleet`, { headers: { authorization: `Bearer ${OPERATOR.token}` } });
+        const row = FleetResponseSchema.parse(await response.json()).agents.find((agent) => agent.agent.id === AGENT.id);
+        expect(row).toMatchObject({ client: 'codex', session_id: agentSessionId('cx', AGENT.id, SESSION), gateway_id: gw.config.gatewayId });
+      },
+      { timeout: 5_000, interval: 100 },
+    );
+  });
+});

@@ -1,0 +1,28 @@
+/** `ahp hook claude-code`: Claude Code's command hook form, for setups without `http` hooks (docs/claude-code.md). */
+import { CLAUDE_CODE_EVENTS, ClaudeCodeHookOutputSchema, type ClaudeCodeHookOutput } from '@ahp/protocol/claude-code-output';
+import type { CliIo } from './cli-errors.js';
+import { runCommandHook, type CommandHookDialect, type HookValues } from './hook-command.js';
+
+/** The answer when the gateway could not be asked: deny a tool call, let anything else through with a notice. */
+export function unreachableAnswer(event: unknown, cause: string): ClaudeCodeHookOutput {
+  const reason = `AHP could not be asked (${cause}); denied because tool calls fail closed`;
+  if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+  return { systemMessage: `AHP could not be asked (${cause}); continuing without its checks` };
+}
+
+export const CLAUDE_CODE_COMMAND_HOOK: CommandHookDialect = Object.freeze({
+  agent: 'Claude Code',
+  route: '/v1/hooks/claude-code',
+  refuseUnknownEvents: false,
+  knows: (event: unknown) => (CLAUDE_CODE_EVENTS as readonly unknown[]).includes(event),
+  checked: (_event: unknown, answer: unknown) => {
+    const parsed = ClaudeCodeHookOutputSchema.safeParse(answer);
+    return parsed.success ? parsed.data : undefined;
+  },
+  unreachable: unreachableAnswer,
+});
+
+/** Runs Claude Code's command hook (see runCommandHook). */
+export function hookClaudeCode(values: HookValues, io: CliIo, stdin?: AsyncIterable<Buffer | string>): Promise<number> {
+  return runCommandHook(CLAUDE_CODE_COMMAND_HOOK, values, io, stdin);
+}
