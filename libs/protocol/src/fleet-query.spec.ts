@@ -38,6 +38,8 @@ describe('queryFleet', () => {
     expect(ids({ status: 'working' })).toEqual(['alpha', 'echo']);
     expect(ids({ team: 'red', gateway: 'gw-2' })).toEqual(['charlie', 'echo']);
     expect(ids({ team: 'red', status: 'offline' })).toEqual(['delta']);
+    expect(queryFleet([{ ...rows[0]!, client: 'codex' }, rows[1]!], FleetQuerySchema.parse({ client: 'codex' })).agents.map((r) => r.agent.id)).toEqual(['delta']);
+    expect(queryFleet([{ ...rows[0]!, client: 'codex' }, rows[1]!], FleetQuerySchema.parse({ client: 'sdk' })).agents.map((r) => r.agent.id)).toEqual(['alpha']);
   });
 
   it('sorts by status (working first), team and last seen, ties by agent id, either way', () => {

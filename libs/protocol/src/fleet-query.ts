@@ -26,7 +26,7 @@ const COMPARE: Record<FleetSort, (a: FleetAgent, b: FleetAgent) => number> = {
 };
 
 /** The filter part of a query: the fields a live row is checked against. */
-export type FleetFilter = Pick<FleetQuery, 'q' | 'status' | 'team' | 'gateway'>;
+export type FleetFilter = Pick<FleetQuery, 'q' | 'status' | 'team' | 'gateway' | 'client'>;
 
 function searchNeedle(q: string | undefined): string | undefined {
   return q?.trim().toLowerCase() || undefined;
@@ -48,6 +48,7 @@ function matches(row: FleetAgent, query: FleetFilter, needle: string | undefined
   if (query.status !== undefined && row.status !== query.status) return false;
   if (query.team !== undefined && row.agent.team !== query.team) return false;
   if (query.gateway !== undefined && row.gateway_id !== query.gateway) return false;
+  if (query.client !== undefined && (row.client ?? 'sdk') !== query.client) return false;
   if (needle === undefined) return true;
   return row.agent.id.toLowerCase().includes(needle) || row.agent.name.toLowerCase().includes(needle) || (row.agent.team ?? '').toLowerCase().includes(needle);
 }

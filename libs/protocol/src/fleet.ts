@@ -152,6 +152,8 @@ export const FleetQuerySchema = z
     status: FleetAgentStatusSchema.optional(),
     team: IdSchema.optional(),
     gateway: IdSchema.optional(),
+    /** How the agent reaches AHP: `sdk` (the WebSocket) or a coding agent's hooks. */
+    client: z.enum(['sdk', ...FleetClientSchema.options]).optional(),
     /** @defaultValue `agent` */
     sort: FleetSortSchema.default('agent'),
     /** @defaultValue `asc` (`last_seen` reads best `desc`: most recent first) */
@@ -161,7 +163,7 @@ export const FleetQuerySchema = z
     /** @defaultValue {@link MAX_FLEET_PAGE} */
     limit: queryInt(1, MAX_FLEET_PAGE, MAX_FLEET_PAGE),
   })
-  .meta({ id: 'FleetQuery', description: 'Fleet search, filters (status, team, gateway), sort and page.' });
+  .meta({ id: 'FleetQuery', description: 'Fleet search, filters (status, team, gateway, client), sort and page.' });
 export type FleetQuery = z.infer<typeof FleetQuerySchema>;
 
 export const FleetResponseSchema = z

@@ -6,7 +6,7 @@
  */
 import Link from 'next/link';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { FleetAgent, FleetAgentStatus, FleetCounts, FleetSort } from '@ahp/protocol';
+import type { FleetAgent, FleetAgentStatus, FleetClient, FleetCounts, FleetSort } from '@ahp/protocol';
 import { fetchFleet } from '../../src/lib/api/fleet';
 import { useLiveEvents } from '../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../src/lib/live/use-resource';
@@ -61,16 +61,18 @@ function LastDecision({ agent, now }: { agent: FleetAgent; now: number }) {
   );
 }
 
+const CLIENT_LABELS: Record<FleetClient, string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'Copilot' };
+
 function AgentRow({ agent, now }: { agent: FleetAgent; now: number }) {
   const { id, name, team, role } = agent.agent;
   return (
     <tr data-agent-id={id}>
       <th scope="row" data-label="Agent">
         <Link href={`/agents/${encodeURIComponent(id)}`}>{name}</Link> <code className="muted">{id}</code>
-        {agent.client === 'claude-code' ? (
-          <span className="muted" title="Claude Code hooks over HTTP: present while it sends hooks, answers inferred where its next hook tells them, otherwise not reported by this client">
+        {agent.client ? (
+          <span className="muted" data-client={agent.client} title="A coding agent's hooks over HTTP: present while it sends hooks; its answers are inferred where its next hook tells them (Claude Code), otherwise not reported by this client">
             {' '}
-            · Claude Code (answers inferred or not reported)
+            · {CLIENT_LABELS[agent.client]} hooks
           </span>
         ) : null}
       </th>
@@ -111,12 +113,13 @@ const STATUS_FILTERS: readonly FleetAgentStatus[] = ['working', 'connected', 'id
 interface Filters {
   q: string;
   status: FleetAgentStatus | '';
+  client: FleetClient | 'sdk' | '';
   team: string;
   sort: FleetSort;
   order: 'asc' | 'desc';
 }
 
-const NO_FILTERS: Filters = { q: '', status: '', team: '', sort: 'agent', order: 'asc' };
+const NO_FILTERS: Filters = { q: '', status: '', client: '', team: '', sort: 'agent', order: 'asc' };
 
 function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Filters): void }) {
   const [draft, setDraft] = useState(value);
@@ -137,6 +140,18 @@ function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Fil
           {STATUS_FILTERS.map((status) => (
             <option key={status} value={status}>
               {status}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="fleet-client">Client</label>
+        <select id="fleet-client" value={draft.client} onChange={(event) => setDraft({ ...draft, client: event.target.value as Filters['client'] })}>
+          <option value="">Any client</option>
+          <option value="sdk">SDK (WebSocket)</option>
+          {(Object.keys(CLIENT_LABELS) as FleetClient[]).map((client) => (
+            <option key={client} value={client}>
+              {CLIENT_LABELS[client]}
             </option>
           ))}
         </select>
@@ -175,6 +190,7 @@ export function FleetView() {
   const query: FleetViewQuery = {
     ...(filters.q ? { q: filters.q } : {}),
     ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.client ? { client: filters.client } : {}),
     ...(filters.team ? { team: filters.team } : {}),
     sort: filters.sort,
     order: filters.order,
@@ -202,7 +218,7 @@ export function FleetView() {
   };
   const total = fleet.data?.total ?? 0;
   const shown = fleet.data?.agents.length ?? 0;
-  const filtered = filters.q !== '' || filters.status !== '' || filters.team !== '';
+  const filtered = filters.q !== '' || filters.status !== '' || filters.client !== '' || filters.team !== '';
 
   return (
     <>
