@@ -16,7 +16,14 @@ export const APP_ENTRIES = {
 } as const;
 
 export interface StackOptions {
+  /** The one Redis; with {@link redisClusterNodes} only its scheme and credentials are used. */
   redisUrl: string;
+  /**
+   * `host:port,…` of a Redis Cluster: every process runs in cluster mode (`REDIS_CLUSTER_NODES`).
+   * `''` forces one Redis even when this process's environment names a cluster (the test runs of
+   * `AHP_TEST_REDIS=cluster` export one); absent, the processes inherit whatever the environment says.
+   */
+  redisClusterNodes?: string;
   /** The gateways' agent tokens file (digests only). */
   tokensFile: string;
   /**
@@ -111,7 +118,12 @@ export function agentEndpoint(gateway: ServiceProcess, host = '127.0.0.1'): stri
 export async function startStack(options: StackOptions): Promise<Stack> {
   const root = options.workspaceRoot ?? findWorkspaceRoot();
   const prefix = options.keyPrefix ?? 'ahp';
-  const common = { REDIS_URL: options.redisUrl, AHP_KEY_PREFIX: prefix, ...options.env };
+  const common = {
+    REDIS_URL: options.redisUrl,
+    ...(options.redisClusterNodes === undefined ? {} : { REDIS_CLUSTER_NODES: options.redisClusterNodes }),
+    AHP_KEY_PREFIX: prefix,
+    ...options.env,
+  };
   const gateways: ServiceProcess[] = [];
   const workers: ServiceProcess[] = [];
   let gatewayCount = 0;
