@@ -12,13 +12,14 @@
 // this: Cluster does not guarantee strong consistency). A hook opened or decided in that window may
 // be gone after the promotion: its re-send is then evaluated again (or answered by the failure
 // policy at the deadline when only its queued job was lost), which is why the states checked here
-// are the ones the replica had confirmed before the kill. See docs/reliability.md#redis-cluster-failover.
+// are the ones the replica had confirmed before the kill. See docs/reliability.md#6b-redis-cluster-failover.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slotRanges, startRedisCluster, withRespClient, type RedisClusterHandle, type RedisClusterNode } from '@ahp/embedded-redis';
 import { connect, isAhpClientError, type AhpClient, type HookResult } from '@ahp/sdk';
+import { createKeys, keySlot, shardIndexOf } from '@ahp/store';
 import { eventually, startSystem, type System } from './harness.js';
 
 const AGENTS = ['fa1', 'fa2', 'fa3'];
@@ -135,25 +136,23 @@ describe('a Redis Cluster master killed under hook load', () => {
     const promotedAt = Date.now();
     await cluster.waitUntilOk(30_000);
 
-    // Keep the load on until hooks whose key lives in the failed-over slots are decided by the oracles again.
+    // Keep the load on until the promoted replica serves both kinds of traffic again, decided by the
+    // oracles: hooks whose hash lives in the failed-over slots (node-redis's cluster client, the
+    // stores) and hooks whose queue shard does (ioredis's Cluster, BullMQ). With K = 3 masters,
+    // shard 0's tag lies in the first slot range, the victim's (hook-queue-shards.ts).
     const [from, to] = slotRanges(3)[0]!;
-    const inFailedSlots = new Map<string, boolean>();
-    const failedOverSlot = async (hookId: string): Promise<boolean> => {
-      const known = inFailedSlots.get(hookId);
-      if (known !== undefined) return known;
-      const slot = Number(await respCommand(replica, 'CLUSTER', 'KEYSLOT', hookId));
-      inFailedSlots.set(hookId, slot >= from && slot <= to);
+    const failedOverSlot = (hookId: string): boolean => {
+      const slot = keySlot(createKeys({ prefix: system.keyPrefix }).hook(hookId));
       return slot >= from && slot <= to;
     };
     await eventually(
-      async () => {
-        let flowing = 0;
-        for (const outcome of outcomes.values()) {
-          if (outcome.sentAt > promotedAt && outcome.result.decidedBy === 'oracles' && (await failedOverSlot(outcome.hookId))) flowing += 1;
-        }
-        return flowing >= 5 ? true : undefined;
+      () => {
+        const after = [...outcomes.values()].filter((outcome) => outcome.sentAt > promotedAt && outcome.result.decidedBy === 'oracles');
+        const stored = after.filter((outcome) => failedOverSlot(outcome.hookId)).length;
+        const queued = after.filter((outcome) => shardIndexOf(outcome.hookId, 3) === 0).length;
+        return stored >= 3 && queued >= 3 ? true : undefined;
       },
-      'hooks in the failed-over slots to be decided by the oracles again',
+      'hooks stored and queued in the failed-over slots to be decided by the oracles again',
       45_000,
       100,
     );
@@ -176,7 +175,7 @@ describe('a Redis Cluster master killed under hook load', () => {
     let reevaluated = 0;
     for (const outcome of outcomes.values()) {
       const again = await clients.get(outcome.agent)!.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ignored: the id is known' } } }, { hookId: outcome.hookId });
-      const atRisk = outcome.doneAt > snapshotAt && outcome.sentAt <= killedAt && (await failedOverSlot(outcome.hookId));
+      const atRisk = outcome.doneAt > snapshotAt && outcome.sentAt <= killedAt && failedOverSlot(outcome.hookId);
       if (atRisk && !isDeepStrictEqual(again.decision, outcome.result.decision)) {
         reevaluated += 1;
         expect(again.decision.hook_id).toBe(outcome.hookId);
