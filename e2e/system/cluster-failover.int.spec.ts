@@ -150,9 +150,10 @@ describe('a Redis Cluster master killed under hook load', () => {
         const after = [...outcomes.values()].filter((outcome) => outcome.sentAt > promotedAt && outcome.result.decidedBy === 'oracles');
         const stored = after.filter((outcome) => failedOverSlot(outcome.hookId)).length;
         const queued = after.filter((outcome) => shardIndexOf(outcome.hookId, 3) === 0).length;
-        return stored >= 3 && queued >= 3 ? true : undefined;
+        const everyAgent = AGENTS.every((agent) => after.some((outcome) => outcome.agent === agent));
+        return stored >= 3 && queued >= 3 && everyAgent ? true : undefined;
       },
-      'hooks stored and queued in the failed-over slots to be decided by the oracles again',
+      'every agent, and hooks stored and queued in the failed-over slots, to be decided by the oracles again',
       45_000,
       100,
     );
