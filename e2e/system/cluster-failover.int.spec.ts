@@ -4,8 +4,8 @@
 // killed with SIGKILL in the middle of the load; its replica is promoted. Every hook an agent sent
 // must resolve exactly once: with a decision, or with a retryable error after which the agent
 // re-sends the same hook id (as the SDK documents) until it gets one, and a re-send after the
-// failover answers the same decision. Hook states acknowledged and replicated before the kill must
-// still be there afterwards.
+// failover answers the same decision. Hook and request states acknowledged and replicated before
+// the kill must still be there afterwards.
 //
 // What this cannot promise, and does not test: Redis replicates asynchronously. A write the master
 // acknowledged but had not yet sent to its replica when it died is lost with it (Redis documents
@@ -84,7 +84,7 @@ describe('a Redis Cluster master killed under hook load', () => {
     await cluster?.stop();
   });
 
-  it('promotes the replica, resolves every hook once, and keeps the replicated hook states', async () => {
+  it('promotes the replica, resolves every hook once, and keeps the replicated hook and request states', async () => {
     const outcomes = new Map<string, Outcome>();
     const failures: string[] = [];
     let retries = 0;
@@ -102,13 +102,16 @@ describe('a Redis Cluster master killed under hook load', () => {
         } catch (error) {
           if (!isAhpClientError(error) || !error.retryable) {
             failures.push(`${hookId}: ${String(error)}`);
+            // The load ends at the first failure: the test fails with it, and lanes must not spin.
+            stopping = true;
             return;
           }
           retries += 1;
-          await sleep(Math.min(error.retryAfterMs ?? 200, 500));
+          await sleep(Math.max(50, Math.min(error.retryAfterMs ?? 200, 500)));
         }
       }
       failures.push(`${hookId}: still unresolved after ${MAX_ATTEMPTS} attempts`);
+      stopping = true;
     };
     const sent: string[] = [];
     const lanes = AGENTS.flatMap((agent) =>
@@ -121,12 +124,35 @@ describe('a Redis Cluster master killed under hook load', () => {
       }),
     );
 
+    // Request states too: each agent asks the operators for an intervention twice and withdraws one
+    // (pending and cancelled states, with their history), acknowledged before the snapshot.
+    const requestIds: string[] = [];
+    for (const agent of AGENTS) {
+      const client = clients.get(agent)!;
+      for (let n = 0; n < 2; n++) {
+        const requestId = `req_${randomUUID()}`;
+        requestIds.push(requestId);
+        // Never decided in this test; it rejects with E_CLOSED when the client closes.
+        let refused: unknown;
+        client.requestIntervention({ reason: 'E_TEST', summary: `failover test ${agent}-${n}` }, { requestId, deadlineMs: 3_600_000 }).catch((error: unknown) => (refused = error));
+        await eventually(async () => {
+          if (refused !== undefined) throw new Error(`request ${requestId} refused: ${String(refused)}`);
+          return (await system.stores.requests.get(requestId)) === null ? undefined : true;
+        }, `request ${requestId} to be stored`);
+      }
+      await client.cancelRequest(requestIds.at(-1)!);
+    }
+
     // Load first, then a snapshot of what is decided, confirmed by the replica before the kill.
-    await eventually(() => (outcomes.size >= 30 ? true : undefined), '30 hooks decided before the kill', 30_000);
+    await eventually(() => {
+      if (failures.length > 0) throw new Error(`hooks failed before the kill: ${failures.join('; ')}`);
+      return outcomes.size >= 30 ? true : undefined;
+    }, '30 hooks decided before the kill', 30_000);
     const victim = cluster.masters[0]!;
     const replica = await replicaOf(cluster, victim);
     const snapshotAt = Date.now();
     const decidedBefore = [...outcomes.values()];
+    const requestsBefore = await Promise.all(requestIds.map(async (requestId) => (await system.stores.requests.get(requestId))!));
     const offsetAtSnapshot = (await replicationOffsets(victim)).master;
     await eventually(async () => ((await replicationOffsets(victim)).replica >= offsetAtSnapshot ? true : undefined), 'the replica to confirm the snapshot', 10_000, 5);
 
@@ -170,6 +196,9 @@ describe('a Redis Cluster master killed under hook load', () => {
       const stored = await system.stores.hooks.get(before.hookId);
       expect(stored?.decision).toEqual(before.result.decision);
     }
+    // So did the request states: pending, cancelled, each with its history.
+    expect(requestsBefore.map((request) => request.state.status).sort()).toEqual([...Array(3).fill('cancelled'), ...Array(3).fill('pending')]);
+    for (const before of requestsBefore) expect(await system.stores.requests.get(before.state.request_id)).toEqual(before);
     // A re-send of a hook id after the failover is answered with its one decision, never evaluated
     // again — except a hook decided on the killed master after the snapshot: its decision may not
     // have reached the replica (asynchronous replication), and a lost one is evaluated afresh.
