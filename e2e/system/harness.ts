@@ -1,6 +1,9 @@
 /**
  * Starts the real system for one test file: agents with fresh tokens, gateways and workers as
  * separate processes (tools/stack) over the run's private Redis, under a key prefix of its own.
+ * In a cluster run (`AHP_TEST_REDIS=cluster`, see `npx nx run @ahp/e2e:test-cluster`) the
+ * processes and the test's own client use the run's private Redis Cluster instead
+ * (`REDIS_CLUSTER_NODES`).
  * Restarts stay off (startStack's `restart` is not passed): the crash tests kill processes on
  * purpose and check what the survivors do, so a killed process must stay dead.
  */
@@ -22,6 +25,11 @@ export const SLOW_ORACLE_PLUGIN = fileURLToPath(new URL('../fixtures/slow-oracle
 export interface SystemOptions extends Pick<StackOptions, 'gateways' | 'workers' | 'gatewayEnv' | 'workerEnv' | 'console'> {
   name: string;
   agents: AgentIdentity[];
+  /**
+   * `host:port,…` of a Redis Cluster the test started itself (the failover test).
+   * @defaultValue the run's: its private cluster under `AHP_TEST_REDIS=cluster`, else one Redis
+   */
+  clusterNodes?: string;
 }
 
 export interface System {
@@ -44,9 +52,14 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   const tokensFile = join(dir, 'agent-tokens.json');
   await writeTokensFile(tokensFile, credentials);
   const keyPrefix = uniqueKeyPrefix(options.name).replace(/:$/, '');
-  const redisUrl = inject('redisUrl');
+  const clusterNodes = options.clusterNodes ?? inject('redisClusterNodes');
+  // On a cluster REDIS_URL may only carry the nodes' scheme and credentials: the run's single
+  // Redis must not be named beside it (the processes refuse two different Redis).
+  const redisUrl = clusterNodes === '' ? inject('redisUrl') : undefined;
   const stack = await startStack({
-    redisUrl,
+    ...(redisUrl === undefined ? {} : { redisUrl }),
+    // Always explicit: '' keeps a single-Redis run on one Redis whatever the environment says.
+    redisClusterNodes: clusterNodes,
     tokensFile,
     keyPrefix,
     gateways: options.gateways ?? 1,
@@ -56,7 +69,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
     ...(options.console ? { console: options.console } : {}),
   });
-  const redis = await connectRedis({ url: redisUrl, name: `e2e-${options.name}`, logger: silent });
+  const redis = await connectRedis({ url: redisUrl, clusterNodes, name: `e2e-${options.name}`, logger: silent });
   const stores = createRedisStores({ redis, keys: createKeys({ prefix: keyPrefix }) });
   const credential = (agentId: string) => {
     const found = credentials.find((c) => c.agent.id === agentId);

@@ -21,7 +21,8 @@ export AHP_TEST_REPORT_DIR="$report_dir"
 
 say "building, type-checking, linting and testing every project (Nx, 2 at a time)…"
 status=0
-npx nx run-many -t build typecheck lint test --parallel=2 --outputStyle=stream || status=$?
+# test-cluster: the system tests of the hook path again, on a private Redis Cluster (e2e/vitest.cluster.config.ts).
+npx nx run-many -t build typecheck lint test test-cluster --parallel=2 --outputStyle=stream || status=$?
 
 say "benchmark smoke run (checks that tools/bench still works; no timing assertions)…"
 node tools/bench/dist/cli.js --smoke || status=$?

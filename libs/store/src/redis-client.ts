@@ -304,6 +304,11 @@ async function connectCluster(options: ConnectRedisOptions, nodes: readonly Clus
     },
     // A failover moves slots: follow MOVED/ASK a few more times than the default while it settles.
     maxCommandRedirections: 32,
+    // A SIGKILLed master answers no MOVED: node-redis learns of its replica's promotion only from a
+    // topology refresh, which it schedules once a node has been reconnecting this long (default 5 s,
+    // on top of the cluster's own cluster-node-timeout). Every second keeps the hooks whose slots
+    // moved waiting about as long as the failover itself; a refresh is one CLUSTER SLOTS call.
+    topologyRefreshOnReconnectionAttemptStrategy: 1000,
   });
   clusterRootNodes.set(cluster, { nodes, url, name });
   attachLogging(cluster, name, logger);

@@ -19,7 +19,9 @@ export interface StackOptions {
   /** One Redis, given to every process as `REDIS_URL`; with `redisClusterNodes`, only its scheme and credentials count. */
   redisUrl?: string;
   /**
-   * A Redis Cluster, `host:port,host:port…`, given to every process as `REDIS_CLUSTER_NODES`.
+   * A Redis Cluster, `host:port,host:port…`, given to every process as `REDIS_CLUSTER_NODES`;
+   * absent or `''`, every process uses the one Redis of `redisUrl`, whatever this process's
+   * environment says (the test runs of `AHP_TEST_REDIS=cluster` export a node list).
    */
   redisClusterNodes?: string;
   /** The gateways' agent tokens file (digests only). */
