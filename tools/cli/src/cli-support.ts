@@ -3,13 +3,14 @@
  * options, the Redis connection, and text formatting.
  */
 import { CliError, EXIT, usageError, wholeNumber, type CliIo } from './cli-errors.js';
-import { connectRedis, createKeys, DEFAULT_KEY_PREFIX, type Logger, type RedisClient, type StoreKeys } from '@ahp/store';
+import { connectRedis, createKeys, DEFAULT_KEY_PREFIX, parseClusterNodes, type Logger, type RedisClient, type StoreKeys } from '@ahp/store';
 
 export { CliError, EXIT, invalidInput, usageError, wholeNumber, type CliIo } from './cli-errors.js';
 
 /** Options every command takes (those about Redis are ignored by commands that do not use it). */
 export const GLOBAL_OPTIONS = {
   'redis-url': { type: 'string' },
+  'redis-cluster-nodes': { type: 'string' },
   prefix: { type: 'string' },
   'connect-timeout': { type: 'string' },
   json: { type: 'boolean' },
@@ -18,6 +19,9 @@ export const GLOBAL_OPTIONS = {
 
 export const GLOBAL_HELP = `Global options:
   --redis-url URL        Redis to use (default: $REDIS_URL)
+  --redis-cluster-nodes LIST
+                         a Redis Cluster, host:port,host:port… (default: $REDIS_CLUSTER_NODES);
+                         with it, --redis-url gives only the scheme and credentials
   --prefix P             key prefix of the deployment (default: $AHP_KEY_PREFIX, else "${DEFAULT_KEY_PREFIX}")
   --connect-timeout MS   give up connecting to Redis after this long (default 5000; exit code 3)
   --json                 machine-readable output
@@ -26,6 +30,7 @@ export const GLOBAL_HELP = `Global options:
 /** The parsed global options. */
 export interface GlobalValues {
   'redis-url'?: string | undefined;
+  'redis-cluster-nodes'?: string | undefined;
   prefix?: string | undefined;
   'connect-timeout'?: string | undefined;
   json?: boolean | undefined;
@@ -50,22 +55,35 @@ export interface Deployment {
 }
 
 /**
- * Connects to Redis from `--redis-url` or REDIS_URL, failing with exit code 3 when it cannot
+ * Connects to Redis from `--redis-url` or REDIS_URL (or a cluster from `--redis-cluster-nodes` or
+ * REDIS_CLUSTER_NODES), failing with exit code 3 when it cannot
  * within `--connect-timeout` (the store's client otherwise retries for ever), and with exit code 2
  * when neither names a Redis.
  */
 export async function connectDeployment(values: GlobalValues, io: CliIo): Promise<Deployment> {
-  const url = values['redis-url'] ?? io.env['REDIS_URL'];
-  if (url === undefined || url.trim() === '') {
-    throw usageError('no Redis to talk to: pass --redis-url redis://host:port or set REDIS_URL');
+  const nodes = (values['redis-cluster-nodes'] ?? io.env['REDIS_CLUSTER_NODES'] ?? '').trim();
+  const rawUrl = (values['redis-url'] ?? io.env['REDIS_URL'] ?? '').trim();
+  if (rawUrl === '' && nodes === '') {
+    throw usageError('no Redis to talk to: pass --redis-url redis://host:port (or --redis-cluster-nodes host:port,…), or set REDIS_URL (or REDIS_CLUSTER_NODES)');
   }
-  let parsedUrl: URL;
-  try {
-    parsedUrl = new URL(url.trim());
-  } catch {
-    throw usageError(`--redis-url / REDIS_URL is not a URL: ${redactUrl(url)}`);
+  const url = rawUrl === '' ? undefined : rawUrl;
+  if (url !== undefined) {
+    let parsedUrl: URL;
+    try {
+      parsedUrl = new URL(url);
+    } catch {
+      throw usageError(`--redis-url / REDIS_URL is not a URL: ${redactUrl(url)}`);
+    }
+    if (parsedUrl.protocol !== 'redis:' && parsedUrl.protocol !== 'rediss:') throw usageError(`--redis-url / REDIS_URL must be a redis:// or rediss:// URL`);
   }
-  if (parsedUrl.protocol !== 'redis:' && parsedUrl.protocol !== 'rediss:') throw usageError(`--redis-url / REDIS_URL must be a redis:// or rediss:// URL`);
+  if (nodes !== '') {
+    try {
+      parseClusterNodes(nodes);
+    } catch (error) {
+      throw usageError(`--redis-cluster-nodes / ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const where = nodes === '' ? redactUrl(url ?? '') : `the cluster ${nodes}`;
   const timeoutMs = wholeNumber('--connect-timeout', values['connect-timeout'] ?? '5000', 1);
   let keys: StoreKeys;
   try {
@@ -84,9 +102,16 @@ export async function connectDeployment(values: GlobalValues, io: CliIo): Promis
     error() {},
   };
   let timer: NodeJS.Timeout | undefined;
-  const connecting = connectRedis({ url: url.trim(), name: 'ahp-cli', logger, connectTimeoutMs: timeoutMs, maxReconnectDelayMs: 500 });
+  const connecting = connectRedis({
+    ...(url === undefined ? {} : { url }),
+    ...(nodes === '' ? {} : { clusterNodes: nodes }),
+    name: 'ahp-cli',
+    logger,
+    connectTimeoutMs: timeoutMs,
+    maxReconnectDelayMs: 500,
+  });
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CliError(EXIT.redis, `cannot reach Redis at ${redactUrl(url)} within ${timeoutMs} ms: ${lastError}`)), timeoutMs);
+    timer = setTimeout(() => reject(new CliError(EXIT.redis, `cannot reach Redis at ${where} within ${timeoutMs} ms: ${lastError}`)), timeoutMs);
   });
   let redis: RedisClient;
   try {
@@ -95,7 +120,7 @@ export async function connectDeployment(values: GlobalValues, io: CliIo): Promis
     // The client keeps retrying in the background; stop it.
     void connecting.then((client) => client.destroy(), () => undefined);
     if (error instanceof CliError) throw error;
-    throw new CliError(EXIT.redis, `cannot reach Redis at ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(EXIT.redis, `cannot reach Redis at ${where}: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     clearTimeout(timer);
   }
