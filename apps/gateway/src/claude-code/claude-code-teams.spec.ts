@@ -15,6 +15,7 @@ import {
   type HookDecision,
   type Signal,
 } from '@ahp/protocol';
+import { compileHooksConfig, createMemoryRuleCounters, parseHooksConfig } from '@ahp/oracles';
 import { describe, expect, it } from 'vitest';
 import { OperatorApiError } from '../operators/api-error.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
@@ -160,5 +161,43 @@ describe('timeline', () => {
 
   it('records nothing for the other events', () => {
     expect(teamActivityEvent(parsed({ ...common, hook_event_name: 'Stop' }), decide('stop', []))).toBeUndefined();
+  });
+});
+
+describe('a rule at stop (the one docs/claude-code.md shows), evaluated by the rules engine on the mapped context', () => {
+  const yaml = [
+    'hooks:',
+    '  stop:',
+    '    oracles:',
+    '      - name: team-done-means-verified',
+    '        use: rules',
+    '        rules:',
+    '          - id: task-needs-verification',
+    `            condition: 'default(client.team_event, "") == "task_completed" and not (default(client.task.description, "") matches /verified:/)'`,
+    '            intensity: block',
+    `            message: "a task is completed with its verification only: run the tests and note 'verified: <command, result>' in the task"`,
+  ].join('\n');
+
+  async function answer(body: Record<string, unknown>) {
+    const parsedConfig = parseHooksConfig(yaml);
+    if (!parsedConfig.ok) throw new Error(JSON.stringify(parsedConfig));
+    const compiled = compileHooksConfig(parsedConfig.config, { version: 1 });
+    const input = parsed(body);
+    let n = 0;
+    const decision = await compiled.evaluate(
+      { hookId: HOOK_ID, trigger: CLAUDE_CODE_TRIGGERS[input.hook_event_name], context: hookContext(input), agent: { id: 'a', name: 'A', team: 'blue', role: 'teammate' }, sessionId: 'cc-1' },
+      { now: () => new Date(NOW), newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, counters: createMemoryRuleCounters() },
+    );
+    return toClaudeCodeOutput(input, decision);
+  }
+
+  it('refuses a TaskCompleted without its verification: Claude Code leaves the task open and the teammate at work', async () => {
+    expect(await answer(COMPLETED)).toEqual({ decision: 'block', reason: expect.stringContaining('a task is completed with its verification only') });
+  });
+
+  it('lets a verified TaskCompleted, a TeammateIdle and an ordinary Stop through', async () => {
+    expect(await answer({ ...COMPLETED, task_description: 'verified: npm test, 212 passed' })).toEqual({});
+    expect(await answer(IDLE)).toEqual({});
+    expect(await answer({ ...common, hook_event_name: 'Stop', stop_hook_active: false })).toEqual({});
   });
 });
