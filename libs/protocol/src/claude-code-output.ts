@@ -21,6 +21,11 @@ export const CLAUDE_CODE_EVENTS = [
   'SessionEnd',
   'PreCompact',
   'PermissionRequest',
+  // Agent teams (docs/claude-code.md, "Agent teams"): a teammate about to go idle, a task being
+  // created or marked completed in the team's shared task list.
+  'TeammateIdle',
+  'TaskCreated',
+  'TaskCompleted',
 ] as const;
 
 /** One of {@link CLAUDE_CODE_EVENTS}. */
@@ -59,7 +64,8 @@ export type ClaudeCodeHookSpecificOutput = z.infer<typeof ClaudeCodeHookSpecific
 
 /**
  * The answer to one hook, as Claude Code reads it. `decision: "block"` with `reason` is how
- * PostToolUse, UserPromptSubmit, Stop and SubagentStop are blocked (PreToolUse uses
+ * PostToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCreated and TaskCompleted
+ * are blocked (PreToolUse uses
  * `hookSpecificOutput.permissionDecision` instead); `systemMessage` is shown to the user;
  * `continue: false` with `stopReason` ends Claude's turn. An empty object means "no objection".
  */

@@ -31,6 +31,20 @@ const common = {
   permission_mode: z.string().max(64).optional(),
 };
 
+/** The team fields of the agent-team events. */
+const team = {
+  teammate_name: z.string().min(1).max(200).optional(),
+  team_name: z.string().min(1).max(200).optional(),
+};
+
+/** A task of the team's shared task list, as TaskCreated and TaskCompleted send it. */
+const teamTask = {
+  ...team,
+  task_id: z.string().min(1).max(200),
+  task_subject: z.string().max(4096),
+  task_description: z.string().optional(),
+};
+
 /** A JSON object of any shape (a tool's input or response is defined by the tool). */
 const AnyObjectSchema = z.record(z.string(), z.unknown());
 
@@ -60,6 +74,11 @@ export const ClaudeCodeHookInputSchema = z.discriminatedUnion('hook_event_name',
     trigger: z.string().optional(),
     custom_instructions: z.string().nullable().optional(),
   }),
+  // Agent teams. `team_name` is deprecated by Claude Code (a name derived from the session) but
+  // still sent; the teammate is absent when the lead itself creates or completes a task.
+  z.looseObject({ ...common, hook_event_name: z.literal('TeammateIdle'), ...team }),
+  z.looseObject({ ...common, hook_event_name: z.literal('TaskCreated'), ...teamTask }),
+  z.looseObject({ ...common, hook_event_name: z.literal('TaskCompleted'), ...teamTask }),
 ]);
 export type ClaudeCodeHookInput = z.infer<typeof ClaudeCodeHookInputSchema>;
 

@@ -264,7 +264,22 @@ export type InboxAckFrame = z.infer<typeof InboxAckFrameSchema>;
  * - `control_signal`: the agent acted on a control envelope (docs/spec/control-envelope.md).
  * - `plan_progress`: the current plan with its step statuses; `step_id` names the step that changed.
  * - `verification`: the result of a verification run, optionally for one step.
+ * - `team_activity`: what a coding agent's team did (Claude Code agent teams: a teammate going
+ *   idle, a task created or completed), recorded by the gateway from the hook; `held` is the
+ *   reason when AHP's answer kept the teammate working (docs/claude-code.md, "Agent teams").
  */
+export const TeamActivityEventSchema = z
+  .strictObject({
+    kind: z.literal('team_activity'),
+    activity: z.enum(['teammate_idle', 'task_created', 'task_completed']),
+    team_name: ShortStringSchema.optional(),
+    teammate_name: ShortStringSchema.optional(),
+    task: z.strictObject({ id: ShortStringSchema, subject: TextSchema.optional() }).optional(),
+    held: TextSchema.optional(),
+  })
+  .meta({ id: 'TeamActivityEvent', description: "A coding agent team's activity: teammate_idle, task_created, task_completed." });
+export type TeamActivityEvent = z.infer<typeof TeamActivityEventSchema>;
+
 export const AgentEventSchema = z
   .discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('control_signal'), control_signal: ControlSignalEventSchema }),
@@ -275,8 +290,9 @@ export const AgentEventSchema = z
       request_id: RequestIdSchema.optional(),
     }),
     z.strictObject({ kind: z.literal('verification'), result: VerificationResultSchema, step_id: IdSchema.optional() }),
+    TeamActivityEventSchema,
   ])
-  .meta({ id: 'AgentEvent', description: 'An observability event: control_signal, plan_progress or verification.' });
+  .meta({ id: 'AgentEvent', description: 'An observability event: control_signal, plan_progress, verification or team_activity.' });
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
 
 /** Report an observability event (for the console timeline and statistics); acknowledged with an `ack`. */

@@ -158,6 +158,16 @@ export const HookAgentClientSchema = z
      * rather than each agent's spelling of the event.
      */
     permission_prompt: z.boolean().optional(),
+    /**
+     * Claude Code agent teams: which team event the hook is (its TeammateIdle, TaskCreated,
+     * TaskCompleted), so a rule at `stop` or `post-tool-use` tells a teammate going idle or
+     * claiming a task done from an ordinary end of turn or tool call.
+     */
+    team_event: z.enum(['teammate_idle', 'task_created', 'task_completed']).optional(),
+    team_name: ShortStringSchema.optional(),
+    teammate_name: ShortStringSchema.optional(),
+    /** The task of a TaskCreated or TaskCompleted. */
+    task: z.strictObject({ id: ShortStringSchema, subject: TextSchema.optional(), description: TextSchema.optional() }).optional(),
   })
   .meta({ id: 'HookAgentClient', description: 'client: the coding agent (codex, copilot) and its session fields of a hook that came through /v1/hooks/<kind>.' });
 

@@ -170,6 +170,15 @@ const eventArb = fc.oneof(
   fc
     .record({ result: verificationArb, step_id: maybe(idArb) })
     .map(({ result, step_id }) => withOptional({ kind: 'verification', result }, { step_id })),
+  fc
+    .record({
+      activity: fc.constantFrom('teammate_idle', 'task_created', 'task_completed'),
+      team_name: maybe(idArb),
+      teammate_name: maybe(idArb),
+      task: maybe(fc.record({ id: idArb, subject: maybe(textArb(0, 40)) }).map(({ id, subject }) => withOptional({ id }, { subject }))),
+      held: maybe(textArb(0, 40)),
+    })
+    .map(({ activity, ...rest }) => withOptional({ kind: 'team_activity', activity }, rest)),
 );
 
 // --- valid frames ------------------------------------------------------------------------------

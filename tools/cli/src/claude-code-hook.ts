@@ -10,6 +10,19 @@ export function unreachableAnswer(event: unknown, cause: string): ClaudeCodeHook
   return { systemMessage: `AHP could not be asked (${cause}); continuing without its checks` };
 }
 
+/**
+ * Claude Code's agent-team events, whose documented block is the command's exit status 2 with the
+ * feedback on stderr (the teammate keeps working, the task stays open, its creation is undone).
+ */
+const EXIT_BLOCKED_EVENTS: readonly unknown[] = ['TeammateIdle', 'TaskCreated', 'TaskCompleted'];
+
+/** The feedback of a team event's block, answered as exit 2; undefined for every other answer. */
+export function teamBlockFeedback(event: unknown, output: unknown): string | undefined {
+  if (!EXIT_BLOCKED_EVENTS.includes(event)) return undefined;
+  const answer = output as ClaudeCodeHookOutput;
+  return answer.decision === 'block' ? (answer.reason ?? 'Blocked by AHP') : undefined;
+}
+
 export const CLAUDE_CODE_COMMAND_HOOK: CommandHookDialect = Object.freeze({
   agent: 'Claude Code',
   route: '/v1/hooks/claude-code',
@@ -20,6 +33,7 @@ export const CLAUDE_CODE_COMMAND_HOOK: CommandHookDialect = Object.freeze({
     return parsed.success ? parsed.data : undefined;
   },
   unreachable: unreachableAnswer,
+  blockingExit: teamBlockFeedback,
 });
 
 /** Runs Claude Code's command hook (see runCommandHook). */

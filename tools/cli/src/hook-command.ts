@@ -79,7 +79,15 @@ export interface CommandHookDialect {
   checked(event: unknown, answer: unknown): unknown;
   /** The answer when the gateway could not be asked (or answered nonsense): deny a tool call, let anything else through with a notice. */
   unreachable(event: unknown, cause: string): unknown;
+  /**
+   * For an answer the agent obeys only as a blocking exit (status 2, the feedback on stderr): the
+   * feedback; undefined for an answer it reads from stdout (Claude Code's agent-team events).
+   */
+  blockingExit?(event: unknown, output: unknown): string | undefined;
 }
+
+/** The exit status an agent reads as "blocked", with stderr as the feedback. */
+export const BLOCKING_EXIT_STATUS = 2;
 
 async function readAll(stdin: AsyncIterable<Buffer | string>): Promise<string> {
   const chunks: Buffer[] = [];
@@ -148,6 +156,11 @@ export async function runCommandHook(
     const cause = error instanceof Error ? error.message : String(error);
     io.stderr.write(`ahp: ${cause}\n`);
     output = dialect.unreachable(event, cause);
+  }
+  const feedback = dialect.blockingExit?.(event, output);
+  if (feedback !== undefined) {
+    io.stderr.write(`${feedback}\n`);
+    return BLOCKING_EXIT_STATUS;
   }
   io.stdout.write(`${JSON.stringify(output)}\n`);
   return EXIT.ok;

@@ -98,6 +98,19 @@ describe('ahp hook claude-code', () => {
     expect(received).toEqual([{ method: 'POST', url: '/v1/hooks/claude-code', authorization: 'Bearer agent-token', body: PRE_TOOL_USE }]);
   });
 
+  it('answers a blocked agent-team event with exit 2 and the reason on stderr (Claude Code keeps the teammate working), an allowed one with its JSON', async () => {
+    const completed = { session_id: 's1', hook_event_name: 'TaskCompleted', task_id: '7', task_subject: 'Wire the login form', teammate_name: 'frontend' };
+    answer = { status: 200, body: { decision: 'block', reason: 'no test run was reported for this task' } };
+    const blocked = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(completed));
+    expect(blocked.code).toBe(2);
+    expect(blocked.stdout).toBe('');
+    expect(blocked.stderr.trim()).toBe('no test run was reported for this task');
+    answer = { status: 200, body: {} };
+    const idle = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify({ session_id: 's1', hook_event_name: 'TeammateIdle', teammate_name: 'researcher' }));
+    expect(idle.code).toBe(0);
+    expect(JSON.parse(idle.stdout)).toEqual({});
+  });
+
   it('denies a PreToolUse explicitly when the gateway cannot be reached, and still exits 0', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

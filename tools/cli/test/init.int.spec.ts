@@ -31,7 +31,7 @@ function ahp(args: readonly string[], env: Record<string, string> = {}): Promise
 }
 
 const readJson = async (path: string): Promise<Record<string, unknown>> => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-const EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact', 'PermissionRequest'];
+const EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact', 'PermissionRequest', 'TeammateIdle', 'TaskCreated', 'TaskCompleted'];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ahp-cli-init-'));

@@ -3,7 +3,7 @@
  * context the oracles see, and how a {@link HookDecision} reads as Claude Code's answer. Pure, so
  * the rules are tested without a gateway; docs/claude-code.md has the same tables.
  */
-import { applyModifications, awaitingApproval } from '@ahp/protocol';
+import { LIMITS, applyModifications, awaitingApproval } from '@ahp/protocol';
 import type {
   AhpError,
   ClaudeCodeEvent,
@@ -31,13 +31,51 @@ export const CLAUDE_CODE_TRIGGERS: Readonly<Record<ClaudeCodeEvent, HookTrigger>
   PreCompact: 'pre-compact',
   // The permission dialog of the same call: a gate before it, told apart by `client.permission_prompt`.
   PermissionRequest: 'pre-tool-use',
+  // Agent teams, told apart by `client.team_event`. A teammate going idle ends its turn, and a
+  // task marked completed is a claim that work is done: both are where the completion gates of
+  // `stop` belong, and a block keeps the teammate working. `task-complete` is not used because it
+  // only aids (it reports a finished fact), while Claude Code asks before the task is completed.
+  // A task created went through the TaskCreate tool's PreToolUse already (where rules can refuse
+  // it): its creation is the tool's outcome.
+  TeammateIdle: 'stop',
+  TaskCompleted: 'stop',
+  TaskCreated: 'post-tool-use',
 });
+
+/** `client.team_event` of each agent-team event. */
+const TEAM_EVENTS = Object.freeze({ TeammateIdle: 'teammate_idle', TaskCreated: 'task_created', TaskCompleted: 'task_completed' } as const);
+
+/** Claude Code's agent-team events (docs/claude-code.md, "Agent teams"). */
+export type ClaudeCodeTeamEvent = keyof typeof TEAM_EVENTS;
+
+/** The agent-team event a hook body names, or undefined (the body is not parsed: it may be malformed). */
+export function teamEventOf(body: unknown): ClaudeCodeTeamEvent | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const event = (body as Record<string, unknown>)['hook_event_name'];
+  return typeof event === 'string' && Object.hasOwn(TEAM_EVENTS, event) ? (event as ClaudeCodeTeamEvent) : undefined;
+}
+
+/** The Claude Code tool that creates a task of the team's list (TaskCreated reports it). */
+export const TASK_CREATE_TOOL = 'TaskCreate';
 
 /** Events whose `hookSpecificOutput.additionalContext` Claude Code adds to the model's context. */
 const CONTEXT_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
 
 /** Events Claude Code lets a hook block with `decision: "block"` (PreToolUse uses permissionDecision). */
-const BLOCKABLE_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop']);
+const BLOCKABLE_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set([
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStop',
+  // A block keeps the teammate working (TeammateIdle), leaves the task open (TaskCompleted) or
+  // rolls its creation back (TaskCreated), with the reason as the teammate's feedback.
+  'TeammateIdle',
+  'TaskCreated',
+  'TaskCompleted',
+]);
+
+/** Longest task description kept in the hook context (the context's text limit). */
+const MAX_TASK_DESCRIPTION = LIMITS.maxText;
 
 /** The object without its undefined fields: hook context must be plain JSON. */
 function defined(fields: Record<string, unknown>): JsonObject {
@@ -79,7 +117,35 @@ export function hookContext(input: ClaudeCodeHookInput): JsonObject {
       return defined({ ...base, reason: input.reason });
     case 'PreCompact':
       return defined({ ...base, trigger: input.trigger, custom_instructions: input.custom_instructions ?? undefined });
+    case 'TeammateIdle':
+      return defined({ ...base, subagent: false, client: teamClient(input) });
+    case 'TaskCompleted':
+      return defined({ ...base, subagent: false, client: teamClient(input) });
+    case 'TaskCreated':
+      return defined({
+        ...base,
+        tool: { name: TASK_CREATE_TOOL, input: defined({ task_id: input.task_id, subject: input.task_subject, description: input.task_description }) },
+        client: teamClient(input),
+      });
   }
+}
+
+type TeamInput = Extract<ClaudeCodeHookInput, { hook_event_name: ClaudeCodeTeamEvent }>;
+
+/** `client` of an agent-team event: its mark, the team, the teammate and the task. */
+function teamClient(input: TeamInput): JsonObject {
+  const task =
+    input.hook_event_name === 'TeammateIdle'
+      ? undefined
+      : defined({ id: input.task_id, subject: input.task_subject, description: input.task_description?.slice(0, MAX_TASK_DESCRIPTION) });
+  return defined({
+    kind: 'claude-code',
+    hook_event_name: input.hook_event_name,
+    team_event: TEAM_EVENTS[input.hook_event_name],
+    team_name: input.team_name,
+    teammate_name: input.teammate_name,
+    task,
+  });
 }
 
 /** How `event` is blocked, with `reason` for Claude and the user (see {@link toClaudeCodeOutput}). */

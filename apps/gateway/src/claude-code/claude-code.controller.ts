@@ -4,6 +4,7 @@ import { makeError, type ClaudeCodeHookOutput } from '@ahp/protocol';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
+import { refusedOutput, teamEventOf } from './claude-code-mapping.js';
 import { ClaudeCodeErrorFilter } from './claude-code-error.filter.js';
 import { ClaudeCodeService } from './claude-code.service.js';
 
@@ -30,7 +31,17 @@ export class ClaudeCodeController {
   hook(@Req() request: IncomingMessage, @Body() body: unknown): Promise<ClaudeCodeHookOutput> {
     const auth = this.auth.authenticateRequest(request);
     if (!auth.ok) throw new OperatorApiError(makeError('E_UNAUTHORIZED', 'a valid agent token is required (Authorization: Bearer <token>)'));
-    const input = claudeCodeDialect.parse(body);
+    let input;
+    try {
+      input = claudeCodeDialect.parse(body);
+    } catch (error) {
+      // Claude Code takes an HTTP error for "no objection": a malformed TeammateIdle or
+      // TaskCompleted would let the teammate stop, or the task close, past every rule. Those are
+      // answered with the event's block instead (fail closed), naming the field.
+      const event = teamEventOf(body);
+      if (error instanceof OperatorApiError && event !== undefined) return Promise.resolve(refusedOutput(event, error.error));
+      throw error;
+    }
     return this.claudeCode.handle(auth.agent.identity, input);
   }
 }

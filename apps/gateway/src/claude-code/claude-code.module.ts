@@ -7,6 +7,7 @@ import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 import { ClaudeCodeController } from './claude-code.controller.js';
 import { CLAUDE_CODE_ANSWER_STORE, ClaudeCodeAnswers } from './claude-code-answers.js';
 import { ClaudeCodeService } from './claude-code.service.js';
+import { ClaudeCodeTeamActivity } from './claude-code-team-activity.js';
 
 /** Claude Code's `http` hooks, answered by the same hook machinery as WebSocket agents (docs/claude-code.md). */
 @Module({
@@ -15,6 +16,7 @@ import { ClaudeCodeService } from './claude-code.service.js';
   providers: [
     ClaudeCodeService,
     ClaudeCodeAnswers,
+    ClaudeCodeTeamActivity,
     { provide: CLAUDE_CODE_ANSWER_STORE, inject: [REDIS, STORE_KEYS], useFactory: (redis: RedisClient, keys: StoreKeys) => createClaudeCodeAnswerStore(redis, keys) },
   ],
 })

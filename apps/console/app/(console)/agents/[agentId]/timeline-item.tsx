@@ -79,8 +79,34 @@ function EventBody({ event }: { event: AgentEvent }) {
         </div>
       );
     }
+    case 'team_activity':
+      return (
+        <p>
+          Team: {TEAM_ACTIVITY_LABEL[event.activity]}
+          {event.teammate_name ? (
+            <>
+              {' '}
+              by <strong>{event.teammate_name}</strong>
+            </>
+          ) : null}
+          {event.task ? (
+            <>
+              {' '}
+              · task <code>{event.task.id}</code>
+              {event.task.subject ? <span className="muted"> {event.task.subject}</span> : null}
+            </>
+          ) : null}
+          {event.held ? <span className="badge badge-warning" title={event.held}>kept working</span> : null}
+        </p>
+      );
   }
 }
+
+const TEAM_ACTIVITY_LABEL: Record<Extract<AgentEvent, { kind: 'team_activity' }>['activity'], string> = {
+  teammate_idle: 'teammate going idle',
+  task_created: 'task created',
+  task_completed: 'task completed',
+};
 
 export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentId: string }) {
   switch (item.kind) {
