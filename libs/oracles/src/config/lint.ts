@@ -70,6 +70,7 @@ export function lintHooksConfig(config: HooksConfig, located: LocatedDocument | 
     }
     hook.oracles.forEach((oracle, oracleIndex) => {
       const rules = oracle.rules ?? [];
+      const shadows = shadowingRules(rules, oracle.match ?? 'all', config.lang);
       rules.forEach((rule, ruleIndex) => {
         const rulePath: PathSegment[] = [...hookPath, 'oracles', oracleIndex, 'rules', ruleIndex];
         const subject = `${trigger}/${oracle.name}/${ruleName(rule, ruleIndex)}`;
@@ -90,7 +91,7 @@ export function lintHooksConfig(config: HooksConfig, located: LocatedDocument | 
             });
           }
         }
-        const shadow = shadowingRule(rules, ruleIndex, oracle.match ?? 'all', config.lang);
+        const shadow = shadows[ruleIndex];
         if (shadow !== undefined) {
           const earlier = `${trigger}/${oracle.name}/${ruleName(rules[shadow] as HookRule, shadow)}`;
           const why = (rules[shadow] as HookRule).condition.trim() === 'true' ? 'its condition is always true' : 'its condition is the same';
@@ -332,27 +333,28 @@ function forEachChild(node: CelNode, visit: (child: CelNode) => void): void {
 // shadowed-rule
 
 /**
- * The index of an earlier rule that always decides before rule `index` could, or undefined. The
- * earlier rule has no overrides (an override may change its condition or intensity by context),
- * and a condition that is `true` or normalises to the later rule's (same language and params,
- * and the later rule has no override that changes its condition).
+ * For each rule, the index of an earlier rule that always decides before it could, or undefined;
+ * linear in the number of rules (an oracle may have 10 000). The earlier rule has no overrides (an
+ * override may change its condition or intensity by context) and a condition that is `true` or
+ * normalises to the later rule's (same language and params; the later rule has no override that
+ * changes its condition or params).
  */
-function shadowingRule(rules: readonly HookRule[], index: number, match: 'all' | 'first', fileLang: HooksConfig['lang']): number | undefined {
-  const later = rules[index] as HookRule;
-  const laterLang = later.lang ?? fileLang ?? 'ahp';
-  const laterForm = normalForm(laterLang, later.condition);
-  const laterConditionFixed = !(later.overrides ?? []).some((override) => override.condition !== undefined || override.params !== undefined);
-  for (let at = 0; at < index; at += 1) {
-    const earlier = rules[at] as HookRule;
-    if ((earlier.overrides ?? []).length > 0) continue;
-    if (!decisive(earlier, match)) continue;
-    const lang = earlier.lang ?? fileLang ?? 'ahp';
-    const form = normalForm(lang, earlier.condition);
-    if (form === undefined) continue;
-    if (form === normalForm(lang, 'true')) return at;
-    if (laterForm !== undefined && laterConditionFixed && lang === laterLang && form === laterForm && sameJson(earlier.params ?? {}, later.params ?? {})) return at;
-  }
-  return undefined;
+function shadowingRules(rules: readonly HookRule[], match: 'all' | 'first', fileLang: HooksConfig['lang']): (number | undefined)[] {
+  let alwaysFirst: number | undefined;
+  /** Normal form (with language and params) → the first decisive rule with it. */
+  const firstWith = new Map<string, number>();
+  return rules.map((rule, index) => {
+    const lang = rule.lang ?? fileLang ?? 'ahp';
+    const form = normalForm(lang, rule.condition);
+    const key = form === undefined ? undefined : `${form}\u0000${JSON.stringify(sortKeys(rule.params ?? {}))}`;
+    const conditionFixed = !(rule.overrides ?? []).some((override) => override.condition !== undefined || override.params !== undefined);
+    const shadow = alwaysFirst ?? (key !== undefined && conditionFixed ? firstWith.get(key) : undefined);
+    if ((rule.overrides ?? []).length === 0 && decisive(rule, match) && form !== undefined && key !== undefined) {
+      if (alwaysFirst === undefined && form === normalForm(lang, 'true')) alwaysFirst = index;
+      if (!firstWith.has(key)) firstWith.set(key, index);
+    }
+    return shadow;
+  });
 }
 
 /**
@@ -375,10 +377,6 @@ function normalForm(lang: 'ahp' | 'cel', source: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 }
 
 function sortKeys(value: unknown): unknown {
