@@ -8,6 +8,7 @@ import {
   ConfigVersionDetailSchema,
   OperatorErrorBodySchema,
   PublishConfigResponseSchema,
+  ValidateConfigResponseSchema,
 } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken, startTestGateway, type TestGateway, type TestOperatorEntry } from './support/test-gateway.js';
@@ -21,6 +22,31 @@ const OPERATORS: TestOperatorEntry[] = [
 const VALID = readFileSync(new URL('../../../.ahp/hooks.yaml', import.meta.url), 'utf8');
 /** Line 6 names an oracle that does not exist. */
 const INVALID = 'version: 1\nhooks:\n  pre-tool-use:\n    oracles:\n      - name: x\n        use: acme/missing\n';
+
+/** Valid, with one lint warning: an always-true block shadows the rule after it. */
+const WARNED = [
+  'version: 1',
+  'hooks:',
+  '  pre-tool-use:',
+  '    oracles:',
+  '      - name: gate',
+  '        rules:',
+  '          - id: everything',
+  '            condition: "true"',
+  '            intensity: block',
+  '          - id: shell',
+  "            condition: 'tool.name == \"bash\"'",
+  '            intensity: block',
+  '',
+].join('\n');
+const WARNING = {
+  kind: 'shadowed-rule',
+  subject: 'pre-tool-use/gate/shell',
+  line: 11,
+  column: 24,
+  path: 'hooks.pre-tool-use.oracles[0].rules[1].condition',
+  message: 'pre-tool-use/gate/shell is shadowed by the earlier rule pre-tool-use/gate/everything (its condition is always true, and it always blocks): it can never decide anything',
+};
 
 let gw: TestGateway;
 
@@ -56,11 +82,11 @@ describe('operator API: hooks configuration', () => {
   it('publishes a valid file as version 1, then reports the same text as unchanged', async () => {
     const first = await call('op-root', 'POST', '/v1/operator/config', { source: VALID });
     expect(first.status).toBe(201);
-    expect(PublishConfigResponseSchema.parse(first.json)).toEqual({ version: 1, unchanged: false });
+    expect(PublishConfigResponseSchema.parse(first.json)).toEqual({ version: 1, unchanged: false, warnings: [] });
 
     const again = await call('op-root', 'POST', '/v1/operator/config', { source: VALID });
     expect(again.status).toBe(201);
-    expect(PublishConfigResponseSchema.parse(again.json)).toEqual({ version: 1, unchanged: true });
+    expect(PublishConfigResponseSchema.parse(again.json)).toEqual({ version: 1, unchanged: true, warnings: [] });
 
     const current = await call('op-viv', 'GET', '/v1/operator/config');
     expect(current.status).toBe(200);
@@ -76,6 +102,32 @@ describe('operator API: hooks configuration', () => {
     expect(error.details?.['issues']).toContainEqual(expect.objectContaining({ line: 6, path: 'hooks.pre-tool-use.oracles[0].use', message: expect.stringContaining('acme/missing') }));
   });
 
+  it('validates without publishing, for any operator: issues of an invalid text, lint warnings of a valid one', async () => {
+    const invalid = await call('op-viv', 'POST', '/v1/operator/config/validate', { source: INVALID });
+    expect(invalid.status).toBe(200);
+    const refused = ValidateConfigResponseSchema.parse(invalid.json);
+    expect(refused).toMatchObject({ valid: false, warnings: [] });
+    expect(refused.issues).toContainEqual(expect.objectContaining({ line: 6, path: 'hooks.pre-tool-use.oracles[0].use' }));
+
+    const clean = ValidateConfigResponseSchema.parse((await call('op-viv', 'POST', '/v1/operator/config/validate', { source: VALID })).json);
+    expect(clean).toEqual({ valid: true, issues: [], warnings: [] });
+
+    const warned = ValidateConfigResponseSchema.parse((await call('op-viv', 'POST', '/v1/operator/config/validate', { source: WARNED })).json);
+    expect(warned).toEqual({ valid: true, issues: [], warnings: [WARNING] });
+    expect((await call('op-viv', 'POST', '/v1/operator/config/validate', { text: VALID })).status).toBe(400);
+    expect((await call('op-viv', 'POST', '/v1/operator/config/validate', { source: `# ${'x'.repeat(70_000)}\n` })).status).toBe(413);
+    // Nothing was published by validating.
+    expect(ConfigHistoryResponseSchema.parse((await call('op-viv', 'GET', '/v1/operator/config/history')).json).versions.map((v) => v.version)).toEqual([1]);
+  });
+
+  it('publishes a text with lint warnings, answering them in `warnings`', async () => {
+    const published = await call('op-root', 'POST', '/v1/operator/config', { source: WARNED });
+    expect(published.status).toBe(201);
+    expect(PublishConfigResponseSchema.parse(published.json)).toEqual({ version: 2, unchanged: false, warnings: [WARNING] });
+    // Back to the repository's file, so the history below starts from it.
+    expect(PublishConfigResponseSchema.parse((await call('op-root', 'POST', '/v1/operator/config', { source: VALID })).json)).toMatchObject({ version: 3 });
+  });
+
   it('refuses a body without source (400) and an oversized text (413)', async () => {
     expect((await call('op-root', 'POST', '/v1/operator/config', { text: VALID })).status).toBe(400);
     const big = await call('op-root', 'POST', '/v1/operator/config', { source: `# ${'x'.repeat(70_000)}\n${VALID}` });
@@ -85,11 +137,11 @@ describe('operator API: hooks configuration', () => {
 
   it('lists the history newest first and reads one version', async () => {
     const second = await call('op-root', 'POST', '/v1/operator/config', { source: `${VALID}# second\n` });
-    expect(PublishConfigResponseSchema.parse(second.json)).toEqual({ version: 2, unchanged: false });
+    expect(PublishConfigResponseSchema.parse(second.json)).toEqual({ version: 4, unchanged: false, warnings: [] });
 
     const history = await call('op-viv', 'GET', '/v1/operator/config/history?limit=10');
     expect(history.status).toBe(200);
-    expect(ConfigHistoryResponseSchema.parse(history.json).versions.map((v) => v.version)).toEqual([2, 1]);
+    expect(ConfigHistoryResponseSchema.parse(history.json).versions.map((v) => v.version)).toEqual([4, 3, 2, 1]);
     expect(ConfigHistoryResponseSchema.parse((await call('op-viv', 'GET', '/v1/operator/config/history?limit=1')).json).versions).toHaveLength(1);
 
     const one = await call('op-viv', 'GET', '/v1/operator/config/1');

@@ -286,11 +286,47 @@ export const PublishConfigBodySchema = z
   .meta({ id: 'PublishConfigBody', description: 'A hooks.yaml text to validate and publish.' });
 export type PublishConfigBody = z.infer<typeof PublishConfigBodySchema>;
 
-/** Answer of a publish: the version now current, and whether the text equalled the current one (nothing new stored). */
+/**
+ * A problem in a hooks configuration text, where it is: 1-based `line` and `column` (0 when
+ * unknown), the field `path` (`hooks.pre-tool-use.oracles[0].rules[1].condition`) and what.
+ */
+export const HooksConfigIssueSchema = z
+  .strictObject({
+    line: z.int().min(0),
+    column: z.int().min(0),
+    path: z.string().max(1024),
+    message: z.string().max(4096),
+  })
+  .meta({ id: 'HooksConfigIssue', description: 'A problem in a hooks.yaml: line, column, field path, message.' });
+export type HooksConfigIssue = z.infer<typeof HooksConfigIssueSchema>;
+
+/**
+ * A lint warning of a valid hooks configuration (docs/hooks.md, "Lint warnings"): the issue's shape
+ * plus its `kind` and `subject` (`<trigger>/<oracle>/<rule id>`, or the trigger for `never-denies`).
+ * Warnings never refuse a configuration.
+ */
+export const HooksConfigWarningSchema = HooksConfigIssueSchema.extend({
+  kind: z.enum(['never-denies', 'unknown-field', 'shadowed-rule']),
+  subject: z.string().max(512),
+})
+  .strict()
+  .meta({ id: 'HooksConfigWarning', description: 'A lint warning: never-denies, unknown-field or shadowed-rule, located like an issue.' });
+export type HooksConfigWarning = z.infer<typeof HooksConfigWarningSchema>;
+
+/** Answer of a publish: the version now current, whether the text equalled the current one (nothing new stored), and the lint warnings. */
 export const PublishConfigResponseSchema = z
-  .strictObject({ version: ConfigVersionNumberSchema, unchanged: z.boolean() })
+  .strictObject({ version: ConfigVersionNumberSchema, unchanged: z.boolean(), warnings: z.array(HooksConfigWarningSchema) })
   .meta({ id: 'PublishConfigResponse' });
 export type PublishConfigResponse = z.infer<typeof PublishConfigResponseSchema>;
+
+/**
+ * Answer of `POST /v1/operator/config/validate` (always 200 for a text it could read): whether the
+ * text would publish, its issues (at most 50) and, when valid, its lint warnings.
+ */
+export const ValidateConfigResponseSchema = z
+  .strictObject({ valid: z.boolean(), issues: z.array(HooksConfigIssueSchema), warnings: z.array(HooksConfigWarningSchema) })
+  .meta({ id: 'ValidateConfigResponse' });
+export type ValidateConfigResponse = z.infer<typeof ValidateConfigResponseSchema>;
 
 /** One published version with its text, as `GET /v1/operator/config[/:version]` answers. */
 export const ConfigVersionDetailSchema = ConfigVersionSummarySchema.extend({ source: z.string() })

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { loadOraclePlugins, validateHooksConfig, type ConfigIssue, type Oracle } from '@ahp/oracles';
+import { loadOraclePlugins, validateHooksConfig, type ConfigIssue, type ConfigWarning, type Oracle } from '@ahp/oracles';
 import type { HooksConfig, StoredConfigVersion } from '@ahp/protocol';
 import { configDigest, createConfigStore } from '@ahp/store';
 import { EXIT, connectDeployment, invalidInput, printJson, table, usageError, wholeNumber, type CliIo, type GlobalValues } from './cli-support.js';
@@ -16,6 +16,7 @@ export interface ConfigValues extends GlobalValues {
   version?: string | undefined;
   limit?: string | undefined;
   plugins?: string | undefined;
+  strict?: boolean | undefined;
 }
 
 /** A configuration file as read: its name for messages, and its text. */
@@ -50,22 +51,22 @@ async function plugins(values: ConfigValues, io: CliIo): Promise<Oracle[]> {
   }
 }
 
-/** `file:line:column path: message`, one issue per line. */
-export function formatIssues(issues: readonly ConfigIssue[], file: string): string {
+/** `file:line:column path: message`, one issue per line; warnings say `warning:` before the message. */
+export function formatIssues(issues: readonly ConfigIssue[], file: string, label = ''): string {
   return issues
     .map((issue) => {
       const where = issue.line > 0 ? `${file}:${issue.line}:${issue.column}` : file;
       const path = issue.path === '' ? '(root)' : issue.path;
-      return `${where} ${path}: ${issue.message}`;
+      return `${where} ${path}: ${label}${issue.message}`;
     })
     .join('\n');
 }
 
-type Validated = { ok: true; config: HooksConfig } | { ok: false; issues: ConfigIssue[] };
+type Validated = { ok: true; config: HooksConfig; warnings: ConfigWarning[] } | { ok: false; issues: ConfigIssue[] };
 
 async function validate(file: SourceFile, values: ConfigValues, io: CliIo): Promise<Validated> {
   const result = validateHooksConfig(file.source, { plugins: await plugins(values, io) });
-  return result.ok ? { ok: true, config: result.config } : { ok: false, issues: result.issues };
+  return result.ok ? { ok: true, config: result.config, warnings: result.warnings } : { ok: false, issues: result.issues };
 }
 
 function summary(config: HooksConfig): { hooks: number; oracles: number; rules: number } {
@@ -97,15 +98,28 @@ export async function configValidate(file: string | undefined, values: ConfigVal
   const input = await readSource(file, io);
   const result = await validate(input, values, io);
   if (values.json) {
-    printJson(io, result.ok ? { valid: true, file: input.label, digest: configDigest(input.source), ...summary(result.config) } : { valid: false, file: input.label, issues: result.issues });
+    printJson(
+      io,
+      result.ok
+        ? { valid: true, file: input.label, digest: configDigest(input.source), ...summary(result.config), warnings: result.warnings }
+        : { valid: false, file: input.label, issues: result.issues },
+    );
   } else if (result.ok) {
     const counts = summary(result.config);
-    io.stdout.write(`${input.label}: valid (${plural(counts.hooks, 'hook')}, ${plural(counts.oracles, 'oracle')}, ${plural(counts.rules, 'rule')})\n`);
+    if (result.warnings.length > 0) io.stdout.write(`${formatIssues(result.warnings, input.label, 'warning: ')}\n`);
+    const warned = result.warnings.length === 0 ? '' : `, ${plural(result.warnings.length, 'warning')}`;
+    io.stdout.write(`${input.label}: valid (${plural(counts.hooks, 'hook')}, ${plural(counts.oracles, 'oracle')}, ${plural(counts.rules, 'rule')}${warned})\n`);
   } else {
     io.stdout.write(`${formatIssues(result.issues, input.label)}\n`);
     io.stderr.write(`${input.label}: ${plural(result.issues.length, 'issue')}\n`);
   }
-  return result.ok ? EXIT.ok : EXIT.invalid;
+  if (!result.ok) return EXIT.invalid;
+  // Warnings never make a file invalid; --strict (for CI) treats them as issues.
+  if (values.strict === true && result.warnings.length > 0) {
+    if (!values.json) io.stderr.write(`${input.label}: ${plural(result.warnings.length, 'warning')} (--strict)\n`);
+    return EXIT.invalid;
+  }
+  return EXIT.ok;
 }
 
 export async function configPublish(file: string | undefined, values: ConfigValues, io: CliIo): Promise<number> {
@@ -118,11 +132,15 @@ export async function configPublish(file: string | undefined, values: ConfigValu
     io.stderr.write(`${formatIssues(result.issues, input.label)}\n${input.label}: not published (${plural(result.issues.length, 'issue')}); the current version stays in force\n`);
     return EXIT.invalid;
   }
+  // Warnings do not stop a publish: they go to stderr, beside the outcome.
+  if (result.warnings.length > 0) io.stderr.write(`${formatIssues(result.warnings, input.label, 'warning: ')}\n`);
   const deployment = await connectDeployment(values, io);
   try {
     const store = createConfigStore({ redis: deployment.redis, keys: deployment.keys });
     const outcome = await store.publish({ source: input.source, config: result.config, publishedBy: by, now: Date.now() });
-    if (values.json) printJson(io, { published: !outcome.unchanged, version: outcome.version, unchanged: outcome.unchanged, digest: configDigest(input.source), file: input.label });
+    if (values.json) {
+      printJson(io, { published: !outcome.unchanged, version: outcome.version, unchanged: outcome.unchanged, digest: configDigest(input.source), file: input.label, warnings: result.warnings });
+    }
     else if (outcome.unchanged) io.stdout.write(`unchanged: version ${outcome.version} already has this text\n`);
     else io.stdout.write(`published version ${outcome.version} (${input.label})\n`);
     return EXIT.ok;

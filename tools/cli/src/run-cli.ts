@@ -53,12 +53,16 @@ const COMMANDS: Record<string, Record<string, Command>> = {
     validate: {
       args: '<file>',
       summary: 'check a hooks.yaml without publishing it (no Redis needed)',
-      options: { plugins: { type: 'string' } },
+      options: { plugins: { type: 'string' }, strict: { type: 'boolean' } },
       positionals: 1,
       help: `Checks the file as the workers would: YAML, schema, expressions, oracle names.
 Prints each issue as "file:line:column path: message"; exit code 1 when there is any.
+Then lints a valid file and prints each warning as "file:line:column path: warning: message":
+a trigger that can never deny, a rule that reads a field its trigger never has, a rule
+shadowed by an earlier one (docs/hooks.md, "Lint warnings"). Warnings leave the exit code 0.
 
 Options:
+  --strict         exit code 1 when there are warnings too (for CI)
 ${PLUGINS_HELP}`,
       run: ([file], values, io) => configValidate(file, values as ConfigValues, io),
     },

@@ -117,6 +117,35 @@ describe('ahp config', () => {
     expect(await ahp(['config', 'validate', 'missing.yaml'])).toMatchObject({ code: 1, stderr: 'ahp: cannot read missing.yaml: no such file\n' });
   });
 
+  it('validate: prints lint warnings and still exits 0; --strict exits 1 on them', async () => {
+    await writeFile(
+      join(dir, 'warned.yaml'),
+      'hooks:\n  user-prompt-submit:\n    oracles:\n      - name: prompts\n        rules:\n          - id: rm\n            condition: \'tool.input.command contains "rm"\'\n            intensity: prompt\n',
+    );
+    const run = await ahp(['config', 'validate', 'warned.yaml'], { REDIS_URL: undefined });
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')).toEqual([
+      'warned.yaml:2:3 hooks.user-prompt-submit: warning: user-prompt-submit can never deny anything: none of its enabled oracles can block or ask for approval (only its failure policy can)',
+      'warned.yaml:7:25 hooks.user-prompt-submit.oracles[0].rules[0].condition: warning: user-prompt-submit/prompts/rm can never match: it reads tool.input.command, which the user-prompt-submit context never has',
+      'warned.yaml: valid (1 hook, 1 oracle, 1 rule, 2 warnings)',
+      '',
+    ]);
+    const json = await ahp(['config', 'validate', 'warned.yaml', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      valid: true,
+      warnings: [
+        { kind: 'never-denies', subject: 'user-prompt-submit', line: 2, column: 3, path: 'hooks.user-prompt-submit' },
+        { kind: 'unknown-field', subject: 'user-prompt-submit/prompts/rm', line: 7, column: 25 },
+      ],
+    });
+    expect(await ahp(['config', 'validate', 'warned.yaml', '--strict'])).toMatchObject({ code: 1, stderr: 'warned.yaml: 2 warnings (--strict)\n' });
+    expect(await ahp(['config', 'validate', 'good.yaml', '--strict'])).toMatchObject({ code: 0, stdout: 'good.yaml: valid (1 hook, 1 oracle, 1 rule)\n' });
+    const repository = await ahp(['config', 'validate', join(import.meta.dirname, '..', '..', '..', '.ahp', 'hooks.yaml'), '--strict']);
+    expect(repository.code).toBe(0);
+    expect(repository.stdout).not.toContain('warning:');
+  });
+
   it('publish: needs a Redis (exit 2 without, 3 when unreachable), stores versions, says unchanged, refuses invalid files', async () => {
     expect(await ahp(['config', 'publish', 'good.yaml'], { REDIS_URL: undefined })).toMatchObject({ code: 2, stderr: expect.stringContaining('set REDIS_URL') });
     const closedPort = await freePort();

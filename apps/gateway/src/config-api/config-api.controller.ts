@@ -7,6 +7,7 @@ import {
   type ConfigVersionDetail,
   type OperatorIdentity,
   type PublishConfigResponse,
+  type ValidateConfigResponse,
 } from '@ahp/protocol';
 import { CONFIG_PUBLISH_AUDIT } from '../audit/audit-specs.js';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
@@ -34,6 +35,17 @@ export class ConfigApiController {
   async history(@Query() query: unknown): Promise<ConfigHistoryResponse> {
     const { limit } = parseInput(ConfigHistoryQuerySchema, { ...(query as object) }, 'query');
     return { versions: await this.config.history(limit) };
+  }
+
+  /**
+   * Validates a text without publishing it: 200 `{ valid, issues, warnings }` (issues and lint
+   * warnings located by line and column). Any operator may: it reads and stores nothing.
+   */
+  @Post('validate')
+  @HttpCode(200)
+  validate(@Body() body: unknown): ValidateConfigResponse {
+    const { source } = parseInput(PublishConfigBodySchema, body, 'config');
+    return this.config.validate(source);
   }
 
   @Get(':version')

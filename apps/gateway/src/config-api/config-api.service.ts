@@ -1,13 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { validateHooksConfig } from '@ahp/oracles';
+import { validateHooksConfig, type ConfigIssue, type ConfigWarning } from '@ahp/oracles';
 import {
   MAX_CONFIG_SOURCE_BYTES,
   makeError,
   type ConfigVersionDetail,
   type ConfigVersionSummary,
+  type HooksConfigIssue,
+  type HooksConfigWarning,
   type OperatorIdentity,
   type PublishConfigResponse,
   type StoredConfigVersion,
+  type ValidateConfigResponse,
 } from '@ahp/protocol';
 import type { RedisConfigStore } from '@ahp/store';
 import { LOGGER } from '../config/config.tokens.js';
@@ -59,20 +62,28 @@ export class ConfigApiService {
   }
 
   /**
+   * Validates `source` without publishing it: always an answer (never a 400 for a configuration
+   * that does not validate), with its issues or, for a valid text, its lint warnings. 413 for a
+   * text over {@link MAX_CONFIG_SOURCE_BYTES}, as for a publish.
+   */
+  validate(source: string): ValidateConfigResponse {
+    checkSize(source);
+    const checked = validateHooksConfig(source);
+    if (!checked.ok) return { valid: false, issues: checked.issues.slice(0, MAX_REPORTED_ISSUES).map(issueOf), warnings: [] };
+    return { valid: true, issues: [], warnings: checked.warnings.slice(0, MAX_REPORTED_ISSUES).map(warningOf) };
+  }
+
+  /**
    * Validates `source` and publishes it as `operator`. Throws 413 for a text over
    * {@link MAX_CONFIG_SOURCE_BYTES} and 400 `E_INVALID_FRAME` listing every issue with its line
    * and column; the store records who published and when, and the log line keeps an audit trail.
+   * Lint warnings do not stop a publish: they come back in the answer's `warnings`.
    */
   async publish(operator: OperatorIdentity, source: string, now: number): Promise<PublishConfigResponse> {
-    const bytes = Buffer.byteLength(source, 'utf8');
-    if (bytes > MAX_CONFIG_SOURCE_BYTES) {
-      throw new OperatorApiError(
-        makeError('E_FRAME_TOO_LARGE', `the configuration is ${bytes} bytes; at most ${MAX_CONFIG_SOURCE_BYTES} are accepted`, { bytes, max_bytes: MAX_CONFIG_SOURCE_BYTES }),
-      );
-    }
+    checkSize(source);
     const checked = validateHooksConfig(source);
     if (!checked.ok) {
-      const issues = checked.issues.slice(0, MAX_REPORTED_ISSUES).map(({ line, column, path, message }) => ({ line, column, path, message }));
+      const issues = checked.issues.slice(0, MAX_REPORTED_ISSUES).map(issueOf);
       this.log.info({ operator: operator.id, issues: checked.issues.length }, 'hooks configuration refused');
       // Same code and status (400) as any other invalid input, so clients need one error path;
       // `details.issues` carries the positions the console marks in the editor.
@@ -81,7 +92,29 @@ export class ConfigApiService {
       );
     }
     const result = await this.store.publish({ source, config: checked.config, publishedBy: operator.id, now });
-    this.log.info({ operator: operator.id, role: operator.role, configVersion: result.version, unchanged: result.unchanged }, 'hooks configuration published');
-    return result;
+    this.log.info(
+      { operator: operator.id, role: operator.role, configVersion: result.version, unchanged: result.unchanged, warnings: checked.warnings.length },
+      'hooks configuration published',
+    );
+    return { ...result, warnings: checked.warnings.slice(0, MAX_REPORTED_ISSUES).map(warningOf) };
   }
+}
+
+/** 413 for a text over {@link MAX_CONFIG_SOURCE_BYTES}, before anything parses it. */
+function checkSize(source: string): void {
+  const bytes = Buffer.byteLength(source, 'utf8');
+  if (bytes > MAX_CONFIG_SOURCE_BYTES) {
+    throw new OperatorApiError(
+      makeError('E_FRAME_TOO_LARGE', `the configuration is ${bytes} bytes; at most ${MAX_CONFIG_SOURCE_BYTES} are accepted`, { bytes, max_bytes: MAX_CONFIG_SOURCE_BYTES }),
+    );
+  }
+}
+
+/** Only the documented fields leave the gateway. */
+function issueOf({ line, column, path, message }: ConfigIssue): HooksConfigIssue {
+  return { line, column, path, message };
+}
+
+function warningOf({ line, column, path, message, kind, subject }: ConfigWarning): HooksConfigWarning {
+  return { line, column, path, message, kind, subject };
 }

@@ -10,7 +10,7 @@ import { publishConfig } from '../../../src/lib/api/config';
 import { configIssues, offsetOfLine, type ConfigIssue } from '../../../src/lib/view/config-issues';
 import { describeError } from '../../../src/components/states';
 
-type Outcome = { kind: 'published'; version: number; unchanged: boolean } | { kind: 'invalid'; issues: ConfigIssue[]; message: string; source: string } | { kind: 'failed'; message: string };
+type Outcome = { kind: 'published'; version: number; unchanged: boolean; warnings: ConfigIssue[] } | { kind: 'invalid'; issues: ConfigIssue[]; message: string; source: string } | { kind: 'failed'; message: string };
 
 export function PublishForm({ initial, onPublished }: { initial: string; onPublished(): void }) {
   const [source, setSource] = useState(initial);
@@ -23,7 +23,7 @@ export function PublishForm({ initial, onPublished }: { initial: string; onPubli
     setBusy(true);
     try {
       const result = await publishConfig(source);
-      setOutcome({ kind: 'published', version: result.version, unchanged: result.unchanged });
+      setOutcome({ kind: 'published', version: result.version, unchanged: result.unchanged, warnings: result.warnings });
       onPublished();
     } catch (error) {
       if (isApiError(error, 'E_INVALID_FRAME')) {
@@ -72,6 +72,29 @@ export function PublishForm({ initial, onPublished }: { initial: string; onPubli
         <p className="notice notice-success" role="status">
           {outcome.unchanged ? `Nothing new: the text is identical to the current version ${outcome.version}.` : `Published version ${outcome.version}; it is current now.`}
         </p>
+      ) : null}
+      {outcome?.kind === 'published' && outcome.warnings.length > 0 ? (
+        // Lint warnings (docs/hooks.md, "Lint warnings") never stop a publish; they are shown so the author can fix the rule.
+        <div id="config-warnings" className="notice notice-warning" role="status">
+          <p>
+            <strong>Warnings.</strong> The configuration is in force, but it may not do what you meant:
+          </p>
+          <ul className="issues">
+            {outcome.warnings.map((warning, i) => (
+              <li key={i}>
+                {warning.line > 0 ? (
+                  <button type="button" className="link-button" onClick={() => jumpTo(warning)}>
+                    Line {warning.line}
+                    {warning.column > 0 ? `, column ${warning.column}` : ''}
+                  </button>
+                ) : (
+                  <span>Whole file</span>
+                )}
+                : {warning.message}
+              </li>
+            ))}
+          </ul>
+        </div>
       ) : null}
       {outcome?.kind === 'failed' ? (
         <p className="notice notice-error" role="alert">
