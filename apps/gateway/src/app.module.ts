@@ -19,6 +19,7 @@ import type { JsonLogger } from './logging/json-logger.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { GrantsModule } from './grants/grants.module.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
 import { OperatorSignalsModule } from './operator-signals/operator-signals.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
@@ -54,6 +55,7 @@ export class AppModule {
         ConfigApiModule,
         SignalsApiModule,
         GrantsModule,
+        NotificationsModule,
         ClaudeCodeModule,
         McpModule,
         HealthModule,
