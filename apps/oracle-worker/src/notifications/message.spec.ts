@@ -1,11 +1,11 @@
-import { createRequest, NotificationBodySchema, NotificationJobDataSchema, type ProtocolState } from '@ahp/protocol';
+import { createRequest, NotificationBodySchema, NotificationJobDataSchema, type JsonObject, type ProtocolState } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { deliveryIdOf } from './dispatcher.js';
 import { slackMessage, waitingRequestOf, webhookBody } from './message.js';
 
 const NOW = '2026-11-26T05:00:00.000Z';
 
-function toolApproval(input: Record<string, unknown>): ProtocolState {
+function toolApproval(input: JsonObject): ProtocolState {
   return createRequest({
     requestId: 'req_1',
     sender: 'builder',
@@ -33,8 +33,8 @@ describe('waitingRequestOf', () => {
       target: { kind: 'operators' },
       now: NOW,
       type: 'plan_approval',
-      payload: { plan: { title: 'Migrate the billing tables', steps: [{ id: 's1', title: 'copy' }] } },
-    } as Parameters<typeof createRequest>[0]);
+      payload: { plan: { title: 'Migrate the billing tables', steps: [{ id: 's1', description: 'Copy the rows', dependencies: [], status: 'pending', tools_expected: [] }] } },
+    });
     const request = waitingRequestOf(state, undefined);
     expect(request).toEqual({ id: 'req_2', type: 'plan_approval', sender: 'planner', summary: 'Migrate the billing tables', plan_title: 'Migrate the billing tables', created_at: NOW });
   });
