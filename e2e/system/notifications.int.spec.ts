@@ -5,8 +5,8 @@
 // Notifications, end to end: a tool call waits for approval (a rule with require_approval) → the
 // worker posts to every routed channel: signed JSON to the webhooks, a message to the Slack one;
 // a receiver that fails twice gets three attempts and one delivery; a receiver that always fails
-// ends on the dead-letter list; and the operator's decision reaches the agent meanwhile, whatever
-// the channels do.
+// ends on the dead-letter list while the request still waits, and the operator's decision then
+// reaches the agent; a request from a team no route names notifies nobody.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -135,7 +135,7 @@ describe('notifications of requests waiting for people', () => {
   const receivedFor = (path: string, requestId: string) =>
     receiver.received.filter((r) => r.path === path && (path === '/slack' ? r.body.includes(requestId) : JSON.parse(r.body).request?.id === requestId));
 
-  it('a waiting tool call is announced on every routed channel, signed; failing channels retry and dead-letter; the decision is unaffected', async () => {
+  it('a waiting tool call is announced on every routed channel, signed; failing channels retry and dead-letter; the request still waits and its decision reaches the agent', async () => {
     const client = await agent('builder');
     const waits: AwaitingApprovalInfo[] = [];
     const result = client.hook('pre-tool-use', { tool: { name: 'deploy', input: { env: 'production', api_key: 'k-should-not-leave' } } }, { onAwaitingApproval: (info) => waits.push(info) });
@@ -158,12 +158,6 @@ describe('notifications of requests waiting for people', () => {
     expect(delivered!.headers['x-ahp-timestamp']).toBe(String(Math.floor(Date.parse(body.sent_at) / 1000)));
     expect(delivered!.body).not.toContain('k-should-not-leave');
     expect(delivered!.body).not.toContain(SECRET);
-
-    // The person decides while the failing channels are still being retried: the agent gets the decision.
-    const decided = await operatorCall(api, operators.token('op-ada'), 'POST', `/requests/${requestId}/decision`, { approve: true });
-    expect(decided.status, JSON.stringify(decided.json)).toBe(200);
-    const outcome = await result;
-    expect(outcome.allowed).toBe(true);
 
     // Slack: a message with the request and a button to the console.
     const [slack] = await eventually(() => (receivedFor('/slack', requestId).length > 0 ? receivedFor('/slack', requestId) : undefined), 'the Slack message');
@@ -193,6 +187,14 @@ describe('notifications of requests waiting for people', () => {
     expect(listing.deliveries.find((d) => d.request_id === requestId && d.channel === 'on-call')).toMatchObject({ status: 'delivered', attempts: [{ ok: true, status_code: 200 }] });
     expect(receivedFor('/down', requestId)).toHaveLength(3);
     expect(receivedFor('/ok', requestId)).toHaveLength(1);
+
+    // The failures changed nothing for the request: it still waits, and the person's decision reaches the agent.
+    const pending = await operatorCall(api, operators.token('op-ada'), 'GET', `/requests/${requestId}`);
+    expect(pending.json).toMatchObject({ request: { status: 'pending' } });
+    const decided = await operatorCall(api, operators.token('op-ada'), 'POST', `/requests/${requestId}/decision`, { approve: true });
+    expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+    const outcome = await result;
+    expect(outcome.allowed).toBe(true);
   });
 
   it('routes by team: a request from a team no route names notifies nobody', async () => {

@@ -243,7 +243,13 @@ async function start(): Promise<void> {
     keys,
     concurrency: config.notify.concurrency,
     logger: log,
-    processor: createNotificationDelivery({ store: notifications, env: process.env, timeoutMs: config.notify.timeoutMs, logger: log }),
+    processor: createNotificationDelivery({
+      store: notifications,
+      env: process.env,
+      timeoutMs: config.notify.timeoutMs,
+      logger: log,
+      stillWaiting: async (requestId) => (await stores.requests.get(requestId))?.state.status === 'pending',
+    }),
   });
   notifyDispatcher = createNotificationDispatcher({
     redis,

@@ -236,7 +236,11 @@ export const NotificationAttemptSchema = z.strictObject({
 });
 export type NotificationAttempt = z.infer<typeof NotificationAttemptSchema>;
 
-export const NOTIFICATION_DELIVERY_STATUSES = ['pending', 'delivered', 'dead'] as const;
+/**
+ * `pending` (queued or being retried), `delivered` (a 2xx), `dead` (given up: on the dead-letter
+ * list), `skipped` (the request was decided, cancelled or expired before this delivery was sent).
+ */
+export const NOTIFICATION_DELIVERY_STATUSES = ['pending', 'delivered', 'dead', 'skipped'] as const;
 
 /** A delivery as recorded: one request to one channel, with every attempt. */
 export const NotificationDeliverySchema = z.strictObject({

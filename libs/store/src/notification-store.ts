@@ -54,6 +54,8 @@ export interface NotificationStore {
   recordAttempt(deliveryId: string, attempt: NotificationAttempt): Promise<void>;
   /** Marks a delivery delivered. */
   delivered(deliveryId: string): Promise<void>;
+  /** Marks a delivery skipped: its request no longer waits. */
+  skipped(deliveryId: string): Promise<void>;
   /** Marks a delivery dead and puts it on the dead-letter list (newest first, capped). */
   deadLetter(letter: NotificationDeadLetter): Promise<void>;
   /** The newest deliveries first, with their attempts. */
@@ -85,7 +87,7 @@ export function createNotificationStore(options: NotificationStoreOptions): Noti
   const maxDeadLetters = options.maxDeadLetters ?? DEFAULT_MAX_NOTIFICATION_DEAD_LETTERS;
   const ttlMs = options.ttlMs ?? DEFAULT_NOTIFICATION_RECORD_TTL_MS;
 
-  async function setStatus(deliveryId: string, status: 'delivered' | 'dead'): Promise<void> {
+  async function setStatus(deliveryId: string, status: 'delivered' | 'dead' | 'skipped'): Promise<void> {
     const key = keys.notificationDelivery(deliveryId);
     await redis.hSet(key, 'status', status);
     await redis.pExpire(key, ttlMs);
@@ -112,6 +114,7 @@ export function createNotificationStore(options: NotificationStoreOptions): Noti
     },
 
     delivered: (deliveryId) => setStatus(deliveryId, 'delivered'),
+    skipped: (deliveryId) => setStatus(deliveryId, 'skipped'),
 
     async deadLetter(letter) {
       const valid = checked(NotificationDeadLetterSchema, letter, 'dead letter');

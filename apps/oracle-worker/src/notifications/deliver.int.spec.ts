@@ -48,11 +48,14 @@ function recorder() {
   const attempts: NotificationAttempt[] = [];
   const dead: NotificationDeadLetter[] = [];
   const delivered: string[] = [];
+  const skipped: string[] = [];
   return {
     attempts,
     dead,
     delivered,
+    skipped,
     store: {
+      skipped: async (id: string) => void skipped.push(id),
       recordAttempt: async (_id: string, attempt: NotificationAttempt) => void attempts.push(attempt),
       delivered: async (id: string) => void delivered.push(id),
       deadLetter: async (letter: NotificationDeadLetter) => void dead.push(letter),
@@ -95,6 +98,21 @@ describe('createNotificationDelivery', () => {
     const r = recorder();
     await expect(createNotificationDelivery({ store: r.store, env, timeoutMs: 200, logger: silent })(job('/slow'), { attempt: 1, attempts: 3 })).rejects.toThrow(/TimeoutError/);
     expect(r.attempts).toEqual([expect.objectContaining({ ok: false, error: expect.stringContaining('TimeoutError') })]);
+  });
+
+  it('does not announce a request that no longer waits, and announces one when that cannot be read', async () => {
+    const r = recorder();
+    const before = hits.length;
+    await createNotificationDelivery({ store: r.store, env, timeoutMs: 1_000, logger: silent, stillWaiting: async () => false })(job('/ok'), { attempt: 2, attempts: 3 });
+    expect(hits.length).toBe(before);
+    expect(r.skipped).toEqual([job('/ok').delivery_id]);
+    expect(r.attempts).toEqual([]);
+    const unreadable = async (): Promise<boolean> => {
+      throw new Error('redis is restarting');
+    };
+    await createNotificationDelivery({ store: r.store, env, timeoutMs: 1_000, logger: silent, stillWaiting: unreadable })(job('/ok'), { attempt: 1, attempts: 3 });
+    expect(hits.length).toBe(before + 1);
+    expect(r.delivered).toHaveLength(1);
   });
 
   it('refuses to send a webhook unsigned: a missing secret variable dead-letters it at once, without a request', async () => {

@@ -15,7 +15,13 @@ import { slackMessage, webhookBody } from './message.js';
 import { signNotification } from './sign.js';
 
 export interface NotificationDeliveryOptions {
-  readonly store: Pick<NotificationStore, 'recordAttempt' | 'delivered' | 'deadLetter'>;
+  readonly store: Pick<NotificationStore, 'recordAttempt' | 'delivered' | 'deadLetter' | 'skipped'>;
+  /**
+   * Whether the request still waits for a person. A request decided, cancelled or expired before
+   * an attempt is not announced any more (a receiver that was down would otherwise get stale
+   * "waits" messages once it is back). When the check itself fails, the attempt goes ahead.
+   */
+  readonly stillWaiting?: (requestId: string) => Promise<boolean>;
   /** Where `secret_env` is looked up: the worker's environment. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** How long one attempt waits for the receiver. */
@@ -86,9 +92,24 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
     return response.status;
   }
 
+  async function waits(requestId: string): Promise<boolean> {
+    if (options.stillWaiting === undefined) return true;
+    try {
+      return await options.stillWaiting(requestId);
+    } catch (error) {
+      logger.warn({ requestId, error: describe(error) }, 'could not read whether the request still waits; notifying anyway');
+      return true;
+    }
+  }
+
   return async (job, info) => {
-    const sentAt = now();
     const fields = { deliveryId: job.delivery_id, channel: job.channel, requestId: job.request.id, attempt: info.attempt, attempts: info.attempts };
+    if (!(await waits(job.request.id))) {
+      await store.skipped(job.delivery_id);
+      logger.info(fields, 'notification skipped: the request no longer waits');
+      return;
+    }
+    const sentAt = now();
     let record: NotificationAttempt;
     let failure: unknown;
     try {

@@ -15,6 +15,7 @@ const STATUS_BADGE: Readonly<Record<NotificationDelivery['status'], string>> = {
   pending: 'badge badge-request-pending',
   delivered: 'badge badge-request-approved',
   dead: 'badge badge-request-rejected',
+  skipped: 'badge',
 };
 
 function lastAttempt(delivery: NotificationDelivery): string {
