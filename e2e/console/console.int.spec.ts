@@ -426,6 +426,9 @@ describe('ops console in a real browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Health' }).waitFor();
     await page.getByRole('heading', { name: 'Oracle workers' }).waitFor();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    // An admin also sees the notification deliveries; this suite publishes no channel.
+    await page.getByRole('heading', { name: 'Notifications' }).waitFor();
+    await page.getByText('No notification sent yet.').waitFor();
     await suite.screenshot(page, 'health');
 
     // Sign-in page, as a stranger sees it.

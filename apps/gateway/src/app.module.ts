@@ -20,6 +20,7 @@ import type { JsonLogger } from './logging/json-logger.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { GrantsModule } from './grants/grants.module.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
 import { OperatorSignalsModule } from './operator-signals/operator-signals.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
@@ -55,6 +56,7 @@ export class AppModule {
         ConfigApiModule,
         SignalsApiModule,
         GrantsModule,
+        NotificationsModule,
         ClaudeCodeModule,
         CodingAgentsModule,
         McpModule,

@@ -320,7 +320,7 @@ describe('grants of another team', () => {
 });
 
 describe('what a scoped admin may not do', () => {
-  it('cannot publish the fleet-wide hooks.yaml or read the audit trail (403), and nothing is published', async () => {
+  it('cannot publish the fleet-wide hooks.yaml, read the audit trail or the notification deliveries (403), and nothing is published', async () => {
     const before = await call('op-root', 'GET', '/config/history');
     const publish = await call('op-red-admin', 'POST', '/config', { source: `${HOOKS_YAML}\n# red admin was here\n` });
     expect(publish.status).toBe(403);
@@ -329,6 +329,10 @@ describe('what a scoped admin may not do', () => {
     const audit = await call('op-red-admin', 'GET', '/audit');
     expect(audit.status).toBe(403);
     expect(errorOf(audit.json).code).toBe('E_FORBIDDEN');
+    // Notification deliveries name requests of every team.
+    const deliveries = await call('op-red-admin', 'GET', '/notifications/deliveries');
+    expect(deliveries.status).toBe(403);
+    expect((await call('op-root', 'GET', '/notifications/deliveries')).json).toEqual({ deliveries: [], dead_letters: [] });
     // Reading the configuration is not team data: any scope may.
     expect([200, 404]).toContain((await call('op-red-viewer', 'GET', '/config')).status);
   });

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
       metricsToken: undefined,
+      notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000 },
     });
     expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
   });
@@ -53,6 +54,11 @@ describe('loadConfig', () => {
       AHP_WORKER_METRICS_PORT: '0',
       AHP_WORKER_METRICS_HOST: '127.0.0.1',
       AHP_METRICS_TOKEN: ' scrape-token-0123456789 ',
+      AHP_CONSOLE_URL: 'https://ahp.example.com/console/',
+      AHP_NOTIFY_CONCURRENCY: '2',
+      AHP_NOTIFY_ATTEMPTS: '3',
+      AHP_NOTIFY_BACKOFF_MS: '50',
+      AHP_NOTIFY_TIMEOUT_MS: '500',
     });
     expect(config).toEqual({
       redisUrl: 'rediss://user:pw@redis.internal:6380/2',
@@ -70,6 +76,7 @@ describe('loadConfig', () => {
       metricsPort: 0,
       metricsHost: '127.0.0.1',
       metricsToken: 'scrape-token-0123456789',
+      notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500 },
     });
   });
 
@@ -169,6 +176,11 @@ describe('describeConfig', () => {
       'AHP_WORKER_METRICS_PORT',
       'AHP_WORKER_METRICS_HOST',
       'AHP_METRICS_TOKEN',
+      'AHP_CONSOLE_URL',
+      'AHP_NOTIFY_CONCURRENCY',
+      'AHP_NOTIFY_ATTEMPTS',
+      'AHP_NOTIFY_BACKOFF_MS',
+      'AHP_NOTIFY_TIMEOUT_MS',
     ]);
     for (const option of described) expect(option.description.length).toBeGreaterThan(10);
     expect(described.find((o) => o.name === 'REDIS_URL')!.default).toBeNull();

@@ -82,6 +82,22 @@ export const ConfigSchema = z.object({
   AHP_WORKER_METRICS_PORT: wholeNumber(0, 65_535).default(9464),
   AHP_WORKER_METRICS_HOST: z.string().trim().min(1).default('0.0.0.0'),
   AHP_METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
+  AHP_CONSOLE_URL: z
+    .string()
+    .trim()
+    .refine((value) => {
+      try {
+        return ['http:', 'https:'].includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, 'must be an http:// or https:// URL')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+  AHP_NOTIFY_CONCURRENCY: wholeNumber(1, 100).default(4),
+  AHP_NOTIFY_ATTEMPTS: wholeNumber(1, 20).default(5),
+  AHP_NOTIFY_BACKOFF_MS: wholeNumber(10, 600_000).default(2_000),
+  AHP_NOTIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
 });
 
 /** A variable's name. */
@@ -171,6 +187,26 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '(none)',
     description: 'Bearer token that GET /metrics requires (at least 16 characters). Unset: /metrics is served without authentication; keep the port on a private network. /healthz stays open.',
   },
+  AHP_CONSOLE_URL: {
+    default: '(none: notifications carry no link)',
+    description: "The operators' console, e.g. https://ahp.example.com: notifications link to its approvals page (<url>/approvals). docs/notifications.md.",
+  },
+  AHP_NOTIFY_CONCURRENCY: {
+    default: '4',
+    description: 'Notifications delivered at once by this process (its own BullMQ queue, apart from the hook queue).',
+  },
+  AHP_NOTIFY_ATTEMPTS: {
+    default: '5',
+    description: 'Attempts of one notification before it goes to the dead-letter list.',
+  },
+  AHP_NOTIFY_BACKOFF_MS: {
+    default: '2000',
+    description: 'Delay before the first retry of a notification; each next one doubles.',
+  },
+  AHP_NOTIFY_TIMEOUT_MS: {
+    default: '10000',
+    description: 'How long one notification attempt waits for the receiver to answer.',
+  },
 };
 
 /** Every variable, in schema order, with its default and meaning (for docs, `--help` and compose checks). */
@@ -207,6 +243,15 @@ export interface WorkerConfig {
   readonly metricsHost: string;
   /** Bearer token `GET /metrics` requires; undefined: open. */
   readonly metricsToken: string | undefined;
+  /** Notification delivery (docs/notifications.md). */
+  readonly notify: {
+    /** The console's base URL without a trailing slash; undefined: notifications carry no link. */
+    readonly consoleUrl: string | undefined;
+    readonly concurrency: number;
+    readonly attempts: number;
+    readonly backoffMs: number;
+    readonly timeoutMs: number;
+  };
 }
 
 /** Variables whose values must not be repeated in error messages (they may hold a password). */
@@ -271,5 +316,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     metricsPort: c.AHP_WORKER_METRICS_PORT,
     metricsHost: c.AHP_WORKER_METRICS_HOST,
     metricsToken: c.AHP_METRICS_TOKEN,
+    notify: {
+      consoleUrl: c.AHP_CONSOLE_URL,
+      concurrency: c.AHP_NOTIFY_CONCURRENCY,
+      attempts: c.AHP_NOTIFY_ATTEMPTS,
+      backoffMs: c.AHP_NOTIFY_BACKOFF_MS,
+      timeoutMs: c.AHP_NOTIFY_TIMEOUT_MS,
+    },
   };
 }

@@ -7,7 +7,7 @@
  * produced by exactly one version and names it (`config_version`).
  */
 import type { OracleInput, OracleRunReport } from '@ahp/oracles';
-import type { HookDecision, HookTrigger, StoredConfigVersion } from '@ahp/protocol';
+import type { HookDecision, HookTrigger, NotificationsConfig, StoredConfigVersion } from '@ahp/protocol';
 import type { Logger, RedisConfigStore } from '@ahp/store';
 import { StoreDataError } from '@ahp/store';
 
@@ -36,6 +36,8 @@ export interface HookEvaluator {
    * hook's `answer_grace`). @defaultValue `DEFAULT_ANSWER_GRACE_MS` of `@ahp/protocol`
    */
   readonly answerGraceMs?: (trigger: HookTrigger) => number;
+  /** This version's `notifications:` section: where requests waiting for people are announced (none for the built-in defaults). */
+  readonly notifications?: NotificationsConfig;
   evaluate(input: OracleInput, deps: EvaluateDeps): Promise<HookDecision>;
 }
 

@@ -33,11 +33,14 @@ import {
   createHealthStore,
   createHookWorker,
   createKeys,
+  createNotificationQueue,
+  createNotificationStore,
+  createNotificationWorker,
   createRedisStores,
   createRuleCounterStore,
   resolveHookQueueShardCount,
 } from '@ahp/store';
-import type { HookWorker, Logger, RedisClient, RuleCounterStore } from '@ahp/store';
+import type { HookWorker, Logger, NotificationQueue, NotificationWorker, RedisClient, RequestEventConsumer, RuleCounterStore } from '@ahp/store';
 import { createToolApprovalStore, createToolGrantStore } from '@ahp/store';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
 import type { WorkerConfig } from './config.js';
@@ -49,6 +52,8 @@ import type { MetricsServer } from './metrics-server.js';
 import { WorkerMetrics } from './metrics.js';
 import { createHookProcessor, oraclesEvaluator } from './processor.js';
 import type { OracleHookProcessor } from './processor.js';
+import { createNotificationDelivery } from './notifications/deliver.js';
+import { createNotificationDispatcher } from './notifications/dispatcher.js';
 import { createToolApprovals } from './tool-approvals.js';
 import { startWorkerPresence } from './worker-presence.js';
 
@@ -60,6 +65,9 @@ let redis: RedisClient | undefined;
 let processor: OracleHookProcessor | undefined;
 let hooksConfig: HooksConfigRuntime | undefined;
 let presence: { stop(): Promise<void> } | undefined;
+let notifyDispatcher: RequestEventConsumer | undefined;
+let notifyWorker: NotificationWorker | undefined;
+let notifyQueue: NotificationQueue | undefined;
 let metricsServer: MetricsServer | undefined;
 let ready = false;
 let stopping = false;
@@ -104,6 +112,14 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   }
   await presence?.stop();
   try {
+    await notifyDispatcher?.stop();
+    await notifyWorker?.close();
+    await notifyQueue?.close();
+  } catch (error) {
+    code = 1;
+    log.error({ error }, 'closing the notification queue failed');
+  }
+  try {
     await worker?.close();
   } catch (error) {
     code = 1;
@@ -127,6 +143,7 @@ function compiledEvaluator(stored: StoredConfigVersion, plugins: readonly Oracle
   return {
     version: stored.version,
     answerGraceMs: (trigger) => answerGraceMs(stored.config, trigger),
+    ...(stored.config.notifications === undefined ? {} : { notifications: stored.config.notifications }),
     evaluate: (input, deps) =>
       compiled.evaluate(input, {
         now: deps.now,
@@ -217,6 +234,35 @@ async function start(): Promise<void> {
   });
   for (const shardWorker of worker.workers) shardWorker.on('failed', () => metrics.jobFailed());
   await Promise.all(worker.workers.map((shardWorker) => shardWorker.waitUntilReady()));
+  if (stopping) return;
+  // Notifications (docs/notifications.md): routed from the request audit stream, delivered from their own queue.
+  const notifications = createNotificationStore({ redis, keys });
+  notifyQueue = createNotificationQueue({ redis, keys, attempts: config.notify.attempts, backoffMs: config.notify.backoffMs, logger: log });
+  notifyWorker = createNotificationWorker({
+    redis,
+    keys,
+    concurrency: config.notify.concurrency,
+    logger: log,
+    processor: createNotificationDelivery({
+      store: notifications,
+      env: process.env,
+      timeoutMs: config.notify.timeoutMs,
+      logger: log,
+      stillWaiting: async (requestId) => (await stores.requests.get(requestId))?.state.status === 'pending',
+    }),
+  });
+  notifyDispatcher = createNotificationDispatcher({
+    redis,
+    keys,
+    workerId: config.workerId,
+    queue: notifyQueue,
+    store: notifications,
+    active: () => ({ config: runtime.active().notifications, version: runtime.active().version }),
+    consoleUrl: config.notify.consoleUrl,
+    logger: log,
+  });
+  await notifyWorker.worker.waitUntilReady();
+  await notifyDispatcher.start();
   if (stopping) return;
   const evaluated = processor;
   presence = await startWorkerPresence({

@@ -31,6 +31,7 @@ import { ModificationTargetSchema, SeveritySchema } from './decision.js';
 import { INTENSITIES, IntensitySchema, compareIntensity, type Intensity } from './intensity.js';
 import { JsonObjectSchema, JsonValueSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
 import { ApprovalOnExpirySchema } from './request.js';
+import { NotificationsConfigSchema } from './notifications.js';
 import { SignalTypeSchema } from './signal.js';
 import { TeamPoliciesSchema } from './team-policy.js';
 import {
@@ -329,6 +330,8 @@ export const HooksConfigSchema = z
     lang: HookExpressionLangSchema.optional(),
     /** Team id (or `*`) → team policy: the plan gate and the tools open while planning (team-policy.ts). */
     teams: TeamPoliciesSchema.optional(),
+    /** Where people are told that a request waits for them: channels and routes (notifications.ts, docs/notifications.md). */
+    notifications: NotificationsConfigSchema.optional(),
     /** Trigger → hook. Keys are checked in the refinement below (for a message naming the known triggers); the JSON Schema lists them. */
     hooks: z.record(z.string(), HookConfigSchema).meta({ propertyNames: { enum: [...HOOK_TRIGGERS] } }),
   })

@@ -185,6 +185,44 @@ export { DEFAULT_ANSWER_GRACE_MS, answerGraceMs } from './hooks-config.js';
 export { mustAnswer } from './signal-answer.js';
 export { ANY_TEAM, TeamPoliciesSchema, TeamPolicySchema, ToolNamePatternSchema, matchesToolPattern, planGatePolicy } from './team-policy.js';
 export type { PlanGatePolicy, TeamPolicies, TeamPolicy } from './team-policy.js';
+export {
+  EnvVariableNameSchema,
+  NOTIFICATIONS_LIMITS,
+  NOTIFICATION_CHANNEL_TYPES,
+  NOTIFICATION_DELIVERY_STATUSES,
+  NotificationAttemptSchema,
+  NotificationBodySchema,
+  NotificationChannelNameSchema,
+  NotificationChannelSchema,
+  NotificationDeadLetterSchema,
+  NotificationDeliveriesQuerySchema,
+  NotificationDeliveriesResponseSchema,
+  NotificationDeliverySchema,
+  NotificationJobDataSchema,
+  NotificationRouteSchema,
+  NotificationUrlSchema,
+  NotificationsConfigSchema,
+  SlackChannelSchema,
+  WaitingRequestSchema,
+  WebhookChannelSchema,
+  routeMatches,
+  routeNotification,
+} from './notifications.js';
+export type {
+  NotificationAttempt,
+  NotificationBody,
+  NotificationChannel,
+  NotificationDeadLetter,
+  NotificationDeliveriesResponse,
+  NotificationDelivery,
+  NotificationJobData,
+  NotificationRoute,
+  NotificationSubject,
+  NotificationsConfig,
+  SlackChannel,
+  WaitingRequest,
+  WebhookChannel,
+} from './notifications.js';
 export type { Plan, PlanStep, PlanStepStatus } from './plan.js';
 export { VerificationDetailSchema, VerificationResultSchema, VerificationTypeSchema } from './verification.js';
 export type { VerificationDetail, VerificationResult, VerificationType } from './verification.js';

@@ -61,7 +61,7 @@ export type { DecisionFeedOptions } from './decision-feed.js';
 export { createGatewayFeed } from './gateway-feed.js';
 export type { GatewayFeedOptions } from './gateway-feed.js';
 export { DEFAULT_REQUEST_EVENTS_MAX_LEN, DEFAULT_REQUEST_RETENTION_MS } from './stores.js';
-export { SYSTEM_ACTOR_ID, teamFromPresence } from './request-store.js';
+export { SYSTEM_ACTOR_ID, readRequestTeams, requestSummary, teamFromPresence } from './request-store.js';
 export type { TeamResolver } from './request-store.js';
 export { REQUEST_EVENTS, readRequestEvents } from './request-events.js';
 export type { ReadRequestEventsOptions, RequestEvent, RequestEventRecord } from './request-events.js';
@@ -102,6 +102,32 @@ export type { TimelineAppend, TimelineStore, TimelineStoreOptions } from './time
 export { HOOK_JOB_NAME, MAX_JOB_PRIORITY, createHookQueue, resolveHookQueueShardCount } from './hook-queue.js';
 export type { HookQueueOptions, RedisHookQueue } from './hook-queue.js';
 export { createHookWorker } from './hook-worker.js';
+export {
+  DEFAULT_NOTIFICATION_ATTEMPTS,
+  DEFAULT_NOTIFICATION_BACKOFF_MS,
+  NOTIFICATION_JOB_NAME,
+  NOTIFICATION_QUEUE_NAME,
+  createNotificationQueue,
+  createNotificationWorker,
+  notificationQueuePrefix,
+} from './notification-queue.js';
+export type {
+  NotificationAttemptInfo,
+  NotificationProcessor,
+  NotificationQueue,
+  NotificationQueueOptions,
+  NotificationWorker,
+  NotificationWorkerOptions,
+} from './notification-queue.js';
+export {
+  DEFAULT_MAX_NOTIFICATION_DEAD_LETTERS,
+  DEFAULT_MAX_NOTIFICATION_DELIVERIES,
+  DEFAULT_NOTIFICATION_RECORD_TTL_MS,
+  createNotificationStore,
+} from './notification-store.js';
+export type { NotificationDeliveryMeta, NotificationStore, NotificationStoreOptions } from './notification-store.js';
+export { createRequestEventConsumer } from './request-event-consumer.js';
+export type { RequestEventConsumer, RequestEventConsumerOptions } from './request-event-consumer.js';
 export type { HookProcessor, HookWorker, HookWorkerOptions } from './hook-worker.js';
 export { DEFAULT_FLEET_RETENTION_MS, DEFAULT_LIVE_MAX_LEN, MAX_FLEET_ROWS, createFleetStore, rowToFleetAgent } from './fleet-store.js';
 export type { FleetActivity, FleetStore, FleetStoreOptions } from './fleet-store.js';

@@ -54,6 +54,12 @@
  * | `ahp:worker:{<workerId>}`         | string | heartbeatWorker (WorkerInfo JSON)   | worker TTL                     |
  * | `ahp:workers`                     | zset   | heartbeatWorker (score = expiry)    | pruned by `listWorkers`        |
  * | `ahp:gw-health:{<gatewayId>}`     | string | gateway health (latency histogram, hooks in flight) | gateway TTL    |
+ * | `ahp:requests:events` group `notifications` | stream consumer group | the workers' notification dispatcher (which `created` events it has routed) | with the stream |
+ * | `ahp:bull:notifications:*` (`ahp:bull:{notifications}:notifications:*` under Cluster) | BullMQ | the notification queue (one job per request and channel) | completed: 24 h; failed: 7 days |
+ * | `ahp:notify:delivery:{<deliveryId>}` | hash | notification store (`meta` JSON, `status`) | 7 days |
+ * | `ahp:notify:delivery:{<deliveryId>}:attempts` | list | notification store (one JSON per attempt) | 7 days |
+ * | `ahp:notify:deliveries`           | zset   | notification store (delivery ids, score = created ms) | trimmed to the newest 1000 |
+ * | `ahp:notify:dead`                 | list   | notification store (dead letters, newest first) | trimmed to 1000 entries |
  *
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook-core, session-open, inbox-send, inbox-ack, rate-limit,
@@ -205,6 +211,14 @@ export interface StoreKeys {
   readonly workers: string;
   /** One gateway's health snapshot (JSON): decision latency histogram, hooks in flight. */
   gatewayHealth(gatewayId: string): string;
+  /** Hash of one notification delivery: `meta` (JSON), `status`. */
+  notificationDelivery(deliveryId: string): string;
+  /** List of one delivery's attempts (JSON), oldest first; shares the delivery's hash tag. */
+  notificationAttempts(deliveryId: string): string;
+  /** Index of recent deliveries, scored by creation time (epoch ms). */
+  readonly notificationDeliveries: string;
+  /** List of dead letters (JSON), newest first. */
+  readonly notificationDeadLetters: string;
 }
 
 /** What an id must look like to be part of a key: the protocol's IdSchema (UUIDs included). No braces, so no id can move a key to another hash tag. */
@@ -288,5 +302,9 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     workerInfo: (workerId: string) => `${prefix}:worker:{${part('worker', workerId)}}`,
     workers: `${prefix}:workers`,
     gatewayHealth: (gatewayId: string) => `${prefix}:gw-health:{${part('gateway', gatewayId)}}`,
+    notificationDelivery: (deliveryId: string) => `${prefix}:notify:delivery:{${part('delivery', deliveryId)}}`,
+    notificationAttempts: (deliveryId: string) => `${prefix}:notify:delivery:{${part('delivery', deliveryId)}}:attempts`,
+    notificationDeliveries: `${prefix}:notify:deliveries`,
+    notificationDeadLetters: `${prefix}:notify:dead`,
   });
 }

@@ -137,6 +137,17 @@ export function teamFromPresence(redis: RedisClient, keys: StoreKeys): TeamResol
   };
 }
 
+/**
+ * The teams recorded with a request when it was created (its sender's first, then an agent
+ * target's); `null` when the request is not stored (any more).
+ */
+export async function readRequestTeams(redis: RedisClient, keys: StoreKeys, requestId: string): Promise<string[] | null> {
+  const key = keys.request(requestId);
+  const raw = await redis.hGet(key, 'teams');
+  if (raw === null || raw === undefined) return null;
+  return parseStored(TeamsParser, parseStoredJson(raw, key, 'teams'), key, 'teams');
+}
+
 function checkActor(actor: RequestActor): RequestActor {
   if (!isRequestActor(actor)) throw new StoreInputError(`invalid actor ${JSON.stringify(actor)}: { kind: agent | operator | system, id }`);
   return actor;
@@ -219,7 +230,8 @@ function fitMessage(base: Omit<InboxMessage, 'metadata'>, metadata: InboxMessage
   return reduced.data;
 }
 
-function requestSummary(state: ProtocolState): string {
+/** One line saying what a request asks: the text of its `<type>_request` inbox message and of its notifications. */
+export function requestSummary(state: ProtocolState): string {
   switch (state.type) {
     case 'shutdown':
       return state.payload.reason ?? 'Please shut down.';

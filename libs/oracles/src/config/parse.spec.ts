@@ -247,3 +247,50 @@ describe('compileHooksConfig on a value without text', () => {
     );
   });
 });
+
+describe('the notifications section', () => {
+  const source = (...channelLines: string[]) =>
+    yaml(
+      'hooks: {}',
+      'notifications:',
+      '  channels:',
+      ...channelLines,
+      '  routes:',
+      '    - types: [tool_approval]',
+      '      channels: [on-call, pager]',
+    );
+
+  it('is validated with the rest, each problem at its line and column', () => {
+    const issues = issuesOf(
+      source(
+        '    on-call:',
+        '      type: webhook',
+        '      url: ftp://hooks.example.com/ahp',
+        '      secret_env: AHP_WEBHOOK_SECRET',
+        '      secret: hunter2',
+      ),
+    );
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { line: 6, column: 12, path: 'notifications.channels.on-call.url', message: 'must be an absolute http:// or https:// URL without a user name or password' },
+        { line: 8, column: 7, path: 'notifications.channels.on-call.secret', message: 'unknown field "secret"' },
+        { line: 11, column: 27, path: 'notifications.routes[0].channels[1]', message: 'unknown channel "pager" (defined: on-call)' },
+      ]),
+    );
+  });
+
+  it('a valid section compiles with the hooks', () => {
+    const result = validateHooksConfig(
+      yaml(
+        'hooks: {}',
+        'notifications:',
+        '  channels:',
+        '    on-call: { type: webhook, url: "https://hooks.example.com/ahp", secret_env: AHP_WEBHOOK_SECRET }',
+        '  routes:',
+        '    - channels: [on-call]',
+      ),
+    );
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.config.notifications?.channels['on-call']).toEqual({ type: 'webhook', url: 'https://hooks.example.com/ahp', secret_env: 'AHP_WEBHOOK_SECRET' });
+  });
+});

@@ -1,7 +1,7 @@
 'use client';
 /**
- * The control plane's health: gateways, oracle workers (count, concurrency), the hook queue and
- * decision latency. Re-read on every live `ready`, after fleet activity (debounced), and on demand.
+ * The control plane's health: gateways, oracle workers (count, concurrency), the hook queue,
+ * decision latency and (for fleet-wide admins) notification deliveries. Re-read on every live `ready`, after fleet activity (debounced), and on demand.
  */
 import type { LatencyPercentiles } from '@ahp/protocol';
 import { fetchHealth } from '../../../src/lib/api/fleet';
@@ -9,6 +9,7 @@ import { useNow, useResource } from '../../../src/lib/live/use-resource';
 import { formatMs } from '../../../src/lib/view/format';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
 import { Ago, Timestamp } from '../../../src/components/time';
+import { NotificationsView } from './notifications-view';
 
 function Latency({ value }: { value: LatencyPercentiles | undefined }) {
   if (!value || value.samples === 0) return <span className="muted">no samples</span>;
@@ -157,6 +158,7 @@ export function HealthView() {
               </div>
             )}
           </section>
+          <NotificationsView />
         </>
       ) : null}
     </>

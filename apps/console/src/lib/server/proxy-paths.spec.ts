@@ -14,6 +14,7 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('POST', ['config'])).toBe('/v1/operator/config');
     expect(operatorApiPath('GET', ['signals', 'export'])).toBe('/v1/operator/signals/export');
     expect(operatorApiPath('GET', ['grants'])).toBe('/v1/operator/grants');
+    expect(operatorApiPath('GET', ['notifications', 'deliveries'])).toBe('/v1/operator/notifications/deliveries');
     expect(operatorApiPath('DELETE', ['grants', 'grant_6b86b273ff34fce19d6b804eff5a3f57'])).toBe('/v1/operator/grants/grant_6b86b273ff34fce19d6b804eff5a3f57');
   });
 
@@ -22,6 +23,7 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['requests', 'req_1', 'decision'])).toBeNull();
     expect(operatorApiPath('DELETE', ['config'])).toBeNull();
     expect(operatorApiPath('DELETE', ['grants'])).toBeNull();
+    expect(operatorApiPath('POST', ['notifications', 'deliveries'])).toBeNull();
     expect(operatorApiPath('DELETE', ['requests', 'req_1'])).toBeNull();
   });
 

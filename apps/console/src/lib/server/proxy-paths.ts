@@ -27,6 +27,7 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'GET', pattern: ['signals'] },
   { method: 'GET', pattern: ['signals', 'export'] },
   { method: 'GET', pattern: ['signals', 'stats'] },
+  { method: 'GET', pattern: ['notifications', 'deliveries'] },
 ];
 
 /** Ids, request ids and version numbers: the characters of the protocol's `Id`. */

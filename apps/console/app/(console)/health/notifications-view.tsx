@@ -1,0 +1,103 @@
+'use client';
+/**
+ * Notifications on the health page: the newest deliveries (channel, request, status, attempts) and
+ * the dead-letter list. Shown to fleet-wide admins only, the ones the API answers; re-read when a
+ * request changes (a new one is what gets announced) and on demand.
+ */
+import type { NotificationDelivery } from '@ahp/protocol';
+import { fetchNotificationDeliveries } from '../../../src/lib/api/notifications';
+import { useMayPublish } from '../../../src/components/operator-context';
+import { useNow, useResource } from '../../../src/lib/live/use-resource';
+import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
+import { Ago } from '../../../src/components/time';
+
+const STATUS_BADGE: Readonly<Record<NotificationDelivery['status'], string>> = {
+  pending: 'badge badge-request-pending',
+  delivered: 'badge badge-request-approved',
+  dead: 'badge badge-request-rejected',
+  skipped: 'badge',
+};
+
+function lastAttempt(delivery: NotificationDelivery): string {
+  const last = delivery.attempts.at(-1);
+  if (last === undefined) return 'not tried yet';
+  return last.ok ? `${last.status_code ?? 'ok'}` : (last.error ?? 'failed');
+}
+
+function DeliveriesTables() {
+  const resource = useResource('notification-deliveries', (signal) => fetchNotificationDeliveries(signal), { refreshOn: (event) => event.kind === 'request', debounceMs: 2_000 });
+  const now = useNow(5_000);
+  const data = resource.data;
+  return (
+    <>
+      {resource.status === 'loading' ? <Loading label="Loading notification deliveries" /> : null}
+      {resource.status === 'error' && resource.error ? <ErrorState title="Could not load notification deliveries." error={resource.error} onRetry={resource.reload} /> : null}
+      {data && resource.error ? <StaleNotice error={resource.error} onRetry={resource.reload} /> : null}
+      {data ? (
+        data.deliveries.length === 0 ? (
+          <Empty title="No notification sent yet.">Channels and routes are set in the notifications section of hooks.yaml (docs/notifications.md).</Empty>
+        ) : (
+          <div className="table-scroll">
+            <table className="table table-cards">
+              <caption className="visually-hidden">Recent notification deliveries</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Channel</th>
+                  <th scope="col">Request</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last answer</th>
+                  <th scope="col">Queued</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.deliveries.map((delivery) => (
+                  <tr key={delivery.delivery_id}>
+                    <th scope="row" data-label="Channel">
+                      <code>{delivery.channel}</code> <span className="muted">{delivery.channel_type}</span>
+                    </th>
+                    <td data-label="Request">
+                      <code>{delivery.request_id}</code> <span className="muted">{delivery.request_type}</span>
+                    </td>
+                    <td data-label="Status">
+                      <span className={STATUS_BADGE[delivery.status]}>{delivery.status}</span>
+                    </td>
+                    <td data-label="Attempts">{delivery.attempts.length}</td>
+                    <td data-label="Last answer">{lastAttempt(delivery)}</td>
+                    <td data-label="Queued">
+                      <Ago at={delivery.created_at} now={now} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      ) : null}
+      {data && data.dead_letters.length > 0 ? (
+        <>
+          <h3 id="dead-letters-heading">Dead letters</h3>
+          <ul aria-labelledby="dead-letters-heading" className="compact-list">
+            {data.dead_letters.map((letter) => (
+              <li key={`${letter.delivery_id}-${letter.at}`}>
+                <code>{letter.channel}</code> · <code>{letter.request_id}</code> · {letter.attempts} attempts · {letter.error} · <Ago at={letter.at} now={now} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+export function NotificationsView() {
+  // The same gate as the API: an admin with a fleet-wide token.
+  const allowed = useMayPublish();
+  if (!allowed) return null;
+  return (
+    <section aria-labelledby="notifications-heading" className="section">
+      <h2 id="notifications-heading">Notifications</h2>
+      <DeliveriesTables />
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * Routing new requests to notification channels. The workers follow the request audit stream as
+ * one consumer group (request-event-consumer in `@ahp/store`): each `created` event of a request
+ * addressed to operators is taken by one worker, which routes it with the `notifications:` section
+ * of the hooks configuration version it serves and queues one job per channel. Nothing of this
+ * runs where the request is opened: a gateway or worker that opens a request does not wait for it.
+ *
+ * Delivery ids are derived from the request id and the channel name, so routing the same event
+ * twice (a worker died before acknowledging it) queues the same jobs, which BullMQ adds once.
+ */
+import { createHash } from 'node:crypto';
+import { routeNotification, type NotificationsConfig } from '@ahp/protocol';
+import type { Logger, NotificationQueue, NotificationStore, RedisClient, RequestEventRecord, StoreKeys } from '@ahp/store';
+import { createRequestEventConsumer, readRequestTeams, type RequestEventConsumer } from '@ahp/store';
+import { approvalsUrl, waitingRequestOf } from './message.js';
+
+/** The consumer group of the request audit stream that notifications use. */
+export const NOTIFICATION_GROUP = 'notifications';
+
+/** The delivery id of a request to a channel: a UUID-shaped SHA-256 of both, the same on every worker. */
+export function deliveryIdOf(requestId: string, channel: string): string {
+  const hex = createHash('sha256').update(`${requestId}\n${channel}`, 'utf8').digest('hex');
+  // Version 8 (custom) UUID layout: the digest with the version and variant bits set.
+  const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Which `notifications:` section applies now, and the version it came from. */
+export interface ActiveNotifications {
+  readonly config: NotificationsConfig | undefined;
+  readonly version: number | undefined;
+}
+
+export interface NotificationDispatcherOptions {
+  readonly redis: RedisClient;
+  readonly keys: StoreKeys;
+  readonly workerId: string;
+  readonly queue: Pick<NotificationQueue, 'enqueue'>;
+  readonly store: Pick<NotificationStore, 'open'>;
+  readonly active: () => ActiveNotifications;
+  /** The console's base URL; undefined: notifications carry no link. */
+  readonly consoleUrl: string | undefined;
+  readonly logger: Logger;
+  /** @defaultValue `30000` */
+  readonly claimIdleMs?: number;
+}
+
+/** Routes one audit event: the jobs it queued (none for anything but a new request to operators). */
+export async function dispatchRequestEvent(event: RequestEventRecord, options: Omit<NotificationDispatcherOptions, 'workerId' | 'claimIdleMs'>): Promise<number> {
+  const state = event.state;
+  if (event.event !== 'created' || state === undefined || state.target.kind !== 'operators' || state.status !== 'pending') return 0;
+  const { config, version } = options.active();
+  if (config === undefined) return 0;
+  // The sender's team as the request recorded it at creation (its token's team).
+  const teams = await readRequestTeams(options.redis, options.keys, state.request_id);
+  const team = teams?.[0];
+  const channels = routeNotification(config, { type: state.type, team });
+  if (channels.length === 0) return 0;
+  const request = waitingRequestOf(state, team);
+  const consoleUrl = options.consoleUrl === undefined ? undefined : approvalsUrl(options.consoleUrl);
+  for (const { name, channel } of channels) {
+    const deliveryId = deliveryIdOf(state.request_id, name);
+    await options.store.open({ delivery_id: deliveryId, channel: name, channel_type: channel.type, request_id: state.request_id, request_type: state.type, created_at: event.at });
+    await options.queue.enqueue({
+      delivery_id: deliveryId,
+      channel: name,
+      target: channel,
+      request,
+      ...(consoleUrl === undefined ? {} : { console_url: consoleUrl }),
+      ...(version === undefined ? {} : { config_version: version }),
+    });
+  }
+  options.logger.info({ requestId: state.request_id, type: state.type, team, channels: channels.map((c) => c.name), configVersion: version }, 'notifications queued');
+  return channels.length;
+}
+
+/** The dispatcher of this worker: a member of the {@link NOTIFICATION_GROUP} group. */
+export function createNotificationDispatcher(options: NotificationDispatcherOptions): RequestEventConsumer {
+  return createRequestEventConsumer({
+    redis: options.redis,
+    keys: options.keys,
+    group: NOTIFICATION_GROUP,
+    consumer: options.workerId,
+    logger: options.logger,
+    ...(options.claimIdleMs === undefined ? {} : { claimIdleMs: options.claimIdleMs }),
+    onEvent: async (event) => {
+      await dispatchRequestEvent(event, options);
+    },
+  });
+}
