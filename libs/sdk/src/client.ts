@@ -841,9 +841,19 @@ export class AhpClient {
   /**
    * Runs `run` as the tool call `name` and resolves with its result: while it runs, the default
    * shutdown policy refuses a shutdown with the reason. Wrap the whole call, hooks included
-   * (`runAgentLoop` does), so that an approved shutdown cannot let a tool start.
+   * (`runAgentLoop` does), so that an approved shutdown cannot let a tool start: while this
+   * agent's approval of a shutdown is in flight the call waits, and once it is approved the call
+   * rejects with `E_CLOSED` without running.
    */
   trackToolCall<T>(name: string, run: () => Promise<T>): Promise<T> {
+    // An approval of this agent's shutdown may be on its way: a tool must not start under it.
+    const approving = this.#team.approvingShutdown;
+    return approving === undefined ? this.#startToolCall(name, run) : approving.then(() => this.#startToolCall(name, run));
+  }
+
+  #startToolCall<T>(name: string, run: () => Promise<T>): Promise<T> {
+    const approved = this.#team.shutdownApproved;
+    if (approved !== undefined) return Promise.reject(new AhpClientError('E_CLOSED', `this agent approved shutdown ${approved.request_id}; ${name} does not start`));
     return this.#tools.track(name, run);
   }
 

@@ -184,6 +184,11 @@ export class TeamChannel {
   readonly #queue: InboxMessage[] = [];
   readonly #idleWaiters: IdleWaiter[] = [];
   #shutdown: ProtocolState | undefined;
+  /**
+   * Settles when this agent's approval of a shutdown, sent but not yet acknowledged, is: no tool
+   * call may start in that window (the lead can hear of the approval before this agent does).
+   */
+  #approvingShutdown: Promise<void> | undefined;
   /** Wakes the answers waiting to retry, so that closing the client ends them at once. */
   readonly #pauses = new Set<() => void>();
   #closed: AhpClientError | undefined;
@@ -196,6 +201,11 @@ export class TeamChannel {
   /** The shutdown request this agent approved, once its answer was acknowledged. */
   get shutdownApproved(): ProtocolState | undefined {
     return this.#shutdown;
+  }
+
+  /** While an approval of this agent's shutdown is in flight: a promise that settles with it. */
+  get approvingShutdown(): Promise<void> | undefined {
+    return this.#approvingShutdown;
   }
 
   /** The first plan approval this client submitted that is not decided yet (its tool calls are gated). */
@@ -308,6 +318,21 @@ export class TeamChannel {
    */
   async answer(requestId: string, type: RequestType, answer: RequestAnswer): Promise<ProtocolState> {
     if (this.#closed !== undefined) throw this.#closed;
+    // Marked before the first await: a tool call asked for from now on waits for the outcome.
+    if (type !== 'shutdown' || !answer.approve) return this.#answer(requestId, type, answer);
+    const answering = this.#answer(requestId, type, answer);
+    const settled = answering.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#approvingShutdown = settled;
+    void settled.then(() => {
+      if (this.#approvingShutdown === settled) this.#approvingShutdown = undefined;
+    });
+    return answering;
+  }
+
+  async #answer(requestId: string, type: RequestType, answer: RequestAnswer): Promise<ProtocolState> {
     const frame: ResponseFrame = {
       type: 'response',
       id: newId(),

@@ -399,6 +399,35 @@ describe('requests addressed to this agent', () => {
       await expect(gw.current!.closed).resolves.toBe(1000);
     });
 
+    it('starts no tool call while its approval of a shutdown awaits the gateway, and none once it is approved', async () => {
+      const { gw, client, push } = await setup();
+      // The gateway holds its acknowledgement of the approval until the test lets it go.
+      let acknowledge!: () => void;
+      const acknowledged = new Promise<void>((resolve) => (acknowledge = resolve));
+      decideOnResponse(gw);
+      const decide = gw.script!;
+      gw.script = (frame, peer, gateway) => {
+        if (frame.type === 'response') void acknowledged.then(() => decide(frame, peer, gateway));
+        else decide(frame, peer, gateway);
+      };
+      ask(gw, push, 'req_race');
+      await eventually(() => gw.framesOf('response')[0], 'the approval to be sent');
+      expect(gw.framesOf('response')[0]!.response).toMatchObject({ approve: true });
+
+      let ran = false;
+      const tool = client.trackToolCall('db.migrate', async () => {
+        ran = true;
+        return 'migrated';
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(ran).toBe(false);
+      expect(client.runningToolCalls).toEqual([]);
+      acknowledge();
+      await expect(tool).rejects.toMatchObject({ code: 'E_CLOSED' });
+      expect(ran).toBe(false);
+      expect(client.shutdownApproved).toMatchObject({ request_id: 'req_race', status: 'approved' });
+    });
+
     it('leaves the request to a handler registered right after connect, and to nobody with shutdownPolicy "hold"', async () => {
       const { gw, client, push } = await setup();
       decideOnResponse(gw);
