@@ -216,7 +216,10 @@ export class McpIntake {
   /** Answers `error` (JSON-RPC error body) and drops the rest of the body, up to {@link DISCARD_BYTES}. */
   private refuse(request: IncomingMessage, response: ServerResponse, error: AhpError, status = httpStatusFor(error.code), headers: OutgoingHttpHeaders = {}): void {
     const retry = error.retry_after_ms === undefined ? {} : { 'retry-after': String(Math.ceil(error.retry_after_ms / 1000)) };
-    this.sendJson(response, status, rpcError(-32000, error.message, error), { ...retry, ...headers });
+    // A body not read to its end may be cut off below (the socket destroyed): the client must not
+    // send its next request on this connection, or it would meet the reset.
+    const closing = request.complete ? {} : { connection: 'close' };
+    this.sendJson(response, status, rpcError(-32000, error.message, error), { ...retry, ...closing, ...headers });
     let read = 0;
     request.on('data', (chunk: Buffer) => {
       read += chunk.length;
