@@ -56,10 +56,10 @@ function event(): { type: 'event'; id: string; event: { kind: 'control_signal'; 
   return { type: 'event', id: `ev-${randomUUID()}`, event: { kind: 'control_signal', control_signal: { control: 'step_done', format: 'structured' } } };
 }
 
-function expectRateLimited(reply: ServerFrame): ErrorFrame['error'] {
+function expectRateLimited(reply: ServerFrame, burst = AGENT_BURST): ErrorFrame['error'] {
   expect(reply.type).toBe('error');
   const { error } = reply as ErrorFrame;
-  expect(error).toMatchObject({ code: 'E_RATE_LIMITED', retryable: true, details: { limit: { rate_per_second: 0.05, burst: AGENT_BURST }, subject: 'agent' } });
+  expect(error).toMatchObject({ code: 'E_RATE_LIMITED', retryable: true, details: { limit: { rate_per_second: 0.05, burst }, subject: 'agent' } });
   expect(error.retry_after_ms).toBeGreaterThan(0);
   expect(error.retry_after_ms).toBeLessThanOrEqual(20_000);
   return error;
@@ -88,6 +88,51 @@ describe('agent rate limit', () => {
     expect((await beta.request(event())).type).toBe('ack');
     expect(onFirst.isOpen && onSecond.isOpen).toBe(true);
     expect([...onFirst.invalid, ...onSecond.invalid, ...beta.invalid]).toEqual([]);
+  });
+});
+
+describe('agent rate limit with hooks taking leases', () => {
+  const BURST = 40;
+  let leasingA: TestGateway;
+  let leasingB: TestGateway;
+
+  beforeAll(async () => {
+    const keyPrefix = uniqueKeyPrefix('rate-leases');
+    const env = { AHP_AGENT_RATE_PER_S: SLOW, AHP_AGENT_BURST: String(BURST) };
+    leasingA = await startTestGateway({ name: 'rate-leases-1', keyPrefix, agents: AGENTS, env });
+    leasingB = await startTestGateway({ name: 'rate-leases-2', keyPrefix, agents: AGENTS, env });
+  });
+
+  afterAll(async () => {
+    await leasingA?.stop();
+    await leasingB?.stop();
+  });
+
+  /** Sends events until one is refused; the number acknowledged. */
+  async function drain(client: AgentClient): Promise<number> {
+    for (let acked = 0; ; acked++) {
+      const reply = await client.request(event());
+      if (reply.type !== 'ack') {
+        expectRateLimited(reply, BURST);
+        return acked;
+      }
+    }
+  }
+
+  it('admits exactly the burst across two gateways when hooks lease tokens that frames then spend', async () => {
+    const onA = await ready(leasingA, 'alpha');
+    const onB = await ready(leasingB, 'alpha');
+    // Two hooks on A: each takes its own token and leases more in open-hook (no worker runs, so
+    // they stay pending; their replies are not awaited). Then both gateways drain the bucket:
+    // A spends its lease, B its own, and neither admits a frame the bucket did not count.
+    const hooks = [onA.hook('pre-tool-use'), onA.hook('pre-tool-use'), onB.hook('pre-tool-use')];
+    const ackedA = await drain(onA);
+    const ackedB = await drain(onB);
+    // A's lease is spent before it asks Redis, so B's drain emptied the bucket for both.
+    expect(await drain(onA)).toBe(0);
+    expect(hooks.length + ackedA + ackedB).toBe(BURST);
+    expectRateLimited(await onB.hook('pre-tool-use').reply, BURST);
+    expect([...onA.invalid, ...onB.invalid]).toEqual([]);
   });
 });
 

@@ -23,7 +23,7 @@ import type {
   SignalRecord,
   SignalResponse,
 } from '@ahp/protocol';
-import type { RateLimit } from './rate-limiter.js';
+import type { LeaseRequest, RateLimit } from './rate-limiter.js';
 
 /** Structured logging, injected: libraries never print. Fixed keys: agentId, sessionId, correlationId, jobId. */
 export interface Logger {
@@ -49,6 +49,12 @@ export interface OpenHookInput {
    * anything else. Omitted: the hook is not counted.
    */
   rateLimit?: RateLimit;
+  /**
+   * With `rateLimit`: take up to `upTo` tokens from the bucket in the same step (at most 1/share
+   * of what it holds), one for this hook and the rest for the caller to spend on the agent's next
+   * frames without asking Redis (`created.leased`). Omitted: exactly one token.
+   */
+  rateLease?: LeaseRequest;
   /**
    * The plan gate of a new `pre-tool-use` hook (ignored for other triggers): `gate` refuses it
    * while the agent has a pending plan approval or its last settled plan was not approved;
@@ -79,7 +85,8 @@ export interface OpenHookInput {
  *   keeps its own course (`joined`, `decided`).
  */
 export type OpenHookOutcome =
-  | { kind: 'created'; correlation: HookCorrelation }
+  /** `leased`: tokens taken beyond this hook's own (see `rateLease`), already counted in the bucket; 0 without a lease. */
+  | { kind: 'created'; correlation: HookCorrelation; leased: number }
   | { kind: 'joined'; correlation: HookCorrelation }
   | { kind: 'decided'; correlation: HookCorrelation; decision: HookDecision }
   | { kind: 'foreign' }

@@ -15,7 +15,7 @@ import type { DecideHookOptions, HookStore, OpenHookInput, OpenHookOutcome } fro
 import { HookNotFoundError, StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, pairsToRecord, parseStored, parseStoredJson, stringAt } from './lua.js';
-import { AGENT_RATE_KIND, emissionIntervalUs, takeTokens } from './rate-limiter.js';
+import { AGENT_RATE_KIND, emissionIntervalUs, isValidLease, takeTokens } from './rate-limiter.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
 import { DECIDE_HOOK_LUA } from './scripts/decide-hook.lua.js';
 import { DECIDE_HOOK_CORE_LUA, SIGNAL_RECORD_PUT_LUA } from './scripts/decide-hook-split.lua.js';
@@ -97,9 +97,11 @@ export function createHookStore(options: HookStoreOptions): HookStore {
    * the hook's own tag. The token is taken first, as in the single script.
    */
   async function openSplit(input: OpenHookInput, key: string, gate: string, scriptArgs: readonly (string | number)[]): Promise<unknown> {
+    let leased = 0;
     if (input.rateLimit !== undefined) {
-      const taken = await takeTokens(redis, keys.rateLimit(AGENT_RATE_KIND, input.agentId), input.rateLimit);
+      const taken = await takeTokens(redis, keys.rateLimit(AGENT_RATE_KIND, input.agentId), input.rateLimit, 1, input.rateLease);
       if (!taken.allowed) return ['limited', taken.retryAfterMs * 1000];
+      leased = taken.granted - 1;
     }
     let refusal: string[] = [];
     if ((await redis.exists(key)) === 0) {
@@ -120,7 +122,9 @@ export function createHookStore(options: HookStoreOptions): HookStore {
         }
       }
     }
-    return openHookCore.run(redis, [key], [...scriptArgs, ...refusal]);
+    const reply = await openHookCore.run(redis, [key], [...scriptArgs, ...refusal]);
+    // The tokens were taken above, not by the script (which answers 0).
+    return Array.isArray(reply) && reply[0] === 'created' ? ['created', leased] : reply;
   }
 
   /**
@@ -207,6 +211,9 @@ export function createHookStore(options: HookStoreOptions): HookStore {
         deadline_at: input.deadlineAt,
       });
       if (!checked.success) throw new StoreInputError(`cannot open hook: ${describeIssues(checked.error.issues)}`);
+      if (input.rateLease !== undefined && !isValidLease(input.rateLease)) {
+        throw new StoreInputError(`cannot open hook: a lease takes a whole number of tokens >= 1 and a whole share >= 1, got ${JSON.stringify(input.rateLease)}`);
+      }
       const key = keys.hook(input.hookId);
       const pendingTtlMs = Math.max(input.deadlineAt - input.now, 0) + options.decisionTtlMs;
       const gate = input.trigger !== 'pre-tool-use' || input.planGate === 'open' ? '' : input.planGate === 'require' ? 'require' : 'gate';
@@ -231,14 +238,18 @@ export function createHookStore(options: HookStoreOptions): HookStore {
           : await openHook.run(
               redis,
               [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId), keys.planVerdict(input.agentId), keys.unansweredSignals(input.sessionId)],
-              scriptArgs,
+              input.rateLease === undefined ? scriptArgs : [...scriptArgs, input.rateLease.upTo, input.rateLease.share],
             ),
         key,
         openHook.name,
       );
       const kind = stringAt(reply, 0, key, openHook.name);
       // A new hook's hash holds exactly what was just validated and written.
-      if (kind === 'created') return { kind, correlation: checked.data };
+      if (kind === 'created') {
+        const leased = reply[1] ?? 0;
+        if (typeof leased !== 'number' || !Number.isInteger(leased) || leased < 0) throw badReply(key, openHook.name, reply);
+        return { kind, correlation: checked.data, leased };
+      }
       if (kind === 'foreign') return { kind: 'foreign' };
       if (kind === 'limited') {
         const retryAfterUs = reply[1];

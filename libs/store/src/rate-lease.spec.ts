@@ -86,9 +86,52 @@ describe('leaseTokens', () => {
     expect(shared.calls).toEqual([{ cost: 3 }]);
   });
 
-  it('is the limiter itself at a lease of one, and refuses leases that are not whole numbers', () => {
+  it('spends tokens credited from elsewhere (open-hook’s lease) before asking, and drops them when they expire', async () => {
+    let clock = 0;
+    const shared = bucket(100);
+    const limiter = leaseTokens(shared, { maxLease: 16, leaseTtlMs: 1_000, now: () => clock });
+    expect(limiter.lease).toEqual({ upTo: 16, share: 8 });
+    expect(limiter.spendLeased('alpha')).toBe(false);
+    limiter.credit('alpha', 2);
+    expect(limiter.spendLeased('alpha')).toBe(true);
+    expect(await limiter.take('alpha')).toMatchObject({ allowed: true, granted: 1 });
+    expect(shared.calls).toHaveLength(0);
+    expect(limiter.spendLeased('alpha')).toBe(false);
+    limiter.credit('alpha', 3);
+    clock += 1_000;
+    expect(limiter.spendLeased('alpha')).toBe(false);
+    // A credit after expiry replaces what expired; nonsense credits are ignored.
+    limiter.credit('alpha', 1);
+    limiter.credit('alpha', -4);
+    limiter.credit('alpha', 0.5);
+    expect(limiter.spendLeased('alpha')).toBe(true);
+    expect(limiter.spendLeased('alpha')).toBe(false);
+  });
+
+  it('keeps a credit that arrives while a refill is in flight', async () => {
+    const shared = bucket(100);
+    let open!: () => void;
+    shared.gate = new Promise<void>((resolve) => (open = resolve));
+    const limiter = leaseTokens(shared, { maxLease: 16, share: 1 });
+    const refill = limiter.take('alpha');
+    limiter.credit('alpha', 3);
+    open();
+    expect(await refill).toMatchObject({ allowed: true, granted: 16 });
+    // 15 from the refill and 3 from the credit, all spent without asking again.
+    for (let i = 0; i < 18; i++) expect(limiter.spendLeased('alpha')).toBe(true);
+    expect(limiter.spendLeased('alpha')).toBe(false);
+    expect(shared.calls).toHaveLength(1);
+  });
+
+  it('passes takes through at a lease of one, and refuses leases that are not whole numbers', async () => {
     const shared = bucket(10);
-    expect(leaseTokens(shared, { maxLease: 1 })).toBe(shared);
+    const single = leaseTokens(shared, { maxLease: 1 });
+    expect(single.lease).toBeUndefined();
+    single.credit('alpha', 5);
+    expect(single.spendLeased('alpha')).toBe(false);
+    await single.take('alpha');
+    await single.take('alpha');
+    expect(shared.calls).toEqual([{ cost: 1 }, { cost: 1 }]);
     expect(() => leaseTokens(shared, { maxLease: 0 })).toThrow(StoreInputError);
     expect(() => leaseTokens(shared, { maxLease: 4, share: 0.5 })).toThrow(StoreInputError);
   });

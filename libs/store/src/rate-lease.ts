@@ -45,15 +45,31 @@ interface Lease {
 /** How often, at most, expired leases are swept from memory. */
 const SWEEP_EVERY_MS = 5_000;
 
+/**
+ * A leasing limiter also lets a caller that counts frames in a script of its own (open-hook) take
+ * a lease there and spend it here: {@link LeasingRateLimiter.spendLeased} before the script, and
+ * {@link LeasingRateLimiter.credit} with what the script granted.
+ */
+export interface LeasingRateLimiter extends RateLimiter {
+  /** What to ask a bucket for when leasing; undefined when leasing is off (`maxLease` 1). */
+  readonly lease: LeaseRequest | undefined;
+  /** Spends one leased token of `subject` without asking Redis: false when it holds none (ask Redis, with {@link lease}). */
+  spendLeased(subject: string): boolean;
+  /** Adds `tokens` that were taken from `subject`'s bucket elsewhere to its lease (they expire like any lease). */
+  credit(subject: string, tokens: number): void;
+}
+
 /** Wraps `limiter` so that takes of cost 1 spend leased tokens; see the module comment. */
-export function leaseTokens(limiter: RateLimiter, options: RateLeaseOptions): RateLimiter {
+export function leaseTokens(limiter: RateLimiter, options: RateLeaseOptions): LeasingRateLimiter {
   const { maxLease } = options;
   const share = options.share ?? 8;
   const leaseTtlMs = options.leaseTtlMs ?? 1_000;
   const now = options.now ?? Date.now;
   if (!Number.isInteger(maxLease) || maxLease < 1) throw new StoreInputError(`maxLease must be a whole number >= 1, got ${maxLease}`);
   if (!Number.isInteger(share) || share < 1) throw new StoreInputError(`share must be a whole number >= 1, got ${share}`);
-  if (maxLease === 1) return limiter;
+  if (maxLease === 1) {
+    return { kind: limiter.kind, limit: limiter.limit, lease: undefined, take: (subject, cost, lease) => limiter.take(subject, cost, lease), spendLeased: () => false, credit: () => {} };
+  }
   const request: LeaseRequest = { upTo: Math.min(maxLease, limiter.limit.burst), share };
   const leases = new Map<string, Lease>();
   let sweptAt = now();
@@ -69,16 +85,42 @@ export function leaseTokens(limiter: RateLimiter, options: RateLeaseOptions): Ra
   async function refill(subject: string, lease: Lease): Promise<RateDecision> {
     const decision = await limiter.take(subject, 1, request);
     if (decision.allowed && decision.granted > 1) {
-      // One of the granted tokens is the caller's.
-      lease.tokens = decision.granted - 1;
+      // One of the granted tokens is the caller's. Added, not set: a credit (open-hook's lease)
+      // may have arrived while this call was in flight.
+      lease.tokens += decision.granted - 1;
       lease.expiresAt = now() + leaseTtlMs;
     }
     return decision;
   }
 
+  function spendLeased(subject: string): boolean {
+    const at = now();
+    const entry = leases.get(subject);
+    if (entry === undefined || entry.tokens === 0 || entry.expiresAt <= at) return false;
+    entry.tokens -= 1;
+    return true;
+  }
+
+  function credit(subject: string, tokens: number): void {
+    if (!Number.isInteger(tokens) || tokens <= 0) return;
+    const at = now();
+    sweep(at);
+    const entry = leases.get(subject);
+    if (entry === undefined) {
+      leases.set(subject, { tokens, expiresAt: at + leaseTtlMs, refill: undefined });
+      return;
+    }
+    // Tokens of an expired lease are gone: they were dropped, not spent.
+    entry.tokens = entry.expiresAt > at ? entry.tokens + tokens : tokens;
+    entry.expiresAt = at + leaseTtlMs;
+  }
+
   return {
     kind: limiter.kind,
     limit: limiter.limit,
+    lease: request,
+    spendLeased,
+    credit,
     async take(subject: string, cost = 1, lease?: LeaseRequest): Promise<RateDecision> {
       // Only single frames are leased; anything else is asked as it is.
       if (cost !== 1 || lease !== undefined) return limiter.take(subject, cost, lease);

@@ -152,7 +152,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       if (!Number.isInteger(cost) || cost < 1 || cost > limit.burst) {
         throw new StoreInputError(`cost must be a whole number from 1 to the burst (${limit.burst}), got ${cost}`);
       }
-      if (lease !== undefined && (!Number.isInteger(lease.upTo) || lease.upTo < cost || !Number.isInteger(lease.share) || lease.share < 1)) {
+      if (lease !== undefined && !isValidLease(lease, cost)) {
         throw new StoreInputError(`a lease takes a whole number of tokens from the cost (${cost}) up and a whole share >= 1, got ${JSON.stringify(lease)}`);
       }
       const key = keys.rateLimit(kind, subject);
@@ -180,7 +180,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   };
 }
 
-/** One take of `cost` tokens from the bucket at `key`, without a timeout or failing open: for a caller that must count (the split open-hook under Cluster). */
-export async function takeTokens(redis: RedisClient, key: string, limit: RateLimit, cost = 1): Promise<RateDecision> {
-  return decodeRateReply(await rateLimitScript.run(redis, [key], [emissionIntervalUs(limit), limit.burst, cost]), key);
+/** One take of `cost` tokens (or a lease) from the bucket at `key`, without a timeout or failing open: for a caller that must count (the split open-hook under Cluster). */
+export async function takeTokens(redis: RedisClient, key: string, limit: RateLimit, cost = 1, lease?: LeaseRequest): Promise<RateDecision> {
+  const args = lease === undefined ? [emissionIntervalUs(limit), limit.burst, cost] : [emissionIntervalUs(limit), limit.burst, cost, lease.upTo, lease.share];
+  return decodeRateReply(await rateLimitScript.run(redis, [key], args), key);
+}
+
+/** Whether `lease` asks for a whole number of tokens from `cost` up, with a whole share >= 1. */
+export function isValidLease(lease: LeaseRequest, cost = 1): boolean {
+  return Number.isInteger(lease.upTo) && lease.upTo >= cost && Number.isInteger(lease.share) && lease.share >= 1;
 }

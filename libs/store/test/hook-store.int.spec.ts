@@ -72,6 +72,7 @@ describe('open', () => {
         created_at: first.now,
         deadline_at: first.deadlineAt,
       },
+      leased: 0,
     });
 
     const joined = await stores.hooks.open({ ...first, gatewayId: 'gw-b', now: first.now + 100, deadlineAt: first.deadlineAt + 60_000 });
@@ -110,6 +111,28 @@ describe('open', () => {
     // Another agent's bucket, and hooks opened without a limit, are not affected.
     expect((await stores.hooks.open(openInput({ rateLimit, agentId: 'agent-2' }))).kind).toBe('created');
     expect((await stores.hooks.open(openInput())).kind).toBe('created');
+  });
+
+  it('takes a lease from the agent’s bucket with the hook, counted in the bucket before it is spent', async () => {
+    // 20 tokens, none refilled while the test runs: the hook takes 1 + a lease of min(8, 20 / 2).
+    const rateLimit = { ratePerSecond: 0.01, burst: 20 };
+    const rateLease = { upTo: 8, share: 2 };
+    const first = await stores.hooks.open(openInput({ rateLimit, rateLease }));
+    expect(first).toMatchObject({ kind: 'created', leased: 7 });
+    // What is left: 12 tokens; the next lease is capped by the share (12 / 2 = 6).
+    expect(await stores.hooks.open(openInput({ rateLimit, rateLease }))).toMatchObject({ kind: 'created', leased: 5 });
+    const frames = createRateLimiter({ redis, keys, kind: 'agent', limit: rateLimit, logger: recordingLogger() });
+    const probe = await frames.take('agent-1', 1, { upTo: 100, share: 1 });
+    expect(probe).toMatchObject({ allowed: true, granted: 6 });
+    // An empty bucket refuses the hook whatever lease it asks for, and records nothing.
+    const refused = openInput({ rateLimit, rateLease });
+    expect((await stores.hooks.open(refused)).kind).toBe('limited');
+    expect(await redis.exists(keys.hook(refused.hookId))).toBe(0);
+  });
+
+  it('rejects a lease that is not whole numbers', async () => {
+    await expect(stores.hooks.open(openInput({ rateLimit: { ratePerSecond: 1, burst: 5 }, rateLease: { upTo: 0, share: 1 } }))).rejects.toThrow(StoreInputError);
+    await expect(stores.hooks.open(openInput({ rateLimit: { ratePerSecond: 1, burst: 5 }, rateLease: { upTo: 2, share: 0.5 } }))).rejects.toThrow(StoreInputError);
   });
 
   it('refuses a hook id that belongs to another agent, and changes nothing', async () => {

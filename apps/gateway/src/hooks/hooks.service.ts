@@ -11,7 +11,7 @@ import {
   type HookTrigger,
   type JsonObject,
 } from '@ahp/protocol';
-import type { HookQueue, HookStore, RateLimit, SessionStore } from '@ahp/store';
+import type { HookQueue, HookStore, SessionStore } from '@ahp/store';
 import type { AgentConnection } from '../agents/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
@@ -151,7 +151,7 @@ export class HooksService implements OnModuleDestroy {
         trigger: frame.trigger,
         now,
         deadlineAt,
-        ...this.hookRateLimit(),
+        ...this.rateLimits.hookCounting(connection.agentId),
         planGate: this.planGate.gateFor(connection.agent.identity, frame.trigger, frame.context),
       });
     } catch (error) {
@@ -199,6 +199,7 @@ export class HooksService implements OnModuleDestroy {
         return;
       case 'created':
       case 'joined': {
+        if (outcome.kind === 'created' && outcome.leased > 0) this.rateLimits.creditAgentLease(connection.agentId, outcome.leased);
         // The stored deadline wins: a re-sent hook keeps the deadline of its first open. A socket
         // that closed while Redis answered is not waited for; the job is still enqueued so the
         // decision is ready when the SDK re-sends the hook.
@@ -375,11 +376,6 @@ export class HooksService implements OnModuleDestroy {
   }
 
   /** The agent's frame limit, counted by the open-hook script (see RateLimitsService.counts). */
-  private hookRateLimit(): { rateLimit?: RateLimit } {
-    const rateLimit = this.rateLimits.agentLimit();
-    return rateLimit === undefined ? {} : { rateLimit };
-  }
-
   /**
    * Adds `connection` to the waiters of `hookId` (a re-send on the same connection replaces its
    * own entry). False when MAX_WAITERS_PER_HOOK other connections already wait for it.

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { makeError, type AhpError, type ClientFrameType } from '@ahp/protocol';
-import { AGENT_RATE_KIND, createRateLimiter, leaseTokens, type RateLimit, type RateLimiter, type RedisClient, type StoreKeys } from '@ahp/store';
+import { AGENT_RATE_KIND, createRateLimiter, leaseTokens, type LeaseRequest, type LeasingRateLimiter, type RateLimit, type RateLimiter, type RedisClient, type StoreKeys } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
@@ -35,7 +35,7 @@ export const RATE_LIMITED_FRAME_TYPES: ReadonlySet<ClientFrameType> = new Set<Cl
  */
 @Injectable()
 export class RateLimitsService {
-  private readonly agents: RateLimiter | undefined;
+  private readonly agents: LeasingRateLimiter | undefined;
   private readonly operators: RateLimiter | undefined;
 
   constructor(
@@ -54,15 +54,27 @@ export class RateLimitsService {
 
   /**
    * Whether the frame router takes a token for frames of this type. Hooks count too, but in the
-   * open-hook script that records them (`agentLimit`), so the hook path has no extra round trip.
+   * open-hook script that records them (`hookCounting`), so the hook path has no extra round trip.
    */
   counts(type: ClientFrameType): boolean {
     return this.agents !== undefined && type !== 'hook' && RATE_LIMITED_FRAME_TYPES.has(type);
   }
 
-  /** The agents' limit, for the hook store to count hooks with; undefined when switched off. */
-  agentLimit(): RateLimit | undefined {
-    return this.agents?.limit;
+  /**
+   * How the hook store counts a hook of `agentId`: nothing when the agent's lease on this gateway
+   * holds a token (spent now, counted in Redis when it was leased), else the limit and the lease
+   * open-hook takes in the same script; `{}` when agents' limits are switched off. What the script
+   * leased comes back through {@link creditAgentLease}.
+   */
+  hookCounting(agentId: string): { rateLimit?: RateLimit; rateLease?: LeaseRequest } {
+    const agents = this.agents;
+    if (agents === undefined || agents.spendLeased(agentId)) return {};
+    return agents.lease === undefined ? { rateLimit: agents.limit } : { rateLimit: agents.limit, rateLease: agents.lease };
+  }
+
+  /** Tokens open-hook took for `agentId` beyond its hook's own, to spend on the agent's next frames. */
+  creditAgentLease(agentId: string, tokens: number): void {
+    this.agents?.credit(agentId, tokens);
   }
 
   /** The error for an agent's frame refused by its limit. */

@@ -12,8 +12,10 @@ export const OPEN_HOOK_CORE_LUA = `--[[
   ARGV[14..]  the refusal of a new hook, when the pre-reads found one: { 'unanswered', ids… },
               { 'gated', request id } or { 'plan_required', status, request id }; absent to admit
 
-  Returns what open-hook returns (never 'limited').
+  Returns what open-hook returns (never 'limited'; 'created' with 0 leased tokens, since the
+  caller took them).
 ]]
+local leased = 0
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 0 then
   if #ARGV >= 14 then

@@ -9,7 +9,7 @@ export const OPEN_HOOK_CREATE_LUA = `  redis.call('HSET', key,
     'trigger', ARGV[5], 'status', 'pending', 'created_at', ARGV[6], 'deadline_at', ARGV[7],
     'answers', ARGV[12])
   redis.call('PEXPIRE', key, ARGV[8])
-  return { 'created' }
+  return { 'created', leased }
 `;
 
 /** What open-hook answers for a hook hash that exists (re-sent hook): corrupt, foreign, decided, or joined. Shared by open-hook and open-hook-core. */
@@ -56,9 +56,12 @@ export const OPEN_HOOK_LUA = `--[[
            field for decide-hook, and checked against KEYS[5]); '0' for clients exempted
   ARGV[13] oldest grace end still enforced (epoch ms): now minus the signal TTL, since a signal
            whose record expired can no longer be answered
+  ARGV[14] lease: take up to this many tokens when the bucket has them (optional, default 1)
+  ARGV[15] share: take at most 1/share of what the bucket holds (optional, default 1)
 
-  Returns { 'created' } when no hash existed and a pending one now does, owned by ARGV[4] (its
-  fields are exactly the arguments, so they are not read back), or { kind, HGETALL of the hash }
+  Returns { 'created', leased } when no hash existed and a pending one now does, owned by ARGV[4]
+  (its fields are exactly the arguments, so they are not read back; leased is how many tokens
+  beyond this hook's own were taken for the gateway to spend locally), or { kind, HGETALL of the hash }
   where kind is
     'joined'   the hook is pending and ARGV[4] is now its owner (its deadline, trigger and
                session stay those of the first open; its TTL is unchanged)
@@ -84,14 +87,18 @@ export const OPEN_HOOK_LUA = `--[[
   KEYS[4] when a plan settles, in the same step; decide-hook adds to KEYS[5] and respond-signal
   removes from it. The rate
   limit likewise: every hook frame takes one token from the same bucket the gateway's limiter
-  uses for the agent's other frames, before anything else happens.
+  uses for the agent's other frames, before anything else happens — or, with ARGV[14], a lease
+  of several, which the gateway then spends on the agent's next frames and hooks (a hook that
+  spends a leased token is opened with ARGV[9] = '' and costs the bucket nothing here).
 ]]
 ${GCRA_TAKE_LUA}
+local leased = 0
 if ARGV[9] ~= '' then
-  local allowed, wait = gcra_take(KEYS[3], tonumber(ARGV[9]), tonumber(ARGV[10]), 1, 1, 1)
+  local allowed, wait, _, granted = gcra_take(KEYS[3], tonumber(ARGV[9]), tonumber(ARGV[10]), 1, tonumber(ARGV[14] or '1'), tonumber(ARGV[15] or '1'))
   if allowed == 0 then
     return { 'limited', wait }
   end
+  leased = granted - 1
 end
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 0 then
