@@ -377,7 +377,7 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     required: false,
     default: '16',
     description:
-      'Tokens of an agent\'s bucket this gateway takes from Redis in one call and spends locally for a second (never more than an eighth of what the bucket holds), so most frames are counted without a round trip; the limit still holds across gateways, unspent tokens are dropped. 1: ask Redis for every frame.',
+      'Tokens of an agent\'s bucket this gateway takes from Redis in one call (for a hook, in the script that records it) and spends locally for a second (never more than an eighth of what the bucket holds), so most frames and hooks are counted without a round trip; the limit still holds across gateways, unspent tokens are dropped. 1: ask Redis for every frame.',
   },
   AHP_OPERATOR_RATE_PER_S: {
     required: false,
