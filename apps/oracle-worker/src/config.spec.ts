@@ -18,6 +18,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ REDIS_URL, PATH: '/usr/bin' });
     expect(config).toEqual({
       redisUrl: REDIS_URL,
+      redisWait: { replicas: 0, timeoutMs: 100 },
       keyPrefix: 'ahp',
       workerId: defaultWorkerId(),
       concurrency: 16,
@@ -41,6 +42,8 @@ describe('loadConfig', () => {
     const config = loadConfig({
       REDIS_URL: ' rediss://user:pw@redis.internal:6380/2 ',
       AHP_KEY_PREFIX: 'test-42',
+      AHP_REDIS_WAIT_REPLICAS: '1',
+      AHP_REDIS_WAIT_TIMEOUT_MS: '250',
       AHP_WORKER_ID: 'w-1',
       AHP_WORKER_CONCURRENCY: '4',
       AHP_WORKER_LOCK_MS: '30000',
@@ -62,6 +65,7 @@ describe('loadConfig', () => {
     });
     expect(config).toEqual({
       redisUrl: 'rediss://user:pw@redis.internal:6380/2',
+      redisWait: { replicas: 1, timeoutMs: 250 },
       keyPrefix: 'test-42',
       workerId: 'w-1',
       concurrency: 4,
@@ -162,6 +166,8 @@ describe('describeConfig', () => {
       'REDIS_CLUSTER_NODES',
       'AHP_HOOK_QUEUE_SHARDS',
       'AHP_WORKER_SHARDS',
+      'AHP_REDIS_WAIT_REPLICAS',
+      'AHP_REDIS_WAIT_TIMEOUT_MS',
       'AHP_KEY_PREFIX',
       'AHP_WORKER_ID',
       'AHP_WORKER_CONCURRENCY',

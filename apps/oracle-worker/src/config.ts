@@ -54,6 +54,8 @@ export const ConfigSchema = z.object({
     .regex(/^\s*\d{1,2}\s*(,\s*\d{1,2}\s*)*$/, 'must be shard indexes such as 0,2')
     .transform((value) => value.split(',').map((part) => Number(part.trim())))
     .optional(),
+  AHP_REDIS_WAIT_REPLICAS: wholeNumber(0, 16).default(0),
+  AHP_REDIS_WAIT_TIMEOUT_MS: wholeNumber(1, 60_000).default(100),
   AHP_KEY_PREFIX: z
     .string()
     .regex(/^[^\s{}]+$/, 'must be non-empty, without spaces or braces')
@@ -130,6 +132,14 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
   AHP_WORKER_SHARDS: {
     default: '(every shard)',
     description: 'Hook queue shard indexes this worker consumes, e.g. 0,2. Every shard must be consumed by some worker.',
+  },
+  AHP_REDIS_WAIT_REPLICAS: {
+    default: '0',
+    description: 'Replicas that must have a hook\'s decision or a request\'s change before it is routed on (Redis `WAIT` on the master that holds it), so a failover cannot lose a decision an agent already acts on. 0: off (Redis replicates asynchronously). Set it to the replicas each master has.',
+  },
+  AHP_REDIS_WAIT_TIMEOUT_MS: {
+    default: '100',
+    description: 'Longest wait for AHP_REDIS_WAIT_REPLICAS per deciding write; when fewer replicas answer in time the write stands and the shortfall is logged.',
   },
   AHP_KEY_PREFIX: {
     default: 'ahp',
@@ -224,6 +234,8 @@ export interface WorkerConfig {
   readonly redisUrl: string | undefined;
   readonly redisClusterNodes: string | undefined;
   readonly hookQueueShards: number | undefined;
+  /** Replica acknowledgements after deciding writes (`AHP_REDIS_WAIT_REPLICAS`, 0 = off) and their timeout. */
+  readonly redisWait: { readonly replicas: number; readonly timeoutMs: number };
   /** Shard indexes to consume; undefined: every shard. */
   readonly workerShards: readonly number[] | undefined;
   readonly keyPrefix: string;
@@ -301,6 +313,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     redisUrl: c.REDIS_URL,
     redisClusterNodes: c.REDIS_CLUSTER_NODES,
     hookQueueShards: c.AHP_HOOK_QUEUE_SHARDS,
+    redisWait: { replicas: c.AHP_REDIS_WAIT_REPLICAS, timeoutMs: c.AHP_REDIS_WAIT_TIMEOUT_MS },
     workerShards: c.AHP_WORKER_SHARDS,
     keyPrefix: c.AHP_KEY_PREFIX,
     workerId: c.AHP_WORKER_ID,

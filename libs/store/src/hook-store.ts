@@ -17,6 +17,7 @@ import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, epochField, pairsToRecord, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { AGENT_RATE_KIND, emissionIntervalUs, isValidLease, takeTokens } from './rate-limiter.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
+import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
 import { DECIDE_HOOK_LUA } from './scripts/decide-hook.lua.js';
 import { DECIDE_HOOK_CORE_LUA, SIGNAL_RECORD_PUT_LUA } from './scripts/decide-hook-split.lua.js';
 import { OPEN_HOOK_CORE_LUA } from './scripts/open-hook-core.lua.js';
@@ -38,6 +39,8 @@ export interface HookStoreOptions {
   signalLogMaxLen: number;
   decisionStreamMaxLen: number;
   decisionStreamTtlMs: number;
+  /** Replicas a decision must reach before it is routed on (Cluster) or `decide` returns. @defaultValue off */
+  replicaAcks?: ReplicaAcks;
 }
 
 /** The correlation stored in a hook hash. */
@@ -85,6 +88,7 @@ export function parseStoredDecision(raw: string | undefined, hookId: string, key
  */
 export function createHookStore(options: HookStoreOptions): HookStore {
   const { redis, keys } = options;
+  const replicaAcks = options.replicaAcks ?? NO_REPLICA_ACKS;
 
   // The script builds the owner's stream name around the owner id; split a sample name to get the
   // parts, so the layout stays defined in keys.ts alone.
@@ -144,6 +148,9 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       throw new StoreInputError(`decision for hook ${hookId} is for trigger ${valid.trigger}, the hook's is ${stringAt(reply, 1, key, decideHookCore.name)}`);
     }
     if (kind !== 'first' && kind !== 'stored') throw badReply(key, decideHookCore.name, reply);
+    // Before anything routes the decision (also a stored one: its writer may have died before it
+    // waited), so no agent acts on a decision a failover could still lose.
+    if (replicaAcks.enabled) await replicaAcks.after(key);
     const field = (index: number): string => {
       const item = reply[index];
       return typeof item === 'string' ? item : '';
@@ -323,6 +330,9 @@ export function createHookStore(options: HookStoreOptions): HookStore {
         decideHook.name,
       );
       const kind = stringAt(reply, 0, key, decideHook.name);
+      // decide-hook routed the decision in the same step; waiting here holds the worker's
+      // completion (and any retry) until the replicas have it.
+      if (replicaAcks.enabled && (kind === 'first' || kind === 'stored')) await replicaAcks.after(key);
       switch (kind) {
         case 'missing':
           throw new HookNotFoundError(hookId);

@@ -65,6 +65,7 @@ import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
+import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
 import { CAS_REQUEST_CORE_LUA, CAS_REQUEST_LUA, REQUEST_FOLLOWUPS_DONE_LUA, REQUEST_FOLLOWUPS_SWEPT_LUA } from './scripts/cas-request.lua.js';
 import { INBOX_ACK_LUA } from './scripts/inbox-ack.lua.js';
 import { INBOX_SEND_LUA } from './scripts/inbox-send.lua.js';
@@ -117,6 +118,8 @@ export interface RequestStoreOptions extends InboxNotifyOptions {
   eventsMaxLen: number;
   /** The team of a party, resolved once when the request is created. */
   teamOf: TeamResolver;
+  /** Replicas a request change must reach before it is delivered (Cluster) or the call returns. @defaultValue off */
+  replicaAcks?: ReplicaAcks;
 }
 
 /** A request as stored: state, revision and what was fixed at creation. */
@@ -321,6 +324,7 @@ function responseMessage(state: ProtocolState, to: string, at: string): InboxMes
  */
 export function createRequestStore(options: RequestStoreOptions): RequestStore {
   const { redis, keys } = options;
+  const replicaAcks = options.replicaAcks ?? NO_REPLICA_ACKS;
 
   function parseRecord(requestId: string, fields: (string | null | undefined)[]): StoredRequest | null {
     const key = keys.request(requestId);
@@ -499,6 +503,8 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       key,
       casRequest.name,
     );
+    // One script wrote and delivered the change; waiting holds this caller's answer until the replicas have it.
+    if (replicaAcks.enabled && reply[0] === 'ok') await replicaAcks.after(key);
     return transitionResult(reply, t);
   }
 
@@ -525,6 +531,8 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     const reply = arrayReply(await casRequestCore.run(redis, [key, keys.requestHistory(id)], [...args, planJson]), key, casRequestCore.name);
     if (stringAt(reply, 0, key, casRequestCore.name) === 'ok') {
       const rev = stringAt(reply, 1, key, casRequestCore.name);
+      // The follow-ups deliver the change (inbox messages, the plan gate): replicated first.
+      if (replicaAcks.enabled) await replicaAcks.after(key);
       await runFollowUps(next, t.teams, t.incarnation, plan, planJson, {
         event: t.event, request_id: id, type: next.type, status: next.status, at: t.at, actor: JSON.stringify(t.actor), rev, state: JSON.stringify(next),
       });

@@ -9,6 +9,7 @@ import { createOperatorSignalStore, type OperatorSignalStore } from './operator-
 import type { StoreKeys } from './keys.js';
 import { createPresenceStore } from './presence-store.js';
 import type { RedisClient } from './redis-client.js';
+import type { ReplicaAcks } from './replica-acks.js';
 import { createRequestStore, teamFromPresence, type TeamResolver } from './request-store.js';
 import { createSessionStore } from './session-store.js';
 import { createSignalStore } from './signal-store.js';
@@ -76,6 +77,12 @@ export interface RedisStoresOptions {
    * @defaultValue the team in the agent's presence entry ({@link teamFromPresence}); none when offline
    */
   teamOf?: TeamResolver;
+  /**
+   * Replicas that must have a hook's decision or a request's change before it is routed on
+   * ({@link createReplicaAcks}: `WAIT` on the master that holds it).
+   * @defaultValue off
+   */
+  replicaAcks?: ReplicaAcks;
 }
 
 /** The stores {@link createRedisStores} returns. */
@@ -105,10 +112,11 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const signalLogMaxLen = positive('signalLogMaxLen', options.signalLogMaxLen ?? DEFAULT_SIGNAL_LOG_MAX_LEN);
   const decisionStreamMaxLen = positive('decisionStreamMaxLen', options.decisionStreamMaxLen ?? DEFAULT_DECISION_STREAM_MAX_LEN);
   const decisionStreamTtlMs = positive('decisionStreamTtlMs', options.decisionStreamTtlMs ?? decisionTtlMs);
+  const replicaAcks = options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks };
   // Inbox notices travel on the same per-gateway stream as decisions, with the same bounds.
   const feed = { redis, keys, feedMaxLen: decisionStreamMaxLen, feedTtlMs: decisionStreamTtlMs };
   return {
-    hooks: createHookStore({ redis, keys, decisionTtlMs, signalTtlMs, signalLogMaxLen, decisionStreamMaxLen, decisionStreamTtlMs }),
+    hooks: createHookStore({ redis, keys, decisionTtlMs, signalTtlMs, signalLogMaxLen, decisionStreamMaxLen, decisionStreamTtlMs, ...replicaAcks }),
     signals: createSignalStore({ redis, keys, signalLogMaxLen }),
     presence: createPresenceStore({ redis, keys }),
     sessions: createSessionStore({ redis, keys }),
@@ -117,6 +125,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       retentionMs: positive('requestRetentionMs', options.requestRetentionMs ?? DEFAULT_REQUEST_RETENTION_MS),
       eventsMaxLen: positive('requestEventsMaxLen', options.requestEventsMaxLen ?? DEFAULT_REQUEST_EVENTS_MAX_LEN),
       teamOf: options.teamOf ?? teamFromPresence(redis, keys),
+      ...replicaAcks,
     }),
     inboxes: createInboxStore(feed),
     operatorSignals: createOperatorSignalStore({ ...feed, signalLogMaxLen }),

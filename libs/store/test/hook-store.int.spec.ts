@@ -10,6 +10,7 @@ import {
   StoreInputError,
   createRateLimiter,
   createRedisStores,
+  createReplicaAcks,
   readSignalLog,
   type OpenHookInput,
   type RedisClient,
@@ -133,6 +134,18 @@ describe('open', () => {
   it('rejects a lease that is not whole numbers', async () => {
     await expect(stores.hooks.open(openInput({ rateLimit: { ratePerSecond: 1, burst: 5 }, rateLease: { upTo: 0, share: 1 } }))).rejects.toThrow(StoreInputError);
     await expect(stores.hooks.open(openInput({ rateLimit: { ratePerSecond: 1, burst: 5 }, rateLease: { upTo: 2, share: 0.5 } }))).rejects.toThrow(StoreInputError);
+  });
+
+  it('with replica acknowledgements asked of a Redis that has no replica, decides anyway and reports the shortfall', async () => {
+    const logger = recordingLogger();
+    const replicaAcks = createReplicaAcks(redis, { replicas: 1, timeoutMs: 10 }, logger);
+    const waiting = createRedisStores({ redis, keys, replicaAcks });
+    const input = openInput();
+    await waiting.hooks.open(input);
+    expect(await waiting.hooks.decide(input.hookId, makeDecision(input.hookId), input.now + 1)).toMatchObject({ first: true });
+    expect((await stores.hooks.get(input.hookId))?.correlation.status).toBe('decided');
+    expect(replicaAcks.shortfalls).toBe(1);
+    expect(logger.lines).toMatchObject([{ level: 'warn', fields: { replicas: 1, acknowledged: 0 } }]);
   });
 
   it('refuses a hook id that belongs to another agent, and changes nothing', async () => {

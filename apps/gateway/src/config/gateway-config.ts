@@ -110,6 +110,8 @@ export const GatewayEnvSchema = z.object({
   ),
   REDIS_CLUSTER_NODES: z.preprocess(blankToUndefined, RedisClusterNodesTextSchema.optional()),
   AHP_HOOK_QUEUE_SHARDS: optionalIntVar(1, 64),
+  AHP_REDIS_WAIT_REPLICAS: intVar(0, 16, 0),
+  AHP_REDIS_WAIT_TIMEOUT_MS: intVar(1, 60_000, 100),
   AHP_KEY_PREFIX: z.preprocess(
     blankToUndefined,
     z
@@ -179,6 +181,8 @@ export interface GatewayConfig {
   redisClusterNodes: string | undefined;
   /** Hook queue shards wanted; undefined: the deployment's stored count, or its default (number of masters, 1 for one Redis). */
   hookQueueShards: number | undefined;
+  /** Replica acknowledgements after deciding writes (`AHP_REDIS_WAIT_REPLICAS`, 0 = off) and their timeout. */
+  redisWait: { replicas: number; timeoutMs: number };
   keyPrefix: string;
   gatewayId: string;
   agentTokensFile: string;
@@ -273,6 +277,8 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     default: undefined,
     description: 'Number of hook queue shards (BullMQ queues under their own hash tags); default: the number of cluster masters, 1 for one Redis. Fixed by the first process of a deployment; a different value is refused at start.',
   },
+  AHP_REDIS_WAIT_REPLICAS: { required: false, default: '0', description: 'Replicas that must have a hook\'s decision or a request\'s change before it is routed on (Redis `WAIT` on the master that holds it), so a failover cannot lose a decision an agent already acts on. 0: off (Redis replicates asynchronously). Set it to the replicas each master has.' },
+  AHP_REDIS_WAIT_TIMEOUT_MS: { required: false, default: '100', description: 'Longest wait for AHP_REDIS_WAIT_REPLICAS per deciding write; when fewer replicas answer in time the write stands and the shortfall is logged.' },
   AHP_KEY_PREFIX: { required: false, default: 'ahp', description: 'Prefix of every Redis key (and of the BullMQ queue); deployments sharing one Redis need different prefixes.' },
   AHP_GATEWAY_ID: {
     required: false,
@@ -456,6 +462,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
     hookQueueShards: e.AHP_HOOK_QUEUE_SHARDS,
+    redisWait: { replicas: e.AHP_REDIS_WAIT_REPLICAS, timeoutMs: e.AHP_REDIS_WAIT_TIMEOUT_MS },
     keyPrefix: e.AHP_KEY_PREFIX,
     gatewayId: e.AHP_GATEWAY_ID ?? defaultGatewayId(),
     agentTokensFile: e.AHP_AGENT_TOKENS_FILE,

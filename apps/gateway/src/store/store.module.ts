@@ -10,6 +10,7 @@ import {
   resolveHookQueueShardCount,
   createKeys,
   createRedisStores,
+  createReplicaAcks,
   createTimelineStore,
   type FleetStore,
   type GatewayFeed,
@@ -79,7 +80,7 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
     keys,
     // Teams come from the tokens file, so a request to or from an offline agent is still indexed
     // under its team (the store's default reads presence, which only knows connected agents).
-    stores: createRedisStores({ redis, keys, teamOf: (agentId) => auth.identityOf(agentId)?.team }),
+    stores: createRedisStores({ redis, keys, teamOf: (agentId) => auth.identityOf(agentId)?.team, replicaAcks: createReplicaAcks(redis, config.redisWait, storeLogger) }),
     timeline: createTimelineStore({ redis, keys }),
     // The gateway only reads and publishes versions (no `watch`), so no subscriber is ever opened.
     config: createConfigStore({ redis, keys, logger: storeLogger }),
