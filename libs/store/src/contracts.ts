@@ -52,7 +52,10 @@ export interface OpenHookInput {
   /**
    * With `rateLimit`: take up to `upTo` tokens from the bucket in the same step (at most 1/share
    * of what it holds), one for this hook and the rest for the caller to spend on the agent's next
-   * frames without asking Redis (`created.leased`). Omitted: exactly one token.
+   * frames without asking Redis (`created.leased`). Only a created hook keeps them; any other
+   * outcome hands the extra tokens back. Ignored under Redis Cluster, where the token is taken in
+   * a call of its own (a lease there would be lost whenever the hook's own step fails).
+   * Omitted: exactly one token.
    */
   rateLease?: LeaseRequest;
   /**

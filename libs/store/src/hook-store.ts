@@ -101,11 +101,11 @@ export function createHookStore(options: HookStoreOptions): HookStore {
    * the hook's own tag. The token is taken first, as in the single script.
    */
   async function openSplit(input: OpenHookInput, key: string, gate: string, scriptArgs: readonly (string | number)[]): Promise<unknown> {
-    let leased = 0;
+    // One token, never a lease: this call and open-hook-core are two steps, and tokens leased here
+    // would be lost whenever the second one fails or does not create the hook.
     if (input.rateLimit !== undefined) {
-      const taken = await takeTokens(redis, keys.rateLimit(AGENT_RATE_KIND, input.agentId), input.rateLimit, 1, input.rateLease);
+      const taken = await takeTokens(redis, keys.rateLimit(AGENT_RATE_KIND, input.agentId), input.rateLimit);
       if (!taken.allowed) return ['limited', taken.retryAfterMs * 1000];
-      leased = taken.granted - 1;
     }
     let refusal: string[] = [];
     if ((await redis.exists(key)) === 0) {
@@ -126,9 +126,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
         }
       }
     }
-    const reply = await openHookCore.run(redis, [key], [...scriptArgs, ...refusal]);
-    // The tokens were taken above, not by the script (which answers 0).
-    return Array.isArray(reply) && reply[0] === 'created' ? ['created', leased] : reply;
+    return openHookCore.run(redis, [key], [...scriptArgs, ...refusal]);
   }
 
   /**
@@ -279,6 +277,9 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       }
       const fields = pairsToRecord(reply[1], key, openHook.name);
       if (kind === 'corrupt') throw new StoreDataError(key, 'hook hash has no agent_id', { field: 'agent_id' });
+      // A re-send may find a decision whose writer is still waiting for the replicas: answering it
+      // before they have it would hand the agent a decision a failover could lose.
+      if (kind === 'decided' && replicaAcks.enabled) await replicaAcks.after(key);
       const correlation = correlationFromHash(fields, key);
       switch (kind) {
         case 'joined':

@@ -180,10 +180,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   };
 }
 
-/** One take of `cost` tokens (or a lease) from the bucket at `key`, without a timeout or failing open: for a caller that must count (the split open-hook under Cluster). */
-export async function takeTokens(redis: RedisClient, key: string, limit: RateLimit, cost = 1, lease?: LeaseRequest): Promise<RateDecision> {
-  const args = lease === undefined ? [emissionIntervalUs(limit), limit.burst, cost] : [emissionIntervalUs(limit), limit.burst, cost, lease.upTo, lease.share];
-  return decodeRateReply(await rateLimitScript.run(redis, [key], args), key);
+/** One take of `cost` tokens from the bucket at `key`, without a timeout or failing open: for a caller that must count (the split open-hook under Cluster). */
+export async function takeTokens(redis: RedisClient, key: string, limit: RateLimit, cost = 1): Promise<RateDecision> {
+  return decodeRateReply(await rateLimitScript.run(redis, [key], [emissionIntervalUs(limit), limit.burst, cost]), key);
 }
 
 /** Whether `lease` asks for a whole number of tokens from `cost` up, with a whole share >= 1. */

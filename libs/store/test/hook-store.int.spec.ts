@@ -11,6 +11,7 @@ import {
   createRateLimiter,
   createRedisStores,
   createReplicaAcks,
+  isClusterClient,
   readSignalLog,
   type OpenHookInput,
   type RedisClient,
@@ -114,17 +115,20 @@ describe('open', () => {
     expect((await stores.hooks.open(openInput())).kind).toBe('created');
   });
 
-  it('takes a lease from the agent’s bucket with the hook, counted in the bucket before it is spent', async () => {
+  it('takes a lease from the agent’s bucket with a new hook, and hands it back for any other outcome', async () => {
     // 20 tokens, none refilled while the test runs: the hook takes 1 + a lease of min(8, 20 / 2).
+    // Under Cluster the token is taken in a call of its own and no lease is taken.
+    const cluster = isClusterClient(redis);
     const rateLimit = { ratePerSecond: 0.01, burst: 20 };
     const rateLease = { upTo: 8, share: 2 };
-    const first = await stores.hooks.open(openInput({ rateLimit, rateLease }));
-    expect(first).toMatchObject({ kind: 'created', leased: 7 });
-    // What is left: 12 tokens; the next lease is capped by the share (12 / 2 = 6).
-    expect(await stores.hooks.open(openInput({ rateLimit, rateLease }))).toMatchObject({ kind: 'created', leased: 5 });
+    const first = openInput({ rateLimit, rateLease });
+    expect(await stores.hooks.open(first)).toMatchObject({ kind: 'created', leased: cluster ? 0 : 7 });
+    // 12 tokens left; two re-sends (joined) lease 6 and 5, and give all but their own token back.
+    expect((await stores.hooks.open({ ...first, gatewayId: 'gw-b' })).kind).toBe('joined');
+    expect(await stores.hooks.open({ ...openInput({ rateLimit, rateLease }), hookId: first.hookId, agentId: 'agent-1', sessionId: 'session-2' })).toMatchObject({ kind: 'joined' });
     const frames = createRateLimiter({ redis, keys, kind: 'agent', limit: rateLimit, logger: recordingLogger() });
     const probe = await frames.take('agent-1', 1, { upTo: 100, share: 1 });
-    expect(probe).toMatchObject({ allowed: true, granted: 6 });
+    expect(probe).toMatchObject({ allowed: true, granted: cluster ? 17 : 10 });
     // An empty bucket refuses the hook whatever lease it asks for, and records nothing.
     const refused = openInput({ rateLimit, rateLease });
     expect((await stores.hooks.open(refused)).kind).toBe('limited');

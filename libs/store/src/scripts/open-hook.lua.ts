@@ -92,15 +92,16 @@ export const OPEN_HOOK_LUA = `--[[
   spends a leased token is opened with ARGV[9] = '' and costs the bucket nothing here).
 ]]
 ${GCRA_TAKE_LUA}
-local leased = 0
+local leased, taken_at, tat = 0, 0, 0
 if ARGV[9] ~= '' then
-  local allowed, wait, _, granted = gcra_take(KEYS[3], tonumber(ARGV[9]), tonumber(ARGV[10]), 1, tonumber(ARGV[14] or '1'), tonumber(ARGV[15] or '1'))
+  local allowed, wait, _, granted, now_us, next_tat = gcra_take(KEYS[3], tonumber(ARGV[9]), tonumber(ARGV[10]), 1, tonumber(ARGV[14] or '1'), tonumber(ARGV[15] or '1'))
   if allowed == 0 then
     return { 'limited', wait }
   end
-  leased = granted - 1
+  leased, taken_at, tat = granted - 1, now_us, next_tat
 end
 local key = KEYS[1]
+local function open_hook()
 if redis.call('EXISTS', key) == 0 then
   if ARGV[12] == '1' then
     local due = redis.call('ZRANGEBYSCORE', KEYS[5], ARGV[13], ARGV[6], 'LIMIT', 0, 20)
@@ -124,4 +125,16 @@ if redis.call('EXISTS', key) == 0 then
     end
   end
 ${OPEN_HOOK_CREATE_LUA}end
-${OPEN_HOOK_EXISTING_LUA}`;
+${OPEN_HOOK_EXISTING_LUA}end
+local result = open_hook()
+-- Only a new hook hands a lease to the gateway (with the 'created' answer). Any other answer gives
+-- the extra tokens back, so re-sends and refusals cost the agent one token as they always did.
+if leased > 0 and result[1] ~= 'created' then
+  local back = tat - tonumber(ARGV[9]) * leased
+  if back > taken_at then
+    redis.call('SET', KEYS[3], string.format('%.0f', back), 'PX', math.ceil((back - taken_at) / 1000))
+  else
+    redis.call('DEL', KEYS[3])
+  end
+end
+return result`;

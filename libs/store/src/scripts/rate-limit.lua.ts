@@ -1,7 +1,8 @@
 /**
  * Lua shared by rate-limit and open-hook: `gcra_take(key, interval, burst, cost, lease, share)`,
  * one GCRA step on the bucket `key` (see rate-limit's header), returning
- * `allowed (0|1), retry_after_us, remaining, granted`.
+ * `allowed (0|1), retry_after_us, remaining, granted, now_us, tat_us` (the last two: the clock it
+ * read and the TAT it stored, for a caller that hands tokens back).
  */
 export const GCRA_TAKE_LUA = `
 local function gcra_take(key, interval, burst, cost, lease, share)
@@ -21,7 +22,7 @@ local function gcra_take(key, interval, burst, cost, lease, share)
   if granted < cost then granted = cost end
   local next_tat = tat + interval * granted
   redis.call('SET', key, string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
-  return 1, 0, available - granted, granted
+  return 1, 0, available - granted, granted, now, next_tat
 end
 `;
 
