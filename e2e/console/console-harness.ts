@@ -130,7 +130,8 @@ export async function startConsoleSuite(name: string, agents: AgentIdentity[]): 
     },
     signIn: async (operatorId, options = {}) => {
       const context = await openBrowser.newContext({ baseURL: baseUrl, viewport: options.viewport ?? LAPTOP_VIEWPORT });
-      if (options.cutLiveFeed) await context.route('**/api/live', (route) => route.abort());
+      // Whatever agents the page follows (`/api/live?agents=…`).
+      if (options.cutLiveFeed) await context.route((url) => url.pathname === '/api/live', (route) => route.abort());
       const page = await context.newPage();
       await page.goto('/sign-in');
       await page.getByLabel('Operator token').fill(operators.token(operatorId));

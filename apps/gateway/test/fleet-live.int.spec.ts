@@ -55,9 +55,9 @@ interface LiveStream {
   close(): void;
 }
 
-async function openLive(headers: Record<string, string> = {}): Promise<LiveStream> {
+async function openLive(headers: Record<string, string> = {}, search = ''): Promise<LiveStream> {
   const abort = new AbortController();
-  const response = await fetch(`${gw.httpUrl}/v1/operator/live`, { headers: { ...auth(), ...headers }, signal: abort.signal });
+  const response = await fetch(`${gw.httpUrl}/v1/operator/live${search}`, { headers: { ...auth(), ...headers }, signal: abort.signal });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const events: OperatorLiveEvent[] = [];
@@ -170,6 +170,45 @@ describe('the live feed and the fleet view', () => {
       expect(after.counts).toMatchObject({ total: 1, offline: 1 });
     } finally {
       live.close();
+    }
+  });
+
+  it('narrows the agent rows and timeline entries of a stream to the agents it follows (?agents=), and nothing else', async () => {
+    const everything = await openLive();
+    const bobOnly = await openLive({}, '?agents=bob,%20bob');
+    try {
+      await everything.next((e) => e.kind === 'ready', 'ready (all)');
+      await bobOnly.next((e) => e.kind === 'ready', 'ready (bob)');
+      const { client: alice } = await connectReady(gw.wsUrl, gw.agents['alice']!.token);
+      const reply = await alice.request({ type: 'event', id: randomUUID(), event: { kind: 'control_signal', control_signal: { control: 'step_done', step_id: 's2', format: 'structured' } } });
+      expect(reply.type).toBe('ack');
+      const requestId = `req_${randomUUID()}`;
+      await alice.request({
+        type: 'request',
+        id: randomUUID(),
+        request: { request_id: requestId, type: 'tool_approval', target: { kind: 'operators' }, payload: { tool: 'db.migrate', input: { table: 'users' }, input_digest: 'b'.repeat(64) } },
+      });
+      const { client: bob } = await connectReady(gw.wsUrl, gw.agents['bob']!.token);
+      // The request event is not narrowed; bob's row is followed; the full stream saw alice too.
+      await bobOnly.next((e) => e.kind === 'request' && e.request_id === requestId, 'alice’s request on the narrowed stream');
+      await bobOnly.next((e) => e.kind === 'agent' && e.agent.agent.id === 'bob', 'bob’s row');
+      await everything.next((e) => e.kind === 'agent' && e.agent.agent.id === 'bob', 'bob’s row (all)');
+      await everything.next((e) => e.kind === 'timeline' && e.entry.agent_id === 'alice', 'alice’s timeline (all)');
+      expect(everything.events.some((e) => e.kind === 'agent' && e.agent.agent.id === 'alice')).toBe(true);
+      expect(bobOnly.events.filter((e) => (e.kind === 'agent' && e.agent.agent.id !== 'bob') || e.kind === 'timeline')).toEqual([]);
+      await alice.close();
+      await bob.close();
+    } finally {
+      everything.close();
+      bobOnly.close();
+    }
+  });
+
+  it('refuses a live query it cannot read with a typed 400, before the stream opens', async () => {
+    for (const search of ['?agents=has%20space', `?agents=${Array.from({ length: 201 }, (_, i) => `a${i}`).join(',')}`, '?kinds=agent']) {
+      const response = await fetch(`${gw.httpUrl}/v1/operator/live${search}`, { headers: auth() });
+      expect(response.status, search).toBe(400);
+      expect(OperatorErrorBodySchema.parse(await response.json()).error.code).toBe('E_INVALID_FRAME');
     }
   });
 

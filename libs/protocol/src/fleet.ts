@@ -226,6 +226,35 @@ export const OperatorLiveEventSchema = z
 export type OperatorLiveEvent = z.infer<typeof OperatorLiveEventSchema>;
 export type OperatorLiveEventKind = OperatorLiveEvent['kind'];
 
+/** Most agents one live stream may follow by name (`?agents=`). */
+export const MAX_LIVE_AGENTS = 200;
+
+/**
+ * The query of `GET /v1/operator/live`. `agents` (comma-separated ids, at most
+ * {@link MAX_LIVE_AGENTS}) narrows the `agent` rows and `timeline` entries to those agents — a
+ * page of the fleet, one agent's page — so a console does not receive every row of a large
+ * fleet; absent, the stream carries them all. The other kinds are not narrowed.
+ */
+export const OperatorLiveQuerySchema = z
+  .strictObject({
+    agents: z
+      .string()
+      .max(MAX_LIVE_AGENTS * 129)
+      .transform((value) => [...new Set(value.split(',').map((part) => part.trim()).filter((part) => part !== ''))])
+      .pipe(boundedArray(IdSchema, MAX_LIVE_AGENTS))
+      .optional(),
+  })
+  .meta({ id: 'OperatorLiveQuery', description: 'Query of GET /v1/operator/live.' });
+export type OperatorLiveQuery = z.infer<typeof OperatorLiveQuerySchema>;
+
+/** Whether a stream following `agents` (undefined: every agent) carries `event`. */
+export function liveEventFollowed(event: OperatorLiveEvent, agents: ReadonlySet<string> | undefined): boolean {
+  if (agents === undefined) return true;
+  if (event.kind === 'agent') return agents.has(event.agent.agent.id);
+  if (event.kind === 'timeline') return agents.has(event.entry.agent_id);
+  return true;
+}
+
 // --- health of the control plane (the console's health page) -------------------------------------
 
 /** Decision latency percentiles over a window, in milliseconds (hook received → decision sent). */

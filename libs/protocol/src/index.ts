@@ -641,13 +641,17 @@ export {
   LatencyPercentilesSchema,
   OperatorHealthResponseSchema,
   OperatorLiveEventSchema,
+  OperatorLiveQuerySchema,
+  MAX_LIVE_AGENTS,
   WorkerInfoSchema,
   countFleet,
   fleetStatus,
+  liveEventFollowed,
   latencyBucket,
   latencyPercentiles,
 } from './fleet.js';
 export type {
+  OperatorLiveQuery,
   FleetAgent,
   FleetAgentStatus,
   FleetClient,

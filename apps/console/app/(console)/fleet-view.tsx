@@ -6,9 +6,9 @@
  */
 import Link from 'next/link';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { FleetAgent, FleetAgentStatus, FleetClient, FleetCounts, FleetSort } from '@ahp/protocol';
+import { MAX_LIVE_AGENTS, type FleetAgent, type FleetAgentStatus, type FleetClient, type FleetCounts, type FleetSort } from '@ahp/protocol';
 import { fetchFleet } from '../../src/lib/api/fleet';
-import { useLiveEvents } from '../../src/lib/live/live-provider';
+import { useFollowAgents, useLiveEvents } from '../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../src/lib/live/use-resource';
 import { applyLiveRow, displayStatus, type FleetViewQuery } from '../../src/lib/view/fleet-state';
 import { StatusBadge } from '../../src/components/badges';
@@ -106,6 +106,8 @@ function AgentRow({ agent, now }: { agent: FleetAgent; now: number }) {
 const PAGE_SIZE = 100;
 /** A fleet page re-reads counts and order at most this often while live rows arrive. */
 const REREAD_EVERY_MS = 3_000;
+/** Re-read of the page and its counts when no followed row changed: other pages' agents still do. */
+const IDLE_REREAD_MS = 5_000;
 
 const SORT_LABELS: Record<FleetSort, string> = { agent: 'Agent id', status: 'Status (working first)', team: 'Team', last_seen: 'Last seen' };
 const STATUS_FILTERS: readonly FleetAgentStatus[] = ['working', 'connected', 'idle', 'offline'];
@@ -202,13 +204,28 @@ export function FleetView() {
   const now = useNow(5_000);
   const reread = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(reread.current), []);
+  // A fleet that fits in one live stream is followed whole: every change arrives as it happens.
+  // A larger one only for the rows shown here, so the browser does not receive a row for every
+  // agent that changes; then the counts, the totals and rows entering from other pages come with a
+  // re-read, at most every REREAD_EVERY_MS while shown rows change and every IDLE_REREAD_MS
+  // otherwise (other pages' agents change without an event reaching this browser).
+  const shownIds = fleet.data === undefined || fleet.data.counts.total <= MAX_LIVE_AGENTS ? undefined : fleet.data.agents.map((row) => row.agent.id);
+  const followsAll = shownIds === undefined;
+  useFollowAgents(shownIds ?? 'all');
+  const { reload } = fleet;
+  useEffect(() => {
+    if (followsAll) return undefined;
+    const cadence = setInterval(() => {
+      if (reread.current === undefined) reload();
+    }, IDLE_REREAD_MS);
+    return () => clearInterval(cadence);
+  }, [reload, followsAll]);
   useLiveEvents((event) => {
     if (event.kind !== 'agent') return;
-    // The row changes at once; counts, totals and rows entering from other pages follow with the next read.
     fleet.mutate((data) => applyLiveRow(data, event.agent, query));
     reread.current ??= setTimeout(() => {
       reread.current = undefined;
-      fleet.reload();
+      reload();
     }, REREAD_EVERY_MS);
   });
 

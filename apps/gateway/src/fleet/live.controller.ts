@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Controller, Get, Inject, Req, Res, UseGuards } from '@nestjs/common';
-import { makeError, type OperatorIdentity, type OperatorLiveEvent } from '@ahp/protocol';
+import { Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { OperatorLiveQuerySchema, liveEventFollowed, makeError, type OperatorIdentity, type OperatorLiveEvent } from '@ahp/protocol';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError, parseInput } from '../operators/api-error.js';
 import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
 import { OperatorScopeService } from '../operators/operator-scope.service.js';
 import { LiveFeedService } from './live-feed.service.js';
@@ -17,6 +17,20 @@ import { LiveFeedService } from './live-feed.service.js';
 export const LIVE_HEARTBEAT_MS = 2_000;
 /** A subscriber whose socket buffers more than this is not reading: it is disconnected and re-syncs on reconnect. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * The SSE text of each event, made once however many streams carry it: a broadcast reaches every
+ * open stream with the same event objects (only a scoped operator's `signals` hint is rewritten).
+ */
+const frames = new WeakMap<OperatorLiveEvent, string>();
+function frameOf(event: OperatorLiveEvent): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `event: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+}
 
 /**
  * `GET /v1/operator/live`: the operators' live feed as Server-Sent Events (docs/operator-api.md).
@@ -37,13 +51,15 @@ export class LiveController {
   }
 
   @Get('live')
-  live(@Req() request: IncomingMessage, @Res() response: ServerResponse, @CurrentOperator() operator: OperatorIdentity): void {
+  live(@Req() request: IncomingMessage, @Res() response: ServerResponse, @CurrentOperator() operator: OperatorIdentity, @Query() query: unknown): void {
     // A browser sends Origin; only the console's own origins may read the feed with an operator's
     // credentials. Servers and scripts send none.
     const origin = request.headers.origin;
     if (origin !== undefined && !this.config.consoleOrigins.includes(origin)) {
       throw new OperatorApiError(makeError('E_FORBIDDEN', `origin ${origin.slice(0, 200)} may not open the live feed (AHP_CONSOLE_ORIGINS)`, { origin: origin.slice(0, 200) }));
     }
+    const { agents } = parseInput(OperatorLiveQuerySchema, { ...(query as object) }, 'query');
+    const followed = agents === undefined ? undefined : new Set(agents);
     let closed = false;
     const close = (): void => {
       if (closed) return;
@@ -61,11 +77,16 @@ export class LiveController {
       }
       response.write(chunk);
     };
-    const send = (event: OperatorLiveEvent): void => write(`event: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
+    const send = (event: OperatorLiveEvent): void => write(frameOf(event));
 
-    // Filtered here, on the server: a scoped operator's stream never carries another team's events.
+    // Filtered here, on the server: a scoped operator's stream never carries another team's
+    // events, and one that follows named agents no other agent's rows. One write per batch.
     const unsubscribe = this.feed.subscribe((events) => {
-      for (const event of this.scopes.liveEvents(operator, events)) send(event);
+      let chunk = '';
+      for (const event of this.scopes.liveEvents(operator, events)) {
+        if (liveEventFollowed(event, followed)) chunk += frameOf(event);
+      }
+      if (chunk !== '') write(chunk);
     }, close);
     if (unsubscribe === null) {
       throw new OperatorApiError(makeError('E_UNAVAILABLE', 'this gateway serves as many live streams as it can; retry on another', undefined, { retryAfterMs: 5000 }));

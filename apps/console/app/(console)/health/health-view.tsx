@@ -5,6 +5,7 @@
  */
 import type { LatencyPercentiles } from '@ahp/protocol';
 import { fetchHealth } from '../../../src/lib/api/fleet';
+import { useFollowAgents } from '../../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../../src/lib/live/use-resource';
 import { formatMs } from '../../../src/lib/view/format';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
@@ -21,6 +22,8 @@ function Latency({ value }: { value: LatencyPercentiles | undefined }) {
 }
 
 export function HealthView() {
+  // Any agent's change may move the health figures.
+  useFollowAgents('all');
   const health = useResource('health', fetchHealth, { refreshOn: (event) => event.kind === 'agent' || event.kind === 'signals' || event.kind === 'config', debounceMs: 2_000 });
   const now = useNow(5_000);
   const data = health.data;

@@ -1,6 +1,6 @@
 /**
  * The operators' live feed for the browser: the gateway's Server-Sent Events stream
- * (`/v1/operator/live`) piped through with the session's token. One upstream connection per
+ * (`/v1/operator/live`, with the page's `agents` filter) piped through with the session's token. One upstream connection per
  * browser connection; it is aborted as soon as the browser goes away.
  */
 import type { NextRequest } from 'next/server';
@@ -11,6 +11,12 @@ import { errorResponse, gatewayUnavailable } from '../../../src/lib/server/respo
 
 export const dynamic = 'force-dynamic';
 
+/** The gateway's feed, following the agents the page asked for (`?agents=`; the gateway checks them). Nothing else is passed on. */
+function livePath(request: NextRequest): string {
+  const agents = request.nextUrl.searchParams.get('agents');
+  return agents === null ? '/v1/operator/live' : `/v1/operator/live?agents=${encodeURIComponent(agents)}`;
+}
+
 export async function GET(request: NextRequest): Promise<Response> {
   const session = sessionToken(request);
   if ('refusal' in session) return session.refusal;
@@ -20,7 +26,7 @@ export async function GET(request: NextRequest): Promise<Response> {
 
   let upstream: Response;
   try {
-    upstream = await gatewayFetch('/v1/operator/live', { token: session.token, accept: 'text/event-stream', signal: upstreamAbort.signal });
+    upstream = await gatewayFetch(livePath(request), { token: session.token, accept: 'text/event-stream', signal: upstreamAbort.signal });
   } catch (error) {
     request.signal.removeEventListener('abort', stop);
     return gatewayUnavailable(consoleEnv().gatewayUrl, error);

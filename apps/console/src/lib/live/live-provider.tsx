@@ -8,12 +8,19 @@
  * silent without failing (no heartbeat for a few intervals: a hung gateway, a half-open
  * connection) turns `stalled`, is closed and reconnected the same way. The events' server
  * stamps also give the gateway's clock, so ages on screen do not depend on this browser's.
+ *
+ * Views say which agents' rows and timelines they show (`useFollowAgents`): the feed follows only
+ * those (`?agents=`, the union of what mounted views follow; every agent when no view said, when
+ * one of them asks for all or the union is too long), so a page of a large fleet does not receive
+ * every agent's row.
+ * A change of the union reopens the feed, which starts with `ready`, so views re-read.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useRouter } from 'next/navigation';
 import type { OperatorLiveEvent } from '@ahp/protocol';
 import { callJson } from '../api/client';
 import { LIVE_EVENT_KINDS, parseLiveEvent } from './live-events';
+import { livePath, type AgentInterest } from './live-path';
 import { clockOffsetMs, DEFAULT_HEARTBEAT_MS, isStalled } from './feed-health';
 import { reconnectDelayMs } from './reconnect';
 
@@ -24,6 +31,14 @@ const WATCHDOG_MS = 1_000;
 /** Clock offsets closer than this to the one in use are not worth a re-render. */
 const CLOCK_OFFSET_STEP_MS = 1_000;
 export type LiveListener = (event: OperatorLiveEvent) => void;
+/** How long the provider waits for views to settle their interests before it reopens the feed. */
+const FOLLOW_SETTLE_MS = 250;
+/**
+ * Fewest ms between two reopenings for a change of interests: each one makes every view re-read,
+ * and a page of a busy fleet sorted by activity changes its rows often. Rows that enter a page in
+ * between are updated by the page's own periodic re-read.
+ */
+const FOLLOW_REOPEN_MS = 5_000;
 
 interface LiveContextValue {
   status: LiveStatus;
@@ -32,9 +47,17 @@ interface LiveContextValue {
   /** The gateway's clock minus this browser's, in ms (0 until the feed said). */
   clockOffsetMs: number;
   subscribe(listener: LiveListener): () => void;
+  /** Registers a view's interest in agents while it is shown; returns its withdrawal. */
+  follow(interest: AgentInterest): () => void;
 }
 
-const LiveContext = createContext<LiveContextValue>({ status: 'connecting', generation: 0, clockOffsetMs: 0, subscribe: () => () => undefined });
+const LiveContext = createContext<LiveContextValue>({
+  status: 'connecting',
+  generation: 0,
+  clockOffsetMs: 0,
+  subscribe: () => () => undefined,
+  follow: () => () => undefined,
+});
 
 /** A probe that only matters for its side effect: a 401 sends the browser to the sign-in page. */
 const AnySchema = { safeParse: (value: unknown) => ({ success: true as const, data: value }) };
@@ -47,6 +70,23 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
   const router = useRouter();
   const refresh = useRef(refreshOnReady);
   refresh.current = refreshOnReady;
+  const interests = useRef(new Map<symbol, AgentInterest>());
+  /** The path of the open (or opening) feed; every open reads the interests of that moment. */
+  const openedPath = useRef<string | undefined>(undefined);
+  /** Bumped to reopen the feed for new interests. */
+  const [reopen, setReopen] = useState(0);
+  const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reopenedAt = useRef(0);
+  const interestsChanged = useCallback(() => {
+    clearTimeout(settle.current);
+    const wait = Math.max(FOLLOW_SETTLE_MS, reopenedAt.current + FOLLOW_REOPEN_MS - Date.now());
+    settle.current = setTimeout(() => {
+      if (openedPath.current === undefined || livePath(interests.current.values()) === openedPath.current) return;
+      reopenedAt.current = Date.now();
+      setReopen((value) => value + 1);
+    }, wait);
+  }, []);
+  useEffect(() => () => clearTimeout(settle.current), []);
 
   useEffect(() => {
     let source: EventSource | null = null;
@@ -55,7 +95,9 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
     let disposed = false;
     let lastEventAt = Date.now();
     let heartbeatMs = DEFAULT_HEARTBEAT_MS;
-    let live = false;
+    // A feed reopened for new interests replaces a live one: it is watched for a stall at once
+    // (its status stays live meanwhile), so a gateway that hangs during the switch is noticed.
+    let live = reopen > 0;
 
     const retryLater = () => {
       source?.close();
@@ -70,7 +112,10 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
     };
 
     const open = () => {
-      const next = new EventSource('/api/live');
+      // Views' effects run before this one, so the first open already knows their interests.
+      const path = livePath(interests.current.values());
+      openedPath.current = path;
+      const next = new EventSource(path);
       source = next;
       lastEventAt = Date.now();
       for (const kind of LIVE_EVENT_KINDS) {
@@ -121,7 +166,7 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
       if (timer !== undefined) clearTimeout(timer);
       source?.close();
     };
-  }, [router]);
+  }, [router, reopen]);
 
   const subscribe = useCallback((listener: LiveListener) => {
     listeners.current.add(listener);
@@ -130,7 +175,20 @@ export function LiveProvider({ children, refreshOnReady = false }: { children: R
     };
   }, []);
 
-  const value = useMemo(() => ({ status, generation, clockOffsetMs: offset, subscribe }), [status, generation, offset, subscribe]);
+  const follow = useCallback(
+    (interest: AgentInterest) => {
+      const token = Symbol('interest');
+      interests.current.set(token, interest);
+      interestsChanged();
+      return () => {
+        interests.current.delete(token);
+        interestsChanged();
+      };
+    },
+    [interestsChanged],
+  );
+
+  const value = useMemo(() => ({ status, generation, clockOffsetMs: offset, subscribe, follow }), [status, generation, offset, subscribe, follow]);
   return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
 }
 
@@ -145,4 +203,15 @@ export function useLiveEvents(listener: LiveListener): void {
   const latest = useRef(listener);
   latest.current = listener;
   useEffect(() => subscribe((event) => latest.current(event)), [subscribe]);
+}
+
+/**
+ * While mounted, the feed carries the rows and timelines of `agents` (ids, or `'all'`); views that
+ * show agents must say which, or the feed leaves their rows out. The ids may change freely: equal
+ * lists keep the feed as it is.
+ */
+export function useFollowAgents(agents: AgentInterest): void {
+  const { follow } = useLive();
+  const key = agents === 'all' ? 'all' : [...new Set(agents)].sort().join(',');
+  useEffect(() => follow(key === 'all' ? 'all' : key === '' ? [] : key.split(',')), [follow, key]);
 }

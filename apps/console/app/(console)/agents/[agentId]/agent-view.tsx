@@ -9,7 +9,7 @@ import { fetchFleet } from '../../../../src/lib/api/fleet';
 import { fetchAgentRequests } from '../../../../src/lib/api/requests';
 import { fetchSignalLines } from '../../../../src/lib/api/signals';
 import { fetchTimeline } from '../../../../src/lib/api/timeline';
-import { useLiveEvents } from '../../../../src/lib/live/live-provider';
+import { useFollowAgents, useLiveEvents } from '../../../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../../../src/lib/live/use-resource';
 import { displayStatus, upsertAgent } from '../../../../src/lib/view/fleet-state';
 import { SIGNAL_WINDOWS } from '../../../../src/lib/view/signal-filters';
@@ -102,6 +102,7 @@ export function AgentView({ agentId }: { agentId: string }) {
   );
   const requests = useResource(`requests:${agentId}`, (signal) => fetchAgentRequests(agentId, signal), { refreshOn: (event) => event.kind === 'request', debounceMs: 300 });
 
+  useFollowAgents([agentId]);
   useLiveEvents((event) => {
     if (event.kind === 'agent' && event.agent.agent.id === agentId) fleet.mutate((data) => upsertAgent(data, event.agent));
     if (event.kind === 'timeline' && event.entry.agent_id === agentId) {
