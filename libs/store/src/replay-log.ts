@@ -147,8 +147,9 @@ export function createReplayLog(options: ReplayLogOptions): ReplayLog {
         if (parsed?.success === true) yield { kind: 'record', record: parsed.data, sortAt: parsed.data.at };
         else yield { kind: 'unreadable', id: entry.id, at: idMs(entry.id), sortAt: idMs(entry.id) };
       }
-      if (page.length < PAGE_SIZE) return;
-      start = `(${page[page.length - 1]!.id}`;
+      const last = page.at(-1);
+      if (last === undefined || page.length < PAGE_SIZE) return;
+      start = `(${last.id}`;
     }
   }
 
