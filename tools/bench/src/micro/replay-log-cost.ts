@@ -93,7 +93,7 @@ async function main(): Promise<void> {
         while (next < HOOKS) {
           const i = next;
           next += 1;
-          const input = inputs[i % inputs.length]!;
+          const input = inputs[i % inputs.length] ?? appendOf(i);
           await log.append({ ...input, hookId: randomUUID() });
         }
       }),
