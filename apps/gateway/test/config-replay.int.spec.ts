@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigReplayStatusSchema, OperatorErrorBodySchema } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_UNFINISHED_REPLAYS } from '../src/config-replay/config-replay.service.js';
 import { newToken, startTestGateway, type TestGateway, type TestOperatorEntry } from './support/test-gateway.js';
 
 const OPERATORS: TestOperatorEntry[] = [
@@ -90,6 +91,24 @@ describe('operator API: configuration replay', () => {
     expect((await call(gw, 'op-viv', 'GET', `/v1/operator/config/replay/${randomUUID()}`)).status).toBe(404);
     expect((await call(gw, 'op-viv', 'DELETE', `/v1/operator/config/replay/${randomUUID()}`)).status).toBe(404);
     expect((await call(gw, 'op-viv', 'GET', '/v1/operator/config/replay/not-an-id')).status).toBe(400);
+  });
+
+  it('refuses a replay while 8 are waiting or running (429), and takes one again after a cancel', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_UNFINISHED_REPLAYS; i += 1) {
+      const { status, json } = await call(gw, 'op-viv', 'POST', '/v1/operator/config/replay', { source: CANDIDATE, since: since() });
+      expect(status).toBe(202);
+      ids.push(ConfigReplayStatusSchema.parse(json).id);
+    }
+    const refused = await call(other, 'op-viv', 'POST', '/v1/operator/config/replay', { source: CANDIDATE, since: since() });
+    expect(refused.status).toBe(429);
+    expect(OperatorErrorBodySchema.parse(refused.json).error).toMatchObject({ code: 'E_RATE_LIMITED', details: { unfinished: MAX_UNFINISHED_REPLAYS } });
+    expect((await call(gw, 'op-viv', 'DELETE', `/v1/operator/config/replay/${ids[0]!}`)).status).toBe(200);
+    const again = await call(gw, 'op-viv', 'POST', '/v1/operator/config/replay', { source: CANDIDATE, since: since() });
+    expect(again.status).toBe(202);
+    ids.push(ConfigReplayStatusSchema.parse(again.json).id);
+    // Leave nothing waiting for the other specs of the deployment.
+    for (const id of ids) await call(gw, 'op-viv', 'DELETE', `/v1/operator/config/replay/${id}`);
   });
 
   it('refuses a team-scoped token: the report shows every team', async () => {

@@ -59,6 +59,8 @@ export interface ConfigReplayQueue {
   status(replayId: string): Promise<ConfigReplayStatus | null>;
   /** Asks the replay to stop; the status after asking, `null` for an unknown id. A finished replay is left as it is. */
   cancel(replayId: string): Promise<ConfigReplayStatus | null>;
+  /** Replays waiting or running, in the whole deployment. */
+  unfinished(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -146,6 +148,10 @@ export function createConfigReplayQueue(options: ConfigReplayQueueOptions): Conf
         await redis.set(flag, '1', { PX: CONFIG_REPLAY_KEEP_MS });
       }
       return (await status(replayId)) ?? current;
+    },
+    async unfinished() {
+      const counts = await queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
+      return Object.values(counts).reduce((sum, n) => sum + n, 0);
     },
     async close() {
       await queue.close();

@@ -15,6 +15,12 @@ import { OperatorApiError } from '../operators/api-error.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /**
+ * Replays waiting or running at once, in the whole deployment: each is CPU on a worker, and any
+ * role may ask for one, so a burst of submissions is refused rather than queued without end.
+ */
+export const MAX_UNFINISHED_REPLAYS = 8;
+
+/**
  * Replays of candidate configurations for operators (docs/hooks.md, "Replay a candidate
  * configuration"): the candidate is validated here exactly as a publish would validate it, then
  * handed to the oracle workers as a job of the replay queue; status, progress, report and cancel
@@ -49,6 +55,12 @@ export class ConfigReplayService implements OnApplicationShutdown {
     const sinceMs = Date.parse(request.since);
     const untilMs = request.until === undefined ? now : Date.parse(request.until);
     if (sinceMs >= untilMs) throw new OperatorApiError(makeError('E_INVALID_FRAME', 'since must be before until (or before now)', { since: request.since, until: new Date(untilMs).toISOString() }));
+    const unfinished = await this.queue.unfinished();
+    if (unfinished >= MAX_UNFINISHED_REPLAYS) {
+      throw new OperatorApiError(
+        makeError('E_RATE_LIMITED', `${unfinished} replays are waiting or running; wait for one to finish or cancel one`, { unfinished, max: MAX_UNFINISHED_REPLAYS }, { retryAfterMs: 5_000 }),
+      );
+    }
     const replayId = randomUUID();
     const status = await this.queue.submit({
       replay_id: replayId,
