@@ -50,7 +50,8 @@ export interface HookProcessorOptions {
   readonly lateAid?: { readonly store: Pick<OperatorSignalStore, 'sendHookAid'>; readonly windowMs: number; readonly ttlMs?: number };
   /**
    * Records each evaluated hook (context and the oracles' decision) in the replay log, started
-   * beside `decide` so that both go out in one pipeline (replay-recorder.ts). @defaultValue none
+   * right after the decision's write has left and awaited alongside its reply, so the job takes
+   * no extra round trip (replay-recorder.ts). @defaultValue none
    */
   readonly recorder?: ReplayRecorder;
 }

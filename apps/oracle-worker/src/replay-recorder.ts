@@ -3,9 +3,11 @@
  * evaluated hook, the context and the oracles' decision go to the replay log (`ReplayLog` of
  * `@ahp/store`: redacted, size-capped, trimmed by count and age).
  *
- * Off the decision's path: the processor starts the append in the same tick as `decide`, so
- * node-redis writes both in one pipeline and the decision waits for no extra round trip; a failed
- * append is logged and counted, and never fails or delays the hook.
+ * Off the decision's path: the processor starts the append in the turn of the event loop right
+ * after the one in which node-redis wrote `decide` (so the redaction never delays that write),
+ * pipelined on the connection with whatever else is in flight, and awaits it alongside the
+ * decision's reply, so the job takes no extra round trip. A failed append is logged and counted,
+ * and never fails or delays the hook. Cost measured by tools/bench/src/micro/replay-log-cost.ts.
  */
 import type { HookDecision, HookJobData } from '@ahp/protocol';
 import type { Logger, ReplayLog } from '@ahp/store';
