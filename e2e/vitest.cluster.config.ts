@@ -21,6 +21,7 @@ export const CLUSTER_SUITES = [
   'system/failure-policy.int.spec.ts',
   'system/team-protocols.int.spec.ts',
   'system/tool-approvals.int.spec.ts',
+  'system/config-replay.int.spec.ts',
   'system/cluster-failover.int.spec.ts',
 ];
 

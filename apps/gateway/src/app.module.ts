@@ -6,6 +6,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ClaudeCodeModule } from './claude-code/claude-code.module.js';
 import { CodingAgentsModule } from './coding-agents/coding-agents.module.js';
 import { ConfigApiModule } from './config-api/config-api.module.js';
+import { ConfigReplayModule } from './config-replay/config-replay.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { EventsModule } from './events/events.module.js';
@@ -54,6 +55,7 @@ export class AppModule {
         AuditModule,
         FleetModule,
         ConfigApiModule,
+        ConfigReplayModule,
         SignalsApiModule,
         GrantsModule,
         NotificationsModule,

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       metricsHost: '0.0.0.0',
       metricsToken: undefined,
       notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000 },
+      replay: { maxEntries: 100_000, retentionMs: 604_800_000, maxContextBytes: 16_384, concurrency: 1 },
     });
     expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
   });
@@ -62,6 +63,10 @@ describe('loadConfig', () => {
       AHP_NOTIFY_ATTEMPTS: '3',
       AHP_NOTIFY_BACKOFF_MS: '50',
       AHP_NOTIFY_TIMEOUT_MS: '500',
+      AHP_REPLAY_LOG_MAX_ENTRIES: '0',
+      AHP_REPLAY_LOG_RETENTION_MS: '3600000',
+      AHP_REPLAY_LOG_MAX_CONTEXT_BYTES: '4096',
+      AHP_REPLAY_CONCURRENCY: '2',
     });
     expect(config).toEqual({
       redisUrl: 'rediss://user:pw@redis.internal:6380/2',
@@ -81,6 +86,7 @@ describe('loadConfig', () => {
       metricsHost: '127.0.0.1',
       metricsToken: 'scrape-token-0123456789',
       notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500 },
+      replay: { maxEntries: 0, retentionMs: 3_600_000, maxContextBytes: 4096, concurrency: 2 },
     });
   });
 
@@ -187,6 +193,10 @@ describe('describeConfig', () => {
       'AHP_NOTIFY_ATTEMPTS',
       'AHP_NOTIFY_BACKOFF_MS',
       'AHP_NOTIFY_TIMEOUT_MS',
+      'AHP_REPLAY_LOG_MAX_ENTRIES',
+      'AHP_REPLAY_LOG_RETENTION_MS',
+      'AHP_REPLAY_LOG_MAX_CONTEXT_BYTES',
+      'AHP_REPLAY_CONCURRENCY',
     ]);
     for (const option of described) expect(option.description.length).toBeGreaterThan(10);
     expect(described.find((o) => o.name === 'REDIS_URL')!.default).toBeNull();
@@ -207,6 +217,10 @@ describe('describeConfig', () => {
       AHP_LOG_LEVEL: parsed.logLevel,
       AHP_WORKER_METRICS_PORT: String(parsed.metricsPort),
       AHP_WORKER_METRICS_HOST: parsed.metricsHost,
+      AHP_REPLAY_LOG_MAX_ENTRIES: String(parsed.replay.maxEntries),
+      AHP_REPLAY_LOG_RETENTION_MS: String(parsed.replay.retentionMs),
+      AHP_REPLAY_LOG_MAX_CONTEXT_BYTES: String(parsed.replay.maxContextBytes),
+      AHP_REPLAY_CONCURRENCY: String(parsed.replay.concurrency),
     });
   });
 

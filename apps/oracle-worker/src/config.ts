@@ -100,6 +100,10 @@ export const ConfigSchema = z.object({
   AHP_NOTIFY_ATTEMPTS: wholeNumber(1, 20).default(5),
   AHP_NOTIFY_BACKOFF_MS: wholeNumber(10, 600_000).default(2_000),
   AHP_NOTIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
+  AHP_REPLAY_LOG_MAX_ENTRIES: wholeNumber(0, 10_000_000).default(100_000),
+  AHP_REPLAY_LOG_RETENTION_MS: wholeNumber(60_000, 90 * 24 * 3_600_000).default(7 * 24 * 3_600_000),
+  AHP_REPLAY_LOG_MAX_CONTEXT_BYTES: wholeNumber(256, 1024 * 1024).default(16 * 1024),
+  AHP_REPLAY_CONCURRENCY: wholeNumber(1, 16).default(1),
 });
 
 /** A variable's name. */
@@ -217,6 +221,22 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '10000',
     description: 'How long one notification attempt waits for the receiver to answer.',
   },
+  AHP_REPLAY_LOG_MAX_ENTRIES: {
+    default: '100000',
+    description: 'Evaluated hooks the replay log keeps (docs/hooks.md, "Replay a candidate configuration"), about 1 KB of Redis each; 0 records nothing (replays then find no traffic).',
+  },
+  AHP_REPLAY_LOG_RETENTION_MS: {
+    default: '604800000',
+    description: 'Age after which replay log entries are trimmed (7 days by default), whatever their count.',
+  },
+  AHP_REPLAY_LOG_MAX_CONTEXT_BYTES: {
+    default: '16384',
+    description: 'Largest hook context (redacted, as JSON) the replay log keeps; a larger one is recorded without its context and skipped by replays.',
+  },
+  AHP_REPLAY_CONCURRENCY: {
+    default: '1',
+    description: 'Configuration replays run at once by this process (their own BullMQ queue, apart from the hook queue).',
+  },
 };
 
 /** Every variable, in schema order, with its default and meaning (for docs, `--help` and compose checks). */
@@ -263,6 +283,14 @@ export interface WorkerConfig {
     readonly attempts: number;
     readonly backoffMs: number;
     readonly timeoutMs: number;
+  };
+  /** The replay log and replays (docs/hooks.md, "Replay a candidate configuration"). */
+  readonly replay: {
+    /** 0: nothing is recorded. */
+    readonly maxEntries: number;
+    readonly retentionMs: number;
+    readonly maxContextBytes: number;
+    readonly concurrency: number;
   };
 }
 
@@ -335,6 +363,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
       attempts: c.AHP_NOTIFY_ATTEMPTS,
       backoffMs: c.AHP_NOTIFY_BACKOFF_MS,
       timeoutMs: c.AHP_NOTIFY_TIMEOUT_MS,
+    },
+    replay: {
+      maxEntries: c.AHP_REPLAY_LOG_MAX_ENTRIES,
+      retentionMs: c.AHP_REPLAY_LOG_RETENTION_MS,
+      maxContextBytes: c.AHP_REPLAY_LOG_MAX_CONTEXT_BYTES,
+      concurrency: c.AHP_REPLAY_CONCURRENCY,
     },
   };
 }

@@ -36,12 +36,14 @@ import {
   createNotificationQueue,
   createNotificationStore,
   createNotificationWorker,
+  createConfigReplayWorker,
   createRedisStores,
+  createReplayLog,
   createReplicaAcks,
   createRuleCounterStore,
   resolveHookQueueShardCount,
 } from '@ahp/store';
-import type { HookWorker, Logger, NotificationQueue, NotificationWorker, RedisClient, RequestEventConsumer, RuleCounterStore } from '@ahp/store';
+import type { ConfigReplayWorker, HookWorker, Logger, NotificationQueue, NotificationWorker, RedisClient, RequestEventConsumer, RuleCounterStore } from '@ahp/store';
 import { createToolApprovalStore, createToolGrantStore } from '@ahp/store';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
 import type { WorkerConfig } from './config.js';
@@ -56,6 +58,8 @@ import type { OracleHookProcessor } from './processor.js';
 import { createNotificationDelivery } from './notifications/deliver.js';
 import { createNotificationDispatcher } from './notifications/dispatcher.js';
 import { createToolApprovals } from './tool-approvals.js';
+import { createConfigReplayProcessor } from './config-replay-job.js';
+import { createReplayRecorder } from './replay-recorder.js';
 import { startWorkerPresence } from './worker-presence.js';
 
 const SERVICE = 'oracle-worker';
@@ -69,6 +73,7 @@ let presence: { stop(): Promise<void> } | undefined;
 let notifyDispatcher: RequestEventConsumer | undefined;
 let notifyWorker: NotificationWorker | undefined;
 let notifyQueue: NotificationQueue | undefined;
+let replayWorker: ConfigReplayWorker | undefined;
 let metricsServer: MetricsServer | undefined;
 let ready = false;
 let stopping = false;
@@ -112,6 +117,12 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
     log.error({ error }, 'stopping the hooks configuration watch failed');
   }
   await presence?.stop();
+  try {
+    await replayWorker?.close();
+  } catch (error) {
+    code = 1;
+    log.error({ error }, 'closing the replay worker failed');
+  }
   try {
     await notifyDispatcher?.stop();
     await notifyWorker?.close();
@@ -212,8 +223,17 @@ async function start(): Promise<void> {
     grants: createToolGrantStore({ redis, keys }),
     logger: log,
   });
+  // The replay log (docs/hooks.md, "Replay a candidate configuration"): written per hook, read by replays.
+  const replayLog = createReplayLog({
+    redis,
+    keys,
+    maxEntries: Math.max(1, config.replay.maxEntries),
+    retentionMs: config.replay.retentionMs,
+    maxContextBytes: config.replay.maxContextBytes,
+  });
   processor = createHookProcessor({
     hooks: stores.hooks,
+    ...(config.replay.maxEntries === 0 ? {} : { recorder: createReplayRecorder({ log: replayLog, logger: log, onFailure: () => metrics.replayRecordFailed() }) }),
     evaluator: runtime.active,
     budgetMs: config.oracleBudgetMs,
     logger: log,
@@ -264,6 +284,16 @@ async function start(): Promise<void> {
   });
   await notifyWorker.worker.waitUntilReady();
   await notifyDispatcher.start();
+  if (stopping) return;
+  // Replays of candidate configurations: their own queue, a small concurrency, never the hook queue's slots.
+  replayWorker = createConfigReplayWorker({
+    redis,
+    keys,
+    concurrency: config.replay.concurrency,
+    logger: log,
+    processor: createConfigReplayProcessor({ log: replayLog, plugins, budgetMs: config.oracleBudgetMs, logger: log }),
+  });
+  await replayWorker.worker.waitUntilReady();
   if (stopping) return;
   const evaluated = processor;
   presence = await startWorkerPresence({

@@ -61,6 +61,7 @@ export class WorkerMetrics {
   /** What the processor reports to. */
   readonly processor: HookProcessorMetrics;
   private readonly jobs: Counter<'outcome'>;
+  private readonly replayRecordFailures: Counter;
 
   constructor(options: WorkerMetricsOptions) {
     const registers = [this.registry];
@@ -75,6 +76,11 @@ export class WorkerMetrics {
     // Every outcome from the start, so rate() and alerts see a 0 rather than no series.
     for (const outcome of OUTCOMES) jobs.inc({ outcome }, 0);
     this.jobs = jobs;
+    this.replayRecordFailures = new Counter({
+      name: 'ahp_worker_replay_record_failures_total',
+      help: 'Evaluated hooks this worker could not record in the replay log (their decisions were not affected).',
+      registers,
+    });
     const queueWait = new Histogram({
       name: 'ahp_hook_queue_wait_seconds',
       help: 'Time hook jobs waited in the queue: from the gateway enqueuing them to this worker starting them, by trigger.',
@@ -118,6 +124,11 @@ export class WorkerMetrics {
   /** A job attempt threw (BullMQ's `failed` event); it is retried or given up by BullMQ. */
   jobFailed(): void {
     this.jobs.inc({ outcome: 'failed' });
+  }
+
+  /** Recording a hook in the replay log failed (replay-recorder.ts). */
+  replayRecordFailed(): void {
+    this.replayRecordFailures.inc();
   }
 
   /** The exposition text and its content type, for `GET /metrics`. */

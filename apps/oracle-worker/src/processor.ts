@@ -9,6 +9,7 @@ import { DEFAULT_OPERATOR_SIGNAL_TTL_MS, type HookDecision, type HookJobData, ty
 import type { HookProcessor, HookStore, Logger, OperatorSignalStore } from '@ahp/store';
 import type { HookEvaluator } from './hooks-config.js';
 import type { ToolApprovals } from './tool-approvals.js';
+import type { ReplayRecorder } from './replay-recorder.js';
 import type { HookProcessorMetrics } from './metrics.js';
 
 /** Options of {@link createHookProcessor}. */
@@ -47,6 +48,12 @@ export interface HookProcessorOptions {
    * @defaultValue none: `post-*` hooks are cut at their deadline like every trigger
    */
   readonly lateAid?: { readonly store: Pick<OperatorSignalStore, 'sendHookAid'>; readonly windowMs: number; readonly ttlMs?: number };
+  /**
+   * Records each evaluated hook (context and the oracles' decision) in the replay log, started
+   * right after the decision's write has left and awaited alongside its reply, so the job takes
+   * no extra round trip (replay-recorder.ts). @defaultValue none
+   */
+  readonly recorder?: ReplayRecorder;
 }
 
 /** Counters since the processor was created (reported at shutdown). */
@@ -143,7 +150,14 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     if (decision.decided_by === 'failure_policy') stats.oracleFailures += 1;
 
     const grace = evaluator.answerGraceMs?.(job.trigger);
-    const stored = await hooks.decide(job.hook_id, decision, now(), grace === undefined ? {} : { answerGraceMs: grace });
+    const storing = hooks.decide(job.hook_id, decision, now(), grace === undefined ? {} : { answerGraceMs: grace });
+    // node-redis writes what was queued in this turn of the event loop from a setImmediate that
+    // `decide` just scheduled; the recording starts in the next one, so its redaction never delays
+    // the decision's write, and its reply is awaited alongside (it never rejects).
+    const recorder = options.recorder;
+    const recorded = recorder === undefined ? undefined : new Promise<void>((resolve) => setImmediate(() => void recorder(job, evaluated, configVersion).then(resolve)));
+    const stored = await storing;
+    await recorded;
     const outcome = {
       ...fields,
       allowed: decision.allowed,

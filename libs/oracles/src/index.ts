@@ -57,3 +57,7 @@ export { EXPRESSION_LIMITS } from './expression/parser.js';
 export { compileTemplate } from './expression/template.js';
 export type { CompiledTemplate } from './expression/template.js';
 export type { Value as ExpressionValue } from './expression/values.js';
+
+// --- replaying a candidate configuration over recorded hooks ---------------------------------
+export { replayConfig } from './replay/replay.js';
+export type { ReplayConfigOptions, ReplayInput } from './replay/replay.js';

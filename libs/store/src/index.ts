@@ -147,3 +147,31 @@ export { DEFAULT_AUDIT_MAX_LEN, createAuditLog } from './audit-log.js';
 export type { AuditFilter, AuditLog, AuditLogOptions } from './audit-log.js';
 export { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
 export type { InboxStoreOptions } from './inbox-store.js';
+// --- replaying a candidate configuration: the replay log and the replay queue ------------------
+export {
+  DEFAULT_REPLAY_LOG_MAX_CONTEXT_BYTES,
+  DEFAULT_REPLAY_LOG_MAX_ENTRIES,
+  DEFAULT_REPLAY_LOG_RETENTION_MS,
+  REPLAY_LOG_BUCKETS,
+  createReplayLog,
+  replayRecordOf,
+} from './replay-log.js';
+export type { ReadReplayLogOptions, ReplayLog, ReplayLogAppend, ReplayLogItem, ReplayLogOptions } from './replay-log.js';
+export {
+  CONFIG_REPLAY_CANCELLED,
+  CONFIG_REPLAY_JOB_NAME,
+  CONFIG_REPLAY_KEEP_MS,
+  CONFIG_REPLAY_QUEUE_NAME,
+  ConfigReplayCancelled,
+  configReplayQueuePrefix,
+  createConfigReplayQueue,
+  createConfigReplayWorker,
+} from './config-replay-queue.js';
+export type {
+  ConfigReplayJobContext,
+  ConfigReplayProcessor,
+  ConfigReplayQueue,
+  ConfigReplayQueueOptions,
+  ConfigReplayWorker,
+  ConfigReplayWorkerOptions,
+} from './config-replay-queue.js';

@@ -8,6 +8,9 @@
  * | `ahp:hook:{<hookId>}`             | hash   | open-hook, decide-hook              | deadline + decision TTL, then decision TTL |
  * | `ahp:signal:{<signalId>}`         | hash   | decide-hook, respond-signal         | signal TTL (24 h)              |
  * | `ahp:signal-log`                  | stream | decide-hook, respond-signal         | MAXLEN ~ (100k entries)        |
+ * | `ahp:replay-log:{replay-<i>}`     | stream | the oracle worker after each evaluation (replay-log-append; bucket i of 8 by hook id) | MAXLEN ~ (100k/8 entries per bucket), MINID ~ (7 days), bucket expires 7 days after its last append |
+ * | `ahp:replay-cancel:{<replayId>}`  | string | the gateway (`DELETE /v1/operator/config/replay/:id`); read by the replay job | 24 h |
+ * | `ahp:bull:config-replay:*` (`ahp:bull:{config-replay}:config-replay:*` under Cluster) | BullMQ | the replay queue (one job per replay) | completed and failed: 24 h |
  * | `ahp:gw:{<gatewayId>}:decisions`  | stream | decide-hook (route), inbox notices  | MAXLEN ~ and decision TTL      |
  * | `ahp:presence:agent:{<agentId>}`  | hash   | presence scripts                    | presence TTL                   |
  * | `ahp:presence:agents`             | zset   | presence scripts (score = expiry)   | pruned by `list`               |
@@ -120,6 +123,10 @@ export interface StoreKeys {
   readonly queueName: string;
   /** Stream of every signal sent and every response recorded. */
   readonly signalLog: string;
+  /** Bucket `bucket` (0-based) of the replay log: streams of decided hooks with their redacted context (replay-log.ts). */
+  replayLog(bucket: number): string;
+  /** Set while the replay `replayId` is asked to stop; the job reads it between pages. */
+  replayCancel(replayId: string): string;
   /** Index of agent presence entries, scored by expiry (epoch ms). */
   readonly presenceAgents: string;
   /** Index of gateway entries, scored by expiry (epoch ms). */
@@ -253,6 +260,11 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     bullPrefix,
     queueName: HOOK_QUEUE_NAME,
     signalLog: `${prefix}:signal-log`,
+    replayLog: (bucket: number) => {
+      if (!Number.isSafeInteger(bucket) || bucket < 0) throw new StoreInputError(`replay log bucket must be a non-negative integer, got ${bucket}`);
+      return `${prefix}:replay-log:{replay-${bucket}}`;
+    },
+    replayCancel: (replayId: string) => `${prefix}:replay-cancel:{${part('replay', replayId)}}`,
     presenceAgents: `${prefix}:presence:agents`,
     presenceGateways: `${prefix}:presence:gateways`,
     hook: (hookId: string) => `${prefix}:hook:{${part('hook', hookId)}}`,

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { CliError, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, type CliIo } from './cli-support.js';
 import { DELEGATED_COMMANDS, runDelegated } from './delegated-commands.js';
 import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
+import { REPLAY_OPTIONS, configReplay, type ReplayValues } from './config-replay-command.js';
 import { GATEWAY_OPTIONS } from './gateway-client.js';
 import { doctor, type DoctorValues } from './doctor-command.js';
 import { hookClaudeCode } from './claude-code-hook.js';
@@ -113,6 +114,30 @@ Options:
 Options:
   --limit N        at most N versions (default 20)`,
       run: (_args, values, io) => configHistory(values as ConfigValues, io),
+    },
+    replay: {
+      args: '<file>',
+      summary: 'what a candidate hooks.yaml would have decided on recorded hooks (operator API)',
+      options: { ...GATEWAY_OPTIONS, ...REPLAY_OPTIONS },
+      positionals: 1,
+      help: `Evaluates the candidate on the hooks the workers recorded in the window (docs/hooks.md,
+"Replay a candidate configuration"), with the engine the workers run and escalation counters
+simulated per agent, and prints what would change: how many decisions, from what to what
+(allow → block, control → block, …), per rule and per agent, with examples; decisions that would
+wait for an approval; oracles of the candidate that fail. Nothing is published. The replay runs
+on the oracle workers as a job; its progress goes to stderr, and Ctrl-C cancels it.
+A candidate that does not validate is printed as "file:line:column path: message" (exit code 1).
+
+Options:
+  --since T        replay hooks recorded at or after T (required): an ISO 8601 time, a date,
+                   or a duration back from now (90s, 15m, 2h, 7d)
+  --until T        and before T (default: now)
+  --agent ID       only this agent's hooks
+  --trigger T      only hooks of this trigger, e.g. pre-tool-use
+  --limit N        at most N hooks, the oldest of the window first (default 10000, at most 100000)
+  --poll MS        how often to ask for progress (default 500)
+${OPERATOR_HELP}`,
+      run: ([file], values, io) => configReplay(file, values as ReplayValues, io),
     },
   },
   log: {
@@ -416,7 +441,7 @@ Options:
 };
 
 const GROUP_SUMMARY: Record<string, string> = {
-  config: 'the hooks configuration: validate, publish and inspect versions',
+  config: 'the hooks configuration: validate, publish, inspect and replay versions',
   log: 'the signal log: export and statistics',
   hook: 'agent hooks answered by the control plane (Claude Code, Codex and Copilot command hooks)',
   init: 'set an agent up to ask AHP (Claude Code, Codex, Copilot)',

@@ -9,5 +9,7 @@ import { ConfigApiService } from './config-api.service.js';
   imports: [OperatorsModule],
   controllers: [ConfigApiController],
   providers: [ConfigApiService, OperatorAuthGuard],
+  // Replays validate candidates exactly as publishes do (config-replay module).
+  exports: [ConfigApiService],
 })
 export class ConfigApiModule {}

@@ -3,10 +3,11 @@
 import { useState } from 'react';
 import { fetchConfigHistory, fetchConfigVersion, fetchCurrentConfig } from '../../../src/lib/api/config';
 import { useResource } from '../../../src/lib/live/use-resource';
-import { useMayPublish } from '../../../src/components/operator-context';
+import { useMayPublish, useOperator } from '../../../src/components/operator-context';
 import { Empty, ErrorState, Loading } from '../../../src/components/states';
 import { Timestamp } from '../../../src/components/time';
 import { PublishForm } from './publish-form';
+import { ReplayPanel } from './replay-panel';
 
 function VersionText({ version }: { version: number }) {
   const detail = useResource(`config-version:${version}`, (signal) => fetchConfigVersion(version, signal));
@@ -27,6 +28,7 @@ function VersionText({ version }: { version: number }) {
 
 export function ConfigView() {
   const mayPublish = useMayPublish();
+  const operator = useOperator();
   const refreshOn = { refreshOn: (event: { kind: string }) => event.kind === 'config' };
   const current = useResource('config-current', fetchCurrentConfig, refreshOn);
   const history = useResource('config-history', fetchConfigHistory, refreshOn);
@@ -104,6 +106,9 @@ export function ConfigView() {
         ) : null}
         {viewing !== null ? <VersionText version={viewing} /> : null}
       </section>
+
+      {/* Replays need a fleet-wide token (the report shows every team's recorded hooks); any role. */}
+      {operator !== null && operator.scope === undefined && current.status !== 'loading' ? <ReplayPanel initial={current.data?.source ?? ''} /> : null}
 
       {mayPublish ? (
         current.status === 'loading' ? null : <PublishForm initial={current.data?.source ?? ''} onPublished={() => (current.reload(), history.reload())} />

@@ -1,0 +1,192 @@
+/**
+ * The replay log: one entry per hook a worker evaluated, with what a replay of a candidate
+ * configuration needs (docs/hooks.md, "Replay a candidate configuration") — the hook context the
+ * oracles saw, redacted; the decision's level, rules and approval; agent, session, trigger and
+ * configuration version.
+ *
+ * Guarantees:
+ * - Best-effort and bounded: an append that fails is reported to the caller, who logs it; the
+ *   decision is never held back or failed for it. Each append is one command (the
+ *   replay-log-append script), sent beside the decision's own writes.
+ * - Redacted before it is stored, like every free text the control plane keeps
+ *   (`redactFreeText`: secret-named fields and credentials inside strings; docs/signal-log.md,
+ *   "Redaction"). A context larger than `maxContextBytes` once redacted is stored without it
+ *   (a replay counts such a hook as skipped rather than evaluating part of its input).
+ * - Retention by count and by age, both applied on every append: about `maxEntries` entries in
+ *   all, none older than `retentionMs`.
+ * - Cluster-safe: the log is {@link REPLAY_LOG_BUCKETS} streams, each in its own hash tag, the
+ *   bucket chosen by hook id; an append touches one bucket, a read merges them by time.
+ */
+import { ReplayRecordSchema, redactFreeText, replayDecisionOf, type AgentIdentity, type HookDecision, type HookTrigger, type JsonObject, type ReplayRecord } from '@ahp/protocol';
+import { shardIndexOf } from './hook-queue-shards.js';
+import type { StoreKeys } from './keys.js';
+import { LuaScript } from './lua.js';
+import type { RedisClient } from './redis-client.js';
+import { REPLAY_LOG_APPEND_LUA } from './scripts/replay-log.lua.js';
+
+/**
+ * Streams the log is spread over. Fixed: readers and writers of a deployment must agree on it,
+ * and eight tags spread the appends over the masters of a small cluster.
+ */
+export const REPLAY_LOG_BUCKETS = 8;
+/** Entries kept in all by default (each bucket keeps an eighth). */
+export const DEFAULT_REPLAY_LOG_MAX_ENTRIES = 100_000;
+/** Age after which entries are trimmed by default: 7 days. */
+export const DEFAULT_REPLAY_LOG_RETENTION_MS = 7 * 24 * 3_600_000;
+/** Largest redacted context kept by default, in bytes of JSON. */
+export const DEFAULT_REPLAY_LOG_MAX_CONTEXT_BYTES = 16 * 1024;
+/** Entries one read asks a bucket for at a time. */
+const PAGE_SIZE = 200;
+/** Stream ids come from Redis's clock, `at` from the worker's: reads take this much slack on each side and filter on `at`. */
+const CLOCK_SLACK_MS = 5 * 60_000;
+
+const appendScript = new LuaScript('replay-log-append', REPLAY_LOG_APPEND_LUA);
+
+/** One evaluated hook, as the worker hands it over. */
+export interface ReplayLogAppend {
+  readonly hookId: string;
+  readonly trigger: HookTrigger;
+  readonly agent: AgentIdentity;
+  readonly sessionId: string;
+  /** The context the oracles evaluated (as queued: secret-named fields already blanked). */
+  readonly context: JsonObject;
+  /** The oracles' decision, before any approval flow turned it into a wait or an answer. */
+  readonly decision: HookDecision;
+  readonly configVersion: number | undefined;
+  /** Epoch ms of the evaluation. */
+  readonly at: number;
+}
+
+/** What a read yields: a record, or an entry that does not parse (counted, never guessed at). */
+export type ReplayLogItem = { readonly kind: 'record'; readonly record: ReplayRecord } | { readonly kind: 'unreadable'; readonly id: string; readonly at: number };
+
+/** Options of {@link ReplayLog.read}. */
+export interface ReadReplayLogOptions {
+  /** Epoch ms, inclusive. */
+  readonly sinceMs: number;
+  /** Epoch ms, exclusive. */
+  readonly untilMs: number;
+  readonly agentId?: string;
+  readonly trigger?: HookTrigger;
+}
+
+export interface ReplayLog {
+  /** Appends one evaluated hook. Rejects when Redis does; the caller logs and goes on. */
+  append(input: ReplayLogAppend): Promise<void>;
+  /**
+   * The records of the window, oldest first (by `at`), filtered by agent and trigger; a hook
+   * recorded twice (a job evaluated again) is yielded once, the first time. Reads page by page:
+   * a replay of 100 000 hooks never holds more than a few pages.
+   */
+  read(options: ReadReplayLogOptions): AsyncGenerator<ReplayLogItem>;
+}
+
+/** Options of {@link createReplayLog}. */
+export interface ReplayLogOptions {
+  readonly redis: RedisClient;
+  readonly keys: StoreKeys;
+  /** @defaultValue {@link DEFAULT_REPLAY_LOG_MAX_ENTRIES} */
+  readonly maxEntries?: number;
+  /** @defaultValue {@link DEFAULT_REPLAY_LOG_RETENTION_MS} */
+  readonly retentionMs?: number;
+  /** @defaultValue {@link DEFAULT_REPLAY_LOG_MAX_CONTEXT_BYTES} */
+  readonly maxContextBytes?: number;
+}
+
+/** The record a hook is stored as: its context redacted, and dropped when over `maxContextBytes`. */
+export function replayRecordOf(input: ReplayLogAppend, maxContextBytes: number): { record: ReplayRecord; json: string } {
+  const context = redactFreeText(input.context);
+  const contextJson = JSON.stringify(context);
+  const bytes = Buffer.byteLength(contextJson, 'utf8');
+  const record: ReplayRecord = {
+    hook_id: input.hookId,
+    trigger: input.trigger,
+    agent: input.agent,
+    session_id: input.sessionId,
+    at: input.at,
+    ...(input.configVersion === undefined ? {} : { config_version: input.configVersion }),
+    decision: replayDecisionOf(input.decision),
+    context_bytes: bytes,
+  };
+  // The context is spliced in as the JSON already made for measuring it, not stringified twice.
+  const head = JSON.stringify(record);
+  const json = bytes > maxContextBytes ? head : `${head.slice(0, -1)},"context":${contextJson}}`;
+  return { record: bytes > maxContextBytes ? record : { ...record, context }, json };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** `<ms>-<seq>` → ms. */
+function idMs(id: string): number {
+  return Number(id.slice(0, id.indexOf('-')));
+}
+
+export function createReplayLog(options: ReplayLogOptions): ReplayLog {
+  const { redis, keys } = options;
+  const perBucket = Math.ceil(positive('maxEntries', options.maxEntries ?? DEFAULT_REPLAY_LOG_MAX_ENTRIES) / REPLAY_LOG_BUCKETS);
+  const retentionMs = positive('retentionMs', options.retentionMs ?? DEFAULT_REPLAY_LOG_RETENTION_MS);
+  const maxContextBytes = positive('maxContextBytes', options.maxContextBytes ?? DEFAULT_REPLAY_LOG_MAX_CONTEXT_BYTES);
+
+  /** One bucket's entries of the stream-id range, a page at a time, parsed. */
+  async function* bucketItems(bucket: number, startMs: number, endMs: number): AsyncGenerator<ReplayLogItem & { sortAt: number }> {
+    const key = keys.replayLog(bucket);
+    let start = `${Math.max(0, startMs)}-0`;
+    for (;;) {
+      const page = (await redis.xRange(key, start, `${endMs}-18446744073709551615`, { COUNT: PAGE_SIZE })) ?? [];
+      for (const entry of page) {
+        const raw = entry.message['r'];
+        let parsed: ReturnType<typeof ReplayRecordSchema.safeParse> | undefined;
+        try {
+          parsed = raw === undefined ? undefined : ReplayRecordSchema.safeParse(JSON.parse(raw));
+        } catch {
+          parsed = undefined;
+        }
+        if (parsed?.success === true) yield { kind: 'record', record: parsed.data, sortAt: parsed.data.at };
+        else yield { kind: 'unreadable', id: entry.id, at: idMs(entry.id), sortAt: idMs(entry.id) };
+      }
+      const last = page.at(-1);
+      if (last === undefined || page.length < PAGE_SIZE) return;
+      start = `(${last.id}`;
+    }
+  }
+
+  return {
+    async append(input) {
+      const { json } = replayRecordOf(input, maxContextBytes);
+      await appendScript.run(redis, [keys.replayLog(shardIndexOf(input.hookId, REPLAY_LOG_BUCKETS))], [perBucket, retentionMs, json]);
+    },
+
+    async *read(read) {
+      const heads: { iterator: AsyncGenerator<ReplayLogItem & { sortAt: number }>; item: (ReplayLogItem & { sortAt: number }) | undefined }[] = [];
+      for (let bucket = 0; bucket < REPLAY_LOG_BUCKETS; bucket += 1) {
+        const iterator = bucketItems(bucket, read.sinceMs - CLOCK_SLACK_MS, read.untilMs + CLOCK_SLACK_MS);
+        heads.push({ iterator, item: (await iterator.next()).value ?? undefined });
+      }
+      const seen = new Set<string>();
+      for (;;) {
+        // Eight heads: a linear scan for the oldest is as fast as a heap and simpler.
+        let oldest: (typeof heads)[number] | undefined;
+        for (const head of heads) {
+          if (head.item !== undefined && (oldest?.item === undefined || head.item.sortAt < oldest.item.sortAt)) oldest = head;
+        }
+        if (oldest?.item === undefined) return;
+        const { item } = oldest;
+        oldest.item = (await oldest.iterator.next()).value ?? undefined;
+        if (item.sortAt < read.sinceMs || item.sortAt >= read.untilMs) continue;
+        if (item.kind === 'unreadable') {
+          yield { kind: 'unreadable', id: item.id, at: item.at };
+          continue;
+        }
+        const { record } = item;
+        if (read.agentId !== undefined && record.agent.id !== read.agentId) continue;
+        if (read.trigger !== undefined && record.trigger !== read.trigger) continue;
+        if (seen.has(record.hook_id)) continue;
+        seen.add(record.hook_id);
+        yield { kind: 'record', record };
+      }
+    },
+  };
+}
