@@ -101,7 +101,7 @@ describe('HookQueue and HookWorker', () => {
   });
 
   it('runs a job: the processor gets the parsed data and the job id, and the job is removed on completion', async () => {
-    const calls: { job: HookJobData; meta: { jobId: string; attemptsMade: number } }[] = [];
+    const calls: { job: HookJobData; meta: { jobId: string; attemptsMade: number; enqueuedAt?: number } }[] = [];
     const worker = startWorker(async (job, meta) => {
       calls.push({ job, meta });
     });
