@@ -13,6 +13,8 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['config', '3'])).toBe('/v1/operator/config/3');
     expect(operatorApiPath('POST', ['config'])).toBe('/v1/operator/config');
     expect(operatorApiPath('GET', ['signals', 'export'])).toBe('/v1/operator/signals/export');
+    expect(operatorApiPath('GET', ['hooks', '0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10'])).toBe('/v1/operator/hooks/0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10');
+    expect(operatorApiPath('POST', ['hooks', 'h1'])).toBeNull();
     expect(operatorApiPath('GET', ['grants'])).toBe('/v1/operator/grants');
     expect(operatorApiPath('GET', ['notifications', 'deliveries'])).toBe('/v1/operator/notifications/deliveries');
     expect(operatorApiPath('DELETE', ['grants', 'grant_6b86b273ff34fce19d6b804eff5a3f57'])).toBe('/v1/operator/grants/grant_6b86b273ff34fce19d6b804eff5a3f57');
