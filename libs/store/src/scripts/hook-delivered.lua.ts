@@ -13,5 +13,9 @@ export const HOOK_DELIVERED_LUA = `--[[
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return 0
 end
-return redis.call('HSETNX', KEYS[1], 'delivered_at', ARGV[1]) == 1 and redis.call('HSET', KEYS[1], 'delivered_via', ARGV[2]) >= 0 and 1 or 0
+if redis.call('HSETNX', KEYS[1], 'delivered_at', ARGV[1]) == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'delivered_via', ARGV[2])
+return 1
 `;
