@@ -12,6 +12,7 @@
 import { GatewayConfigError, describeConfig, parseGatewayConfig, type GatewayConfig } from './config/gateway-config.js';
 import { startGateway } from './gateway-app.js';
 import { JsonLogger } from './logging/json-logger.js';
+import { TracingConfigError, activeTracing, startTracing, tracingConfigFromEnv, type TracingConfig } from '@ahp/telemetry';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--describe-config')) {
@@ -27,7 +28,18 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  // OpenTelemetry tracing as the standard OTEL_* variables ask; off (nothing loaded) when none is set.
+  let tracing: TracingConfig;
+  try {
+    tracing = tracingConfigFromEnv(process.env, 'ahp-gateway');
+  } catch (error) {
+    new JsonLogger({ bindings: { service: 'gateway' } }).error({ variable: error instanceof TracingConfigError ? error.variable : undefined }, error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+
   const logger = new JsonLogger({ level: config.logLevel, bindings: { service: 'gateway', gatewayId: config.gatewayId } });
+  // Before Nest builds anything: the hook queue and the hook spans take the tracing at construction.
+  if ((await startTracing(tracing)).enabled) logger.info({}, 'OpenTelemetry tracing on');
   process.on('unhandledRejection', (reason) => logger.error({ error: reason }, 'unhandled promise rejection'));
 
   let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -46,7 +58,11 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    gateway.shutdown().then(
+    gateway
+      .shutdown()
+      // A collector that is down must not turn a clean stop into a failed one.
+      .then(() => activeTracing().shutdown().catch(() => undefined))
+      .then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ error }, 'shutdown failed');

@@ -61,6 +61,8 @@ import { createToolApprovals } from './tool-approvals.js';
 import { createConfigReplayProcessor } from './config-replay-job.js';
 import { createReplayRecorder } from './replay-recorder.js';
 import { startWorkerPresence } from './worker-presence.js';
+import { createJobTracing } from './job-tracing.js';
+import { TracingConfigError, activeTracing, startTracing, tracingConfigFromEnv, type TracingConfig } from '@ahp/telemetry';
 
 const SERVICE = 'oracle-worker';
 const EXIT_CONFIG = 78;
@@ -88,12 +90,24 @@ function loadConfigOrExit(): WorkerConfig {
   }
 }
 
+/** OpenTelemetry tracing as the standard OTEL_* variables ask (off when none is set; docs/deploy.md "Tracing"). */
+function tracingConfigOrExit(): TracingConfig {
+  try {
+    return tracingConfigFromEnv(process.env, 'ahp-oracle-worker');
+  } catch (error) {
+    if (!(error instanceof TracingConfigError)) throw error;
+    process.stderr.write(`${SERVICE}: ${error.message}\n`);
+    process.exit(EXIT_CONFIG);
+  }
+}
+
 if (process.argv.includes('--describe-config')) {
   process.stdout.write(`${JSON.stringify(describeConfig())}\n`);
   process.exit(0);
 }
 
 const config = loadConfigOrExit();
+const tracingConfig = tracingConfigOrExit();
 const log: Logger = createJsonLogger({ level: config.logLevel, base: { service: SERVICE, workerId: config.workerId } });
 const metrics = new WorkerMetrics({ configVersion: () => hooksConfig?.active().version });
 
@@ -144,6 +158,11 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
     code = 1;
     log.error({ error }, 'closing the Redis connection failed');
   }
+  try {
+    await activeTracing().shutdown();
+  } catch (error) {
+    log.warn({ error }, 'exporting the last spans failed');
+  }
   log.info({ exitCode: code }, 'stopped');
   await metricsServer?.close();
   process.exit(code);
@@ -184,6 +203,9 @@ async function start(): Promise<void> {
   }
   log.info({ metricsPort: metricsServer.port, metrics: `http://${config.metricsHost}:${metricsServer.port}/metrics` }, 'metrics and health server listening');
   if (stopping) return;
+
+  const tracing = await startTracing(tracingConfig);
+  if (tracing.enabled) log.info({ sampler: tracingConfig.enabled ? tracingConfig.sampler : undefined }, 'OpenTelemetry tracing on');
 
   let oracles: Oracle[];
   let plugins: Oracle[];
@@ -240,6 +262,7 @@ async function start(): Promise<void> {
     metrics: metrics.processor,
     approvals,
     lateAid: { store: stores.operatorSignals, windowMs: config.lateAidWindowMs },
+    ...(tracing.enabled ? { tracing: createJobTracing(tracing.tracer) } : {}),
   });
   worker = createHookWorker({
     redis,
@@ -252,6 +275,7 @@ async function start(): Promise<void> {
     maxStalledCount: config.maxStalledCount,
     processor: processor.process,
     logger: log,
+    ...(tracing.bullmq === undefined ? {} : { telemetry: tracing.bullmq }),
   });
   for (const shardWorker of worker.workers) shardWorker.on('failed', () => metrics.jobFailed());
   await Promise.all(worker.workers.map((shardWorker) => shardWorker.waitUntilReady()));

@@ -6,7 +6,7 @@
 import type { Oracle } from '@ahp/oracles';
 import { aggregateSignals, failurePolicyDecision } from '@ahp/protocol';
 import type { HookDecision, HookJobData, Signal } from '@ahp/protocol';
-import type { HookAidOrigin, HookAidSendOutcome, HookStore, Logger } from '@ahp/store';
+import type { DecideHookOptions, HookAidOrigin, HookAidSendOutcome, HookStore, Logger } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';
 import { createHookProcessor, oraclesEvaluator } from './processor.js';
@@ -28,15 +28,17 @@ function memoryLogger(): Logger & { lines: Line[] } {
 }
 
 /** First writer wins, as the real store guarantees. */
-function memoryHooks(): Pick<HookStore, 'decide'> & { calls: number; stored: Map<string, HookDecision>; graces: (number | undefined)[] } {
+function memoryHooks(): Pick<HookStore, 'decide'> & { calls: number; stored: Map<string, HookDecision>; graces: (number | undefined)[]; options: (DecideHookOptions | undefined)[] } {
   const stored = new Map<string, HookDecision>();
   return {
     stored,
     calls: 0,
     graces: [],
+    options: [],
     async decide(hookId, decision, _now, options) {
       this.calls += 1;
       this.graces.push(options?.answerGraceMs);
+      this.options.push(options);
       const earlier = stored.get(hookId);
       if (earlier !== undefined) return { decision: earlier, first: false };
       stored.set(hookId, decision);
@@ -98,6 +100,25 @@ describe('hook processor', () => {
     const decided = logger.lines.find((l) => l.msg === 'hook decided')!;
     expect(decided.level).toBe('info');
     expect(decided.fields).toMatchObject({ ...correlation, trigger: 'pre-tool-use', allowed: false, intensity: 'block', decidedBy: 'oracles', signals: 1, queuedMs: 50 });
+  });
+
+  it("hands decide the drill-down: enqueue and pick-up times and every oracle's verdict, and no trace context while tracing is off", async () => {
+    const quiet: Oracle = { name: 'quiet', evaluate: () => [] };
+    const { processor, hooks } = setup({ oracles: [quiet, blockAll] });
+    await processor.process(job(), { ...meta, enqueuedAt: T0 - 20 });
+    expect(hooks.options[0]).toEqual({
+      evaluation: {
+        agentId: 'agent-1',
+        sessionId: 'session-1',
+        enqueuedAt: T0 - 20,
+        pickedAt: T0,
+        context: job().context,
+        oracles: [
+          { oracle: 'quiet', outcome: 'answered', duration_ms: expect.any(Number), signals: 0 },
+          { oracle: 'block-all', outcome: 'answered', duration_ms: expect.any(Number), signals: 1 },
+        ],
+      },
+    });
   });
 
   it('counts a second evaluation of the same hook as a duplicate and keeps the first decision', async () => {

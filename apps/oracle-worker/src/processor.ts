@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { evaluateHook } from '@ahp/oracles';
 import type { Oracle, OracleRunReport } from '@ahp/oracles';
-import { DEFAULT_OPERATOR_SIGNAL_TTL_MS, type HookDecision, type HookJobData, type Signal } from '@ahp/protocol';
+import { DEFAULT_OPERATOR_SIGNAL_TTL_MS, type HookDecision, type HookJobData, type OracleVerdict, type Signal } from '@ahp/protocol';
 import type { HookProcessor, HookStore, Logger, OperatorSignalStore } from '@ahp/store';
 import type { HookEvaluator } from './hooks-config.js';
+import type { JobTracing } from './job-tracing.js';
 import type { ToolApprovals } from './tool-approvals.js';
 import type { ReplayRecorder } from './replay-recorder.js';
 import type { HookProcessorMetrics } from './metrics.js';
@@ -54,6 +55,8 @@ export interface HookProcessorOptions {
    * no extra round trip (replay-recorder.ts). @defaultValue none
    */
   readonly recorder?: ReplayRecorder;
+  /** Spans of each job (job-tracing.ts), only when tracing is on. @defaultValue none */
+  readonly tracing?: JobTracing;
 }
 
 /** Counters since the processor was created (reported at shutdown). */
@@ -99,7 +102,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
   const stats: HookProcessorStats = { evaluated: 0, decided: 0, duplicates: 0, skippedPastDeadline: 0, oracleFailures: 0, lateAid: 0 };
   const lateAid = options.lateAid !== undefined && options.lateAid.windowMs > 0 ? options.lateAid : undefined;
 
-  async function processJob(job: HookJobData, meta: { jobId: string; attemptsMade: number }): Promise<void> {
+  async function processJob(job: HookJobData, meta: { jobId: string; attemptsMade: number; enqueuedAt?: number }): Promise<void> {
     const fields = {
       agentId: job.agent.id,
       sessionId: job.session_id,
@@ -110,10 +113,12 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     };
     const startedAt = now();
     options.metrics?.jobStarted(job.trigger, startedAt - job.enqueued_at);
+    const trace = options.tracing?.begin(job, meta.enqueuedAt ?? job.enqueued_at, startedAt);
     // Only a post-* hook is worth evaluating after its deadline: its aid can still reach the agent.
     const evaluateUntil = lateAid !== undefined && isPostTrigger(job.trigger) ? job.deadline_at + lateAid.windowMs : job.deadline_at;
     if (startedAt >= evaluateUntil) {
       stats.skippedPastDeadline += 1;
+      trace?.end();
       options.metrics?.jobFinished('skipped_past_deadline', job.trigger, undefined);
       logger.info(
         { ...fields, deadlineAt: job.deadline_at, lateByMs: startedAt - job.deadline_at, queuedMs: startedAt - job.enqueued_at },
@@ -124,6 +129,8 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
 
     const evaluator = evaluatorFor();
     const configVersion = evaluator.version;
+    // The drill-down's oracle verdicts (stored with the decision, only when it has signals).
+    const oracles: OracleVerdict[] = [];
     const evaluated = await evaluator.evaluate(
       {
         hookId: job.hook_id,
@@ -142,6 +149,8 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
         onOracleSettled: (report) => {
           logOracle(logger, { ...fields, configVersion }, report);
           options.metrics?.oracleSettled(report);
+          oracles.push(verdictOf(report));
+          trace?.oracle(report);
         },
       },
     );
@@ -150,7 +159,10 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     if (decision.decided_by === 'failure_policy') stats.oracleFailures += 1;
 
     const grace = evaluator.answerGraceMs?.(job.trigger);
-    const storing = hooks.decide(job.hook_id, decision, now(), grace === undefined ? {} : { answerGraceMs: grace });
+    const evaluation = { agentId: job.agent.id, sessionId: job.session_id, enqueuedAt: meta.enqueuedAt ?? job.enqueued_at, pickedAt: startedAt, context: job.context, oracles };
+    const store = (traceparent?: string) =>
+      hooks.decide(job.hook_id, decision, now(), { evaluation, ...(grace === undefined ? {} : { answerGraceMs: grace }), ...(traceparent === undefined ? {} : { traceparent }) });
+    const storing = trace === undefined ? store() : trace.decide(store);
     // node-redis writes what was queued in this turn of the event loop from a setImmediate that
     // `decide` just scheduled; the recording starts in the next one, so its redaction never delays
     // the decision's write, and its reply is awaited alongside (it never rejects).
@@ -200,6 +212,17 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
   }
 
   return { process: processJob, stats: () => ({ ...stats }) };
+}
+
+function verdictOf(report: OracleRunReport): OracleVerdict {
+  return {
+    oracle: report.oracle,
+    outcome: report.outcome,
+    duration_ms: Math.round(report.durationMs * 100) / 100,
+    signals: report.signals,
+    ...(report.message === undefined ? {} : { message: report.message.slice(0, 2_000) }),
+    ...(report.skipped === true ? { skipped: true } : {}),
+  };
 }
 
 function isPostTrigger(trigger: string): boolean {

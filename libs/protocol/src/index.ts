@@ -312,6 +312,17 @@ export {
   PresenceEntrySchema,
 } from './hook-job.js';
 export type { GatewayInfo, HookCorrelation, HookJobData, HookStatus, PresenceEntry } from './hook-job.js';
+export {
+  DrillDownSignalSchema,
+  HookDrillDownSchema,
+  HookEvaluationDetailSchema,
+  HookStageLatenciesSchema,
+  MAX_DRILL_DOWN_CONTEXT_BYTES,
+  OracleOutcomeSchema,
+  OracleVerdictSchema,
+  stageLatencies,
+} from './hook-drill-down.js';
+export type { DrillDownSignal, HookDrillDown, HookEvaluationDetail, HookStageLatencies, OracleOutcome, OracleVerdict } from './hook-drill-down.js';
 export { SignalRecordSchema } from './signal-record.js';
 export type { SignalRecord } from './signal-record.js';
 export {

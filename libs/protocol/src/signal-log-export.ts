@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigVersionNumberSchema } from './config-version.js';
+import { HookStageLatenciesSchema } from './hook-drill-down.js';
 import { IntensitySchema, INTENSITIES } from './intensity.js';
 import { IdSchema, ShortStringSchema, TimestampSchema, UuidSchema } from './primitives.js';
 import { CONSUMPTION_ACTIONS, ConsumptionActionSchema, isActionValidFor } from './signal-response.js';
@@ -37,6 +38,8 @@ export type SignalAnswerOrigin = z.infer<typeof SignalAnswerOriginSchema>;
  * - `hook` (and `session_id`, when the agent was offline) are absent for a signal an operator
  *   pushed outside any hook (its `source` is `operator:<id>`).
  * - `latency_ms`: from the hook reaching the gateway to the decision being stored.
+ * - `stages`: that latency per stage (gateway, queue wait, worker; see {@link HookStageLatencies});
+ *   absent for entries written before it was recorded and for a signal outside any hook.
  * - `responded_at`: when the control plane recorded the agent's response.
  * - `answer`: `inferred` or `not_reported` for a client that cannot report answers (see
  *   {@link SIGNAL_ANSWER_ORIGINS}); absent otherwise.
@@ -57,6 +60,7 @@ export const SignalLogLineSchema = z
     session_id: IdSchema.optional(),
     correlation_id: UuidSchema,
     latency_ms: z.int().nonnegative().optional(),
+    stages: HookStageLatenciesSchema.omit({ delivery_ms: true }).optional(),
     responded_at: TimestampSchema.optional(),
     answer: SignalAnswerOriginSchema.optional(),
   })

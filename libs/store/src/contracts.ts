@@ -19,6 +19,8 @@ import type {
   HookDecision,
   HookJobData,
   HookTrigger,
+  JsonObject,
+  OracleVerdict,
   PresenceEntry,
   SignalRecord,
   SignalResponse,
@@ -113,6 +115,30 @@ export interface DecideHookOptions {
    * @defaultValue `DEFAULT_ANSWER_GRACE_MS` of `@ahp/protocol`
    */
   answerGraceMs?: number;
+  /**
+   * What the drill-down shows about this evaluation (docs/console.md "Hook drill-down"): stored
+   * with the first decision when it has signals, in the same script (no extra round trip), and
+   * its stage times added to each signal-log entry. @defaultValue none: nothing recorded
+   */
+  evaluation?: HookEvaluationInput;
+  /**
+   * W3C `traceparent` of the span that stores the decision: routed with the decision to the
+   * waiting gateway, whose delivery span continues the trace. @defaultValue none (tracing off)
+   */
+  traceparent?: string;
+}
+
+/** What the worker knows about an evaluation beyond the decision (see {@link DecideHookOptions.evaluation}). */
+export interface HookEvaluationInput {
+  agentId: string;
+  sessionId: string;
+  /** When the gateway handed the job to the queue (BullMQ's job timestamp, gateway clock). */
+  enqueuedAt: number;
+  /** When this worker picked the job up. */
+  pickedAt: number;
+  /** The hook's context; stored redacted (`redactSecrets`) and only up to `MAX_DRILL_DOWN_CONTEXT_BYTES`. */
+  context: JsonObject;
+  oracles: readonly OracleVerdict[];
 }
 
 /**
@@ -155,7 +181,8 @@ export interface InboxNotice {
 
 /** What a {@link GatewayFeed} delivers; an entry kind without a handler is skipped. */
 export interface GatewayFeedHandlers {
-  onDecision?: (decision: HookDecision) => void;
+  /** `traceparent` is the W3C trace context the deciding worker routed with the decision, when it traces. */
+  onDecision?: (decision: HookDecision, traceparent?: string) => void;
   onInbox?: (notice: InboxNotice) => void;
   /** An operator pushed a signal to this agent (operator-signal-store.ts); same shape as an inbox notice. */
   onSignal?: (notice: InboxNotice) => void;

@@ -91,7 +91,8 @@ function prepare(kind: unknown, fields: Record<string, unknown>, handlers: Gatew
     case 'decision': {
       if (onDecision === undefined) return undefined;
       const decision = parseDecision(fields);
-      return { call: () => onDecision(decision), logFields: { correlationId: decision.hook_id } };
+      const traceparent = typeof fields['traceparent'] === 'string' ? fields['traceparent'] : undefined;
+      return { call: () => onDecision(decision, traceparent), logFields: { correlationId: decision.hook_id } };
     }
     case 'inbox': {
       if (onInbox === undefined) return undefined;

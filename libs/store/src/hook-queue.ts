@@ -2,7 +2,7 @@
  * The BullMQ queue of hook evaluations, split into K shards (hook-queue-shards.ts): one queue
  * under one Redis, K queues under their own hash tags under a cluster.
  */
-import { Queue } from 'bullmq';
+import { Queue, type Telemetry } from 'bullmq';
 import { HookJobDataSchema, redactSecrets, type HookJobData } from '@ahp/protocol';
 import { openBullConnection, type BullConnection } from './bull-connection.js';
 import type { EnqueueOptions, HookQueue, Logger } from './contracts.js';
@@ -44,6 +44,11 @@ export interface HookQueueOptions {
    */
   failedJobAgeSeconds?: number;
   logger?: Logger;
+  /**
+   * BullMQ's telemetry (bullmq-otel, from `@ahp/telemetry`): an `add` span per job, whose W3C
+   * trace context travels in the job's options to the worker. @defaultValue none (tracing off)
+   */
+  telemetry?: Telemetry;
 }
 
 /** The HookQueue plus the BullMQ queues, for what the interface does not cover (metrics, admin, tests). */
@@ -109,6 +114,7 @@ export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
       new Queue<HookJobData>(shard.name, {
         connection: bull.connection,
         prefix: shard.prefix,
+        ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
         defaultJobOptions: {
           removeOnComplete: true,
           removeOnFail: { age: options.failedJobAgeSeconds ?? 3600 },

@@ -8,6 +8,7 @@ import {
   parseOnce,
   HookDecisionSchema,
   RequestIdSchema,
+  stageLatencies,
   type HookCorrelation,
   type HookDecision,
 } from '@ahp/protocol';
@@ -23,6 +24,7 @@ import { DECIDE_HOOK_CORE_LUA, SIGNAL_RECORD_PUT_LUA } from './scripts/decide-ho
 import { OPEN_HOOK_CORE_LUA } from './scripts/open-hook-core.lua.js';
 import { OPEN_HOOK_LUA } from './scripts/open-hook.lua.js';
 import { describeIssues } from './validate.js';
+import { evaluationDetailJson } from './hook-detail-store.js';
 
 const openHook = new LuaScript('open-hook', OPEN_HOOK_LUA);
 const decideHook = new LuaScript('decide-hook', DECIDE_HOOK_LUA);
@@ -139,7 +141,11 @@ export function createHookStore(options: HookStoreOptions): HookStore {
    */
   async function decideSplit(hookId: string, valid: HookDecision, now: number, decideOptions: DecideHookOptions): Promise<{ decision: HookDecision; first: boolean }> {
     const key = keys.hook(hookId);
-    const reply = arrayReply(await decideHookCore.run(redis, [key], [JSON.stringify(valid), now, options.decisionTtlMs, valid.trigger]), key, decideHookCore.name);
+    const reply = arrayReply(
+      await decideHookCore.run(redis, [key, keys.hookDetail(hookId)], [JSON.stringify(valid), now, options.decisionTtlMs, valid.trigger, evaluationDetailJson(valid, decideOptions.evaluation), options.signalTtlMs]),
+      key,
+      decideHookCore.name,
+    );
     const kind = stringAt(reply, 0, key, decideHookCore.name);
     if (kind === 'missing') throw new HookNotFoundError(hookId);
     if (kind === 'mismatch') {
@@ -159,6 +165,11 @@ export function createHookStore(options: HookStoreOptions): HookStore {
     const stored = kind === 'first' ? valid : parseStoredDecision(storedJson, hookId, key);
     const decidedMs = Number(decidedAt) || now;
     const latency = Number(createdAt) > 0 ? Math.max(decidedMs - Number(createdAt), 0) : undefined;
+    const evaluation = kind === 'first' ? decideOptions.evaluation : undefined;
+    const stages =
+      latency === undefined || evaluation === undefined
+        ? undefined
+        : stageLatencies({ received_at: Number(createdAt), enqueued_at: evaluation.enqueuedAt, picked_at: evaluation.pickedAt, decided_at: decidedMs });
     const grace = Math.max(0, Math.round(decideOptions.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS));
     for (const signal of stored.signals) {
       const record = keys.signal(signal.header.id);
@@ -185,13 +196,14 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       if (rule !== '') entry['rule'] = rule;
       if (stored.config_version !== undefined) entry['config_version'] = String(stored.config_version);
       if (latency !== undefined) entry['latency_ms'] = String(latency);
+      if (stages !== undefined) Object.assign(entry, { gateway_ms: String(stages.gateway_ms), queue_ms: String(stages.queue_ms), worker_ms: String(stages.worker_ms) });
       await redis.xAdd(keys.signalLog, '*', entry, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } });
     }
     if (owner !== '') {
       const stream = keys.gatewayDecisions(owner);
       await redis
         .multi()
-        .xAdd(stream, '*', { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } })
+        .xAdd(stream, '*', { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson, ...(decideOptions.traceparent === undefined ? {} : { traceparent: decideOptions.traceparent }) }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } })
         .pExpire(stream, options.decisionStreamTtlMs)
         .exec();
     }
@@ -307,7 +319,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       const reply = arrayReply(
         await decideHook.run(
           redis,
-          [key, keys.signalLog, ...valid.signals.map((signal) => keys.signal(signal.header.id))],
+          [key, keys.signalLog, keys.hookDetail(hookId), ...valid.signals.map((signal) => keys.signal(signal.header.id))],
           [
             json,
             now,
@@ -324,6 +336,10 @@ export function createHookStore(options: HookStoreOptions): HookStore {
             Math.max(0, Math.round(decideOptions.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS)),
             unansweredHead,
             unansweredTail,
+            evaluationDetailJson(valid, decideOptions.evaluation),
+            decideOptions.evaluation === undefined ? '' : Math.round(decideOptions.evaluation.enqueuedAt),
+            decideOptions.evaluation === undefined ? '' : Math.round(decideOptions.evaluation.pickedAt),
+            decideOptions.traceparent ?? '',
             ...signalArgs,
           ],
         ),

@@ -1,7 +1,7 @@
 /**
  * The BullMQ worker that runs hook evaluations.
  */
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job, type Telemetry } from 'bullmq';
 import { HookJobDataSchema, type HookJobData } from '@ahp/protocol';
 import { openBullConnection } from './bull-connection.js';
 import type { Logger } from './contracts.js';
@@ -10,8 +10,11 @@ import type { StoreKeys } from './keys.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
 import { describeIssues } from './validate.js';
 
-/** Evaluates one hook job. Throwing fails the attempt; BullMQ retries it per the queue's job options. */
-export type HookProcessor = (job: HookJobData, meta: { jobId: string; attemptsMade: number }) => Promise<void>;
+/**
+ * Evaluates one hook job. Throwing fails the attempt; BullMQ retries it per the queue's job options.
+ * `meta.enqueuedAt` is when the job was added (BullMQ's job timestamp, the gateway's clock).
+ */
+export type HookProcessor = (job: HookJobData, meta: { jobId: string; attemptsMade: number; enqueuedAt?: number }) => Promise<void>;
 
 /**
  * Options of {@link createHookWorker}.
@@ -66,6 +69,12 @@ export interface HookWorkerOptions {
    * @defaultValue `true`
    */
   autorun?: boolean;
+  /**
+   * BullMQ's telemetry (bullmq-otel, from `@ahp/telemetry`): each job runs inside a `process`
+   * span continuing the trace its `add` started, so the processor's spans join it.
+   * @defaultValue none (tracing off)
+   */
+  telemetry?: Telemetry;
 }
 
 /** A running hook worker. */
@@ -96,7 +105,7 @@ export function createHookWorker(options: HookWorkerOptions): HookWorker {
       logger.error({ jobId, error: reason }, 'hook job data does not parse; failing the job without retry');
       throw new UnrecoverableError(`invalid hook job data: ${reason}`);
     }
-    await processor(checked.data, { jobId, attemptsMade: job.attemptsMade });
+    await processor(checked.data, { jobId, attemptsMade: job.attemptsMade, enqueuedAt: job.timestamp });
   }
 
   const shards = hookQueueShards(keys, options.shards ?? 1, isClusterClient(options.redis));
@@ -113,6 +122,7 @@ export function createHookWorker(options: HookWorkerOptions): HookWorker {
       stalledInterval: options.stalledIntervalMs ?? 2_000,
       maxStalledCount: options.maxStalledCount ?? 2,
       autorun: options.autorun ?? true,
+      ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     });
     worker.on('error', (error) => {
       logger.error({ error: error.message, shard: shard.index }, 'hook worker error');

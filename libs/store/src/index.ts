@@ -19,6 +19,7 @@ export type {
   RequestStore,
   EnqueueOptions,
   HookQueue,
+  HookEvaluationInput,
   HookStore,
   Logger,
   OpenHookInput,
@@ -65,6 +66,8 @@ export { SYSTEM_ACTOR_ID, readRequestTeams, requestSummary, teamFromPresence } f
 export type { TeamResolver } from './request-store.js';
 export { REQUEST_EVENTS, readRequestEvents } from './request-events.js';
 export type { ReadRequestEventsOptions, RequestEvent, RequestEventRecord } from './request-events.js';
+export { createHookDetailStore, evaluationDetailJson } from './hook-detail-store.js';
+export type { HookDelivery, HookDetailStore } from './hook-detail-store.js';
 export { MAX_PENDING_OPERATOR_SIGNALS, createOperatorSignalStore } from './operator-signal-store.js';
 export type { HookAidOrigin, HookAidSendOutcome, OperatorSignalSendOutcome, OperatorSignalStore, OperatorSignalStoreOptions } from './operator-signal-store.js';
 export { readSignalLog } from './signal-log.js';

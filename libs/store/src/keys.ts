@@ -6,6 +6,7 @@
  * | key                               | type   | written by                          | expires                        |
  * |-----------------------------------|--------|-------------------------------------|--------------------------------|
  * | `ahp:hook:{<hookId>}`             | hash   | open-hook, decide-hook              | deadline + decision TTL, then decision TTL |
+ * | `ahp:hook:{<hookId>}:detail`      | hash   | decide-hook (`detail` JSON, `received_at`, `decided_at`: the drill-down of a hook that sent signals), the gateway after delivery (`delivered_at`, `delivered_via`, only while it exists) | signal TTL (24 h) |
  * | `ahp:signal:{<signalId>}`         | hash   | decide-hook, respond-signal         | signal TTL (24 h)              |
  * | `ahp:signal-log`                  | stream | decide-hook, respond-signal         | MAXLEN ~ (100k entries)        |
  * | `ahp:replay-log:{replay-<i>}`     | stream | the oracle worker after each evaluation (replay-log-append; bucket i of 8 by hook id) | MAXLEN ~ (100k/8 entries per bucket), MINID ~ (7 days), bucket expires 7 days after its last append |
@@ -132,6 +133,8 @@ export interface StoreKeys {
   /** Index of gateway entries, scored by expiry (epoch ms). */
   readonly presenceGateways: string;
   hook(hookId: string): string;
+  /** The drill-down record of a hook; same hash tag as {@link hook}, so decide-hook writes both in one step under Cluster too. */
+  hookDetail(hookId: string): string;
   signal(signalId: string): string;
   /** Stream of decisions routed to one gateway; read by that gateway's DecisionFeed. */
   gatewayDecisions(gatewayId: string): string;
@@ -268,6 +271,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     presenceAgents: `${prefix}:presence:agents`,
     presenceGateways: `${prefix}:presence:gateways`,
     hook: (hookId: string) => `${prefix}:hook:{${part('hook', hookId)}}`,
+    hookDetail: (hookId: string) => `${prefix}:hook:{${part('hook', hookId)}}:detail`,
     signal: (signalId: string) => `${prefix}:signal:{${part('signal', signalId)}}`,
     gatewayDecisions: (gatewayId: string) => `${prefix}:gw:{${part('gateway', gatewayId)}}:decisions`,
     presenceAgent: (agentId: string) => `${prefix}:presence:agent:{${part('agent', agentId)}}`,

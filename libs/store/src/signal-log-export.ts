@@ -126,6 +126,7 @@ function toLine(pending: Pending): SignalLogLine {
     ...(record.sessionId === '' ? {} : { session_id: record.sessionId }),
     correlation_id: entry.hook_id ?? entry.signal_id ?? '',
     ...(record.latencyMs === undefined ? {} : { latency_ms: record.latencyMs }),
+    ...(record.stages === undefined ? {} : { stages: record.stages }),
     ...(respondedAt === undefined ? {} : { responded_at: respondedAt }),
     ...(answer === undefined ? {} : { answer }),
   };

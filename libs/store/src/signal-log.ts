@@ -27,6 +27,8 @@ export interface SignalLogRecord {
   configVersion?: number;
   /** Time from the hook's arrival at the gateway to its decision (signal entries). */
   latencyMs?: number;
+  /** That time per stage: gateway, queue wait, worker (signal entries written by a worker that reports them). */
+  stages?: { gateway_ms: number; queue_ms: number; worker_ms: number };
   /** `not_reported` on a signal entry, `inferred` on a response entry: a client that cannot report answers (see SignalAnswerOrigin). */
   answer?: SignalAnswerOrigin;
 }
@@ -74,6 +76,8 @@ export function signalLogRecordFromFields(id: string, fields: Record<string, str
   if (configVersion !== undefined && configVersion > 0) record.configVersion = configVersion;
   const latencyMs = wholeNumber(fields['latency_ms']);
   if (latencyMs !== undefined) record.latencyMs = latencyMs;
+  const [gateway, queue, worker] = [wholeNumber(fields['gateway_ms']), wholeNumber(fields['queue_ms']), wholeNumber(fields['worker_ms'])];
+  if (gateway !== undefined && queue !== undefined && worker !== undefined) record.stages = { gateway_ms: gateway, queue_ms: queue, worker_ms: worker };
   const answer = fields['answer'];
   if ((kind === 'signal' && answer === 'not_reported') || (kind === 'response' && answer === 'inferred')) record.answer = answer;
   return record;

@@ -101,16 +101,19 @@ describe('HookQueue and HookWorker', () => {
   });
 
   it('runs a job: the processor gets the parsed data and the job id, and the job is removed on completion', async () => {
-    const calls: { job: HookJobData; meta: { jobId: string; attemptsMade: number } }[] = [];
+    const calls: { job: HookJobData; meta: { jobId: string; attemptsMade: number; enqueuedAt?: number } }[] = [];
     const worker = startWorker(async (job, meta) => {
       calls.push({ job, meta });
     });
     const completed = next(worker, 'completed');
     const data = jobData();
+    const before = Date.now();
     await queue.enqueue(data);
     await completed;
 
-    expect(calls).toEqual([{ job: data, meta: { jobId: data.hook_id, attemptsMade: 0 } }]);
+    // enqueuedAt is BullMQ's job timestamp: when the gateway added it (the drill-down's "enqueued").
+    expect(calls).toEqual([{ job: data, meta: { jobId: data.hook_id, attemptsMade: 0, enqueuedAt: expect.any(Number) } }]);
+    expect(calls[0]?.meta.enqueuedAt).toBeGreaterThanOrEqual(before);
     expect(await queue.queue.getJob(data.hook_id)).toBeUndefined();
     expect(await queue.counts()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
   });

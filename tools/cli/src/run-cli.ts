@@ -148,7 +148,7 @@ ${OPERATOR_HELP}`,
       positionals: 0,
       help: `Each line carries the fields of docs/spec/signal-log.md#signal-log-lines (timestamp, hook, intensity, source, consumed,
 action) and signal_id, type, rule, config_version, agent_id, session_id, correlation_id,
-latency_ms and responded_at (see docs/signal-log.md). Oldest first. A count of lines goes to stderr.
+latency_ms, stages (gateway_ms, queue_ms, worker_ms) and responded_at (see docs/signal-log.md). Oldest first. A count of lines goes to stderr.
 
 ${FILTER_HELP}
 

@@ -24,6 +24,7 @@ import { PlanGateService } from './plan-gate.js';
 import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
 import { checkHookContext } from './hook-context-validation.js';
 import { hookQueuePriority } from './queue-priority.js';
+import { HookTracing } from './hook-tracing.js';
 import { MAX_WAITERS_PER_HOOK } from './hook-waiters.js';
 
 /** A hook this gateway waits a decision for, and one socket that asked (a hook id may wait on several). */
@@ -96,6 +97,7 @@ export class HooksService implements OnModuleDestroy {
     @Inject(GatewayEvents) private readonly events: GatewayEvents,
     @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
     @Inject(PlanGateService) private readonly planGate: PlanGateService,
+    @Inject(HookTracing) private readonly tracing: HookTracing,
   ) {
     this.log = logger.child({ component: 'hooks' });
   }
@@ -311,7 +313,8 @@ export class HooksService implements OnModuleDestroy {
    * before the sends, so a decision arriving twice (the feed is at-least-once; the deadline path
    * also sends) produces one frame per connection. Returns whether a waiting connection was found.
    */
-  deliver(decision: HookDecision, via: 'feed' | 'deadline'): boolean {
+  deliver(decision: HookDecision, via: 'feed' | 'deadline', traceparent?: string): boolean {
+    this.tracing.delivered(decision.hook_id, via, traceparent);
     const waiter = this.direct.get(decision.hook_id);
     if (waiter !== undefined) {
       this.settleDirect(waiter, decision);
@@ -503,7 +506,7 @@ export class HooksService implements OnModuleDestroy {
     priority?: number,
   ): Promise<void> {
     const job = { hook_id: hookId, trigger, agent, session_id: sessionId, context, enqueued_at: now, deadline_at: deadlineAt };
-    return this.queue.enqueue(job, priority === undefined ? {} : { priority });
+    return this.tracing.enqueue({ hookId, trigger, agentId: agent.id, sessionId, receivedAt: now }, () => this.queue.enqueue(job, priority === undefined ? {} : { priority }));
   }
 
   private sendDecision(connection: AgentConnection, decision: HookDecision): void {

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { makeError, type OperatorIdentity, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
-import { StoreInputError, exportSignalLog, readSignalLogStats, type RedisClient, type SignalLogExport, type StoreKeys } from '@ahp/store';
+import { makeError, type HookDrillDown, type OperatorIdentity, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
+import { StoreInputError, exportSignalLog, readSignalLogStats, type HookDetailStore, type RedisClient, type SignalLogExport, type StoreKeys } from '@ahp/store';
 import { OperatorApiError } from '../operators/api-error.js';
 import { OperatorScopeService } from '../operators/operator-scope.service.js';
-import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
+import { HOOK_DETAIL_STORE, REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /** The API's query names (`agent`, `session`) mapped onto the store's filter fields. */
 function filterOf(query: SignalLogStatsQuery): SignalLogFilter {
@@ -21,6 +21,7 @@ export class SignalsApiService {
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(STORE_KEYS) private readonly keys: StoreKeys,
     @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
+    @Inject(HOOK_DETAIL_STORE) private readonly details: HookDetailStore,
   ) {}
 
   /** The oldest `limit` signals matching `query` that `operator` may see, each with its response when there is one. */
@@ -31,6 +32,19 @@ export class SignalsApiService {
   /** Counts per hook, oracle, intensity, action, rule and configuration version over every matching signal `operator` may see. */
   stats(operator: OperatorIdentity, query: SignalLogStatsQuery): Promise<SignalLogStats> {
     return this.guarded(() => readSignalLogStats(this.redis, this.keys, { filter: filterOf(query), ...this.scopeOf(operator) }));
+  }
+
+  /**
+   * The drill-down of one hook (docs/console.md "Hook drill-down"). Not found — never recorded
+   * (the hook sent no signal), expired, or an agent a team-scoped token may not see (the same
+   * answer, so a scoped token cannot probe hook ids) — is E_NOT_FOUND.
+   */
+  async drillDown(operator: OperatorIdentity, hookId: string): Promise<HookDrillDown> {
+    const drill = await this.details.read(hookId);
+    if (drill === null || (operator.scope?.teams !== undefined && !this.scopes.seesAgent(operator, drill.detail.agent_id))) {
+      throw new OperatorApiError(makeError('E_NOT_FOUND', `no drill-down for hook ${hookId}: it sent no signal, or it is older than the signal records (24 h)`, { hook_id: hookId }));
+    }
+    return drill;
   }
 
   /** A team-scoped token reads only its teams' agents' signals (a filter naming another agent finds none). */

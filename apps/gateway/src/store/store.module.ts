@@ -7,6 +7,7 @@ import {
   createLiveTail,
   createGatewayFeed,
   createHookQueue,
+  createHookDetailStore,
   resolveHookQueueShardCount,
   createKeys,
   createRedisStores,
@@ -17,12 +18,14 @@ import {
   type HealthStore,
   type LiveTail,
   type HookQueue,
+  type HookDetailStore,
   type RedisClient,
   type RedisConfigStore,
   type RedisStores,
   type StoreKeys,
   type TimelineStore,
 } from '@ahp/store';
+import { activeTracing } from '@ahp/telemetry';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
@@ -33,6 +36,7 @@ import {
   FLEET_STORE,
   GATEWAY_FEED,
   HEALTH_STORE,
+  HOOK_DETAIL_STORE,
   LIVE_TAIL,
   HOOK_QUEUE,
   HOOK_STORE,
@@ -59,6 +63,7 @@ interface StoreBundle {
   fleet: FleetStore;
   health: HealthStore;
   liveTail: LiveTail;
+  hookDetails: HookDetailStore;
 }
 
 const STORE_BUNDLE = Symbol('STORE_BUNDLE');
@@ -84,7 +89,9 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
     timeline: createTimelineStore({ redis, keys }),
     // The gateway only reads and publishes versions (no `watch`), so no subscriber is ever opened.
     config: createConfigStore({ redis, keys, logger: storeLogger }),
-    queue: createHookQueue({ redis, keys, shards, logger: storeLogger }),
+    // With tracing on, each job carries the W3C trace context of its hook (bullmq-otel); off, nothing.
+    queue: createHookQueue({ redis, keys, shards, logger: storeLogger, ...(activeTracing().bullmq === undefined ? {} : { telemetry: activeTracing().bullmq }) }),
+    hookDetails: createHookDetailStore({ redis, keys }),
     feed: createGatewayFeed({ redis, keys, gatewayId: config.gatewayId, logger: storeLogger }),
     fleet: createFleetStore({ redis, keys }),
     health: createHealthStore({ redis, keys }),
@@ -160,6 +167,7 @@ export class StoreLifecycle implements OnApplicationShutdown {
     { provide: CONFIG_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.config },
     { provide: HOOK_QUEUE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.queue },
     { provide: GATEWAY_FEED, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.feed },
+    { provide: HOOK_DETAIL_STORE, inject: [STORE_BUNDLE], useFactory: (b: StoreBundle) => b.hookDetails },
     StoreLifecycle,
   ],
   exports: [
@@ -176,6 +184,7 @@ export class StoreLifecycle implements OnApplicationShutdown {
     CONFIG_STORE,
     HOOK_QUEUE,
     GATEWAY_FEED,
+    HOOK_DETAIL_STORE,
     FLEET_STORE,
     HEALTH_STORE,
     LIVE_TAIL,

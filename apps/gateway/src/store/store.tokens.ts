@@ -35,3 +35,5 @@ export const FLEET_STORE = Symbol('FLEET_STORE');
 export const HEALTH_STORE = Symbol('HEALTH_STORE');
 /** This gateway's `LiveTail` (what the operators' live feed relays). */
 export const LIVE_TAIL = Symbol('LIVE_TAIL');
+/** `HookDetailStore` (the hook drill-down: evaluation detail, delivery time, answers). */
+export const HOOK_DETAIL_STORE = Symbol('HOOK_DETAIL_STORE');

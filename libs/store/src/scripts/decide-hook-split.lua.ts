@@ -5,17 +5,21 @@
  * commands on single keys, replayed whenever a decide answers "not first".
  */
 
-import { decideHookRecord } from './decide-hook.lua.js';
+import { decideHookDetail, decideHookRecord } from './decide-hook.lua.js';
 
 /** Source of decide-hook-core. */
 export const DECIDE_HOOK_CORE_LUA = `--[[
-  decide-hook-core (1 key): the hook-hash part of decide-hook — first writer wins.
+  decide-hook-core (2 keys): the hook-hash part of decide-hook — first writer wins — and the
+  drill-down record, which shares the hook's tag.
 
   KEYS[1]  hook hash <prefix>:hook:{<hookId>}
+  KEYS[2]  hook drill-down hash <prefix>:hook:{<hookId>}:detail
   ARGV[1]  decision JSON (validated by the caller)
   ARGV[2]  decided_at (epoch ms)
   ARGV[3]  decision TTL (ms)
   ARGV[4]  the decision's trigger, which must be the hook's
+  ARGV[5]  the evaluation detail JSON, '' for none (written with the first decision only)
+  ARGV[6]  its TTL (ms): the signal record TTL
 
   Returns
     { 'missing' } | { 'mismatch', stored trigger }     nothing changed
@@ -24,7 +28,7 @@ export const DECIDE_HOOK_CORE_LUA = `--[[
 local function reply(h, kind, decision, decidedAt)
   return { kind, decision, h[3] or '', h[4] or '', h[5] or '', h[6] or '', h[7] or '', h[8] or '', h[10] or '', decidedAt }
 end
-${decideHookRecord(4, "  return reply(h, 'stored', h[2] or '', h[11] or ARGV[2])\n")}return reply(h, 'first', ARGV[1], ARGV[2])
+${decideHookRecord(4, "  return reply(h, 'stored', h[2] or '', h[11] or ARGV[2])\n")}${decideHookDetail(2, 5, 6)}return reply(h, 'first', ARGV[1], ARGV[2])
 `;
 
 /** Source of signal-record-put. */

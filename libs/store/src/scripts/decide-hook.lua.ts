@@ -1,7 +1,7 @@
 /** Number of ARGV values per signal of a decision, after the fixed ones. */
 export const DECIDE_HOOK_ARGS_PER_SIGNAL = 6;
 /** Number of fixed ARGV values before the per-signal ones. */
-export const DECIDE_HOOK_FIXED_ARGS = 15;
+export const DECIDE_HOOK_FIXED_ARGS = 19;
 
 /**
  * The hook-hash part of decide-hook, on KEYS[1]: returns 'missing' or 'mismatch' from the script,
@@ -32,14 +32,30 @@ end
 `;
 }
 
+/**
+ * The drill-down part of decide-hook, run after the hook hash took a first decision: stores the
+ * evaluation detail ARGV[detailArg] ('' for none: nothing written) in KEYS[keyIndex] with the
+ * hook's created_at (local h) and decided_at (ARGV[2]), living ARGV[ttlArg] ms. Shared by
+ * decide-hook and decide-hook-core.
+ */
+export function decideHookDetail(keyIndex: number, detailArg: number, ttlArg: number): string {
+  return `if KEYS[${keyIndex}] and ARGV[${detailArg}] and ARGV[${detailArg}] ~= '' then
+  redis.call('HSET', KEYS[${keyIndex}], 'detail', ARGV[${detailArg}], 'received_at', h[8] or '', 'decided_at', ARGV[2])
+  redis.call('PEXPIRE', KEYS[${keyIndex}], ARGV[${ttlArg}])
+end
+`;
+}
+
 /** Source of the decide-hook script; see its header. */
 export const DECIDE_HOOK_LUA = `--[[
-  decide-hook (2 + n keys): stores a hook's decision if none is stored yet (first writer wins),
-  with a signal record and a signal-log entry for each of its n signals.
+  decide-hook (3 + n keys): stores a hook's decision if none is stored yet (first writer wins),
+  with a signal record and a signal-log entry for each of its n signals, and the hook's
+  drill-down record.
 
   KEYS[1]        hook hash            <prefix>:hook:{<hookId>}
   KEYS[2]        signal log stream    <prefix>:signal-log
-  KEYS[3..2+n]   signal record hashes <prefix>:signal:{<signalId>}, in signal order
+  KEYS[3]        hook drill-down hash <prefix>:hook:{<hookId>}:detail (same slot as KEYS[1])
+  KEYS[4..3+n]   signal record hashes <prefix>:signal:{<signalId>}, in signal order
 
   ARGV[1]  decision JSON (validated by the caller)
   ARGV[2]  decided_at (epoch ms)
@@ -56,7 +72,13 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[13] answer grace (ms): how long the agent has to answer a signal it must answer
   ARGV[14] unanswered-signals key before the session id (<prefix>:unanswered:{)
   ARGV[15] unanswered-signals key after the session id (})
-  then, for signal i, ARGV[16 + 6(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
+  ARGV[16] the evaluation detail JSON for the drill-down, '' for none (the caller sends it only
+           with signals); written to KEYS[3] with received_at (the hash's created_at) and
+           decided_at, living the signal record TTL
+  ARGV[17] when the gateway enqueued the job (epoch ms), '' when unknown
+  ARGV[18] when the worker picked it up (epoch ms), '' when unknown
+  ARGV[19] W3C traceparent routed with the decision, '' for none
+  then, for signal i, ARGV[20 + 6(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
   '1' when the agent must answer it (block or control, see mustAnswer) else '0'
 
   A hook opened with answers = '0' comes from a client that cannot report answers (Claude Code's
@@ -69,7 +91,9 @@ export const DECIDE_HOOK_LUA = `--[[
   from the session the hash names (not declared in KEYS; under Cluster a follow-up ZADD).
 
   Each log entry also carries config_version (when given), rule (when given) and latency_ms: the
-  time from the hook's created_at (set by open-hook) to decided_at.
+  time from the hook's created_at (set by open-hook) to decided_at; with ARGV[17..18] also that
+  time per stage: gateway_ms (created → enqueued), queue_ms (enqueued → picked), worker_ms
+  (picked → decided), each at least 0 (the worker's clock is not the gateway's).
 
   Returns
     { 'first',  ARGV[1], owner gateway id }   stored now
@@ -91,7 +115,11 @@ export const DECIDE_HOOK_LUA = `--[[
 local function route(decision, owner, hookId)
   if owner == nil or owner == '' then return end
   local stream = ARGV[9] .. owner .. ARGV[10]
-  redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', hookId, 'decision', decision)
+  if ARGV[19] ~= '' then
+    redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', hookId, 'decision', decision, 'traceparent', ARGV[19])
+  else
+    redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', hookId, 'decision', decision)
+  end
   redis.call('PEXPIRE', stream, ARGV[12])
 end
 ${decideHookRecord(7, "  route(h[2] or '', h[3], h[7] or '')\n  return { 'stored', h[2] or '', h[3] or '' }\n")}local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
@@ -99,10 +127,17 @@ local latency = nil
 if h[8] and tonumber(h[8]) and tonumber(ARGV[2]) then
   latency = math.max(tonumber(ARGV[2]) - tonumber(h[8]), 0)
 end
-for i = 1, #KEYS - 2 do
+local stages = {}
+local enqueued, picked = tonumber(ARGV[17]), tonumber(ARGV[18])
+if latency and enqueued and picked then
+  stages = { 'gateway_ms', string.format('%d', math.max(enqueued - tonumber(h[8]), 0)),
+    'queue_ms', string.format('%d', math.max(picked - enqueued, 0)),
+    'worker_ms', string.format('%d', math.max(tonumber(ARGV[2]) - picked, 0)) }
+end
+${decideHookDetail(3, 16, 4)}for i = 1, #KEYS - 3 do
   local base = ${DECIDE_HOOK_FIXED_ARGS} + (i - 1) * ${DECIDE_HOOK_ARGS_PER_SIGNAL}
   local signalId, intensity, source, signalType, rule = ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4], ARGV[base + 5]
-  local record = KEYS[i + 2]
+  local record = KEYS[i + 3]
   -- A hook opened before this field existed has none: tracked, as the default is to require answers.
   if ARGV[base + 6] == '1' and h[10] ~= '0' and session ~= '' then
     local unanswered = ARGV[14] .. session .. ARGV[15]
@@ -133,6 +168,9 @@ for i = 1, #KEYS - 2 do
   if latency then
     entry[#entry + 1] = 'latency_ms'
     entry[#entry + 1] = string.format('%d', latency)
+  end
+  for j = 1, #stages do
+    entry[#entry + 1] = stages[j]
   end
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', unpack(entry))
 end

@@ -7,6 +7,7 @@
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import type { OperatorLiveEvent, SignalLogGroupStats, SignalLogLine } from '@ahp/protocol';
+import { hookHref } from '../../../src/lib/api/hooks';
 import { fetchSignalLines, fetchSignalStats, signalExportHref } from '../../../src/lib/api/signals';
 import { useNow, useResource } from '../../../src/lib/live/use-resource';
 import { formatMs } from '../../../src/lib/view/format';
@@ -107,7 +108,15 @@ function LinesTable({ lines }: { lines: SignalLogLine[] }) {
               <th scope="row" data-label="Agent">
                 <Link href={`/agents/${encodeURIComponent(line.agent_id)}`}>{line.agent_id}</Link>
               </th>
-              <td data-label="Hook">{line.hook ? <code>{line.hook}</code> : <span className="muted">none (operator)</span>}</td>
+              <td data-label="Hook">
+                {line.hook ? (
+                  <Link href={hookHref(line.correlation_id)} title="The hook's drill-down: oracle verdicts, latency by stage, context" data-testid="hook-link">
+                    <code>{line.hook}</code>
+                  </Link>
+                ) : (
+                  <span className="muted">none (operator)</span>
+                )}
+              </td>
               <td data-label="Intensity">
                 <IntensityBadge intensity={line.intensity} />
               </td>

@@ -16,6 +16,8 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['config', 'replay', '5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11'])).toBe('/v1/operator/config/replay/5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11');
     expect(operatorApiPath('DELETE', ['config', 'replay', '5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11'])).toBe('/v1/operator/config/replay/5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11');
     expect(operatorApiPath('GET', ['signals', 'export'])).toBe('/v1/operator/signals/export');
+    expect(operatorApiPath('GET', ['hooks', '0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10'])).toBe('/v1/operator/hooks/0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10');
+    expect(operatorApiPath('POST', ['hooks', 'h1'])).toBeNull();
     expect(operatorApiPath('GET', ['grants'])).toBe('/v1/operator/grants');
     expect(operatorApiPath('GET', ['notifications', 'deliveries'])).toBe('/v1/operator/notifications/deliveries');
     expect(operatorApiPath('DELETE', ['grants', 'grant_6b86b273ff34fce19d6b804eff5a3f57'])).toBe('/v1/operator/grants/grant_6b86b273ff34fce19d6b804eff5a3f57');

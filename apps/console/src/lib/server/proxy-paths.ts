@@ -30,6 +30,7 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'GET', pattern: ['signals'] },
   { method: 'GET', pattern: ['signals', 'export'] },
   { method: 'GET', pattern: ['signals', 'stats'] },
+  { method: 'GET', pattern: ['hooks', ':id'] },
   { method: 'GET', pattern: ['notifications', 'deliveries'] },
 ];
 

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import type { AgentEvent, ProtocolState } from '@ahp/protocol';
 import type { TimelineItem } from '../../../../src/lib/view/timeline-merge';
 import { planProgress } from '../../../../src/lib/view/timeline-merge';
+import { hookHref } from '../../../../src/lib/api/hooks';
 import { formatMs } from '../../../../src/lib/view/format';
 import { IntensityBadge, RequestStatusBadge } from '../../../../src/components/badges';
 import { PlanView } from '../../../../src/components/plan-view';
@@ -130,6 +131,12 @@ export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentI
             ) : null}
             {line.config_version ? <span className="muted"> · config v{line.config_version}</span> : null}
             {line.latency_ms !== undefined ? <span className="muted"> · decided in {formatMs(line.latency_ms)}</span> : null}
+            {line.hook ? (
+              <>
+                {' '}
+                · <Link href={hookHref(line.correlation_id)} data-testid="hook-link">details</Link>
+              </>
+            ) : null}
           </p>
           {!line.consumed ? <p className="muted">Not answered (yet).</p> : null}
         </>

@@ -1,0 +1,200 @@
+'use client';
+/**
+ * The drill-down of one hook (docs/console.md "Hook drill-down"): the decision, where the time went
+ * (gateway, queue wait, worker, delivery), every oracle's verdict, the signals with their rules and
+ * the agent's answers, and the context the oracles saw (secrets redacted). Reached from a signal
+ * row or a timeline entry; re-read when the live feed says this agent's signals were answered.
+ */
+import Link from 'next/link';
+import type { HookDrillDown, OperatorLiveEvent } from '@ahp/protocol';
+import { fetchHookDrillDown } from '../../../../src/lib/api/hooks';
+import { ApiError } from '../../../../src/lib/api/client';
+import { useResource } from '../../../../src/lib/live/use-resource';
+import { formatMs } from '../../../../src/lib/view/format';
+import { formatOracleMs, stageRows } from '../../../../src/lib/view/hook-stages';
+import { IntensityBadge } from '../../../../src/components/badges';
+import { JsonBlock } from '../../../../src/components/json-block';
+import { Empty, ErrorState, Loading, StaleNotice } from '../../../../src/components/states';
+import { Timestamp } from '../../../../src/components/time';
+
+function Stages({ drill }: { drill: HookDrillDown }) {
+  const { rows, totalMs } = stageRows(drill.stages);
+  return (
+    <section aria-labelledby="stages-heading" className="section">
+      <h2 id="stages-heading">Latency by stage</h2>
+      <p className="muted">
+        {formatMs(totalMs)} from the hook reaching the gateway to {drill.delivered_at === undefined ? 'its decision being stored (delivery not recorded)' : 'the decision reaching the agent'}.
+      </p>
+      <div className="stage-bar" role="img" aria-label={rows.map((row) => `${row.label} ${formatMs(row.ms)}`).join(', ')}>
+        {rows.map((row) => (row.share > 0 ? <span key={row.key} className={`stage stage-${row.key}`} style={{ flexGrow: row.share }} title={`${row.label}: ${formatMs(row.ms)}`} /> : null))}
+      </div>
+      <dl className="counts" data-testid="stages">
+        {rows.map((row) => (
+          <div className="count" key={row.key} title={row.spans}>
+            <dt>
+              <span className={`stage-dot stage-${row.key}`} aria-hidden="true" /> {row.label}
+            </dt>
+            <dd data-stage={row.key}>{formatMs(row.ms)}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function Oracles({ drill }: { drill: HookDrillDown }) {
+  return (
+    <div className="table-scroll">
+      <table className="table table-cards" data-testid="oracles">
+        <caption>Oracle verdicts</caption>
+        <thead>
+          <tr>
+            <th scope="col">Oracle</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Signals</th>
+            <th scope="col">Time</th>
+            <th scope="col">Note</th>
+          </tr>
+        </thead>
+        <tbody>
+          {drill.detail.oracles.map((oracle, index) => (
+            <tr key={`${oracle.oracle}-${index}`}>
+              <th scope="row" data-label="Oracle">
+                <code>{oracle.oracle}</code>
+              </th>
+              <td data-label="Outcome">
+                <span className={`badge ${oracle.outcome === 'answered' ? 'badge-ok' : 'badge-warning'}`}>{oracle.outcome}</span>
+                {oracle.skipped ? <span className="muted"> · skipped (fail open)</span> : null}
+              </td>
+              <td data-label="Signals">{oracle.signals}</td>
+              <td data-label="Time">{formatOracleMs(oracle.duration_ms)}</td>
+              <td data-label="Note">{oracle.message ?? <span className="muted">–</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Signals({ drill }: { drill: HookDrillDown }) {
+  return (
+    <div className="table-scroll">
+      <table className="table table-cards" data-testid="signals">
+        <caption>Signals and answers</caption>
+        <thead>
+          <tr>
+            <th scope="col">Intensity</th>
+            <th scope="col">Oracle / rule</th>
+            <th scope="col">Type</th>
+            <th scope="col">Message</th>
+            <th scope="col">Agent&apos;s answer</th>
+          </tr>
+        </thead>
+        <tbody>
+          {drill.detail.signals.map((signal) => {
+            const answer = drill.answers[signal.signal_id];
+            return (
+              <tr key={signal.signal_id}>
+                <td data-label="Intensity">
+                  <IntensityBadge intensity={signal.intensity} />
+                </td>
+                <th scope="row" data-label="Oracle / rule">
+                  {signal.source}
+                  {signal.rule ? (
+                    <>
+                      {' '}
+                      · rule <code>{signal.rule}</code>
+                    </>
+                  ) : null}
+                </th>
+                <td data-label="Type">
+                  <code>{signal.type}</code>
+                </td>
+                <td data-label="Message">{signal.message ?? <span className="muted">–</span>}</td>
+                <td data-label="Agent's answer" data-testid="answer">
+                  {answer ? (
+                    <>
+                      <code>{answer.action}</code> <span className="muted">at</span> <Timestamp at={answer.consumed_at} />
+                    </>
+                  ) : (
+                    <span className="muted">unanswered</span>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function HookView({ hookId }: { hookId: string }) {
+  const drill = useResource(`hook:${hookId}`, (signal) => fetchHookDrillDown(hookId, signal), {
+    refreshOn: (event: OperatorLiveEvent) => event.kind === 'signals',
+    debounceMs: 1_000,
+  });
+  const notFound = drill.error instanceof ApiError && drill.error.error.code === 'E_NOT_FOUND';
+  const data = drill.data;
+  return (
+    <>
+      <div className="page-head">
+        <h1>
+          Hook <code>{hookId.slice(0, 8)}</code>
+        </h1>
+        {data ? (
+          <p className="muted">
+            <code>{data.detail.trigger}</code> by <Link href={`/agents/${encodeURIComponent(data.detail.agent_id)}`}>{data.detail.agent_id}</Link>, session <code>{data.detail.session_id}</code>, received{' '}
+            <Timestamp at={new Date(data.received_at).toISOString()} />
+          </p>
+        ) : null}
+      </div>
+      {drill.status === 'loading' ? <Loading label="Loading the hook" /> : null}
+      {notFound ? (
+        <Empty title="No drill-down for this hook.">Only hooks that sent signals keep one, for 24 hours; a team-scoped token sees its teams&apos; hooks only.</Empty>
+      ) : drill.status === 'error' && drill.error ? (
+        <ErrorState title="Could not load the hook." error={drill.error} onRetry={drill.reload} />
+      ) : null}
+      {data && drill.error ? <StaleNotice error={drill.error} onRetry={drill.reload} /> : null}
+      {data ? (
+        <>
+          <section aria-labelledby="decision-heading" className="section">
+            <h2 id="decision-heading">Decision</h2>
+            <dl className="meta meta-wide" data-testid="decision">
+              <dt>Outcome</dt>
+              <dd>
+                {data.detail.intensity ? <IntensityBadge intensity={data.detail.intensity} /> : null} {data.detail.allowed ? 'allowed' : 'denied'}
+                {data.detail.decided_by === 'failure_policy' ? <span className="muted"> · by failure policy</span> : null}
+              </dd>
+              <dt>Configuration</dt>
+              <dd>{data.detail.config_version === undefined ? <span className="muted">built-in defaults</span> : <>version {data.detail.config_version}</>}</dd>
+              <dt>Delivered</dt>
+              <dd>
+                {data.delivered_at === undefined ? (
+                  <span className="muted">not recorded</span>
+                ) : (
+                  <>
+                    <Timestamp at={new Date(data.delivered_at).toISOString()} /> <span className="muted">over {data.delivered_via === 'http' ? 'HTTP' : 'WebSocket'}</span>
+                  </>
+                )}
+              </dd>
+            </dl>
+            {data.detail.modifications.length > 0 ? <JsonBlock value={data.detail.modifications} label="Modifications applied" /> : null}
+          </section>
+          <Stages drill={data} />
+          <section aria-labelledby="oracles-heading" className="section">
+            <h2 id="oracles-heading">Oracles and signals</h2>
+            <Oracles drill={data} />
+            <Signals drill={data} />
+          </section>
+          <section aria-labelledby="context-heading" className="section">
+            <h2 id="context-heading">Context</h2>
+            <p className="muted">What the oracles evaluated; secret-named fields and credentials in text are redacted.</p>
+            {data.detail.context === undefined ? <p className="muted">Left out: larger than 16 KiB.</p> : <JsonBlock value={data.detail.context} label="Hook context" />}
+          </section>
+        </>
+      ) : null}
+    </>
+  );
+}

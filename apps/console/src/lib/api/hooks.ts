@@ -1,0 +1,13 @@
+/** A hook's drill-down (`GET /v1/operator/hooks/:hookId`). */
+import { HookDrillDownSchema, type HookDrillDown } from '@ahp/protocol';
+import { callJson, operatorUrl } from './client';
+
+/** The drill-down of a hook that sent signals; rejects with `E_NOT_FOUND` for one without (or expired, or outside the token's teams). */
+export function fetchHookDrillDown(hookId: string, signal?: AbortSignal): Promise<HookDrillDown> {
+  return callJson(operatorUrl(`hooks/${encodeURIComponent(hookId)}`), HookDrillDownSchema, signal ? { signal } : {});
+}
+
+/** Where the drill-down of a hook lives in the console. */
+export function hookHref(hookId: string): string {
+  return `/hooks/${encodeURIComponent(hookId)}`;
+}

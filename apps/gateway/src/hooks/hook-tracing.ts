@@ -1,0 +1,68 @@
+/**
+ * The gateway's spans of a hook, when tracing is on (docs/deploy.md "Tracing"): the trace's root
+ * `ahp.hook` from the frame's arrival to the decision's delivery, `ahp.gateway.receive` (session
+ * check, opening the correlation) up to the enqueue, BullMQ's `add` span inside the root (bullmq-otel
+ * puts the context into the job), and `ahp.gateway.deliver`, whose parent is the worker's
+ * decision-write span when the decision came with its `traceparent` (the decision route).
+ *
+ * With tracing off every method returns at once: no span, no map entry, no context switch.
+ */
+import { Injectable } from '@nestjs/common';
+import { ROOT_CONTEXT, SpanKind, context, propagation, trace, type Span } from '@opentelemetry/api';
+import { HOOK_ATTRIBUTES, HOOK_SPANS, activeTracing } from '@ahp/telemetry';
+
+/** Root spans kept open for their delivery; past this, the oldest is ended undelivered (its agent went away). */
+export const MAX_OPEN_HOOK_SPANS = 10_000;
+
+/** Who sent a hook, for the span attributes. */
+export interface HookTraceInput {
+  readonly hookId: string;
+  readonly trigger: string;
+  readonly agentId: string;
+  readonly sessionId: string;
+  /** When the gateway received the hook (epoch ms). */
+  readonly receivedAt: number;
+}
+
+@Injectable()
+export class HookTracing {
+  private readonly tracing = activeTracing();
+  /** Root span per hook id, in insertion order (oldest first). */
+  private readonly open = new Map<string, Span>();
+
+  /** Runs `enqueue` inside the hook's root span, after a receive span covering what came before it. */
+  enqueue<T>(hook: HookTraceInput, enqueue: () => Promise<T>): Promise<T> {
+    if (!this.tracing.enabled) return enqueue();
+    const { tracer } = this.tracing;
+    const attributes = { [HOOK_ATTRIBUTES.hookId]: hook.hookId, [HOOK_ATTRIBUTES.trigger]: hook.trigger, [HOOK_ATTRIBUTES.agentId]: hook.agentId, [HOOK_ATTRIBUTES.sessionId]: hook.sessionId };
+    const root = tracer.startSpan(HOOK_SPANS.hook, { kind: SpanKind.SERVER, startTime: hook.receivedAt, attributes }, ROOT_CONTEXT);
+    const inRoot = trace.setSpan(ROOT_CONTEXT, root);
+    tracer.startSpan(HOOK_SPANS.receive, { startTime: hook.receivedAt, attributes }, inRoot).end();
+    this.keep(hook.hookId, root);
+    return context.with(inRoot, enqueue);
+  }
+
+  /** The decision of `hookId` was handed to its waiters: a delivery span, and the root ends. */
+  delivered(hookId: string, via: string, traceparent: string | undefined): void {
+    if (!this.tracing.enabled) return;
+    const root = this.open.get(hookId);
+    if (root === undefined) return;
+    this.open.delete(hookId);
+    const parent = traceparent === undefined ? trace.setSpan(ROOT_CONTEXT, root) : propagation.extract(ROOT_CONTEXT, { traceparent });
+    this.tracing.tracer.startSpan(HOOK_SPANS.deliver, { attributes: { [HOOK_ATTRIBUTES.hookId]: hookId, [HOOK_ATTRIBUTES.via]: via } }, parent).end();
+    root.end();
+  }
+
+  private keep(hookId: string, root: Span): void {
+    // A re-sent hook starts a new root; the one it replaces ends here.
+    this.open.get(hookId)?.end();
+    this.open.delete(hookId);
+    this.open.set(hookId, root);
+    if (this.open.size > MAX_OPEN_HOOK_SPANS) {
+      const [oldestId, oldest] = this.open.entries().next().value as [string, Span];
+      oldest.setAttribute('ahp.hook.undelivered', true);
+      oldest.end();
+      this.open.delete(oldestId);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
+import { UuidSchema, type HookDrillDown, type OperatorIdentity } from '@ahp/protocol';
+import { parseInput } from '../operators/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { SignalsApiService } from './signals-api.service.js';
+
+/**
+ * `GET /v1/operator/hooks/:hookId` (viewer and up): the drill-down of a hook that sent signals —
+ * its context (redacted), every oracle's verdict, the signals with their rules, the configuration
+ * version, the stage latencies and the agent's answers. Reached from a signal row's `correlation_id`.
+ */
+@Controller('v1/operator/hooks')
+@UseGuards(OperatorAuthGuard)
+export class HooksApiController {
+  constructor(@Inject(SignalsApiService) private readonly signals: SignalsApiService) {}
+
+  @Get(':hookId')
+  drillDown(@CurrentOperator() operator: OperatorIdentity, @Param('hookId') hookId: string): Promise<HookDrillDown> {
+    return this.signals.drillDown(operator, parseInput(UuidSchema, hookId, 'hook id'));
+  }
+}

@@ -1,0 +1,120 @@
+// Starts: a private Redis, a gateway and an oracle worker as processes with tracing switched on by
+// the standard OTEL_* variables, exporting to an OTLP/HTTP receiver in this test; an SDK agent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type AhpClient } from '@ahp/sdk';
+import { HookDrillDownSchema } from '@ahp/protocol';
+import { HOOK_SPANS as HookTraceSpanNames } from '@ahp/telemetry';
+import { eventually, startSystem, type System } from './harness.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
+
+const shell = (command: string) => ({ tool: { name: 'bash', input: { command, token: 'sk-live-abcdef0123456789' } } });
+
+describe('OpenTelemetry tracing and the hook drill-down across processes', () => {
+  let receiver: OtlpReceiver;
+  let operators: OperatorTokens;
+  let system: System;
+  let agent: AhpClient;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    operators = await writeOperatorTokens([{ id: 'op-viv', name: 'Viv', role: 'viewer' }]);
+    const otel = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' };
+    system = await startSystem({
+      name: 'tracing',
+      agents: [{ id: 'tracy', name: 'Tracy' }],
+      gatewayEnv: { ...otel, AHP_OPERATOR_TOKENS_FILE: operators.file },
+      workerEnv: otel,
+    });
+    agent = await connect({ url: system.stack.gatewayUrls(), token: system.token('tracy') });
+  });
+
+  afterAll(async () => {
+    agent?.close();
+    await system?.stop();
+    await operators?.remove();
+    await receiver?.close();
+  });
+
+  it('one hook is one trace spanning the gateway and the worker: receive, enqueue, queue wait, evaluate per oracle, decision write, delivery', async () => {
+    const result = await agent.hook('pre-tool-use', shell('rm -rf /'));
+    expect(result.allowed).toBe(false);
+    const hookId = result.hookId;
+
+    // The root span names the hook; everything in its trace is this hook's.
+    const spansOfHook = await eventually(() => {
+      const root = receiver.spans.find((span) => span.name === HookTraceSpanNames.hook && span.attributes['ahp.hook.id'] === hookId);
+      if (root === undefined) return undefined;
+      const trace = receiver.spans.filter((span) => span.traceId === root.traceId);
+      return trace.some((span) => span.name === HookTraceSpanNames.deliver) && trace.some((span) => span.name === HookTraceSpanNames.decide) ? trace : undefined;
+    }, 'the hook trace, delivery span included');
+    expect(receiver.rejected).toBe(0);
+
+    const one = (name: string): ReceivedSpan => {
+      const found = spansOfHook.filter((span) => span.name === name);
+      expect(found, name).toHaveLength(1);
+      return found[0] as ReceivedSpan;
+    };
+    const root = one(HookTraceSpanNames.hook);
+    const receive = one(HookTraceSpanNames.receive);
+    const add = spansOfHook.find((span) => span.name.startsWith('add ') && span.service === 'ahp-gateway');
+    const processSpan = spansOfHook.find((span) => span.name.startsWith('process ') && span.service === 'ahp-oracle-worker');
+    const queueWait = one(HookTraceSpanNames.queueWait);
+    const evaluate = one(HookTraceSpanNames.evaluate);
+    const oracles = spansOfHook.filter((span) => span.name === HookTraceSpanNames.oracle);
+    const decide = one(HookTraceSpanNames.decide);
+    const deliver = one(HookTraceSpanNames.deliver);
+
+    // Both processes wrote into this one trace.
+    expect(new Set(spansOfHook.map((span) => span.service))).toEqual(new Set(['ahp-gateway', 'ahp-oracle-worker']));
+    expect([root, receive, deliver].map((span) => span.service)).toEqual(['ahp-gateway', 'ahp-gateway', 'ahp-gateway']);
+    expect([queueWait, evaluate, decide, ...oracles].every((span) => span.service === 'ahp-oracle-worker')).toBe(true);
+
+    // The chain of parents: gateway root → enqueue (BullMQ add) → the job (process) → worker spans;
+    // the decision route carries the decision write's context back to the gateway's delivery.
+    expect(root.parentSpanId).toBe('');
+    expect(receive.parentSpanId).toBe(root.spanId);
+    expect(add?.parentSpanId).toBe(root.spanId);
+    expect(processSpan?.parentSpanId).toBe(add?.spanId);
+    for (const span of [queueWait, evaluate, decide]) expect(span.parentSpanId, span.name).toBe(processSpan?.spanId);
+    expect(oracles.length).toBeGreaterThan(0);
+    for (const span of oracles) expect(span.parentSpanId).toBe(evaluate.spanId);
+    expect(oracles.map((span) => span.attributes['ahp.oracle'])).toContain('permission-check');
+    expect(deliver.parentSpanId).toBe(decide.spanId);
+    expect(decide.attributes).toMatchObject({ 'ahp.hook.id': hookId, 'ahp.decision.first': true, 'ahp.decision.intensity': 'block' });
+    expect(root.attributes).toMatchObject({ 'ahp.hook.trigger': 'pre-tool-use', 'ahp.agent.id': 'tracy' });
+  });
+
+  it("the drill-down of the hook: redacted context, oracle verdicts, rule, stage latencies and delivery, then the agent's answer", async () => {
+    const result = await agent.hook('pre-tool-use', shell('rm -rf /'));
+    expect(result.allowed).toBe(false);
+    if (result.allowed) return;
+    const signal = result.block.signal!;
+    const base = operatorApi(system.stack.gateways[0]!);
+    const token = operators.token('op-viv');
+
+    // Delivery times are written in batches (every 0.5 s): wait for this hook's.
+    const drill = await eventually(async () => {
+      const { status, json } = await operatorCall(base, token, 'GET', `/hooks/${result.hookId}`);
+      if (status !== 200) return undefined;
+      const parsed = HookDrillDownSchema.parse(json);
+      return parsed.delivered_at === undefined ? undefined : parsed;
+    }, 'the drill-down with its delivery time');
+    expect(drill.detail).toMatchObject({ hook_id: result.hookId, agent_id: 'tracy', trigger: 'pre-tool-use', allowed: false, intensity: 'block', decided_by: 'oracles' });
+    expect(drill.detail.context).toEqual({ tool: { name: 'bash', input: { command: 'rm -rf /', token: '[redacted]' } } });
+    expect(drill.detail.oracles.find((o) => o.oracle === 'permission-check')).toMatchObject({ outcome: 'answered', signals: 1 });
+    expect(drill.detail.signals).toEqual([expect.objectContaining({ signal_id: signal.header.id, source: 'permission-check', intensity: 'block' })]);
+    expect(drill.delivered_via).toBe('ws');
+    expect(Object.keys(drill.stages).sort()).toEqual(['delivery_ms', 'gateway_ms', 'queue_ms', 'worker_ms']);
+    expect(drill.answers).toEqual({});
+
+    await agent.respond(signal, 'abort', { note: 'not doing that' });
+    const answered = await operatorCall(base, token, 'GET', `/hooks/${result.hookId}`);
+    expect(HookDrillDownSchema.parse(answered.json).answers[signal.header.id]).toMatchObject({ action: 'abort' });
+
+    // A hook without signals has no drill-down; a malformed id is refused.
+    const quiet = await agent.hook('pre-tool-use', shell('ls'));
+    expect((await operatorCall(base, token, 'GET', `/hooks/${quiet.hookId}`)).status).toBe(404);
+    expect((await operatorCall(base, token, 'GET', '/hooks/not-a-uuid')).status).toBe(400);
+  });
+});

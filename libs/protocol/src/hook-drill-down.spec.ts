@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { HookDrillDownSchema, HookEvaluationDetailSchema, stageLatencies } from './hook-drill-down.js';
+
+const HOOK = '0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10';
+const SIGNAL = '7d0f3c2e-1b4a-4f6e-8c3d-5a9b0e1f2a3b';
+
+const detail = {
+  hook_id: HOOK,
+  agent_id: 'agent-1',
+  session_id: 's-1',
+  trigger: 'pre-tool-use',
+  enqueued_at: 1_000,
+  picked_at: 1_004,
+  oracles: [{ oracle: 'rules', outcome: 'answered', duration_ms: 0.4, signals: 1 }],
+  context: { tool: { name: 'Bash', input: { command: 'rm -rf ~' } } },
+  allowed: false,
+  intensity: 'block',
+  decided_by: 'oracles',
+  config_version: 3,
+  signals: [{ signal_id: SIGNAL, source: 'rules', intensity: 'block', type: 'dangerous-command', rule: 'no-rm-rf', message: 'no' }],
+  modifications: [],
+} as const;
+
+describe('stageLatencies', () => {
+  it('splits received → decided into gateway, queue and worker, plus delivery once known', () => {
+    expect(stageLatencies({ received_at: 998, enqueued_at: 1_000, picked_at: 1_004, decided_at: 1_010 })).toEqual({ gateway_ms: 2, queue_ms: 4, worker_ms: 6 });
+    expect(stageLatencies({ received_at: 998, enqueued_at: 1_000, picked_at: 1_004, decided_at: 1_010, delivered_at: 1_011 })).toMatchObject({ delivery_ms: 1 });
+  });
+
+  it('clamps a stage measured across two clocks that disagree at 0', () => {
+    expect(stageLatencies({ received_at: 1_000, enqueued_at: 1_001, picked_at: 990, decided_at: 995 })).toEqual({ gateway_ms: 1, queue_ms: 0, worker_ms: 5 });
+  });
+});
+
+describe('HookDrillDownSchema', () => {
+  it('accepts a recorded evaluation with its stage times and answers', () => {
+    expect(HookEvaluationDetailSchema.parse(detail)).toEqual(detail);
+    const drill = {
+      detail,
+      received_at: 998,
+      decided_at: 1_010,
+      delivered_at: 1_011,
+      delivered_via: 'ws',
+      stages: { gateway_ms: 2, queue_ms: 4, worker_ms: 6, delivery_ms: 1 },
+      answers: { [SIGNAL]: { signal_id: SIGNAL, consumed_at: '2026-02-09T10:00:02.000Z', action: 'abort' } },
+    };
+    expect(HookDrillDownSchema.parse(drill)).toEqual(drill);
+  });
+
+  it('refuses an unknown oracle outcome or a field it does not know', () => {
+    expect(HookEvaluationDetailSchema.safeParse({ ...detail, oracles: [{ ...detail.oracles[0], outcome: 'maybe' }] }).success).toBe(false);
+    expect(HookEvaluationDetailSchema.safeParse({ ...detail, extra: 1 }).success).toBe(false);
+  });
+});
