@@ -703,3 +703,30 @@ export type {
 export { prepareLogFields, redactLogText, serializeError } from './log-fields.js';
 // --- the fleet's search, filters, sort and pages (see fleet-query.ts) ---
 export { fleetComparator, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from './fleet-query.js';
+export {
+  DropShadowResponseSchema,
+  MAX_SHADOW_EXAMPLES,
+  MAX_SHADOW_RULES,
+  PromoteShadowResponseSchema,
+  SetShadowResponseSchema,
+  ShadowActionBodySchema,
+  ShadowExampleSchema,
+  ShadowNumberSchema,
+  ShadowOutcomeSchema,
+  ShadowRuleNameSchema,
+  ShadowRuleStatsSchema,
+  ShadowStatusResponseSchema,
+  StoredShadowConfigSchema,
+  shadowOutcomeOf,
+} from './config-shadow.js';
+export type {
+  DropShadowResponse,
+  PromoteShadowResponse,
+  SetShadowResponse,
+  ShadowActionBody,
+  ShadowExample,
+  ShadowOutcome,
+  ShadowRuleStats,
+  ShadowStatusResponse,
+  StoredShadowConfig,
+} from './config-shadow.js';

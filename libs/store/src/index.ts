@@ -145,3 +145,5 @@ export { DEFAULT_AUDIT_MAX_LEN, createAuditLog } from './audit-log.js';
 export type { AuditFilter, AuditLog, AuditLogOptions } from './audit-log.js';
 export { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
 export type { InboxStoreOptions } from './inbox-store.js';
+export { SHADOW_STATS_RETENTION_MS, createShadowConfigStore, shadowKeys } from './shadow-config-store.js';
+export type { DropOutcome, PromoteOutcome, ShadowConfigStore, ShadowConfigStoreOptions, ShadowKeys, ShadowObservation, ShadowStats } from './shadow-config-store.js';
