@@ -24,6 +24,7 @@
  * restart (see hooks-config.ts). With no version published it runs the built-in defaults and its
  * plugins, as before; decisions then carry no `config_version`.
  */
+import { randomUUID } from 'node:crypto';
 import { combineOracles, compileHooksConfig, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
 import type { Oracle } from '@ahp/oracles';
 import { answerGraceMs, type StoredConfigVersion } from '@ahp/protocol';
@@ -38,6 +39,7 @@ import {
   createNotificationWorker,
   createRedisStores,
   createRuleCounterStore,
+  createShadowConfigStore,
   resolveHookQueueShardCount,
 } from '@ahp/store';
 import type { HookWorker, Logger, NotificationQueue, NotificationWorker, RedisClient, RequestEventConsumer, RuleCounterStore } from '@ahp/store';
@@ -56,6 +58,7 @@ import { createNotificationDelivery } from './notifications/deliver.js';
 import { createNotificationDispatcher } from './notifications/dispatcher.js';
 import { createToolApprovals } from './tool-approvals.js';
 import { startWorkerPresence } from './worker-presence.js';
+import { createShadowRunner, type ShadowRunner } from './shadow.js';
 
 const SERVICE = 'oracle-worker';
 const EXIT_CONFIG = 78;
@@ -64,6 +67,7 @@ let worker: HookWorker | undefined;
 let redis: RedisClient | undefined;
 let processor: OracleHookProcessor | undefined;
 let hooksConfig: HooksConfigRuntime | undefined;
+let shadow: ShadowRunner | undefined;
 let presence: { stop(): Promise<void> } | undefined;
 let notifyDispatcher: RequestEventConsumer | undefined;
 let notifyWorker: NotificationWorker | undefined;
@@ -125,6 +129,14 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
     code = 1;
     log.error({ error }, 'closing the worker failed');
   }
+  try {
+    // After the hook worker: its last jobs may still have handed hooks to the shadow.
+    await shadow?.stop();
+    if (shadow !== undefined) log.info({ ...shadow.stats() }, 'shadow evaluation totals');
+  } catch (error) {
+    code = 1;
+    log.error({ error }, 'stopping the shadow evaluation failed');
+  }
   if (processor !== undefined) log.info({ ...processor.stats() }, 'hook processor totals');
   try {
     await redis?.close();
@@ -137,8 +149,11 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   process.exit(code);
 }
 
-/** A stored hooks configuration version compiled with this worker's plugins, evaluating with the Redis counters. */
-function compiledEvaluator(stored: StoredConfigVersion, plugins: readonly Oracle[], counters: RuleCounterStore): HookEvaluator {
+/**
+ * A stored hooks configuration version compiled with this worker's plugins, evaluating with the
+ * Redis counters. A shadow (shadow.ts) is compiled as version 0, "not published", with its own counters.
+ */
+function compiledEvaluator(stored: Pick<StoredConfigVersion, 'version' | 'config'>, plugins: readonly Oracle[], counters: RuleCounterStore): HookEvaluator {
   const compiled = compileHooksConfig(stored.config, { version: stored.version, plugins });
   return {
     version: stored.version,
@@ -205,6 +220,20 @@ async function start(): Promise<void> {
   hooksConfig = runtime;
   await runtime.start();
   if (stopping) return;
+  // Shadow mode: the candidate version is evaluated after each live decision, with escalation
+  // counters of its own (another key prefix per shadow), so live counters are never touched.
+  shadow = createShadowRunner({
+    store: createShadowConfigStore({ redis, keys, logger: log }),
+    compile: (stored) =>
+      compiledEvaluator({ version: 0, config: stored.config }, plugins, createRuleCounterStore({ redis: redis as RedisClient, keys: createKeys({ prefix: `${keys.prefix}:shadow-${stored.shadow}` }) })),
+    logger: log,
+    budgetMs: config.oracleBudgetMs,
+    maxInFlight: config.concurrency,
+    recheckMs: config.configRecheckMs,
+    newId: randomUUID,
+  });
+  await shadow.start();
+  if (stopping) return;
   // Rules with require_approval: requests, grants and the two-round decision (tool-approvals.ts).
   const approvals = createToolApprovals({
     approvals: createToolApprovalStore({ redis, keys, requests: stores.requests }),
@@ -219,6 +248,7 @@ async function start(): Promise<void> {
     metrics: metrics.processor,
     approvals,
     lateAid: { store: stores.operatorSignals, windowMs: config.lateAidWindowMs },
+    shadow,
   });
   worker = createHookWorker({
     redis,

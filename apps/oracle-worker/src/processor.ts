@@ -10,6 +10,7 @@ import type { HookProcessor, HookStore, Logger, OperatorSignalStore } from '@ahp
 import type { HookEvaluator } from './hooks-config.js';
 import type { ToolApprovals } from './tool-approvals.js';
 import type { HookProcessorMetrics } from './metrics.js';
+import type { ShadowRunner } from './shadow.js';
 
 /** Options of {@link createHookProcessor}. */
 export interface HookProcessorOptions {
@@ -47,6 +48,11 @@ export interface HookProcessorOptions {
    * @defaultValue none: `post-*` hooks are cut at their deadline like every trigger
    */
   readonly lateAid?: { readonly store: Pick<OperatorSignalStore, 'sendHookAid'>; readonly windowMs: number; readonly ttlMs?: number };
+  /**
+   * Shadow mode (shadow.ts): told of each first-stored decision, as the oracles produced it,
+   * after `decide` stored and routed it; it must return at once. @defaultValue none
+   */
+  readonly shadow?: Pick<ShadowRunner, 'observe'>;
 }
 
 /** Counters since the processor was created (reported at shutdown). */
@@ -144,6 +150,8 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
 
     const grace = evaluator.answerGraceMs?.(job.trigger);
     const stored = await hooks.decide(job.hook_id, decision, now(), grace === undefined ? {} : { answerGraceMs: grace });
+    // Only now, with the live decision on its way to the agent; a duplicate was shadowed by its first run.
+    if (stored.first) options.shadow?.observe(job, evaluated, { startedAt });
     const outcome = {
       ...fields,
       allowed: decision.allowed,
