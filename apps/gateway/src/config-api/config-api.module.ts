@@ -9,5 +9,7 @@ import { ConfigApiService } from './config-api.service.js';
   imports: [OperatorsModule],
   controllers: [ConfigApiController],
   providers: [ConfigApiService, OperatorAuthGuard],
+  // The shadow API (config-shadow/) validates candidates exactly as a publish does.
+  exports: [ConfigApiService],
 })
 export class ConfigApiModule {}
