@@ -21,6 +21,8 @@ export const CLUSTER_SUITES = [
   'system/failure-policy.int.spec.ts',
   'system/team-protocols.int.spec.ts',
   'system/tool-approvals.int.spec.ts',
+  // Shadow mode: its scripts (promote touches the live and the shadow keys at once) under Cluster.
+  'system/config-shadow.int.spec.ts',
   'system/cluster-failover.int.spec.ts',
 ];
 

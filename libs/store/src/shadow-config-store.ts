@@ -253,7 +253,10 @@ export function createShadowConfigStore(options: ShadowConfigStoreOptions): Shad
       const shadow = input.expected ?? (await currentNumber());
       if (shadow === null) return { outcome: 'none' };
       const stored = await get(shadow);
-      if (stored === null) return input.expected === undefined ? { outcome: 'none' } : { outcome: 'conflict', current: (await currentNumber()) ?? 0 };
+      if (stored === null) {
+        const current = await currentNumber();
+        return current === null ? { outcome: 'none' } : { outcome: 'conflict', current };
+      }
       const live = StoredConfigVersionSchema.safeParse({
         version: 1,
         source: stored.source,
