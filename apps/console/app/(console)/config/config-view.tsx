@@ -1,5 +1,5 @@
 'use client';
-/** The hooks configuration: the version workers run now, every published version, one version's text, and (admins) publishing. */
+/** The hooks configuration: the version workers run now, every published version, one version's text, the shadow version, and (admins) publishing. */
 import { useState } from 'react';
 import { fetchConfigHistory, fetchConfigVersion, fetchCurrentConfig } from '../../../src/lib/api/config';
 import { useResource } from '../../../src/lib/live/use-resource';
@@ -7,6 +7,7 @@ import { useMayPublish } from '../../../src/components/operator-context';
 import { Empty, ErrorState, Loading } from '../../../src/components/states';
 import { Timestamp } from '../../../src/components/time';
 import { PublishForm } from './publish-form';
+import { ShadowPanel } from './shadow-panel';
 
 function VersionText({ version }: { version: number }) {
   const detail = useResource(`config-version:${version}`, (signal) => fetchConfigVersion(version, signal));
@@ -104,6 +105,8 @@ export function ConfigView() {
         ) : null}
         {viewing !== null ? <VersionText version={viewing} /> : null}
       </section>
+
+      {current.status === 'loading' ? null : <ShadowPanel mayAct={mayPublish} initial={current.data?.source ?? ''} onPromoted={() => (current.reload(), history.reload())} />}
 
       {mayPublish ? (
         current.status === 'loading' ? null : <PublishForm initial={current.data?.source ?? ''} onPublished={() => (current.reload(), history.reload())} />
