@@ -59,6 +59,7 @@ import { createNotificationDispatcher } from './notifications/dispatcher.js';
 import { createToolApprovals } from './tool-approvals.js';
 import { startWorkerPresence } from './worker-presence.js';
 import { createShadowRunner, type ShadowRunner } from './shadow.js';
+import { registerShadowMetrics } from './shadow-metrics.js';
 
 const SERVICE = 'oracle-worker';
 const EXIT_CONFIG = 78;
@@ -231,6 +232,7 @@ async function start(): Promise<void> {
     maxInFlight: config.concurrency,
     recheckMs: config.configRecheckMs,
     newId: randomUUID,
+    onOutcome: registerShadowMetrics(metrics.registry, () => shadow?.active() ?? null),
   });
   await shadow.start();
   if (stopping) return;

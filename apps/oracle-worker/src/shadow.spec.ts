@@ -6,9 +6,11 @@
 import { compileHooksConfig, createMemoryRuleCounters, validateHooksConfig } from '@ahp/oracles';
 import type { HookJobData, StoredShadowConfig } from '@ahp/protocol';
 import type { Logger, ShadowConfigStore, ShadowObservation } from '@ahp/store';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';
 import { createHookProcessor } from './processor.js';
+import { registerShadowMetrics } from './shadow-metrics.js';
 import { compareDecisions, createShadowRunner } from './shadow.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -185,5 +187,35 @@ describe('createShadowRunner', () => {
     await throwing.runner.drain();
     expect(throwing.recorded).toEqual([expect.objectContaining({ shadow: 1, live: 'allow', shadowOutcome: undefined, fired: [], differing: [] })]);
     expect(throwing.runner.stats().failed).toBe(1);
+  });
+});
+
+describe('registerShadowMetrics', () => {
+  it('counts what became of each hook handed to the shadow, and names the shadow evaluated', async () => {
+    const registry = new Registry();
+    const memory = memoryStore([storedShadow(4, SHADOW)]);
+    const runner = createShadowRunner({
+      store: memory.store,
+      compile: (stored) => evaluatorOf(stored.source, 0),
+      logger: silent,
+      budgetMs: 1_000,
+      now: () => T0,
+      newId: () => crypto.randomUUID(),
+      maxInFlight: 1,
+      onOutcome: registerShadowMetrics(registry, () => runner.active()),
+    });
+    await runner.start();
+    const live = await evaluatorOf(LIVE, 1).evaluate(
+      { hookId: '0b9e4d5e-6a7c-4f1e-9a2b-3c4d5e6f7a8b', trigger: 'pre-tool-use', agent: { id: 'a', name: 'a' }, sessionId: 's', context: { tool: { name: 'Bash', input: { command: 'git push --force' } } } },
+      { now: () => new Date(T0), newId: () => crypto.randomUUID(), budgetMs: 1000, deadlineAt: T0 + 1000 },
+    );
+    runner.observe(job('git push --force'), live, { startedAt: T0 });
+    runner.observe(job('git push --force'), live, { startedAt: T0 });
+    await runner.drain();
+    const text = await registry.metrics();
+    expect(text).toContain('ahp_worker_shadow_evaluations_total{outcome="disagreed"} 1');
+    expect(text).toContain('ahp_worker_shadow_evaluations_total{outcome="skipped_busy"} 1');
+    expect(text).toContain('ahp_worker_shadow_evaluations_total{outcome="agreed"} 0');
+    expect(text).toContain('ahp_worker_shadow_number 4');
   });
 });

@@ -34,7 +34,12 @@ export interface ShadowRunnerOptions {
   /** Epoch milliseconds. @defaultValue `Date.now` */
   readonly now?: () => number;
   readonly newId: () => string;
+  /** Told what became of each hook handed over (Prometheus, see shadow-metrics.ts). Must not throw. @defaultValue none */
+  readonly onOutcome?: (kind: ShadowOutcomeKind) => void;
 }
+
+/** What became of a hook handed to the shadow. */
+export type ShadowOutcomeKind = 'agreed' | 'disagreed' | 'error' | 'skipped_busy';
 
 /** Counters since the runner started. */
 export interface ShadowRunnerStats {
@@ -168,6 +173,7 @@ export function createShadowRunner(options: ShadowRunnerOptions): ShadowRunner {
       );
     } catch (error) {
       stats.failed += 1;
+      options.onOutcome?.('error');
       logger.warn({ shadow: current.shadow, correlationId: job.hook_id, error: error instanceof Error ? error.message : String(error) }, 'shadow evaluation failed');
     }
     const compared = shadowDecision === undefined ? undefined : compareDecisions(live, shadowDecision);
@@ -186,6 +192,7 @@ export function createShadowRunner(options: ShadowRunnerOptions): ShadowRunner {
     try {
       if (await store.record(observation)) {
         if (compared !== undefined) stats.compared += 1;
+        if (compared !== undefined) options.onOutcome?.(compared.live === compared.shadow ? 'agreed' : 'disagreed');
         if (compared !== undefined && compared.live !== compared.shadow) {
           stats.disagreed += 1;
           logger.debug({ shadow: current.shadow, correlationId: job.hook_id, live: compared.live, shadowOutcome: compared.shadow, rules: compared.differing }, 'shadow disagrees with the live decision');
@@ -193,6 +200,7 @@ export function createShadowRunner(options: ShadowRunnerOptions): ShadowRunner {
       }
     } catch (error) {
       stats.failed += 1;
+      if (compared !== undefined) options.onOutcome?.('error');
       logger.warn({ shadow: current.shadow, correlationId: job.hook_id, error: error instanceof Error ? error.message : String(error) }, 'recording a shadow evaluation failed');
     }
   }
@@ -210,6 +218,7 @@ export function createShadowRunner(options: ShadowRunnerOptions): ShadowRunner {
       if (current === null || stopped) return;
       if (inFlight.size >= maxInFlight) {
         stats.skippedBusy += 1;
+        options.onOutcome?.('skipped_busy');
         return;
       }
       const window = Math.max(1, job.deadline_at - timing.startedAt);
