@@ -1,12 +1,15 @@
 // Shadow mode end to end (docs/hooks.md, "Shadow a configuration"): a private Redis (or Cluster),
 // one gateway and two oracle-worker processes, SDK agents. An admin sets a shadow that blocks
 // `git push --force`; agents' traffic is decided by the live version only; the disagreements the
-// workers record are exactly the force pushes; promote and drop are audited; a viewer reads but
+// workers record are exactly the force pushes (read through the API and the `ahp shadow` CLI);
+// promote and drop (the CLI's too) are audited; a viewer reads but
 // cannot act (its 403 comes before the route, so like every such refusal it is not in the audit trail).
 import { ShadowStatusResponseSchema, type AuditListResponse, type JsonObject } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allWorkersServe, publishThroughStore, serviceLog } from './config-support.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { allWorkersServe, publishThroughStore, runAhp, serviceLog } from './config-support.js';
 import { eventually, startSystem, type System } from './harness.js';
 import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
@@ -39,6 +42,7 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
   let bo: AhpClient;
 
   const admin = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => operatorCall(api, operators.token('op-root'), method, path, body);
+  const gatewayHttp = () => `http://127.0.0.1:${String(system.stack.gateways[0]!.ready['port'])}`;
   const viewer = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => operatorCall(api, operators.token('op-vic'), method, path, body);
 
   beforeAll(async () => {
@@ -139,6 +143,14 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
       { rule: 'shell/no-force-push', fired: 4, disagreements: 3, transitions: { 'allow→block': 3 } },
       { rule: 'shell/no-sudo', fired: 1, disagreements: 0, transitions: {} },
     ]);
+
+    // The CLI reads the same through the operator API, with a viewer's token.
+    const cli = await runAhp(system, ['shadow', 'status', '--gateway', gatewayHttp()], { AHP_OPERATOR_TOKEN: operators.token('op-vic') });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain('8 hooks evaluated, 3 disagreements (37.5%), 0 errors; allow→block 3');
+    expect(cli.stdout).toMatch(/shell\/no-force-push\s+4\s+3\s+37\.5%\s+allow→block 3/);
+    const json = await runAhp(system, ['shadow', 'status', '--json', '--gateway', gatewayHttp()], { AHP_OPERATOR_TOKEN: operators.token('op-vic') });
+    expect(ShadowStatusResponseSchema.parse(JSON.parse(json.stdout))).toEqual(status);
   });
 
   it('a viewer cannot promote or drop; an admin promotes it into a new live version the workers then serve, audited', async () => {
@@ -170,12 +182,22 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
     ]);
   });
 
-  it('an admin drops a shadow: workers stop evaluating it and the drop is audited', async () => {
-    const set = await admin('POST', '/config/shadow', { source: LIVE });
-    expect(set).toMatchObject({ status: 201, json: { shadow: 2, unchanged: false } });
+  it('an admin sets and drops a shadow with the CLI: workers stop evaluating it and the drop is audited', async () => {
+    const asAdmin = { AHP_OPERATOR_TOKEN: operators.token('op-root') };
+    const broken = join(system.dir, 'broken.yaml');
+    await writeFile(broken, 'version: 1\nhooks:\n  pre-tool-use:\n    oracles:\n      - name: x\n        use: acme/missing\n');
+    const refused = await runAhp(system, ['shadow', 'set', broken, '--gateway', gatewayHttp()], asAdmin);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/broken\.yaml:6:\d+ hooks\.pre-tool-use\.oracles\[0\]\.use: /);
+    const candidate = join(system.dir, 'candidate.yaml');
+    await writeFile(candidate, LIVE);
+    const set = await runAhp(system, ['shadow', 'set', candidate, '--gateway', gatewayHttp()], asAdmin);
+    expect([set.code, set.stdout]).toEqual([0, 'shadow 2 set; workers evaluate it beside the live version\n']);
     await everyWorkerShadows(2);
-    const dropped = await admin('DELETE', '/config/shadow?shadow=2');
-    expect(dropped).toEqual({ status: 200, json: { shadow: 2, dropped: true } });
+    const stale = await runAhp(system, ['shadow', 'drop', '--shadow', '1', '--gateway', gatewayHttp()], asAdmin);
+    expect([stale.code, stale.stderr]).toEqual([1, expect.stringContaining('E_CONFLICT')]);
+    const dropped = await runAhp(system, ['shadow', 'drop', '--shadow', '2', '--gateway', gatewayHttp()], asAdmin);
+    expect([dropped.code, dropped.stdout]).toEqual([0, 'shadow 2 dropped\n']);
     expect((await admin('DELETE', '/config/shadow')).status).toBe(404);
     await eventually(
       async () => {
@@ -190,6 +212,7 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
     expect((audit.json as AuditListResponse).entries.map((e) => [e.operator.id, e.outcome, e.details])).toEqual([
       ['op-root', 'refused', expect.objectContaining({ error_code: 'E_NOT_FOUND' })],
       ['op-root', 'applied', { shadow: 2 }],
+      ['op-root', 'refused', expect.objectContaining({ error_code: 'E_CONFLICT' })],
     ]);
   });
 });

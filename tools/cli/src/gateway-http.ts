@@ -60,7 +60,7 @@ export async function requestGateway(
   io: Pick<CliIo, 'env'>,
   values: GatewayValues,
   token: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
   defaultTimeoutMs = 10_000,
