@@ -22,7 +22,8 @@
  * Hooks configuration: the worker evaluates the version current in Redis (published with
  * `ahp config publish`), compiled with its plugins, and swaps in every newer version without a
  * restart (see hooks-config.ts). With no version published it runs the built-in defaults and its
- * plugins, as before; decisions then carry no `config_version`.
+ * plugins, as before; decisions then carry no `config_version`. A shadow version, when one is set,
+ * is evaluated after each live decision and never decides anything (shadow.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { combineOracles, compileHooksConfig, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
