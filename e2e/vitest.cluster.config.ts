@@ -22,6 +22,8 @@ export const CLUSTER_SUITES = [
   'system/team-protocols.int.spec.ts',
   'system/tool-approvals.int.spec.ts',
   'system/config-replay.int.spec.ts',
+  // Shadow mode: its scripts (promote touches the live and the shadow keys at once) under Cluster.
+  'system/config-shadow.int.spec.ts',
   'system/cluster-failover.int.spec.ts',
 ];
 

@@ -43,7 +43,7 @@ export function operatorApi(gateway: ServiceProcess): string {
 }
 
 /** One call to the operator API: status and parsed JSON body. */
-export async function operatorCall(base: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+export async function operatorCall(base: string, token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -8,6 +8,7 @@ import { CodingAgentsModule } from './coding-agents/coding-agents.module.js';
 import { ConfigApiModule } from './config-api/config-api.module.js';
 import { ConfigReplayModule } from './config-replay/config-replay.module.js';
 import { ConfigModule } from './config/config.module.js';
+import { ShadowApiModule } from './config-shadow/shadow-api.module.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { EventsModule } from './events/events.module.js';
 import { FeedModule } from './feed/feed.module.js';
@@ -54,6 +55,8 @@ export class AppModule {
         OperatorSignalsModule,
         AuditModule,
         FleetModule,
+        // Before ConfigApiModule: its `GET config/:version` must not take `config/shadow`.
+        ShadowApiModule,
         ConfigApiModule,
         ConfigReplayModule,
         SignalsApiModule,

@@ -22,8 +22,10 @@
  * Hooks configuration: the worker evaluates the version current in Redis (published with
  * `ahp config publish`), compiled with its plugins, and swaps in every newer version without a
  * restart (see hooks-config.ts). With no version published it runs the built-in defaults and its
- * plugins, as before; decisions then carry no `config_version`.
+ * plugins, as before; decisions then carry no `config_version`. A shadow version, when one is set,
+ * is evaluated after each live decision and never decides anything (shadow.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { combineOracles, compileHooksConfig, defaultOracles, loadOraclePlugins, OracleSetupError } from '@ahp/oracles';
 import type { Oracle } from '@ahp/oracles';
 import { answerGraceMs, type StoredConfigVersion } from '@ahp/protocol';
@@ -41,6 +43,7 @@ import {
   createReplayLog,
   createReplicaAcks,
   createRuleCounterStore,
+  createShadowConfigStore,
   resolveHookQueueShardCount,
 } from '@ahp/store';
 import type { ConfigReplayWorker, HookWorker, Logger, NotificationQueue, NotificationWorker, RedisClient, RequestEventConsumer, RuleCounterStore } from '@ahp/store';
@@ -63,6 +66,8 @@ import { createReplayRecorder } from './replay-recorder.js';
 import { startWorkerPresence } from './worker-presence.js';
 import { createJobTracing } from './job-tracing.js';
 import { TracingConfigError, activeTracing, startTracing, tracingConfigFromEnv, type TracingConfig } from '@ahp/telemetry';
+import { createShadowRunner, type ShadowRunner } from './shadow.js';
+import { registerShadowMetrics } from './shadow-metrics.js';
 
 const SERVICE = 'oracle-worker';
 const EXIT_CONFIG = 78;
@@ -71,6 +76,7 @@ let worker: HookWorker | undefined;
 let redis: RedisClient | undefined;
 let processor: OracleHookProcessor | undefined;
 let hooksConfig: HooksConfigRuntime | undefined;
+let shadow: ShadowRunner | undefined;
 let presence: { stop(): Promise<void> } | undefined;
 let notifyDispatcher: RequestEventConsumer | undefined;
 let notifyWorker: NotificationWorker | undefined;
@@ -151,6 +157,14 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
     code = 1;
     log.error({ error }, 'closing the worker failed');
   }
+  try {
+    // After the hook worker: its last jobs may still have handed hooks to the shadow.
+    await shadow?.stop();
+    if (shadow !== undefined) log.info({ ...shadow.stats() }, 'shadow evaluation totals');
+  } catch (error) {
+    code = 1;
+    log.error({ error }, 'stopping the shadow evaluation failed');
+  }
   if (processor !== undefined) log.info({ ...processor.stats() }, 'hook processor totals');
   try {
     await redis?.close();
@@ -168,8 +182,11 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   process.exit(code);
 }
 
-/** A stored hooks configuration version compiled with this worker's plugins, evaluating with the Redis counters. */
-function compiledEvaluator(stored: StoredConfigVersion, plugins: readonly Oracle[], counters: RuleCounterStore): HookEvaluator {
+/**
+ * A stored hooks configuration version compiled with this worker's plugins, evaluating with the
+ * Redis counters. A shadow (shadow.ts) is compiled as version 0, "not published", with its own counters.
+ */
+function compiledEvaluator(stored: Pick<StoredConfigVersion, 'version' | 'config'>, plugins: readonly Oracle[], counters: RuleCounterStore): HookEvaluator {
   const compiled = compileHooksConfig(stored.config, { version: stored.version, plugins });
   return {
     version: stored.version,
@@ -239,6 +256,21 @@ async function start(): Promise<void> {
   hooksConfig = runtime;
   await runtime.start();
   if (stopping) return;
+  // Shadow mode: the candidate version is evaluated after each live decision, with escalation
+  // counters of its own (another key prefix per shadow), so live counters are never touched.
+  shadow = createShadowRunner({
+    store: createShadowConfigStore({ redis, keys, logger: log }),
+    compile: (stored) =>
+      compiledEvaluator({ version: 0, config: stored.config }, plugins, createRuleCounterStore({ redis: redis as RedisClient, keys: createKeys({ prefix: `${keys.prefix}:shadow-${stored.shadow}` }) })),
+    logger: log,
+    budgetMs: config.oracleBudgetMs,
+    maxInFlight: config.concurrency,
+    recheckMs: config.configRecheckMs,
+    newId: randomUUID,
+    onOutcome: registerShadowMetrics(metrics.registry, () => shadow?.active() ?? null),
+  });
+  await shadow.start();
+  if (stopping) return;
   // Rules with require_approval: requests, grants and the two-round decision (tool-approvals.ts).
   const approvals = createToolApprovals({
     approvals: createToolApprovalStore({ redis, keys, requests: stores.requests }),
@@ -263,6 +295,7 @@ async function start(): Promise<void> {
     approvals,
     lateAid: { store: stores.operatorSignals, windowMs: config.lateAidWindowMs },
     ...(tracing.enabled ? { tracing: createJobTracing(tracing.tracer) } : {}),
+    shadow,
   });
   worker = createHookWorker({
     redis,

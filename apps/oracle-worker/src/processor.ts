@@ -12,6 +12,7 @@ import type { JobTracing } from './job-tracing.js';
 import type { ToolApprovals } from './tool-approvals.js';
 import type { ReplayRecorder } from './replay-recorder.js';
 import type { HookProcessorMetrics } from './metrics.js';
+import type { ShadowRunner } from './shadow.js';
 
 /** Options of {@link createHookProcessor}. */
 export interface HookProcessorOptions {
@@ -57,6 +58,11 @@ export interface HookProcessorOptions {
   readonly recorder?: ReplayRecorder;
   /** Spans of each job (job-tracing.ts), only when tracing is on. @defaultValue none */
   readonly tracing?: JobTracing;
+  /**
+   * Shadow mode (shadow.ts): told of each first-stored decision, as the oracles produced it,
+   * after `decide` stored and routed it; it must return at once. @defaultValue none
+   */
+  readonly shadow?: Pick<ShadowRunner, 'observe'>;
 }
 
 /** Counters since the processor was created (reported at shutdown). */
@@ -170,6 +176,8 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     const recorded = recorder === undefined ? undefined : new Promise<void>((resolve) => setImmediate(() => void recorder(job, evaluated, configVersion).then(resolve)));
     const stored = await storing;
     await recorded;
+    // Only now, with the live decision on its way to the agent; a duplicate was shadowed by its first run.
+    if (stored.first) options.shadow?.observe(job, evaluated, { startedAt });
     const outcome = {
       ...fields,
       allowed: decision.allowed,

@@ -759,3 +759,30 @@ export {
   type ReplayRuleChange,
   type ReplayTransition,
 } from './config-replay.js';
+export {
+  DropShadowResponseSchema,
+  MAX_SHADOW_EXAMPLES,
+  MAX_SHADOW_RULES,
+  PromoteShadowResponseSchema,
+  SetShadowResponseSchema,
+  ShadowActionBodySchema,
+  ShadowExampleSchema,
+  ShadowNumberSchema,
+  ShadowOutcomeSchema,
+  ShadowRuleNameSchema,
+  ShadowRuleStatsSchema,
+  ShadowStatusResponseSchema,
+  StoredShadowConfigSchema,
+  shadowOutcomeOf,
+} from './config-shadow.js';
+export type {
+  DropShadowResponse,
+  PromoteShadowResponse,
+  SetShadowResponse,
+  ShadowActionBody,
+  ShadowExample,
+  ShadowOutcome,
+  ShadowRuleStats,
+  ShadowStatusResponse,
+  StoredShadowConfig,
+} from './config-shadow.js';

@@ -178,3 +178,5 @@ export type {
   ConfigReplayWorker,
   ConfigReplayWorkerOptions,
 } from './config-replay-queue.js';
+export { SHADOW_STATS_RETENTION_MS, createShadowConfigStore, shadowKeys } from './shadow-config-store.js';
+export type { DropOutcome, PromoteOutcome, ShadowConfigStore, ShadowConfigStoreOptions, ShadowKeys, ShadowObservation, ShadowStats } from './shadow-config-store.js';

@@ -41,6 +41,8 @@
  * | `ahp:config:{hooks}:versions`     | hash   | publish-config (version → JSON)     | never (versions are kept)      |
  * | `ahp:config:{hooks}:published`    | pub/sub channel | publish-config (the new version) | —                        |
  * | `ahp:config:{hooks}:queue-shards` | string | the first gateway or worker (SET NX: the hook queue's shard count K) | never |
+ * | `ahp:config:{hooks}:shadow-meta`, `…:shadows`, `…:shadow-changed`, `…:shadow:<n>:stats`, `…:shadow:<n>:examples` | hash, hash, pub/sub, hash, list | the shadow configuration and its disagreement counters (shadow-config-store.ts, which names them) | stats and examples 7 days after the shadow ends; the rest never |
+ * | `ahp:shadow-<n>:rule:{<agentId>}:…`, `ahp:shadow-<n>:breaker:{<sessionId>}:…` | as the live ones | a shadow's own escalation and breaker counters (the worker's rule-counter store under the prefix `ahp:shadow-<n>`) | as the live ones |
  * | `ahp:bull:{hooks-<i>-<n>}:hooks:*` | BullMQ | hook queue shard i of K (when K > 1 or under Cluster; hook-queue-shards.ts) | BullMQ's own |
  * | `ahp:rule:{<agentId>}:<ruleKey>`  | hash   | rule-counter scripts                | the rule's TTL after last use  |
  * | `ahp:breaker:{<sessionId>}:calls` | hash   | count-tool-call                     | the breaker TTL after last use |

@@ -22,6 +22,14 @@ export interface Measured {
   errorCodes: Record<string, number>;
 }
 
+/** One side of the shadow phase: one-at-a-time latency (all its windows), CPU per decision in flight (mean of its windows). */
+export interface ShadowCostSide {
+  decision: Measured;
+  cpuPerDecisionMs: number;
+  cpuPerDecisionByProcess: { name: string; ms: number }[];
+  windows: { p50: number; cpuMs: number }[];
+}
+
 /** An echo baseline (`ws`, `nest`, `nestRaw`). */
 export interface EchoBaseline {
   /** One message at a time on one connection. */
@@ -193,6 +201,8 @@ export interface BenchResults {
     mcp?: { direct: Measured; gateway: Measured; overheadMs: { p50: number; p99: number } };
     /** The same flat-out decision load on one Redis and on a cluster (phases/shards.ts). */
     shards?: ShardsResult;
+    /** Decisions without and with a shadow configuration, alternating windows (phases/shadow.ts). */
+    shadow?: { decisionsPerWindow: number; loadedInFlight: number; without: ShadowCostSide; with: ShadowCostSide };
   };
   profiles?: ProcessProfile[];
   targets: TargetResult[];

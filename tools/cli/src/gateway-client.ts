@@ -23,7 +23,7 @@ export async function callGateway(
   io: CliIo,
   values: GatewayValues,
   token: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
   defaultTimeoutMs = 10_000,

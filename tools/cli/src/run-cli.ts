@@ -18,6 +18,7 @@ import { initCodex } from './init-codex.js';
 import { initCopilot } from './init-copilot.js';
 import { FILTER_HELP, FILTER_OPTIONS, logExport, logStats, type LogValues } from './log-commands.js';
 import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
+import { shadowDrop, shadowPromote, shadowSet, shadowStatus, type ShadowValues } from './shadow-commands.js';
 import type { TokenValues } from './token-commands.js';
 
 export { EXIT, type CliIo } from './cli-support.js';
@@ -345,6 +346,58 @@ ${GATEWAY_HELP}`,
       run: (_args, values, io) => doctor(values as DoctorValues, io),
     },
   },
+  shadow: {
+    set: {
+      args: '<file>',
+      summary: 'make a hooks.yaml the shadow version: evaluated beside the live one, deciding nothing (operator API)',
+      options: { ...GATEWAY_OPTIONS },
+      positionals: 1,
+      help: `The gateway validates the file exactly as a publish (issues printed as "file:line:column path:
+message", exit code 1) and makes it the shadow: every worker evaluates it after each live decision
+and records where the two differ (docs/hooks.md, "Shadow a configuration"). It replaces any current
+shadow. Needs the admin role and a fleet-wide token; audited.
+
+Options:
+${OPERATOR_HELP}`,
+      run: ([file], values, io) => shadowSet(file, values as ShadowValues, io),
+    },
+    status: {
+      args: '',
+      summary: 'the shadow version and where it disagrees with the live one (operator API)',
+      options: { ...GATEWAY_OPTIONS },
+      positionals: 0,
+      help: `Hooks evaluated, disagreements and their rate, changes by transition (allow→block…), a table
+per rule and the most recent disagreements. Any role. Exit code 1 when no shadow is set.
+
+Options:
+${OPERATOR_HELP}`,
+      run: (_args, values, io) => shadowStatus(values as ShadowValues, io),
+    },
+    promote: {
+      args: '',
+      summary: 'publish the shadow as the next live version and stop shadowing it (operator API)',
+      options: { ...GATEWAY_OPTIONS, shadow: { type: 'string' } },
+      positionals: 0,
+      help: `Admin role, fleet-wide token; audited.
+
+Options:
+  --shadow N       only if shadow N is still the shadow (exit code 1 when another replaced it)
+${OPERATOR_HELP}`,
+      run: (_args, values, io) => shadowPromote(values as ShadowValues, io),
+    },
+    drop: {
+      args: '',
+      summary: 'stop shadowing (operator API)',
+      options: { ...GATEWAY_OPTIONS, shadow: { type: 'string' } },
+      positionals: 0,
+      help: `Admin role, fleet-wide token; audited.
+
+Options:
+  --shadow N       only if shadow N is still the shadow
+${OPERATOR_HELP}`,
+      run: (_args, values, io) => shadowDrop(values as ShadowValues, io),
+    },
+  },
   agents: {
     list: {
       args: '',
@@ -446,6 +499,7 @@ const GROUP_SUMMARY: Record<string, string> = {
   hook: 'agent hooks answered by the control plane (Claude Code, Codex and Copilot command hooks)',
   init: 'set an agent up to ask AHP (Claude Code, Codex, Copilot)',
   doctor: 'check that an agent set up by "ahp init" is answered',
+  shadow: 'the shadow hooks configuration: set, status, promote, drop (operator API)',
   agents: 'connected agents (operator API)',
   requests: 'list, approve and reject requests (operator API)',
   tokens: 'mint agent and operator tokens',

@@ -9,7 +9,7 @@ import { ConfigApiService } from './config-api.service.js';
   imports: [OperatorsModule],
   controllers: [ConfigApiController],
   providers: [ConfigApiService, OperatorAuthGuard],
-  // Replays validate candidates exactly as publishes do (config-replay module).
+  // Replays (config-replay/) and the shadow API (config-shadow/) validate candidates exactly as a publish does.
   exports: [ConfigApiService],
 })
 export class ConfigApiModule {}

@@ -5,6 +5,7 @@ import {
   makeError,
   type ConfigVersionDetail,
   type ConfigVersionSummary,
+  type HooksConfig,
   type HooksConfigIssue,
   type HooksConfigWarning,
   type OperatorIdentity,
@@ -80,6 +81,21 @@ export class ConfigApiService {
    * Lint warnings do not stop a publish: they come back in the answer's `warnings`.
    */
   async publish(operator: OperatorIdentity, source: string, now: number): Promise<PublishConfigResponse> {
+    const checked = this.validateForPublish(operator, source);
+    const result = await this.store.publish({ source, config: checked.config, publishedBy: operator.id, now });
+    this.log.info(
+      { operator: operator.id, role: operator.role, configVersion: result.version, unchanged: result.unchanged, warnings: checked.warnings.length },
+      'hooks configuration published',
+    );
+    return { ...result, warnings: checked.warnings };
+  }
+
+  /**
+   * The checks of a publish, for anything that stores a configuration workers will compile (a
+   * publish, a shadow): 413 over {@link MAX_CONFIG_SOURCE_BYTES}, 400 `E_INVALID_FRAME` with the
+   * located issues; otherwise the parsed configuration and its lint warnings.
+   */
+  validateForPublish(operator: OperatorIdentity, source: string): { config: HooksConfig; warnings: HooksConfigWarning[] } {
     checkSize(source);
     const checked = validateHooksConfig(source);
     if (!checked.ok) {
@@ -91,12 +107,7 @@ export class ConfigApiService {
         makeError('E_INVALID_FRAME', `the hooks configuration has ${checked.issues.length} problem(s)`, { issue_count: checked.issues.length, issues }),
       );
     }
-    const result = await this.store.publish({ source, config: checked.config, publishedBy: operator.id, now });
-    this.log.info(
-      { operator: operator.id, role: operator.role, configVersion: result.version, unchanged: result.unchanged, warnings: checked.warnings.length },
-      'hooks configuration published',
-    );
-    return { ...result, warnings: checked.warnings.slice(0, MAX_REPORTED_ISSUES).map(warningOf) };
+    return { config: checked.config, warnings: checked.warnings.slice(0, MAX_REPORTED_ISSUES).map(warningOf) };
   }
 }
 

@@ -58,6 +58,8 @@ export class ProductStack {
     readonly stack: Stack,
     /** What the workers evaluate with (see publish-rules.ts). */
     readonly rules: string,
+    /** The Redis key prefix of its processes (the shadow phase sets a shadow under it). */
+    readonly keyPrefix: string,
   ) {
     this.#active = [...stack.workers];
   }
@@ -89,7 +91,7 @@ export class ProductStack {
       ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
       ...(onLine === undefined ? {} : { onLine: (service: string, line: string) => onLine(service, line) }),
     });
-    return new ProductStack(stack, await describeWorkerRules(published, stack.workers));
+    return new ProductStack(stack, await describeWorkerRules(published, stack.workers), keyPrefix);
   }
 
   /** Agent endpoints of the gateways. */

@@ -14,6 +14,7 @@ import { bullmqBaseline } from '../phases/bullmq-baseline.js';
 import { commandHook } from '../phases/command-hook.js';
 import { connections } from '../phases/connections.js';
 import { decisionLatency } from '../phases/decision-latency.js';
+import { shadowPhase } from '../phases/shadow.js';
 import { nestBaseline, wsBaseline } from '../phases/echo-baselines.js';
 import { evalBaseline } from '../phases/eval-baseline.js';
 import { mcp } from '../phases/mcp.js';
@@ -66,6 +67,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
     evalBaseline,
     rulesPhase,
     decisionLatency,
+    shadowPhase,
     commandHook,
     productThroughput,
     workerScaling,

@@ -1,5 +1,5 @@
 'use client';
-/** The hooks configuration: the version workers run now, every published version, one version's text, and (admins) publishing. */
+/** The hooks configuration: the version workers run now, every published version, one version's text, the shadow version, and (admins) publishing. */
 import { useState } from 'react';
 import { fetchConfigHistory, fetchConfigVersion, fetchCurrentConfig } from '../../../src/lib/api/config';
 import { useResource } from '../../../src/lib/live/use-resource';
@@ -8,6 +8,7 @@ import { Empty, ErrorState, Loading } from '../../../src/components/states';
 import { Timestamp } from '../../../src/components/time';
 import { PublishForm } from './publish-form';
 import { ReplayPanel } from './replay-panel';
+import { ShadowPanel } from './shadow-panel';
 
 function VersionText({ version }: { version: number }) {
   const detail = useResource(`config-version:${version}`, (signal) => fetchConfigVersion(version, signal));
@@ -109,6 +110,7 @@ export function ConfigView() {
 
       {/* Replays need a fleet-wide token (the report shows every team's recorded hooks); any role. */}
       {operator !== null && operator.scope === undefined && current.status !== 'loading' ? <ReplayPanel initial={current.data?.source ?? ''} /> : null}
+      {current.status === 'loading' ? null : <ShadowPanel mayAct={mayPublish} initial={current.data?.source ?? ''} onPromoted={() => (current.reload(), history.reload())} />}
 
       {mayPublish ? (
         current.status === 'loading' ? null : <PublishForm initial={current.data?.source ?? ''} onPublished={() => (current.reload(), history.reload())} />

@@ -42,4 +42,13 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['live'])).toBeNull();
     expect(operatorApiPath('GET', ['fleet', 'extra'])).toBeNull();
   });
+
+  it('maps the shadow configuration routes, and no other method on them', () => {
+    expect(operatorApiPath('GET', ['config', 'shadow'])).toBe('/v1/operator/config/shadow');
+    expect(operatorApiPath('POST', ['config', 'shadow'])).toBe('/v1/operator/config/shadow');
+    expect(operatorApiPath('POST', ['config', 'shadow', 'promote'])).toBe('/v1/operator/config/shadow/promote');
+    expect(operatorApiPath('DELETE', ['config', 'shadow'])).toBe('/v1/operator/config/shadow');
+    expect(operatorApiPath('GET', ['config', 'shadow', 'promote'])).toBeNull();
+    expect(operatorApiPath('DELETE', ['config', 'shadow', 'promote'])).toBeNull();
+  });
 });
