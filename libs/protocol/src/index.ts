@@ -238,6 +238,7 @@ export {
 export type { CircuitBreakerCode, CircuitBreakerLimits, StopReason } from './circuit-breaker.js';
 export {
   ApprovalOnExpirySchema,
+  PromptFallbackSchema,
   MAX_APPROVAL_RULES,
   PlanApprovalPayloadSchema,
   ProtocolResponseSchema,
@@ -264,6 +265,7 @@ export {
 export type {
   ApplyResponseResult,
   ApprovalOnExpiry,
+  PromptFallback,
   CancelRequestResult,
   CreateRequestInput,
   DecisionContext,
@@ -684,6 +686,7 @@ export {
   approvalRuleOf,
   approvalRulesOf,
   awaitingApproval,
+  promptFallbackOf,
   grantCovers,
   openedByRule,
   presentedApproval,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AgentIdentity, ClaudeCodeHookInput, ClaudeCodeHookOutput } from '@ahp/protocol';
-import { CodingAgentHooks } from '../coding-agents/coding-agent-hooks.service.js';
+import { CodingAgentHooks, type HookHoldOptions } from '../coding-agents/coding-agent-hooks.service.js';
 import { agentSessionId } from '../coding-agents/hook-dialect.js';
 import { ClaudeCodeAnswers } from './claude-code-answers.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
@@ -29,13 +29,19 @@ export class ClaudeCodeService {
   ) {}
 
   /** The answer to `input` from `agent` (see CodingAgentHooks.run). */
-  async handle(agent: AgentIdentity, input: ClaudeCodeHookInput): Promise<ClaudeCodeHookOutput> {
-    const output = await this.hooks.run(claudeCodeDialect, agent, input, {
+  async handle(agent: AgentIdentity, input: ClaudeCodeHookInput, hold: HookHoldOptions = {}): Promise<ClaudeCodeHookOutput> {
+    const output = await this.hooks.run(
+      claudeCodeDialect,
+      agent,
+      input,
+      {
       before: (sessionId) => this.answers.infer(agent.id, sessionId, input),
       after: async (sessionId, decision) => {
         await Promise.all([this.answers.remember(sessionId, input, decision), this.team.record(agent.id, sessionId, input, decision)]);
       },
-    });
+      },
+      hold,
+    );
     return output as ClaudeCodeHookOutput;
   }
 }

@@ -132,4 +132,7 @@ export const codexDialect: HookDialect<CodexHookInput> = Object.freeze({
   context: codexHookContext,
   answer: toCodexOutput,
   refused: codexRefusedOutput,
+  permissionPrompt: (input: CodexHookInput) => input.hook_event_name === 'PermissionRequest',
+  // `{}` plus the notice: Codex's own approval flow asks (its PermissionRequest takes systemMessage).
+  promptFallback: (_input: CodexHookInput, fallback, reason) => (fallback === 'deny' ? blockedOutput('PermissionRequest', reason) : { systemMessage: reason }),
 } satisfies HookDialect<CodexHookInput>);

@@ -10,6 +10,7 @@ import { OperatorApiError } from '../operators/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
 import { agentSessionId, type HookDialect } from './hook-dialect.js';
 import { HookPresence } from './hook-presence.js';
+import { PermissionHold } from './permission-hold.js';
 
 /** What a dialect may add around the evaluation (Claude Code infers answers from the next hook). */
 export interface HookRunExtras {
@@ -17,6 +18,14 @@ export interface HookRunExtras {
   before?(sessionId: string): Promise<void>;
   /** Runs once the decision is known, before it is answered. Must not throw. */
   after?(sessionId: string, decision: HookDecision): Promise<void>;
+}
+
+/** How long a permission prompt may be held for an operator's decision (PermissionHold). */
+export interface HookHoldOptions {
+  /** The hook's `X-AHP-Wait-Ms` header: it asks to be held for less than AHP_PERMISSION_WAIT_MS. */
+  readonly waitHeader?: string | string[] | undefined;
+  /** Aborted when the agent stopped waiting (its connection closed). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -35,6 +44,7 @@ export class CodingAgentHooks {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(HookPresence) private readonly presence: HookPresence,
+    @Inject(PermissionHold) private readonly hold: PermissionHold,
   ) {
     this.log = logger.child({ component: 'coding-agent-hooks' });
   }
@@ -50,7 +60,8 @@ export class CodingAgentHooks {
    *
    * @throws OperatorApiError E_FORBIDDEN should the derived session belong to another agent.
    */
-  async run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, input: Input, extras: HookRunExtras = {}): Promise<unknown> {
+  async run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, input: Input, extras: HookRunExtras = {}, holdOptions: HookHoldOptions = {}): Promise<unknown> {
+    const arrivedAt = Date.now();
     const trigger = dialect.trigger(input);
     const context = dialect.context(input);
     const issue = inspectJsonValue(context, 1)[0];
@@ -78,8 +89,27 @@ export class CodingAgentHooks {
     if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
     // The session is in the fleet before the hook is (the fleet row must exist for its activity).
     await Promise.all([this.presence.seen(agent, session.sessionId, dialect.phase(input), dialect.client), extras.before?.(session.sessionId)]);
-    const decision = await this.hooks.evaluate({ agent, sessionId: session.sessionId, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
-    await extras.after?.(session.sessionId, decision);
+    const sessionOf = session.sessionId;
+    let decision = await this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
+    if (dialect.permissionPrompt(input)) {
+      // The agent is about to ask its user: a call waiting for an operator is held for the decision.
+      const held = await this.hold.hold(
+        {
+          label: dialect.label,
+          agentId: agent.id,
+          until: this.hold.deadlineOf(arrivedAt, holdOptions.waitHeader),
+          signal: holdOptions.signal,
+          evaluateWith: (requestId, deadlineMs) => this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context: { ...context, approval: { request_id: requestId } }, deadlineMs }),
+        },
+        decision,
+      );
+      decision = held.decision;
+      if (held.kind === 'fallback') {
+        await extras.after?.(sessionOf, decision);
+        return dialect.promptFallback(input, held.fallback, held.reason);
+      }
+    }
+    await extras.after?.(sessionOf, decision);
     return dialect.answer(input, decision);
   }
 }

@@ -135,4 +135,7 @@ export const copilotDialect: HookDialect<CopilotHookInput> = Object.freeze({
   context: copilotHookContext,
   answer: toCopilotOutput,
   refused: copilotRefusedOutput,
+  permissionPrompt: (input: CopilotHookInput) => input.hook_event_name === 'permissionRequest',
+  // Copilot's permissionRequest answer has no field for a notice: `{}` is its own permission flow.
+  promptFallback: (_input: CopilotHookInput, fallback, reason) => (fallback === 'deny' ? blockedOutput('permissionRequest', reason) : {}),
 } satisfies HookDialect<CopilotHookInput>);
