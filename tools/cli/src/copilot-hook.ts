@@ -26,6 +26,7 @@ export function copilotUnreachableAnswer(event: unknown, cause: string): Copilot
 export const COPILOT_COMMAND_HOOK: CommandHookDialect = Object.freeze({
   agent: 'Copilot',
   route: '/v1/hooks/copilot',
+  permissionEvent: 'permissionRequest',
   refuseUnknownEvents: true,
   eventOnCommandLine: true,
   unevaluated: COPILOT_UNEVALUATED_EVENTS,
