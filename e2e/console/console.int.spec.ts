@@ -595,7 +595,12 @@ describe('ops console in a real browser', () => {
     await item.getByText('Approved with your edited input.').waitFor();
 
     // The hook that waited answers Claude Code's dialog: allow, with the operator's input.
-    expect(await answer).toEqual({ status: 200, json: { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } } } });
+    const answered = await answer;
+    expect(answered.status).toBe(200);
+    expect(answered.json).toMatchObject({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } },
+      systemMessage: expect.stringContaining(`modified by op-alice when approving request ${requestId}`) as unknown,
+    });
     expect((await requestState(requestId)).request).toMatchObject({ status: 'approved', decided_by: 'op-alice', modified_input: edited });
   });
 
