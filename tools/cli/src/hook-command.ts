@@ -195,13 +195,18 @@ export async function runCommandHook(
 async function askHeld(dialect: CommandHookDialect, values: HookValues, io: CliIo, token: string, input: unknown): Promise<GatewayAnswer> {
   const waitMs = values.wait === undefined ? PERMISSION_WAIT_MS : wholeNumber('--wait', values.wait, 0);
   const until = Date.now() + waitMs;
+  // Asked again only once a gateway held the prompt: one that is down from the start is answered at once.
+  let held = false;
   for (;;) {
     const left = Math.max(0, until - Date.now());
     try {
       return await requestGateway(io, values, token, 'POST', dialect.route, input, HOOK_TIMEOUT_MS, { 'x-ahp-wait-ms': String(left) }, left);
     } catch (error) {
-      // Only a gateway that could not be reached (exit 3) is asked again; anything else is final.
-      if (!(error instanceof CliError) || error.exitCode !== EXIT.redis || until - Date.now() < RESEND_PAUSE_MS * 2) throw error;
+      // Only a gateway that went away (exit 3) is asked again; anything else is final.
+      if (!(error instanceof CliError) || error.exitCode !== EXIT.redis) throw error;
+      const notReached = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/.test(error.message);
+      held ||= !notReached;
+      if (!held || until - Date.now() < RESEND_PAUSE_MS * 2) throw error;
       io.stderr.write(`ahp: ${error.message}; asking again\n`);
       await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
     }

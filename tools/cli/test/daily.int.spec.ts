@@ -125,6 +125,40 @@ describe('ahp hook claude-code', () => {
     expect(run.stderr).toContain('cannot reach the gateway');
   });
 
+  it('waits for a held PermissionRequest (X-AHP-Wait-Ms) and asks again when the gateway goes away meanwhile, printing the decision it then gets', async () => {
+    const waits: (string | undefined)[] = [];
+    const bodies: unknown[] = [];
+    // The first gateway dies holding the prompt (its connection is cut); the next one answers.
+    const flaky = createServer((request, response) => {
+      void bodyOf(request).then((body) => {
+        waits.push(request.headers['x-ahp-wait-ms'] as string | undefined);
+        bodies.push(body);
+        if (bodies.length === 1) {
+          request.socket.destroy();
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'ls' } } } }));
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const address = flaky.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    try {
+      const prompt = { ...PRE_TOOL_USE, hook_event_name: 'PermissionRequest' };
+      const run = await ahp(['hook', 'claude-code', '--gateway', `http://127.0.0.1:${address.port}`, '--wait', '20000'], { AHP_TOKEN: 't' }, JSON.stringify(prompt));
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'ls' } } } });
+      expect(run.stderr).toContain('asking again');
+      expect(bodies).toEqual([prompt, prompt]);
+      // The wait it asks for shrinks with the time already spent.
+      expect(Number(waits[0])).toBeLessThanOrEqual(20_000);
+      expect(Number(waits[1])).toBeLessThan(Number(waits[0]));
+    } finally {
+      await new Promise((resolve) => flaky.close(resolve));
+    }
+  });
+
   it('denies when the gateway refuses the call, and lets a Stop through with a notice', async () => {
     answer = { status: 401, body: { error: makeError('E_UNAUTHORIZED', 'bad token') } };
     const denied = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(PRE_TOOL_USE));
