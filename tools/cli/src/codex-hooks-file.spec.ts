@@ -11,7 +11,8 @@ describe('withCodexAhpHooks', () => {
     expect(Object.keys(file.hooks ?? {})).toEqual([...CODEX_EVENTS]);
     for (const event of CODEX_EVENTS) {
       expect(file.hooks?.[event]).toEqual([
-        { hooks: [{ type: 'command', command: `ahp hook codex --gateway ${GATEWAY} --token-file "$(git rev-parse --show-toplevel)/.codex/ahp-token"`, timeout: 15 }] },
+        // The permission prompt may be held while an operator decides: it gets 60 s.
+        { hooks: [{ type: 'command', command: `ahp hook codex --gateway ${GATEWAY} --token-file "$(git rev-parse --show-toplevel)/.codex/ahp-token"`, timeout: event === 'PermissionRequest' ? 60 : 15 }] },
       ]);
     }
     expect(CodexHooksFileSchema.safeParse(file).success).toBe(true);
