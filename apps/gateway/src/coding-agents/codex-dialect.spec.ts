@@ -225,3 +225,14 @@ describe('codexDialect.parse', () => {
     expect(codexDialect.phase(INPUTS.Stop)).toBe('during');
   });
 });
+
+describe('codexDialect: a held PermissionRequest nobody decided in time', () => {
+  it('leaves the prompt to Codex with a notice (dialog), or denies it (deny), in Codex\'s schema; only PermissionRequest is held', () => {
+    const dialog = codexDialect.promptFallback(INPUTS.PermissionRequest, 'dialog', 'AHP: not decided in time');
+    expect(dialog).toEqual({ systemMessage: 'AHP: not decided in time' });
+    const deny = codexDialect.promptFallback(INPUTS.PermissionRequest, 'deny', 'AHP: not decided in time');
+    expect(deny).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'AHP: not decided in time' } } });
+    for (const output of [dialog, deny]) expect(CODEX_OUTPUT_SCHEMAS.PermissionRequest.safeParse(output).success).toBe(true);
+    expect(CODEX_EVENTS.filter((event) => codexDialect.permissionPrompt(INPUTS[event]))).toEqual(['PermissionRequest']);
+  });
+});

@@ -141,3 +141,14 @@ describe('copilotRefusedOutput and parse', () => {
     expect(copilotDialect.phase(INPUTS.sessionEnd)).toBe('end');
   });
 });
+
+describe('copilotDialect: a held permissionRequest nobody decided in time', () => {
+  it('answers {} (Copilot\'s own permission flow) or a deny, in Copilot\'s schema; only permissionRequest is held', () => {
+    const dialog = copilotDialect.promptFallback(INPUTS.permissionRequest, 'dialog', 'AHP: not decided in time');
+    expect(dialog).toEqual({});
+    const deny = copilotDialect.promptFallback(INPUTS.permissionRequest, 'deny', 'AHP: not decided in time');
+    expect(deny).toEqual({ behavior: 'deny', message: 'AHP: not decided in time' });
+    for (const output of [dialog, deny]) expect(COPILOT_OUTPUT_SCHEMAS.permissionRequest.safeParse(output).success).toBe(true);
+    expect(COPILOT_EVENTS.filter((event) => copilotDialect.permissionPrompt(INPUTS[event]))).toEqual(['permissionRequest']);
+  });
+});
