@@ -602,7 +602,9 @@ export {
   CodexPostToolUseOutputSchema,
   CodexPreToolUseOutputSchema,
   CodexSessionStartOutputSchema,
+  CodexStopFailureOutputSchema,
   CodexStopOutputSchema,
+  CodexSubagentStartOutputSchema,
   CodexUserPromptSubmitOutputSchema,
 } from './codex.js';
 export type { CodexEvent, CodexHookInput, CodexHookOutput, CodexHooksFile, CodexHooksFileGroup } from './codex.js';
