@@ -122,6 +122,9 @@ describe('Codex through ahp hook codex, against a running stack', () => {
     expect(await answer('PreCompact', { trigger: 'auto' })).toEqual({});
     expect(await answer('PostCompact', { trigger: 'auto' })).toEqual({});
     expect(await answer('Stop', { stop_hook_active: false, last_assistant_message: 'done' })).toEqual({});
+    expect(await answer('SubagentStart', { agent_id: 'agent-1', agent_type: 'explorer' })).toEqual({});
+    expect(await answer('SubagentStop', { agent_id: 'agent-1', agent_type: 'explorer', agent_transcript_path: null, stop_hook_active: false, last_assistant_message: 'found it' })).toEqual({});
+    expect(await answer('StopFailure', { error: 'overloaded', error_details: null, last_assistant_message: null })).toEqual({});
   });
 
   it('denies a force push at PreToolUse with the rule\'s message', async () => {

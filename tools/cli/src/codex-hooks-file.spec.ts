@@ -23,14 +23,14 @@ describe('withCodexAhpHooks', () => {
       description: 'team hooks',
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 .codex/hooks/check.py', statusMessage: 'checking' }] }],
-        SubagentStart: [{ hooks: [{ type: 'command', command: './log.sh' }] }],
+        Notification: [{ hooks: [{ type: 'command', command: './log.sh' }] }],
       },
     };
     const before = structuredClone(existing);
     const file = withCodexAhpHooks(existing, GATEWAY, PROJECT_TOKEN_FILE);
     expect(existing).toEqual(before);
     expect(file.description).toBe('team hooks');
-    expect(file.hooks?.['SubagentStart']).toEqual(existing.hooks?.['SubagentStart']);
+    expect(file.hooks?.['Notification']).toEqual(existing.hooks?.['Notification']);
     expect(file.hooks?.['PreToolUse']).toEqual([existing.hooks?.['PreToolUse']?.[0], { hooks: [codexAhpHook(GATEWAY, PROJECT_TOKEN_FILE)] }]);
   });
 

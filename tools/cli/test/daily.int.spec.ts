@@ -244,9 +244,9 @@ describe('ahp hook codex', () => {
     const text = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
     expect(text).toMatchObject({ code: 2, stdout: '' });
     expect(text.stderr).toContain('stdin is not JSON');
-    const unknown = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'SubagentStart' }));
+    const unknown = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'Interrupt' }));
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
-    expect(unknown.stderr).toContain('not a Codex hook event AHP maps (hook_event_name: "SubagentStart")');
+    expect(unknown.stderr).toContain('not a Codex hook event AHP maps (hook_event_name: "Interrupt")');
     expect(received).toEqual([]);
   });
 });
