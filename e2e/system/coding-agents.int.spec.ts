@@ -192,6 +192,16 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       for (const event of COPILOT_EVENTS.filter((name) => name !== 'sessionEnd')) expect(await copilot(event, FIELDS[event])).toEqual({});
     });
 
+    it('reads the VS Code compatible (PascalCase, snake_case) payloads too', async () => {
+      const run = await hook(
+        { hook_event_name: 'PreToolUse', session_id: copilotSession, timestamp: new Date().toISOString(), cwd: '/workspace/repo', tool_name: 'bash', tool_input: { command: 'git push --force' } },
+        ['copilot', 'PreToolUse'],
+        'copilot-ci',
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('force pushes are not allowed') as unknown });
+    });
+
     it('is a copilot row of the fleet', async () => {
       await eventually(async () => {
         const { json } = await operatorCall(api, operators.token('op-maria'), 'GET', '/fleet');

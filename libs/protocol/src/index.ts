@@ -612,6 +612,7 @@ export type { CodexEvent, CodexHookInput, CodexHookOutput, CodexHooksFile, Codex
 export {
   COPILOT_EVENTS,
   COPILOT_OUTPUT_SCHEMAS,
+  COPILOT_PASCAL_EVENTS,
   COPILOT_UNEVALUATED_EVENTS,
   CopilotEventSchema,
   CopilotHookInputSchema,
@@ -621,6 +622,8 @@ export {
   CopilotPermissionRequestOutputSchema,
   CopilotPreToolUseOutputSchema,
   CopilotStopOutputSchema,
+  copilotCamelCaseInput,
+  copilotEventName,
 } from './copilot.js';
 export type { CopilotEvent, CopilotHookInput, CopilotHookOutput, CopilotHooksFile, CopilotHooksFileHandler } from './copilot.js';
 // --- the fleet view and the operators' live feed (see fleet.ts) ---

@@ -89,6 +89,8 @@ export interface CommandHookDialect {
    * `hook_event_name`, first, where the gateway's bounded scan reads it.
    */
   readonly eventOnCommandLine?: boolean;
+  /** The dialect's own name of an event named on the command line in another of the agent's formats. */
+  canonicalEvent?(event: string): string;
   /** The event of the agent's permission prompt, whose hook the gateway may hold while an operator decides. */
   readonly permissionEvent: string;
   /** Events the agent reports that AHP does not evaluate: answered `{}` here, without asking the gateway. */
@@ -148,15 +150,16 @@ export async function runCommandHook(
   let event: unknown;
   if (dialect.eventOnCommandLine === true) {
     if (commandLineEvent === undefined) throw new CliError(EXIT.usage, `name the ${dialect.agent} event: ahp hook <agent> <event>`);
+    const named = dialect.canonicalEvent?.(commandLineEvent) ?? commandLineEvent;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CliError(EXIT.usage, `stdin is not a JSON object: expected the hook input ${dialect.agent} sends`);
-    if (dialect.unevaluated?.includes(commandLineEvent) === true) {
+    if (dialect.unevaluated?.includes(named) === true) {
       // Reported by the agent, evaluated by no trigger: no objection, and nothing else to say.
       io.stdout.write('{}\n');
       return EXIT.ok;
     }
     const { hook_event_name: _ignored, ...rest } = input as Record<string, unknown>;
-    event = commandLineEvent;
-    input = { hook_event_name: commandLineEvent, ...rest };
+    event = named;
+    input = { hook_event_name: named, ...rest };
   } else {
     event = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['hook_event_name'] : undefined;
   }

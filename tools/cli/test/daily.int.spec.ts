@@ -268,10 +268,21 @@ describe('ahp hook copilot', () => {
   it('answers {} itself for events no trigger evaluates, and exits 2 for an event it does not know', async () => {
     const error = await ahp(['hook', 'copilot', 'errorOccurred', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ sessionId: 's', error: { message: 'x', name: 'E' } }));
     expect(error).toMatchObject({ code: 0, stdout: '{}\n' });
-    const unknown = await ahp(['hook', 'copilot', 'PreToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    const unknown = await ahp(['hook', 'copilot', 'PreToolUsage', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toContain('not a Copilot hook event AHP maps');
+    const pascalError = await ahp(['hook', 'copilot', 'ErrorOccurred', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ hook_event_name: 'ErrorOccurred', session_id: 's' }));
+    expect(pascalError).toMatchObject({ code: 0, stdout: '{}\n' });
     expect(received).toEqual([]);
+  });
+
+  it('takes the VS Code compatible (PascalCase) events as their camelCase twins, passing the snake_case payload on', async () => {
+    answer = { status: 200, body: { permissionDecision: 'deny', permissionDecisionReason: 'no' } };
+    const payload = { hook_event_name: 'PreToolUse', session_id: 's1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/repo', tool_name: 'bash', tool_input: { command: 'ls' } };
+    const run = await ahp(['hook', 'copilot', 'PreToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(payload));
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(answer.body);
+    expect(received[0]?.body).toEqual({ ...payload, hook_event_name: 'preToolUse' });
   });
 
   it('denies a preToolUse and a permissionRequest when the gateway cannot be reached, and answers {} elsewhere', async () => {

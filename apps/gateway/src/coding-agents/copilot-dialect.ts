@@ -6,7 +6,7 @@
  * evaluated, recorded and shown in the fleet) but cannot act: the answer is `{}`. Pure;
  * docs/coding-agents.md has the same tables.
  */
-import { applyModifications, CopilotEventSchema, CopilotHookInputSchema } from '@ahp/protocol';
+import { applyModifications, copilotCamelCaseInput, copilotEventName, CopilotEventSchema, CopilotHookInputSchema } from '@ahp/protocol';
 import type { AhpError, CopilotEvent, CopilotHookInput, CopilotHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operators/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
@@ -94,7 +94,7 @@ function blockedOutput(event: CopilotEvent, reason: string): CopilotHookOutput {
  */
 export function copilotRefusedOutput(event: string | undefined, error: Pick<AhpError, 'code' | 'message'>): CopilotHookOutput | Record<string, string> {
   const reason = `Blocked by AHP (fail-closed): ${error.message} (${error.code})`;
-  const known = CopilotEventSchema.safeParse(event);
+  const known = CopilotEventSchema.safeParse(event === undefined ? undefined : copilotEventName(event));
   return known.success ? blockedOutput(known.data, reason) : { permissionDecision: 'deny', permissionDecisionReason: reason, behavior: 'deny', message: reason };
 }
 
@@ -127,7 +127,8 @@ export const copilotDialect: HookDialect<CopilotHookInput> = Object.freeze({
   client: 'copilot',
   label: 'Copilot',
   sessionPrefix: 'gh',
-  parse: (body: unknown) => parseInput(CopilotHookInputSchema, body, 'Copilot hook input'),
+  // Both of Copilot's formats: a VS Code compatible payload (PascalCase event, snake_case fields) is read as its camelCase twin.
+  parse: (body: unknown) => parseInput(CopilotHookInputSchema, copilotCamelCaseInput(body), 'Copilot hook input'),
   event: (input: CopilotHookInput) => input.hook_event_name,
   trigger: (input: CopilotHookInput) => COPILOT_TRIGGERS[input.hook_event_name],
   phase: (input: CopilotHookInput) => (input.hook_event_name === 'sessionStart' ? 'start' : input.hook_event_name === 'sessionEnd' ? 'end' : 'during'),
