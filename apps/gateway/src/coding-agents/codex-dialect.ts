@@ -7,6 +7,7 @@ import { applyModifications, CodexEventSchema, CodexHookInputSchema } from '@ahp
 import type { AhpError, CodexEvent, CodexHookInput, CodexHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operators/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
+import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';
 
 /**
@@ -136,6 +137,17 @@ export function toCodexOutput(input: CodexHookInput, decision: HookDecision): Co
   return output as CodexHookOutput;
 }
 
+/**
+ * A Codex hook as answer inference reads it: PreToolUse is a call about to run (Codex obeys its
+ * deny and, in the targeted release, its `updatedInput`), PostToolUse one that ran, Stop the end
+ * of the turn. A subagent's stop or a failed turn tells nothing certain about the main agent's calls.
+ */
+export function codexAnswerView(input: CodexHookInput): AnswerView {
+  const event = input.hook_event_name;
+  if (event === 'PreToolUse' || event === 'PostToolUse') return { kind: event === 'PreToolUse' ? 'pre-tool' : 'post-tool', event, tool: input.tool_name, input: input.tool_input, toolUseId: input.tool_use_id };
+  return { kind: event === 'Stop' ? 'stop' : 'other', event };
+}
+
 export const codexDialect: HookDialect<CodexHookInput> = Object.freeze({
   client: 'codex',
   label: 'Codex',
@@ -150,6 +162,7 @@ export const codexDialect: HookDialect<CodexHookInput> = Object.freeze({
   context: codexHookContext,
   answer: toCodexOutput,
   refused: codexRefusedOutput,
+  answerView: codexAnswerView,
   permissionPrompt: (input: CodexHookInput) => input.hook_event_name === 'PermissionRequest',
   // `{}` plus the notice: Codex's own approval flow asks (its PermissionRequest takes systemMessage).
   promptFallback: (_input: CodexHookInput, fallback, reason) => (fallback === 'deny' ? blockedOutput('PermissionRequest', reason) : { systemMessage: reason }),

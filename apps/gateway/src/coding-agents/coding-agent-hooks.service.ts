@@ -9,10 +9,11 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
 import { agentSessionId, type HookDialect } from './hook-dialect.js';
+import { HookAnswers } from './hook-answers.js';
 import { HookPresence } from './hook-presence.js';
 import { PermissionHold } from './permission-hold.js';
 
-/** What a dialect may add around the evaluation (Claude Code infers answers from the next hook). */
+/** What a dialect may add around the evaluation (Claude Code records its team events). */
 export interface HookRunExtras {
   /** Runs with the fleet write, before the hook is evaluated. Must not throw. */
   before?(sessionId: string): Promise<void>;
@@ -45,6 +46,7 @@ export class CodingAgentHooks {
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(HookPresence) private readonly presence: HookPresence,
     @Inject(PermissionHold) private readonly hold: PermissionHold,
+    @Inject(HookAnswers) private readonly answers: HookAnswers,
   ) {
     this.log = logger.child({ component: 'coding-agent-hooks' });
   }
@@ -88,7 +90,13 @@ export class CodingAgentHooks {
     }
     if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
     // The session is in the fleet before the hook is (the fleet row must exist for its activity).
-    await Promise.all([this.presence.seen(agent, session.sessionId, dialect.phase(input), dialect.client), extras.before?.(session.sessionId)]);
+    // The signals of the session's previous pre-tool hook are answered from this one (agents cannot answer them).
+    const view = dialect.answerView(input);
+    await Promise.all([
+      this.presence.seen(agent, session.sessionId, dialect.phase(input), dialect.client),
+      this.answers.infer(agent.id, session.sessionId, view),
+      extras.before?.(session.sessionId),
+    ]);
     const sessionOf = session.sessionId;
     let decision = await this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
     if (dialect.permissionPrompt(input)) {
@@ -109,7 +117,7 @@ export class CodingAgentHooks {
         return dialect.promptFallback(input, held.fallback, held.reason);
       }
     }
-    await extras.after?.(sessionOf, decision);
+    await Promise.all([this.answers.remember(sessionOf, view, decision), extras.after?.(sessionOf, decision)]);
     return dialect.answer(input, decision);
   }
 }

@@ -13,7 +13,8 @@ import {
 } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import type { OperatorApiError } from '../operators/api-error.js';
-import { COPILOT_TRIGGERS, copilotDialect, copilotHookContext, copilotRefusedOutput, copilotToolInput, toCopilotOutput } from './copilot-dialect.js';
+import { inferredActionOf, pendingAnswersOf } from './hook-answers.js';
+import { COPILOT_TRIGGERS, copilotAnswerView, copilotDialect, copilotHookContext, copilotRefusedOutput, copilotToolInput, toCopilotOutput } from './copilot-dialect.js';
 
 const HOOK_ID = randomUUID();
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -192,5 +193,21 @@ describe('copilotDialect.parse: the VS Code compatible (PascalCase) payloads', (
       permissionDecision: 'deny',
       permissionDecisionReason: 'Blocked by AHP (fail-closed): too many hooks (E_RATE_LIMITED)',
     });
+  });
+});
+
+describe('answers inferred for Copilot', () => {
+  it('keeps a preToolUse block and reads retry_after_fix from a changed call, abort from agentStop; a control is answered by the postToolUse of the tool', () => {
+    const [blocked] = pendingAnswersOf(copilotAnswerView(INPUTS.preToolUse), decisionOf('preToolUse', BLOCK));
+    expect(blocked).toMatchObject({ intensity: 'block', tool_name: 'bash' });
+    const changed = copilotAnswerView({ ...INPUTS.preToolUse, toolArgs: '{"command":"rm -rf build/tmp"}' } as CopilotHookInput);
+    expect(inferredActionOf(blocked!, changed)).toBe('retry_after_fix');
+    expect(inferredActionOf(blocked!, copilotAnswerView(INPUTS.preToolUse))).toBeUndefined();
+    expect(inferredActionOf(blocked!, copilotAnswerView(INPUTS.agentStop))).toBe('abort');
+    const [modified] = pendingAnswersOf(copilotAnswerView(INPUTS.preToolUse), decisionOf('preToolUse', CONTROL('command')));
+    expect(inferredActionOf(modified!, copilotAnswerView(INPUTS.postToolUse))).toBe('accept_modification');
+    expect(inferredActionOf(modified!, copilotAnswerView(INPUTS.sessionEnd))).toBeUndefined();
+    // Nothing is kept from an event that is not a call about to run.
+    expect(pendingAnswersOf(copilotAnswerView(INPUTS.permissionRequest), decisionOf('permissionRequest', BLOCK))).toEqual([]);
   });
 });

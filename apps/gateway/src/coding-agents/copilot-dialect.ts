@@ -10,6 +10,7 @@ import { applyModifications, copilotCamelCaseInput, copilotEventName, CopilotEve
 import type { AhpError, CopilotEvent, CopilotHookInput, CopilotHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operators/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
+import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';
 
 /** The AHP trigger of each Copilot event; permissionRequest is the gate before the same tool call as preToolUse. */
@@ -123,6 +124,18 @@ export function toCopilotOutput(input: CopilotHookInput, decision: HookDecision)
   return {};
 }
 
+/**
+ * A Copilot hook as answer inference reads it: preToolUse is a call about to run (Copilot obeys
+ * its deny and its `modifiedArgs`), postToolUse and postToolUseFailure one that ran, agentStop
+ * the end of the turn. Copilot sends no call id, so calls are matched by tool (and input).
+ */
+export function copilotAnswerView(input: CopilotHookInput): AnswerView {
+  const event = input.hook_event_name;
+  if (event === 'preToolUse') return { kind: 'pre-tool', event, tool: input.toolName, input: copilotToolInput(input.toolArgs) };
+  if (event === 'postToolUse' || event === 'postToolUseFailure') return { kind: 'post-tool', event, tool: input.toolName, input: copilotToolInput(input.toolArgs) };
+  return { kind: event === 'agentStop' ? 'stop' : 'other', event };
+}
+
 export const copilotDialect: HookDialect<CopilotHookInput> = Object.freeze({
   client: 'copilot',
   label: 'Copilot',
@@ -136,6 +149,7 @@ export const copilotDialect: HookDialect<CopilotHookInput> = Object.freeze({
   context: copilotHookContext,
   answer: toCopilotOutput,
   refused: copilotRefusedOutput,
+  answerView: copilotAnswerView,
   permissionPrompt: (input: CopilotHookInput) => input.hook_event_name === 'permissionRequest',
   // Copilot's permissionRequest answer has no field for a notice: `{}` is its own permission flow.
   promptFallback: (_input: CopilotHookInput, fallback, reason) => (fallback === 'deny' ? blockedOutput('permissionRequest', reason) : {}),
