@@ -12,7 +12,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import type { LiveFeedService, LiveSubscriber } from '../fleet/live-feed.service.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import { JsonLogger } from '../logging/json-logger.js';
-import { PermissionHold, WAIT_HEADER, holdOptionsOf } from './permission-hold.js';
+import { MAX_HELD_PER_AGENT, PermissionHold, WAIT_HEADER, holdOptionsOf } from './permission-hold.js';
 
 const HOOK_ID = randomUUID();
 const REQUEST = `req_tool_${HOOK_ID}`;
@@ -149,6 +149,18 @@ describe('PermissionHold', () => {
     drain.start();
     expect(await hold.hold(prompt(Date.now() + 20_000, []), waitingDecision())).toMatchObject({ kind: 'fallback', reason: expect.stringContaining('the gateway holding it shut down') as unknown });
     expect(notes).toHaveLength(2);
+  });
+
+  it('holds at most MAX_HELD_PER_AGENT prompts of one agent; the next is answered at once with its wait', async () => {
+    const { hold, status, feed } = setUp();
+    const asked: string[] = [];
+    const held = Array.from({ length: MAX_HELD_PER_AGENT }, () => hold.hold(prompt(Date.now() + 20_000, asked), waitingDecision()));
+    const waiting = waitingDecision();
+    expect(await hold.hold(prompt(Date.now() + 20_000, asked), waiting)).toEqual({ kind: 'decided', decision: waiting });
+    status.value = 'approved';
+    feed([{ kind: 'request', request_id: REQUEST, type: 'tool_approval', event: 'approved', status: 'approved', actor: { kind: 'operator', id: 'op-1' }, at: NOW }]);
+    expect((await Promise.all(held)).every((result) => result.kind === 'decided')).toBe(true);
+    expect(asked).toHaveLength(MAX_HELD_PER_AGENT);
   });
 
   it('holds at most AHP_PERMISSION_WAIT_MS from arrival, less when the hook asks for less', () => {

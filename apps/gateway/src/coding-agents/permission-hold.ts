@@ -38,6 +38,13 @@ export const MIN_HOLD_MS = 500;
 /** Most evaluations of one held prompt: a settled request that another hook used first opens a new one. */
 const MAX_ROUNDS = 4;
 
+/**
+ * Most prompts one agent may have held on one gateway at once. Each holds a connection and reads
+ * its request every {@link POLL_MS}; beyond this a prompt is answered at once with the wait
+ * reason (deny, retry the identical call), as when holding is off.
+ */
+export const MAX_HELD_PER_AGENT = 16;
+
 /** Header with which a hook asks to be held for less than AHP_PERMISSION_WAIT_MS (milliseconds). */
 export const WAIT_HEADER = 'x-ahp-wait-ms';
 
@@ -85,6 +92,8 @@ export class PermissionHold implements OnModuleInit, OnModuleDestroy {
   private readonly log: JsonLogger;
   /** Wake-ups of the prompts held on this gateway, by the request they wait for. */
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Prompts held on this gateway, by agent. */
+  private readonly heldByAgent = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -136,6 +145,23 @@ export class PermissionHold implements OnModuleInit, OnModuleDestroy {
    * that does not wait for an operator is answered as it is.
    */
   async hold(prompt: HeldPrompt, decision: HookDecision): Promise<HoldResult> {
+    if (awaitingApproval(decision) === undefined || this.config.permissionWaitMs === 0) return { kind: 'decided', decision };
+    const held = this.heldByAgent.get(prompt.agentId) ?? 0;
+    if (held >= MAX_HELD_PER_AGENT) {
+      this.log.warn({ agentId: prompt.agentId, held }, 'too many permission prompts held for this agent; answering this one at once');
+      return { kind: 'decided', decision };
+    }
+    this.heldByAgent.set(prompt.agentId, held + 1);
+    try {
+      return await this.holdHeld(prompt, decision);
+    } finally {
+      const left = (this.heldByAgent.get(prompt.agentId) ?? 1) - 1;
+      if (left <= 0) this.heldByAgent.delete(prompt.agentId);
+      else this.heldByAgent.set(prompt.agentId, left);
+    }
+  }
+
+  private async holdHeld(prompt: HeldPrompt, decision: HookDecision): Promise<HoldResult> {
     const arrived = Date.now();
     let current = decision;
     for (let round = 0; round < MAX_ROUNDS; round++) {
