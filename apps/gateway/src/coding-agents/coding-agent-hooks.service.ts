@@ -15,8 +15,6 @@ import { PermissionHold } from './permission-hold.js';
 
 /** What a dialect may add around the evaluation (Claude Code records its team events). */
 export interface HookRunExtras {
-  /** Runs with the fleet write, before the hook is evaluated. Must not throw. */
-  before?(sessionId: string): Promise<void>;
   /** Runs once the decision is known, before it is answered. Must not throw. */
   after?(sessionId: string, decision: HookDecision): Promise<void>;
 }
@@ -33,7 +31,9 @@ export interface HookHoldOptions {
  * Runs one coding agent hook through the gateway's hook machinery and answers in the agent's
  * format ({@link HookDialect}). Resolves within AHP_CLAUDE_CODE_DEADLINE_MS (the deadline of every
  * coding agent's hooks) plus the Redis round trips, with the oracles' decision or the failure
- * policy's.
+ * policy's — except an agent's permission prompt waiting for an operator, which is held up to
+ * AHP_PERMISSION_WAIT_MS from its arrival (PermissionHold). Answers are inferred for every agent
+ * (HookAnswers).
  */
 @Injectable()
 export class CodingAgentHooks {
@@ -95,7 +95,6 @@ export class CodingAgentHooks {
     await Promise.all([
       this.presence.seen(agent, session.sessionId, dialect.phase(input), dialect.client),
       this.answers.infer(agent.id, session.sessionId, view),
-      extras.before?.(session.sessionId),
     ]);
     const sessionOf = session.sessionId;
     let decision = await this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
