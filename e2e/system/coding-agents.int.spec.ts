@@ -272,5 +272,24 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       // The same call again (in the same Claude Code session) finds the late approval at once.
       expect((await post(body)).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } });
     });
+
+    // Last in the file: it replaces the first gateway.
+    it('still delivers the decision when the gateway holding the dialog dies: ahp hook claude-code asks again and the new gateway finds the request', async () => {
+      const body = dialog('./scripts/deploy.sh eu-west');
+      const held = hook(body, ['claude-code', '--wait', '40000'], 'claude-dev');
+      const requestId = await pendingRequestFor('./scripts/deploy.sh eu-west');
+      const first = system.stack.gateways[0]!;
+      const port = Number(first.ready['port']);
+      first.kill('SIGKILL');
+      await first.exited;
+      const edited = { command: './scripts/deploy.sh eu-west --canary', description: 'deploy' };
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true, modified_input: edited });
+      expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+      await system.stack.addGateway({ port });
+      const run = await held;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('asking again');
+      expect((JSON.parse(run.stdout) as Output).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } });
+    });
   });
 });
