@@ -273,12 +273,37 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       expect((await post(body)).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } });
     });
 
-    // Last in the file: it replaces the first gateway.
+    /** The gateway now on the first gateway's port (the tests below replace it). */
+    const holder = () => {
+      const port = Number(system.stack.gateways[0]!.ready['port']);
+      return system.stack.gateways.filter((gateway) => Number(gateway.ready['port']) === port).at(-1)!;
+    };
+
+    // Last in the file: these two replace the first gateway.
+    it('still delivers the decision when the gateway holding the dialog shuts down: it hands the prompt back (503), ahp hook asks again, the new gateway holds it', async () => {
+      const body = dialog('./scripts/deploy.sh us-east');
+      const held = hook(body, ['claude-code', '--wait', '40000'], 'claude-dev');
+      const requestId = await pendingRequestFor('./scripts/deploy.sh us-east');
+      const first = holder();
+      const port = Number(first.ready['port']);
+      await first.stop();
+      await system.stack.addGateway({ port });
+      // Held again by the new gateway: nothing was recorded as a fallback.
+      const detail = await operatorCall(api, operators.token('op-maria'), 'GET', `/requests/${requestId}`);
+      expect((detail.json as { history: { event: string }[] }).history.map((entry) => entry.event)).toEqual(['created']);
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: false, feedback: 'not during the freeze' });
+      expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+      const run = await held;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('asking again');
+      expect((JSON.parse(run.stdout) as Output).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Blocked by AHP: not during the freeze' } });
+    });
+
     it('still delivers the decision when the gateway holding the dialog dies: ahp hook claude-code asks again and the new gateway finds the request', async () => {
       const body = dialog('./scripts/deploy.sh eu-west');
       const held = hook(body, ['claude-code', '--wait', '40000'], 'claude-dev');
       const requestId = await pendingRequestFor('./scripts/deploy.sh eu-west');
-      const first = system.stack.gateways[0]!;
+      const first = holder();
       const port = Number(first.ready['port']);
       first.kill('SIGKILL');
       await first.exited;

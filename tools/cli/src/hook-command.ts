@@ -191,8 +191,8 @@ export async function runCommandHook(
 /**
  * Asks about a permission prompt, which the gateway may hold while an operator decides: the
  * wait goes in `X-AHP-Wait-Ms` and the HTTP wait is that much longer. When the gateway goes away
- * meanwhile (a restart, a crash: the connection fails or breaks off), the prompt is sent again
- * while its time lasts; the request it waits for is in Redis, so any gateway holds it again and
+ * meanwhile (a crash: the connection fails or breaks off; a shutdown: it answers 503, having been
+ * told by `X-AHP-Resend` that the prompt is sent again), the prompt is sent again while its time lasts; the request it waits for is in Redis, so any gateway holds it again and
  * delivers the decision.
  */
 async function askHeld(dialect: CommandHookDialect, values: HookValues, io: CliIo, token: string, input: unknown): Promise<GatewayAnswer> {
@@ -203,7 +203,12 @@ async function askHeld(dialect: CommandHookDialect, values: HookValues, io: CliI
   for (;;) {
     const left = Math.max(0, until - Date.now());
     try {
-      return await requestGateway(io, values, token, 'POST', dialect.route, input, HOOK_TIMEOUT_MS, { 'x-ahp-wait-ms': String(left) }, left);
+      const answer = await requestGateway(io, values, token, 'POST', dialect.route, input, HOOK_TIMEOUT_MS, { 'x-ahp-wait-ms': String(left), 'x-ahp-resend': '1' }, left);
+      // 503: the gateway shuts down and hands the prompt back; another one (or its restart) holds it again.
+      if (answer.status !== 503 || until - Date.now() < RESEND_PAUSE_MS * 2) return answer;
+      held = true;
+      io.stderr.write('ahp: the gateway is shutting down; asking again\n');
+      await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
     } catch (error) {
       // Only a gateway that went away (exit 3) is asked again; anything else is final.
       if (!(error instanceof CliError) || error.exitCode !== EXIT.redis) throw error;

@@ -125,7 +125,7 @@ describe('ahp hook claude-code', () => {
     expect(run.stderr).toContain('cannot reach the gateway');
   });
 
-  it('waits for a held PermissionRequest (X-AHP-Wait-Ms) and asks again when the gateway goes away meanwhile, printing the decision it then gets', async () => {
+  it('waits for a held PermissionRequest (X-AHP-Wait-Ms) and asks again when the gateway dies or shuts down meanwhile (503), printing the decision it then gets', async () => {
     const waits: (string | undefined)[] = [];
     const bodies: unknown[] = [];
     // The first gateway dies holding the prompt (its connection is cut); the next one answers.
@@ -135,6 +135,13 @@ describe('ahp hook claude-code', () => {
         bodies.push(body);
         if (bodies.length === 1) {
           request.socket.destroy();
+          return;
+        }
+        if (bodies.length === 2) {
+          // The next gateway shuts down while holding it, and hands it back (it was told the hook re-sends).
+          expect(request.headers['x-ahp-resend']).toBe('1');
+          response.writeHead(503, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ error: makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; send the permission prompt again') }));
           return;
         }
         response.writeHead(200, { 'content-type': 'application/json' });
@@ -150,9 +157,11 @@ describe('ahp hook claude-code', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'ls' } } } });
       expect(run.stderr).toContain('asking again');
-      expect(bodies).toEqual([prompt, prompt]);
+      expect(run.stderr).toContain('the gateway is shutting down; asking again');
+      expect(bodies).toEqual([prompt, prompt, prompt]);
       // The wait it asks for shrinks with the time already spent.
       expect(Number(waits[0])).toBeLessThanOrEqual(20_000);
+      expect(Number(waits[2])).toBeLessThan(Number(waits[1]));
       expect(Number(waits[1])).toBeLessThan(Number(waits[0]));
     } finally {
       await new Promise((resolve) => flaky.close(resolve));

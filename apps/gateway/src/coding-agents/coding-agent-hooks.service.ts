@@ -5,6 +5,7 @@ import type { SessionStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, type GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
+import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
@@ -25,6 +26,13 @@ export interface HookHoldOptions {
   readonly waitHeader?: string | string[] | undefined;
   /** Aborted when the agent stopped waiting (its connection closed). */
   readonly signal?: AbortSignal | undefined;
+  /** The hook sends a permission prompt again when this gateway goes away (`X-AHP-Resend: 1`, `ahp hook`). */
+  readonly resends?: boolean | undefined;
+}
+
+/** A gateway shutting down hands a permission prompt back to a hook that sends it again elsewhere. */
+function handBack(): OperatorApiError {
+  return new OperatorApiError(makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; send the permission prompt again', undefined, { retryAfterMs: 1000 }));
 }
 
 /**
@@ -47,6 +55,7 @@ export class CodingAgentHooks {
     @Inject(HookPresence) private readonly presence: HookPresence,
     @Inject(PermissionHold) private readonly hold: PermissionHold,
     @Inject(HookAnswers) private readonly answers: HookAnswers,
+    @Inject(DrainState) private readonly drain: DrainState,
   ) {
     this.log = logger.child({ component: 'coding-agent-hooks' });
   }
@@ -64,6 +73,8 @@ export class CodingAgentHooks {
    */
   async run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, input: Input, extras: HookRunExtras = {}, holdOptions: HookHoldOptions = {}): Promise<unknown> {
     const arrivedAt = Date.now();
+    // A shutting-down gateway (its store may be closed already) hands a prompt back to a hook that sends it elsewhere.
+    if (holdOptions.resends === true && this.drain.draining && dialect.permissionPrompt(input)) throw handBack();
     const trigger = dialect.trigger(input);
     const context = dialect.context(input);
     const issue = inspectJsonValue(context, 1)[0];
@@ -99,6 +110,7 @@ export class CodingAgentHooks {
     const sessionOf = session.sessionId;
     let decision = await this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
     if (dialect.permissionPrompt(input)) {
+      if (holdOptions.resends === true && this.drain.draining) throw handBack();
       // The agent is about to ask its user: a call waiting for an operator is held for the decision.
       const held = await this.hold.hold(
         {
@@ -106,10 +118,12 @@ export class CodingAgentHooks {
           agentId: agent.id,
           until: this.hold.deadlineOf(arrivedAt, holdOptions.waitHeader),
           signal: holdOptions.signal,
+          resends: holdOptions.resends,
           evaluateWith: (requestId, deadlineMs) => this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context: { ...context, approval: { request_id: requestId } }, deadlineMs }),
         },
         decision,
       );
+      if (held.kind === 'resend') throw handBack();
       decision = held.decision;
       if (held.kind === 'fallback') {
         await extras.after?.(sessionOf, decision);

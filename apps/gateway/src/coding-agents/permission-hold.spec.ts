@@ -12,7 +12,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import type { LiveFeedService, LiveSubscriber } from '../fleet/live-feed.service.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import { JsonLogger } from '../logging/json-logger.js';
-import { MAX_HELD_PER_AGENT, PermissionHold, WAIT_HEADER, holdOptionsOf } from './permission-hold.js';
+import { MAX_HELD_PER_AGENT, PermissionHold, RESEND_HEADER, WAIT_HEADER, holdOptionsOf } from './permission-hold.js';
 
 const HOOK_ID = randomUUID();
 const REQUEST = `req_tool_${HOOK_ID}`;
@@ -149,6 +149,9 @@ describe('PermissionHold', () => {
     drain.start();
     expect(await hold.hold(prompt(Date.now() + 20_000, []), waitingDecision())).toMatchObject({ kind: 'fallback', reason: expect.stringContaining('the gateway holding it shut down') as unknown });
     expect(notes).toHaveLength(2);
+    // A hook that sends the prompt again elsewhere (ahp hook) is handed back, with nothing recorded.
+    expect(await hold.hold({ ...prompt(Date.now() + 20_000, []), resends: true }, waitingDecision())).toEqual({ kind: 'resend' });
+    expect(notes).toHaveLength(2);
   });
 
   it('holds at most MAX_HELD_PER_AGENT prompts of one agent; the next is answered at once with its wait', async () => {
@@ -174,8 +177,9 @@ describe('PermissionHold', () => {
   it('reads the wait a hook asks for from its header, and aborts when the client goes away before its answer', () => {
     const response = new EventEmitter() as EventEmitter & { writableEnded: boolean };
     response.writableEnded = false;
-    const options = holdOptionsOf({ headers: { [WAIT_HEADER]: '5000' } } as unknown as IncomingMessage, response as unknown as ServerResponse);
+    const options = holdOptionsOf({ headers: { [WAIT_HEADER]: '5000', [RESEND_HEADER]: '1' } } as unknown as IncomingMessage, response as unknown as ServerResponse);
     expect(options.waitHeader).toBe('5000');
+    expect(options.resends).toBe(true);
     expect(options.signal.aborted).toBe(false);
     response.emit('close');
     expect(options.signal.aborted).toBe(true);

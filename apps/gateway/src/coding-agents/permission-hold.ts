@@ -49,15 +49,22 @@ export const MAX_HELD_PER_AGENT = 16;
 export const WAIT_HEADER = 'x-ahp-wait-ms';
 
 /**
+ * Header (`1`) with which a hook says it sends the prompt again when this gateway goes away
+ * (`ahp hook`): a gateway shutting down then answers 503 instead of the fallback, and the prompt
+ * is held again by the gateway that answers next.
+ */
+export const RESEND_HEADER = 'x-ahp-resend';
+
+/**
  * What a hook's HTTP exchange tells a hold: the wait it asks for ({@link WAIT_HEADER}) and a
  * signal aborted when the client goes away before its answer (its timeout: nobody is left to answer).
  */
-export function holdOptionsOf(request: IncomingMessage, response: ServerResponse): { waitHeader: string | string[] | undefined; signal: AbortSignal } {
+export function holdOptionsOf(request: IncomingMessage, response: ServerResponse): { waitHeader: string | string[] | undefined; signal: AbortSignal; resends: boolean } {
   const gone = new AbortController();
   response.once('close', () => {
     if (!response.writableEnded) gone.abort();
   });
-  return { waitHeader: request.headers[WAIT_HEADER], signal: gone.signal };
+  return { waitHeader: request.headers[WAIT_HEADER], signal: gone.signal, resends: request.headers[RESEND_HEADER] === '1' };
 }
 
 /** How a wait for a request ended. */
@@ -74,12 +81,16 @@ export interface HeldPrompt {
   readonly evaluateWith: (requestId: string, deadlineMs: number) => Promise<HookDecision>;
   /** Aborted when the agent stopped waiting (its connection closed). */
   readonly signal?: AbortSignal | undefined;
+  /** The hook sends the prompt again when this gateway goes away ({@link RESEND_HEADER}). */
+  readonly resends?: boolean | undefined;
 }
 
 /** What a held prompt answers: a decision, or the fallback (with the reason the agent reads). */
 export type HoldResult =
   | { readonly kind: 'decided'; readonly decision: HookDecision }
-  | { readonly kind: 'fallback'; readonly decision: HookDecision; readonly fallback: PromptFallback; readonly reason: string };
+  | { readonly kind: 'fallback'; readonly decision: HookDecision; readonly fallback: PromptFallback; readonly reason: string }
+  /** This gateway shuts down and the hook sends the prompt again elsewhere: answer 503, record nothing. */
+  | { readonly kind: 'resend' };
 
 /** Seconds, for texts. */
 function seconds(ms: number): string {
@@ -168,6 +179,10 @@ export class PermissionHold implements OnModuleInit, OnModuleDestroy {
       const waiting = awaitingApproval(current);
       if (waiting === undefined || this.config.permissionWaitMs === 0) return { kind: 'decided', decision: current };
       const outcome = prompt.until - Date.now() < MIN_HOLD_MS ? 'timeout' : await this.waitFor(waiting.request_id, prompt.until, prompt.signal);
+      if (outcome === 'draining' && prompt.resends === true) {
+        this.log.info({ agentId: prompt.agentId, requestId: waiting.request_id }, 'held permission prompt handed back for another gateway: this one shuts down');
+        return { kind: 'resend' };
+      }
       if (outcome !== 'settled') return this.fallBack(prompt, waiting, current, outcome, Date.now() - arrived);
       const left = prompt.until - Date.now();
       if (left < MIN_HOLD_MS) return this.fallBack(prompt, waiting, current, 'timeout', Date.now() - arrived);
