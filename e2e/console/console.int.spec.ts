@@ -1,13 +1,13 @@
 // Starts: a private Redis, one gateway and one oracle-worker process, the built ops console
 // (`next start`) pointed at the gateway, and Debian's Chromium (playwright-core). Real SDK agents
 // (and a raw WebSocket agent for tool approvals) act; operators act in the browser.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { findWorkspaceRoot } from '@ahp/embedded-redis';
-import { HookDrillDownSchema, PublishConfigResponseSchema, RequestDetailResponseSchema, SignalLogLineSchema, SignalLogListResponseSchema, type JsonObject, type ServerFrame, type Signal } from '@ahp/protocol';
+import { HookDrillDownSchema, PublishConfigResponseSchema, RequestDetailResponseSchema, RequestListResponseSchema, SignalLogLineSchema, SignalLogListResponseSchema, type JsonObject, type ServerFrame, type Signal } from '@ahp/protocol';
 import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
 import { allWorkersServe } from '../system/config-support.js';
 import { RawAgent, eventually } from '../system/harness.js';
@@ -27,6 +27,11 @@ hooks:
             require_approval:
               deadline: 5m
               message: "{{ tool.input.command }} needs an operator's approval"
+          - id: deploy-prompt
+            condition: 'default(client.permission_prompt, false) and tool.input.command matches /deploy/'
+            require_approval:
+              deadline: 5m
+              message: "a deploy needs an operator"
 `;
 
 describe('ops console in a real browser', () => {
@@ -50,6 +55,7 @@ describe('ops console in a real browser', () => {
       { id: 'clocked', name: 'Clocked' },
       { id: 'historian', name: 'Historian', team: 'orders', role: 'teammate' },
       { id: 'driller', name: 'Driller', team: 'billing', role: 'teammate' },
+      { id: 'claude-laptop', name: 'Claude Code (laptop)' },
     ]);
   }, 120_000);
 
@@ -551,6 +557,52 @@ describe('ops console in a real browser', () => {
     const third = await careful.hook('pre-tool-use', { tool: { name: 'bash', input: again } }, { onAwaitingApproval: (wait) => waits.push(wait) });
     expect(third.allowed).toBe(true);
     expect(waits).toHaveLength(2);
+  });
+
+  it("Claude Code's permission dialog waits while an operator approves it in the browser with an edited input; the hook answers allow with updatedInput", async () => {
+    // The rules published by the previous scenario include `deploy-prompt`, for agents' permission prompts.
+    const input = { command: './scripts/deploy.sh production', description: 'Deploy the app' };
+    const edited = { command: './scripts/deploy.sh staging', description: 'Deploy the app' };
+    // Posted exactly as Claude Code's http hook posts it; the gateway holds it until someone decides.
+    const answer = fetch(`http://127.0.0.1:${String(suite.gateway().ready['port'])}/v1/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${suite.system.token('claude-laptop')}` },
+      body: JSON.stringify({
+        session_id: randomUUID(),
+        transcript_path: '/home/dev/.claude/projects/app/transcript.jsonl',
+        cwd: '/home/dev/app',
+        permission_mode: 'default',
+        hook_event_name: 'PermissionRequest',
+        tool_name: 'Bash',
+        tool_input: input,
+      }),
+    }).then(async (response) => ({ status: response.status, json: (await response.json()) as unknown }));
+    answer.catch(() => undefined);
+
+    const requestId = await eventually(async () => {
+      const { json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'GET', '/requests?status=pending&agent=claude-laptop');
+      return RequestListResponseSchema.parse(json).requests[0]?.request_id;
+    }, 'the permission prompt\'s approval request');
+    const page = await operator('op-alice');
+    await approvals(page);
+    const item = card(page, requestId);
+    await item.waitFor();
+    await item.getByText('a deploy needs an operator').waitFor();
+    await item.getByRole('button', { name: 'Approve with edits' }).click();
+    const editor = item.getByLabel('Edited input for Bash (a JSON object)');
+    expect(JSON.parse(await editor.inputValue())).toEqual(input);
+    await editor.fill(JSON.stringify(edited, null, 2));
+    await item.getByRole('button', { name: 'Approve with these edits' }).click();
+    await item.getByText('Approved with your edited input.').waitFor();
+
+    // The hook that waited answers Claude Code's dialog: allow, with the operator's input.
+    const answered = await answer;
+    expect(answered.status).toBe(200);
+    expect(answered.json).toMatchObject({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } },
+      systemMessage: expect.stringContaining(`modified by op-alice when approving request ${requestId}`) as unknown,
+    });
+    expect((await requestState(requestId)).request).toMatchObject({ status: 'approved', decided_by: 'op-alice', modified_input: edited });
   });
 
   it('approvals history shows who decided and the edited input, exports it, and the grants page revokes a session grant for the very next call', async () => {

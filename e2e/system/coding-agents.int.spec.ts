@@ -3,11 +3,11 @@
 // an agent's own approval prompt lets a deploy run. Codex and GitHub Copilot are played by the
 // real `ahp hook codex` / `ahp hook copilot <event>` commands (tools/cli/bin/ahp.js, built), fed
 // their documented hook inputs on stdin exactly as the agents run a command hook; an operator
-// answers over the HTTP API.
+// answers over the HTTP API of the second gateway while the first one holds the prompt.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { CODEX_OUTPUT_SCHEMAS, COPILOT_EVENTS, COPILOT_OUTPUT_SCHEMAS, FleetResponseSchema, type CodexEvent, type CopilotEvent } from '@ahp/protocol';
+import { CODEX_OUTPUT_SCHEMAS, COPILOT_EVENTS, COPILOT_OUTPUT_SCHEMAS, FleetResponseSchema, RequestListResponseSchema, type CodexEvent, type CopilotEvent } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allWorkersServe, publishThroughStore } from './config-support.js';
 import { eventually, startSystem, type System } from './harness.js';
@@ -30,6 +30,9 @@ hooks:
           - id: deploy-needs-an-operator
             condition: 'default(client.permission_prompt, false) and tool.input.command matches /deploy/'
             require_approval: { deadline: 10m, message: "a deploy needs an operator" }
+          - id: migrations-need-an-operator
+            condition: 'default(client.permission_prompt, false) and tool.input.command matches /migrate/'
+            require_approval: { deadline: 10m, message: "a migration needs an operator", prompt_fallback: deny }
 `;
 
 interface Run {
@@ -54,8 +57,10 @@ describe('Codex through ahp hook codex, against a running stack', () => {
         { id: 'claude-dev', name: 'Claude Code (dev)', team: 'web' },
       ],
       gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
+      // The prompts are held on the first gateway; operators decide on the second.
+      gateways: 2,
     });
-    api = operatorApi(system.stack.gateways[0]!);
+    api = operatorApi(system.stack.gateways[1]!);
     await allWorkersServe(system, await publishThroughStore(system, CONFIG));
   });
 
@@ -99,6 +104,15 @@ describe('Codex through ahp hook codex, against a running stack', () => {
 
   const bash = (command: string) => ({ tool_name: 'Bash', tool_input: { command }, tool_use_id: `call_${randomUUID()}` });
 
+  /** The id of the pending tool approval a rule opened for the command `command` (once it exists). */
+  function pendingRequestFor(command: string): Promise<string> {
+    return eventually(async () => {
+      const { json } = await operatorCall(api, operators.token('op-maria'), 'GET', '/requests?status=pending&type=tool_approval');
+      const found = RequestListResponseSchema.parse(json).requests.find((request) => request.type === 'tool_approval' && request.payload.input['command'] === command);
+      return found?.request_id;
+    }, `the approval request of ${command}`);
+  }
+
   it('answers every Codex event, and lets through what no rule objects to without granting anything', async () => {
     expect(await answer('SessionStart', { source: 'startup' })).toEqual({});
     expect(await answer('UserPromptSubmit', { prompt: 'clean up the build folder' })).toEqual({});
@@ -108,6 +122,9 @@ describe('Codex through ahp hook codex, against a running stack', () => {
     expect(await answer('PreCompact', { trigger: 'auto' })).toEqual({});
     expect(await answer('PostCompact', { trigger: 'auto' })).toEqual({});
     expect(await answer('Stop', { stop_hook_active: false, last_assistant_message: 'done' })).toEqual({});
+    expect(await answer('SubagentStart', { agent_id: 'agent-1', agent_type: 'explorer' })).toEqual({});
+    expect(await answer('SubagentStop', { agent_id: 'agent-1', agent_type: 'explorer', agent_transcript_path: null, stop_hook_active: false, last_assistant_message: 'found it' })).toEqual({});
+    expect(await answer('StopFailure', { error: 'overloaded', error_details: null, last_assistant_message: null })).toEqual({});
   });
 
   it('denies a force push at PreToolUse with the rule\'s message', async () => {
@@ -116,20 +133,23 @@ describe('Codex through ahp hook codex, against a running stack', () => {
     });
   });
 
-  it('decides Codex\'s approval prompt remotely: denied while an operator has not answered, allowed once approved', async () => {
+  it('holds Codex\'s approval prompt until an operator approves it on another gateway, then allows it', async () => {
     const deploy = bash('./scripts/deploy.sh production');
-    const first = await answer('PermissionRequest', deploy);
-    const message = String((first['hookSpecificOutput'] as { decision: { message: string } }).decision.message);
-    expect(first).toMatchObject({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } } });
-    expect(message).toContain('waits for an operator\'s approval');
-    const requestId = /request (req_[^,\s)]+)/.exec(message)?.[1];
-    expect(requestId).toBeDefined();
-
+    const held = answer('PermissionRequest', deploy);
+    const requestId = await pendingRequestFor('./scripts/deploy.sh production');
     const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true });
     expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+    expect(await held).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+  });
 
-    // Codex asks again for the same call (the model retried it): the operator's yes is the answer.
-    expect(await answer('PermissionRequest', { ...deploy, tool_use_id: `call_${randomUUID()}` })).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+  it('denies a held Codex prompt nobody decided when its rule says prompt_fallback: deny, and records the fallback on the request', async () => {
+    const run = await hook(input('PermissionRequest', bash('npm run migrate')), ['codex', '--wait', '1500']);
+    expect(run.code, run.stderr).toBe(0);
+    const output = JSON.parse(run.stdout) as { hookSpecificOutput: { decision: { behavior: string; message: string } } };
+    expect(output.hookSpecificOutput.decision).toMatchObject({ behavior: 'deny', message: expect.stringContaining('was not decided in time') as unknown });
+    const requestId = /request (req_[^\s,)]+)/.exec(output.hookSpecificOutput.decision.message)?.[1];
+    const detail = await operatorCall(api, operators.token('op-maria'), 'GET', `/requests/${requestId}`);
+    expect((detail.json as { history: { event: string; actor: { kind: string } }[] }).history).toContainEqual(expect.objectContaining({ event: 'prompt_fallback', actor: { kind: 'system', id: 'system' } }));
   });
 
   it('shows the session in the fleet as a codex agent', async () => {
@@ -172,6 +192,16 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       for (const event of COPILOT_EVENTS.filter((name) => name !== 'sessionEnd')) expect(await copilot(event, FIELDS[event])).toEqual({});
     });
 
+    it('reads the VS Code compatible (PascalCase, snake_case) payloads too', async () => {
+      const run = await hook(
+        { hook_event_name: 'PreToolUse', session_id: copilotSession, timestamp: new Date().toISOString(), cwd: '/workspace/repo', tool_name: 'bash', tool_input: { command: 'git push --force' } },
+        ['copilot', 'PreToolUse'],
+        'copilot-ci',
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('force pushes are not allowed') as unknown });
+    });
+
     it('is a copilot row of the fleet', async () => {
       await eventually(async () => {
         const { json } = await operatorCall(api, operators.token('op-maria'), 'GET', '/fleet');
@@ -185,44 +215,106 @@ describe('Codex through ahp hook codex, against a running stack', () => {
         permissionDecisionReason: expect.stringContaining('force pushes are not allowed') as unknown,
       });
       const deploy = { toolName: 'bash', toolArgs: args('./scripts/deploy.sh staging') };
-      const first = await copilot('permissionRequest', deploy);
-      expect(first).toMatchObject({ behavior: 'deny', message: expect.stringContaining('waits for an operator\'s approval') as unknown });
-      const requestId = /request (req_[^,\s)]+)/.exec(String(first['message']))?.[1];
-      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true });
+      const held = copilot('permissionRequest', deploy);
+      const requestId = await pendingRequestFor('./scripts/deploy.sh staging');
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: false, feedback: 'not before the release' });
       expect(decided.status, JSON.stringify(decided.json)).toBe(200);
-      expect(await copilot('permissionRequest', deploy)).toEqual({ behavior: 'allow' });
+      expect(await held).toEqual({ behavior: 'deny', message: 'Blocked by AHP: not before the release' });
       expect(await copilot('sessionEnd', FIELDS.sessionEnd)).toEqual({});
     });
   });
 
   describe('Claude Code\'s permission dialog (PermissionRequest over HTTP)', () => {
-    it('is denied while it waits, then allowed with the input the operator edited', async () => {
-      const gateway = `http://127.0.0.1:${String(system.stack.gateways[0]!.ready['port'])}`;
-      const body = {
-        session_id: randomUUID(),
-        transcript_path: '/home/dev/.claude/t.jsonl',
-        cwd: '/home/dev/repo',
-        permission_mode: 'default',
-        hook_event_name: 'PermissionRequest',
-        tool_name: 'Bash',
-        tool_input: { command: './scripts/deploy.sh production', description: 'deploy' },
-      };
-      const post = async () => {
-        const response = await fetch(`${gateway}/v1/hooks/claude-code`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${system.token('claude-dev')}` },
-          body: JSON.stringify(body),
-        });
-        expect(response.status).toBe(200);
-        return (await response.json()) as { hookSpecificOutput?: { decision?: { behavior: string; message?: string; updatedInput?: unknown } } };
-      };
-      const first = await post();
-      expect(first.hookSpecificOutput?.decision?.behavior).toBe('deny');
-      const requestId = /request (req_[^,\s)]+)/.exec(first.hookSpecificOutput?.decision?.message ?? '')?.[1];
+    const gateway = () => `http://127.0.0.1:${String(system.stack.gateways[0]!.ready['port'])}`;
+    const dialog = (command: string) => ({
+      session_id: randomUUID(),
+      transcript_path: '/home/dev/.claude/t.jsonl',
+      cwd: '/home/dev/repo',
+      permission_mode: 'default',
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Bash',
+      tool_input: { command, description: 'deploy' },
+    });
+    type Output = { systemMessage?: string; hookSpecificOutput?: { decision?: { behavior: string; message?: string; updatedInput?: unknown } } };
+    const post = async (body: unknown, headers: Record<string, string> = {}): Promise<Output> => {
+      const response = await fetch(`${gateway()}/v1/hooks/claude-code`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${system.token('claude-dev')}`, ...headers },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as Output;
+    };
+
+    it('waits while an operator decides, then allows with the input the operator edited', async () => {
+      const body = dialog('./scripts/deploy.sh production --all');
+      const held = post(body);
+      const requestId = await pendingRequestFor('./scripts/deploy.sh production --all');
       const edited = { command: './scripts/deploy.sh staging', description: 'deploy' };
       const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true, modified_input: edited });
       expect(decided.status, JSON.stringify(decided.json)).toBe(200);
-      expect((await post()).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } });
+      expect((decided.json as { after_prompt_fallback?: string }).after_prompt_fallback).toBeUndefined();
+      expect((await held).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } });
+    });
+
+    it('falls back to Claude Code\'s own dialog when nobody decides in the hook\'s time; a later approval is marked late and applies to the identical call', async () => {
+      const body = dialog('./scripts/deploy.sh canary');
+      const fallback = await post(body, { 'x-ahp-wait-ms': '1500' });
+      // No decision: Claude Code shows its dialog; the user reads why.
+      expect(fallback.hookSpecificOutput).toBeUndefined();
+      expect(fallback.systemMessage).toMatch(/was not decided in time .*Claude Code asks you instead/);
+      const requestId = await pendingRequestFor('./scripts/deploy.sh canary');
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true });
+      expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+      expect((decided.json as { after_prompt_fallback?: string }).after_prompt_fallback).toEqual(expect.any(String));
+      const detail = await operatorCall(api, operators.token('op-maria'), 'GET', `/requests/${requestId}`);
+      expect((detail.json as { history: { event: string }[] }).history.map((entry) => entry.event)).toEqual(['created', 'prompt_fallback', 'approved']);
+      // The same call again (in the same Claude Code session) finds the late approval at once.
+      expect((await post(body)).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } });
+    });
+
+    /** The gateway now on the first gateway's port (the tests below replace it). */
+    const holder = () => {
+      const port = Number(system.stack.gateways[0]!.ready['port']);
+      return system.stack.gateways.filter((gateway) => Number(gateway.ready['port']) === port).at(-1)!;
+    };
+
+    // Last in the file: these two replace the first gateway.
+    it('still delivers the decision when the gateway holding the dialog shuts down: it hands the prompt back (503), ahp hook asks again, the new gateway holds it', async () => {
+      const body = dialog('./scripts/deploy.sh us-east');
+      const held = hook(body, ['claude-code', '--wait', '40000'], 'claude-dev');
+      const requestId = await pendingRequestFor('./scripts/deploy.sh us-east');
+      const first = holder();
+      const port = Number(first.ready['port']);
+      await first.stop();
+      await system.stack.addGateway({ port });
+      // Held again by the new gateway: nothing was recorded as a fallback.
+      const detail = await operatorCall(api, operators.token('op-maria'), 'GET', `/requests/${requestId}`);
+      expect((detail.json as { history: { event: string }[] }).history.map((entry) => entry.event)).toEqual(['created']);
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: false, feedback: 'not during the freeze' });
+      expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+      const run = await held;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('asking again');
+      expect((JSON.parse(run.stdout) as Output).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Blocked by AHP: not during the freeze' } });
+    });
+
+    it('still delivers the decision when the gateway holding the dialog dies: ahp hook claude-code asks again and the new gateway finds the request', async () => {
+      const body = dialog('./scripts/deploy.sh eu-west');
+      const held = hook(body, ['claude-code', '--wait', '40000'], 'claude-dev');
+      const requestId = await pendingRequestFor('./scripts/deploy.sh eu-west');
+      const first = holder();
+      const port = Number(first.ready['port']);
+      first.kill('SIGKILL');
+      await first.exited;
+      const edited = { command: './scripts/deploy.sh eu-west --canary', description: 'deploy' };
+      const decided = await operatorCall(api, operators.token('op-maria'), 'POST', `/requests/${requestId}/decision`, { approve: true, modified_input: edited });
+      expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+      await system.stack.addGateway({ port });
+      const run = await held;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('asking again');
+      expect((JSON.parse(run.stdout) as Output).hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: edited } });
     });
   });
 });

@@ -14,6 +14,7 @@ import {
   type HookJobData,
   type Signal,
 } from '@ahp/protocol';
+import { exportSignalLog } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CODEX_TRIGGERS } from '../src/coding-agents/codex-dialect.js';
 import { agentSessionId } from '../src/coding-agents/hook-dialect.js';
@@ -52,6 +53,9 @@ const INPUTS: Record<CodexEvent, Record<string, unknown>> = {
   Stop: { ...COMMON, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' },
   PreCompact: { ...COMMON, hook_event_name: 'PreCompact', trigger: 'auto' },
   PostCompact: { ...COMMON, hook_event_name: 'PostCompact', trigger: 'auto' },
+  SubagentStart: { ...COMMON, hook_event_name: 'SubagentStart', agent_id: 'agent-1', agent_type: 'explorer' },
+  SubagentStop: { ...COMMON, hook_event_name: 'SubagentStop', agent_id: 'agent-1', agent_type: 'explorer', agent_transcript_path: null, stop_hook_active: false, last_assistant_message: 'found it' },
+  StopFailure: { ...COMMON, hook_event_name: 'StopFailure', error: 'server_error', error_details: '500', last_assistant_message: null },
 };
 
 function post(body: unknown, authorization: string | null = `Bearer ${AGENT.token}`): Promise<Response> {
@@ -121,6 +125,45 @@ describe('decisions', () => {
     await nextJob();
     const output: unknown = await (await response).json();
     expect(output).toMatchObject({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('Blocked by AHP (fail-closed)') as unknown } });
+  });
+});
+
+describe('answers inferred from the next hook', () => {
+  it('reads retry_after_fix from a changed call after a deny, abort from a Stop after one, and accept_modification from the PostToolUse of a changed call', async () => {
+    // The suite's session: presence shows an agent's last session, and the fleet test reads it.
+    const common = COMMON;
+    const pre = (command: string, id: string) => ({ ...common, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: id });
+    /** Posts `body`, decides it with `signals` as a worker would, and returns the signal ids. */
+    const hook = async (body: Record<string, unknown>, signals: (hookId: string) => Signal[] = () => []): Promise<string[]> => {
+      const response = post(body);
+      const job = await nextJob();
+      const decided = signals(job.hook_id);
+      await store.stores.hooks.decide(job.hook_id, workerDecision(job.hook_id, job.trigger, decided), Date.now());
+      expect((await response).status).toBe(200);
+      return decided.map((signal) => signal.header.id);
+    };
+    const control = (hookId: string): Signal => ({
+      header: { id: randomUUID(), type: 'policy', timestamp: new Date().toISOString(), source: 'int-spec-oracle', intensity: 'control', correlation_id: hookId },
+      context: {},
+      payload: { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target: 'command', original: 'git push --force', updated: 'git push --force-with-lease', reason: 'safer' }], reversible: true },
+    });
+    const retried = await hook(pre('git push --force', 'call_a'), (hookId) => [block(hookId)]);
+    await hook(pre('git push origin main', 'call_b'));
+    const abandoned = await hook(pre('git push --force', 'call_c'), (hookId) => [block(hookId)]);
+    await hook({ ...common, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'giving up' });
+    const changed = await hook(pre('git push --force', 'call_d'), (hookId) => [control(hookId)]);
+    await hook({ ...common, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'git push --force-with-lease' }, tool_use_id: 'call_d', tool_response: 'ok' });
+
+    const { lines } = await exportSignalLog(store.redis, store.keys, { filter: { agent_id: AGENT.id } });
+    const answerOf = (id: string | undefined) => {
+      const line = lines.find((candidate) => candidate.signal_id === id);
+      return [line?.action ?? null, line?.answer ?? null];
+    };
+    expect([answerOf(retried[0]), answerOf(abandoned[0]), answerOf(changed[0])]).toEqual([
+      ['retry_after_fix', 'inferred'],
+      ['abort', 'inferred'],
+      ['accept_modification', 'inferred'],
+    ]);
   });
 });
 

@@ -7,6 +7,7 @@
 import { createMemoryRuleCounters, validateHooksConfig } from '@ahp/oracles';
 import {
   awaitingApproval,
+  promptFallbackOf,
   createRequest,
   grantCovers,
   toolApprovalRequestId,
@@ -37,7 +38,7 @@ hooks:
             require_approval: { deadline: 10m, message: "{{ tool.input.command }} is destructive" }
           - id: deploy
             condition: 'tool.name == "deploy"'
-            require_approval: { deadline: 1m, on_expiry: approve }
+            require_approval: { deadline: 1m, on_expiry: approve, prompt_fallback: deny }
       - name: hard-limits
         use: rules
         rules:
@@ -219,7 +220,9 @@ describe('tool approvals, first round', () => {
     expect(awaitingApproval(decision)).toMatchObject({ request_id: requestId, deadline: new Date(T0 + 600_000).toISOString() });
     const waiting = awaitingApproval(decision)!.signal;
     expect(waiting.header).toMatchObject({ type: 'approval-required', source: 'risky-commands', correlation_id: hookId });
-    expect(waiting.context).toMatchObject({ rule: 'destructive-shell', approval: { request_id: requestId, status: 'pending', on_expiry: 'reject' } });
+    // prompt_fallback: what a held permission prompt answers if nobody decides (the rule names none: dialog).
+    expect(waiting.context).toMatchObject({ rule: 'destructive-shell', approval: { request_id: requestId, status: 'pending', on_expiry: 'reject', prompt_fallback: 'dialog' } });
+    expect(promptFallbackOf(awaitingApproval(decision)!)).toBe('dialog');
     expect(waiting.payload).toMatchObject({ reason: expect.stringMatching(/^rm -rf build is destructive\. Waiting for an operator's decision on approval request req_tool_/) });
     // The other oracle's control signal is part of the decision too.
     expect(decision.signals.map((s) => s.header.source)).toEqual(['risky-commands', 'hard-limits']);
@@ -231,6 +234,14 @@ describe('tool approvals, first round', () => {
       status: 'pending',
       payload: { tool: 'bash', input: RM.tool.input, input_digest: toolInputDigest(RM.tool.input), hook_id: hookId, session_id: 'session-1', rule: 'pre-tool-use/risky-commands/destructive-shell' },
     });
+  });
+
+  it('tells a held permission prompt to deny when the rule says prompt_fallback: deny', async () => {
+    const { hook } = setup();
+    const { decision } = await hook({ tool: { name: 'deploy', input: { target: 'production' } } });
+    const waiting = awaitingApproval(decision);
+    expect(waiting?.signal.context).toMatchObject({ approval: { status: 'pending', on_expiry: 'approve', prompt_fallback: 'deny' } });
+    expect(promptFallbackOf(waiting!)).toBe('deny');
   });
 
   it('asks nothing when another oracle blocks anyway', async () => {

@@ -78,12 +78,16 @@ export function toolCallOf(job: HookJobData): ToolCall | undefined {
   return { agentId: job.agent.id, sessionId: job.session_id, tool: name, input: object };
 }
 
-/** Several approval rules matched: one request, on the strictest terms (shortest deadline; reject unless all approve). */
+/**
+ * Several approval rules matched: one request, on the strictest terms (shortest deadline; reject
+ * unless all approve; a held permission prompt denies when any rule says so).
+ */
 function combinedRequirement(asking: readonly Signal[]): ApprovalRequirement {
   const requirements = asking.flatMap((signal) => approvalRequirementOf(signal) ?? []);
   return {
     deadline_ms: Math.min(...requirements.map((r) => r.deadline_ms)),
     on_expiry: requirements.every((r) => r.on_expiry === 'approve') ? 'approve' : 'reject',
+    prompt_fallback: requirements.some((r) => r.prompt_fallback === 'deny') ? 'deny' : 'dialog',
   };
 }
 
@@ -169,7 +173,14 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
             ],
             resolution: { kind: 'await_approval', request_id: state.request_id, deadline },
           },
-          { request_id: state.request_id, status: 'pending', deadline, on_expiry: state.type === 'tool_approval' ? (state.payload.on_expiry ?? 'reject') : 'reject' },
+          {
+            request_id: state.request_id,
+            status: 'pending',
+            deadline,
+            on_expiry: state.type === 'tool_approval' ? (state.payload.on_expiry ?? 'reject') : 'reject',
+            // For the gateway that holds an agent's permission prompt open (promptFallbackOf).
+            prompt_fallback: requirement.prompt_fallback ?? 'dialog',
+          },
         ),
       );
     };

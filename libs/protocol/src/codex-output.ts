@@ -21,6 +21,9 @@ export const CODEX_EVENTS = [
   'Stop',
   'PreCompact',
   'PostCompact',
+  'SubagentStart',
+  'SubagentStop',
+  'StopFailure',
 ] as const;
 
 /** One of {@link CODEX_EVENTS}. */
@@ -79,8 +82,20 @@ const blockableWithContext = <E extends 'PostToolUse' | 'UserPromptSubmit'>(even
 export const CodexPostToolUseOutputSchema = blockableWithContext('PostToolUse');
 export const CodexUserPromptSubmitOutputSchema = blockableWithContext('UserPromptSubmit');
 
-/** Stop: `decision: "block"` makes Codex continue the turn with `reason` as its instruction. */
+/** Stop and SubagentStop: `decision: "block"` makes Codex continue the (subagent's) turn with `reason` as its instruction. */
 export const CodexStopOutputSchema = z.strictObject({ ...universal, decision: z.optional(z.literal('block')), reason: z.optional(z.string()) });
+
+/** SubagentStart: `additionalContext` for the subagent's model. */
+export const CodexSubagentStartOutputSchema = z.strictObject({
+  ...universal,
+  hookSpecificOutput: z.optional(z.strictObject({ ...specific('SubagentStart'), additionalContext: z.optional(z.string()) })),
+});
+
+/**
+ * StopFailure (the turn ended on a model API error): the universal fields; Codex also reads a
+ * `hookSpecificOutput.recovery` (retry, possibly on another model), which AHP never sends.
+ */
+export const CodexStopFailureOutputSchema = z.strictObject(universal);
 
 /** SessionStart: `additionalContext` for the model. */
 export const CodexSessionStartOutputSchema = z.strictObject({
@@ -101,6 +116,9 @@ export const CODEX_OUTPUT_SCHEMAS = Object.freeze({
   Stop: CodexStopOutputSchema,
   PreCompact: CodexCompactOutputSchema,
   PostCompact: CodexCompactOutputSchema,
+  SubagentStart: CodexSubagentStartOutputSchema,
+  SubagentStop: CodexStopOutputSchema,
+  StopFailure: CodexStopFailureOutputSchema,
 } satisfies Record<CodexEvent, z.ZodMiniType>);
 
 /** An answer to some Codex event (the union of the event schemas' shapes). */

@@ -16,7 +16,9 @@ export {
   CodexPostToolUseOutputSchema,
   CodexPreToolUseOutputSchema,
   CodexSessionStartOutputSchema,
+  CodexStopFailureOutputSchema,
   CodexStopOutputSchema,
+  CodexSubagentStartOutputSchema,
   CodexUserPromptSubmitOutputSchema,
   type CodexEvent,
   type CodexHookOutput,
@@ -36,6 +38,9 @@ const common = {
 const ToolInputSchema = z.record(z.string(), z.unknown());
 const tool = { tool_name: z.string().min(1).max(256), tool_input: ToolInputSchema, tool_use_id: z.string().max(256).optional() };
 
+/** The subagent a SubagentStart or SubagentStop is about. */
+const subagent = { agent_id: z.string().min(1).max(256), agent_type: z.string().max(256).optional() };
+
 /** The input of one Codex hook, discriminated on `hook_event_name`. */
 export const CodexHookInputSchema = z.discriminatedUnion('hook_event_name', [
   z.looseObject({ ...common, hook_event_name: z.literal('SessionStart'), source: z.string().max(64).optional() }),
@@ -51,6 +56,23 @@ export const CodexHookInputSchema = z.discriminatedUnion('hook_event_name', [
   }),
   z.looseObject({ ...common, hook_event_name: z.literal('PreCompact'), trigger: z.string().max(64).optional() }),
   z.looseObject({ ...common, hook_event_name: z.literal('PostCompact'), trigger: z.string().max(64).optional() }),
+  // A subagent (spawned by the session's agent) starts and ends; agent_type is its role (`explorer`, `worker`, …).
+  z.looseObject({ ...common, ...subagent, hook_event_name: z.literal('SubagentStart') }),
+  z.looseObject({
+    ...common,
+    ...subagent,
+    hook_event_name: z.literal('SubagentStop'),
+    stop_hook_active: z.boolean().optional(),
+    last_assistant_message: z.string().nullable().optional(),
+  }),
+  // The turn ended on a model API error: `error` is Codex's category (rate_limit, overloaded, …).
+  z.looseObject({
+    ...common,
+    hook_event_name: z.literal('StopFailure'),
+    error: z.string().min(1).max(64),
+    error_details: z.string().nullable().optional(),
+    last_assistant_message: z.string().nullable().optional(),
+  }),
 ]);
 export type CodexHookInput = z.infer<typeof CodexHookInputSchema>;
 

@@ -2,7 +2,9 @@
  * GitHub Copilot's hook wire format (the Copilot CLI and the cloud agent's repository hooks): the
  * camelCase payloads of the Copilot CLI hooks reference. Copilot does not name the event in a
  * camelCase payload — the hooks file does — so `ahp hook copilot <event>` adds it as
- * `hook_event_name` before posting (first, where the gateway's bounded scan reads it). Loose
+ * `hook_event_name` before posting (first, where the gateway's bounded scan reads it). The VS Code
+ * compatible payloads (PascalCase events, snake_case fields) are renamed to these first
+ * (`copilotCamelCaseInput`). Loose
  * objects, as for the other agents: fields Copilot adds are kept, never refused.
  */
 import { z } from 'zod';
@@ -10,12 +12,15 @@ import { z } from 'zod';
 export {
   COPILOT_EVENTS,
   COPILOT_OUTPUT_SCHEMAS,
+  COPILOT_PASCAL_EVENTS,
   COPILOT_UNEVALUATED_EVENTS,
   CopilotEventSchema,
   CopilotNotificationOutputSchema,
   CopilotPermissionRequestOutputSchema,
   CopilotPreToolUseOutputSchema,
   CopilotStopOutputSchema,
+  copilotCamelCaseInput,
+  copilotEventName,
   type CopilotEvent,
   type CopilotHookOutput,
 } from './copilot-output.js';

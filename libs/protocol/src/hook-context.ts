@@ -150,8 +150,12 @@ export const HookAgentClientSchema = z
     model: ShortStringSchema.optional(),
     turn_id: ShortStringSchema.optional(),
     tool_use_id: ShortStringSchema.optional(),
-    /** Copilot: the subagent that stopped. */
+    /** The subagent that started or stopped: Copilot's name of it, Codex's `agent_type` (its role). */
     agent_name: ShortStringSchema.optional(),
+    /** Codex: the id of the subagent that started or stopped. */
+    agent_id: ShortStringSchema.optional(),
+    /** Codex's StopFailure: the kind of model API error that ended the turn (rate_limit, overloaded, …). */
+    error: ShortStringSchema.optional(),
     /**
      * True at the agent's own permission prompt (Codex's PermissionRequest, Copilot's
      * permissionRequest): a rule for remote approval reads `default(client.permission_prompt, false)`

@@ -30,7 +30,7 @@ import { z } from 'zod';
 import { ModificationTargetSchema, SeveritySchema } from './decision.js';
 import { INTENSITIES, IntensitySchema, compareIntensity, type Intensity } from './intensity.js';
 import { JsonObjectSchema, JsonValueSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
-import { ApprovalOnExpirySchema } from './request.js';
+import { ApprovalOnExpirySchema, PromptFallbackSchema } from './request.js';
 import { NotificationsConfigSchema } from './notifications.js';
 import { SignalTypeSchema } from './signal.js';
 import { TeamPoliciesSchema } from './team-policy.js';
@@ -244,14 +244,18 @@ export const DEFAULT_APPROVAL_DEADLINE_MS = 15 * 60_000;
  *   `approve`. The request's status is `expired` either way, never `rejected`.
  * - `message`: a template shown to the operator and, while the call waits, to the agent
  *   (default: "<tool> needs an operator's approval (rule <id>)").
+ * - `prompt_fallback`: when the call is an agent's permission prompt whose hook waits for the
+ *   decision, what it answers if nobody decided within the hook's time: `dialog` (default, the
+ *   agent's own prompt) or `deny`.
  */
 export const HookApprovalSchema = z
   .strictObject({
     deadline: HookDurationSchema.optional(),
     on_expiry: ApprovalOnExpirySchema.optional(),
     message: HookTemplateSchema.optional(),
+    prompt_fallback: PromptFallbackSchema.optional(),
   })
-  .meta({ id: 'HookApproval', description: 'A tool call waits for a person: { deadline (15m), on_expiry (reject | approve), message }.' });
+  .meta({ id: 'HookApproval', description: 'A tool call waits for a person: { deadline (15m), on_expiry (reject | approve), message, prompt_fallback (dialog | deny) }.' });
 export type HookApproval = z.infer<typeof HookApprovalSchema>;
 
 /**

@@ -238,6 +238,7 @@ export {
 export type { CircuitBreakerCode, CircuitBreakerLimits, StopReason } from './circuit-breaker.js';
 export {
   ApprovalOnExpirySchema,
+  PromptFallbackSchema,
   MAX_APPROVAL_RULES,
   PlanApprovalPayloadSchema,
   ProtocolResponseSchema,
@@ -264,6 +265,7 @@ export {
 export type {
   ApplyResponseResult,
   ApprovalOnExpiry,
+  PromptFallback,
   CancelRequestResult,
   CreateRequestInput,
   DecisionContext,
@@ -611,7 +613,9 @@ export {
   CodexPostToolUseOutputSchema,
   CodexPreToolUseOutputSchema,
   CodexSessionStartOutputSchema,
+  CodexStopFailureOutputSchema,
   CodexStopOutputSchema,
+  CodexSubagentStartOutputSchema,
   CodexUserPromptSubmitOutputSchema,
 } from './codex.js';
 export type { CodexEvent, CodexHookInput, CodexHookOutput, CodexHooksFile, CodexHooksFileGroup } from './codex.js';
@@ -619,6 +623,7 @@ export type { CodexEvent, CodexHookInput, CodexHookOutput, CodexHooksFile, Codex
 export {
   COPILOT_EVENTS,
   COPILOT_OUTPUT_SCHEMAS,
+  COPILOT_PASCAL_EVENTS,
   COPILOT_UNEVALUATED_EVENTS,
   CopilotEventSchema,
   CopilotHookInputSchema,
@@ -628,6 +633,8 @@ export {
   CopilotPermissionRequestOutputSchema,
   CopilotPreToolUseOutputSchema,
   CopilotStopOutputSchema,
+  copilotCamelCaseInput,
+  copilotEventName,
 } from './copilot.js';
 export type { CopilotEvent, CopilotHookInput, CopilotHookOutput, CopilotHooksFile, CopilotHooksFileHandler } from './copilot.js';
 // --- the fleet view and the operators' live feed (see fleet.ts) ---
@@ -699,6 +706,7 @@ export {
   approvalRuleOf,
   approvalRulesOf,
   awaitingApproval,
+  promptFallbackOf,
   grantCovers,
   openedByRule,
   presentedApproval,

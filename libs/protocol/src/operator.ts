@@ -226,6 +226,12 @@ export const RequestDecisionResponseSchema = z
     request: ProtocolStateSchema,
     /** The session grant an approval with a `scope` wider than `once` recorded. */
     grant: ToolGrantSchema.optional(),
+    /**
+     * Set when an agent's permission prompt that waited for this tool approval had already
+     * answered without it (its fallback, at this time): the decision did not reach that prompt;
+     * it applies to a retry of the identical call.
+     */
+    after_prompt_fallback: TimestampSchema.optional(),
   })
   .meta({ id: 'RequestDecisionResponse' });
 export type RequestDecisionResponse = z.infer<typeof RequestDecisionResponseSchema>;

@@ -122,6 +122,19 @@ export const ApprovalOnExpirySchema = z.enum(['reject', 'approve']).meta({
 export type ApprovalOnExpiry = z.infer<typeof ApprovalOnExpirySchema>;
 
 /**
+ * What an agent's permission prompt (Claude Code's PermissionRequest, Codex's, Copilot's) answers
+ * when its hook waited for an operator's decision on a tool approval and nobody decided within
+ * the hook's time: `dialog` (the default) answers with no decision, so the agent shows its own
+ * prompt to its user; `deny` refuses the call. The request stays open either way; a decision
+ * taken after that is recorded as coming after the fallback (docs/claude-code.md).
+ */
+export const PromptFallbackSchema = z.enum(['dialog', 'deny']).meta({
+  id: 'PromptFallback',
+  description: "What a held permission prompt answers when no operator decided in the hook's time: dialog (default, the agent's own prompt) or deny.",
+});
+export type PromptFallback = z.infer<typeof PromptFallbackSchema>;
+
+/**
  * Payload of a tool approval request. `input_digest` is the SHA-256 (lowercase hex) of the
  * canonical JSON of the tool input (keys sorted, no whitespace) as the agent will run it, so an
  * approval cannot be replayed for a different input; the caller computes it (hashing needs a

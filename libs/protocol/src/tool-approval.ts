@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { BlockResolution } from './decision.js';
 import type { HookDecision } from './hook-decision.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TimestampSchema, boundedArray, type JsonObject } from './primitives.js';
-import { ApprovalOnExpirySchema, MAX_APPROVAL_RULES, RequestIdSchema, type ProtocolState } from './request.js';
+import { ApprovalOnExpirySchema, MAX_APPROVAL_RULES, PromptFallbackSchema, RequestIdSchema, type PromptFallback, type ProtocolState } from './request.js';
 import type { Signal } from './signal.js';
 
 /** Prefix of the id of a request a rule opened for a hook: `req_tool_<hook id>`. */
@@ -92,8 +92,10 @@ export const ApprovalRequirementSchema = z
   .strictObject({
     deadline_ms: z.int().positive(),
     on_expiry: ApprovalOnExpirySchema,
+    /** What a held permission prompt answers when nobody decided in time (absent: `dialog`). */
+    prompt_fallback: PromptFallbackSchema.optional(),
   })
-  .meta({ id: 'ApprovalRequirement', description: 'A rule asks for approval: request deadline (ms) and what expiry decides.' });
+  .meta({ id: 'ApprovalRequirement', description: 'A rule asks for approval: request deadline (ms), what expiry decides, and the permission prompt fallback.' });
 export type ApprovalRequirement = z.infer<typeof ApprovalRequirementSchema>;
 
 /** The approval requirement of a signal (its `context.approval`), when it has one. */
@@ -135,6 +137,18 @@ export function awaitingApproval(decision: HookDecision): AwaitingApproval | und
     if (resolution?.kind === 'await_approval') return { request_id: resolution.request_id, deadline: resolution.deadline, signal };
   }
   return undefined;
+}
+
+/**
+ * What a held permission prompt answers when nobody decides `waiting` in time: the rule's
+ * `prompt_fallback`, which the worker writes into the waiting signal's `context.approval`;
+ * `dialog` when it names none (a decision of a worker older than the field).
+ */
+export function promptFallbackOf(waiting: AwaitingApproval): PromptFallback {
+  const approval = waiting.signal.context['approval'];
+  const named = typeof approval === 'object' && approval !== null && !Array.isArray(approval) ? (approval as JsonObject)['prompt_fallback'] : undefined;
+  const parsed = PromptFallbackSchema.safeParse(named);
+  return parsed.success ? parsed.data : 'dialog';
 }
 
 /**

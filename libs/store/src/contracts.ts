@@ -373,6 +373,14 @@ export interface RequestStore {
   get(requestId: string): Promise<{ state: ProtocolState; history: RequestHistoryEntry[] } | null>;
   decide(requestId: string, response: ProtocolResponse, actor: RequestActor, now: number): Promise<DecideRequestOutcome>;
   cancel(requestId: string, actor: RequestActor, now: number): Promise<DecideRequestOutcome>;
+  /**
+   * Records in the request's history (event `prompt_fallback`, actor `system`, status unchanged)
+   * and the audit stream that an agent's permission prompt that waited for this request stopped
+   * waiting and answered without it; `feedback` says what it answered. Changes nothing else: the
+   * request can still be decided, and the history shows that decision came after the fallback.
+   * Returns false when the request does not exist.
+   */
+  recordPromptFallback(requestId: string, feedback: string, now: number): Promise<boolean>;
   /** Expires pending requests past their deadline and returns them; safe to run on every gateway at once. */
   expireDue(now: number, limit?: number): Promise<ProtocolState[]>;
   /** Newest first. `agent` matches sender or target; `team` matches either party's team. */

@@ -1,7 +1,8 @@
 /**
  * Reading the request audit stream (`<prefix>:requests:events`): one entry per request change
  * (`created`, `approved`, `rejected`, `expired`, `cancelled`, written by cas-request in the same
- * script as the change) and per refused answer (`refused`, written by record-refusal). The ops
+ * script as the change), per refused answer (`refused`, written by record-refusal) and per agent
+ * permission prompt that stopped waiting for a tool approval (`prompt_fallback`, record-refusal too). The ops
  * console tails it; every gateway sees every change through it, whoever made it.
  *
  * Retention: trimmed on every append to about `requestEventsMaxLen` entries (`XADD MAXLEN ~`,
@@ -26,7 +27,7 @@ import { parseStored, parseStoredJson } from './lua.js';
 import type { RedisClient } from './redis-client.js';
 
 /** Events of the audit stream. */
-export const REQUEST_EVENTS = ['created', 'approved', 'rejected', 'expired', 'cancelled', 'refused'] as const;
+export const REQUEST_EVENTS = ['created', 'approved', 'rejected', 'expired', 'cancelled', 'refused', 'prompt_fallback'] as const;
 export type RequestEvent = (typeof REQUEST_EVENTS)[number];
 
 /** One audit stream entry. */
@@ -40,10 +41,10 @@ export interface RequestEventRecord {
   status: RequestStatus;
   at: string;
   actor: RequestActor;
-  /** The state after the change and its revision; absent on `refused`, which changes nothing. */
+  /** The state after the change and its revision; absent on `refused` and `prompt_fallback`, which change nothing. */
   state?: ProtocolState;
   rev?: number;
-  /** `refused` only: why the answer was refused. */
+  /** `refused`: why the answer was refused; `prompt_fallback`: what the agent's prompt answered instead. */
   feedback?: string;
 }
 
@@ -85,7 +86,8 @@ export function requestEventFromFields(id: string, fields: Record<string, string
     at,
     actor,
   };
-  if (event === 'refused') return { ...record, ...(fields['feedback'] === undefined ? {} : { feedback: fields['feedback'] }) };
+  // Neither changes the state: no state, no revision.
+  if (event === 'refused' || event === 'prompt_fallback') return { ...record, ...(fields['feedback'] === undefined ? {} : { feedback: fields['feedback'] }) };
   const state = parseStored(ProtocolStateSchema, parseStoredJson(fields['state'] ?? '', key, 'state'), key, 'state');
   const rev = Number(fields['rev']);
   if (!Number.isSafeInteger(rev) || rev < 1) throw fail('rev', `revision ${JSON.stringify(fields['rev'])} is not a positive integer`);

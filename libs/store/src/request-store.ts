@@ -600,20 +600,25 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     });
   }
 
-  async function refuse(state: ProtocolState, actor: RequestActor, at: string, why: string): Promise<void> {
+  /**
+   * Appends an entry that changes nothing to the request's history and the audit stream: a
+   * refused answer, or a permission prompt that stopped waiting. Returns whether the request
+   * still existed.
+   */
+  async function note(state: ProtocolState, actor: RequestActor, at: string, why: string, event: 'refused' | 'prompt_fallback' = 'refused'): Promise<boolean> {
     const id = state.request_id;
-    const entry: RequestHistoryEntry = { at, actor, event: 'refused', status: state.status, feedback: why };
+    const entry: RequestHistoryEntry = { at, actor, event, status: state.status, feedback: why };
     if (isClusterClient(redis)) {
       // The history entry on the request's tag, then the audit line (a crash in between loses that line).
       const recorded = await recordRefusalCore.run(redis, [keys.request(id), keys.requestHistory(id)], [JSON.stringify(entry), HISTORY_MAX_LEN]);
       if (recorded === 1) {
-        await redis.xAdd(keys.requestEvents, '*', { event: 'refused', request_id: id, type: state.type, status: state.status, at, actor: JSON.stringify(actor), feedback: why }, {
+        await redis.xAdd(keys.requestEvents, '*', { event, request_id: id, type: state.type, status: state.status, at, actor: JSON.stringify(actor), feedback: why }, {
           TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.eventsMaxLen },
         });
       }
-      return;
+      return recorded === 1;
     }
-    await recordRefusal.run(redis, [keys.request(id), keys.requestHistory(id), keys.requestEvents], [
+    const recorded = await recordRefusal.run(redis, [keys.request(id), keys.requestHistory(id), keys.requestEvents], [
       JSON.stringify(entry),
       HISTORY_MAX_LEN,
       id,
@@ -623,7 +628,13 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       JSON.stringify(actor),
       options.eventsMaxLen,
       why,
+      event,
     ]);
+    return recorded === 1;
+  }
+
+  async function refuse(state: ProtocolState, actor: RequestActor, at: string, why: string): Promise<void> {
+    await note(state, actor, at, why);
   }
 
   /** Runs `attempt` until it returns a result rather than losing a compare-and-set race. */
@@ -799,6 +810,12 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
           }
         }
       });
+    },
+
+    async recordPromptFallback(requestId: string, feedback: string, now: number): Promise<boolean> {
+      const stored = await read(requestId);
+      if (stored === null) return false;
+      return note(stored.state, { kind: 'system', id: SYSTEM_ACTOR_ID }, iso(now), feedback.slice(0, 4096), 'prompt_fallback');
     },
 
     async expireDue(now: number, limit = 100): Promise<ProtocolState[]> {

@@ -359,6 +359,28 @@ describe('audit stream', () => {
     expect(events[2]?.feedback).toMatch(/approve=true after the request was rejected by alice/);
     expect(await readRequestEvents(redis, keys, { after: events[0]!.id })).toEqual(events.slice(1));
   });
+
+  it('records a permission prompt that stopped waiting in the history and the stream, changing nothing else', async () => {
+    await stores.requests.create(shutdown('req_fb'), T0);
+    const before = await readRequestEvents(redis, keys);
+    expect(await stores.requests.recordPromptFallback('req_fb', "Claude Code's permission prompt stopped waiting", T0 + 5)).toBe(true);
+    expect(await stores.requests.recordPromptFallback('req_missing', 'nothing to record on', T0 + 5)).toBe(false);
+    const stored = await stores.requests.get('req_fb');
+    expect(stored?.state).toMatchObject({ status: 'pending', updated_at: new Date(T0).toISOString() });
+    expect(stored?.history.at(-1)).toEqual({
+      at: new Date(T0 + 5).toISOString(),
+      actor: { kind: 'system', id: 'system' },
+      event: 'prompt_fallback',
+      status: 'pending',
+      feedback: "Claude Code's permission prompt stopped waiting",
+    });
+    const [event] = await readRequestEvents(redis, keys, { after: before.at(-1)!.id });
+    expect(event).toMatchObject({ event: 'prompt_fallback', requestId: 'req_fb', status: 'pending', feedback: "Claude Code's permission prompt stopped waiting" });
+    expect(event?.state).toBeUndefined();
+    // Still decidable: the decision comes after the fallback in the history.
+    expect((await stores.requests.decide('req_fb', answer('req_fb', 'shutdown_response', true), OP1, T0 + 6)).outcome).toBe('applied');
+    expect((await stores.requests.get('req_fb'))?.history.map((entry) => entry.event)).toEqual(['created', 'prompt_fallback', 'approved']);
+  });
 });
 
 describe('read-back safety', () => {

@@ -7,6 +7,7 @@ import { runCommandHook, type CommandHookDialect, type HookValues } from './hook
 export function unreachableAnswer(event: unknown, cause: string): ClaudeCodeHookOutput {
   const reason = `AHP could not be asked (${cause}); denied because tool calls fail closed`;
   if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+  // The permission dialog: no answer shows it, and the user decides, as without AHP.
   return { systemMessage: `AHP could not be asked (${cause}); continuing without its checks` };
 }
 
@@ -26,6 +27,7 @@ export function teamBlockFeedback(event: unknown, output: unknown): string | und
 export const CLAUDE_CODE_COMMAND_HOOK: CommandHookDialect = Object.freeze({
   agent: 'Claude Code',
   route: '/v1/hooks/claude-code',
+  permissionEvent: 'PermissionRequest',
   refuseUnknownEvents: false,
   knows: (event: unknown) => (CLAUDE_CODE_EVENTS as readonly unknown[]).includes(event),
   checked: (_event: unknown, answer: unknown) => {

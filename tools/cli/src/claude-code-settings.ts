@@ -25,6 +25,13 @@ const TOOL_EVENTS: ReadonlySet<ClaudeCodeEvent> = new Set(['PreToolUse', 'PostTo
  */
 export const HOOK_TIMEOUT_S = 15;
 
+/**
+ * The hook `timeout` of an agent's permission prompt, seconds: the gateway may hold it while an
+ * operator decides (AHP_PERMISSION_WAIT_MS, 45 s by default; `ahp hook` waits that plus 10 s),
+ * and its fallback must answer before the agent gives up on the hook.
+ */
+export const PERMISSION_HOOK_TIMEOUT_S = 60;
+
 /** How the hooks reach the gateway. */
 export type HookForm = 'http' | 'command';
 
@@ -35,15 +42,16 @@ export function isAhpHook(hook: ClaudeCodeSettingsHook): boolean {
   return false;
 }
 
-/** The AHP hook for `gateway` in the chosen form. */
-export function ahpHook(form: HookForm, gateway: string): ClaudeCodeSettingsHook {
-  if (form === 'command') return { type: 'command', command: `ahp hook claude-code --gateway ${gateway}`, timeout: HOOK_TIMEOUT_S };
+/** The AHP hook for `gateway` in the chosen form, for `event` (the permission dialog's waits longer). */
+export function ahpHook(form: HookForm, gateway: string, event?: string): ClaudeCodeSettingsHook {
+  const timeout = event === 'PermissionRequest' ? PERMISSION_HOOK_TIMEOUT_S : HOOK_TIMEOUT_S;
+  if (form === 'command') return { type: 'command', command: `ahp hook claude-code --gateway ${gateway}`, timeout };
   return {
     type: 'http',
     url: `${gateway}${CLAUDE_CODE_ROUTE}`,
     headers: { Authorization: 'Bearer $AHP_TOKEN' },
     allowedEnvVars: ['AHP_TOKEN'],
-    timeout: HOOK_TIMEOUT_S,
+    timeout,
   };
 }
 
@@ -51,7 +59,7 @@ export function ahpHook(form: HookForm, gateway: string): ClaudeCodeSettingsHook
 export function withAhpHooks(settings: ClaudeCodeSettings, form: HookForm, gateway: string): ClaudeCodeSettings {
   const hooks = mergeAhpHooks<ClaudeCodeSettingsHook, ClaudeCodeSettingsMatcher>(settings.hooks, CLAUDE_CODE_EVENTS, isAhpHook, (event) => ({
     ...(TOOL_EVENTS.has(event as ClaudeCodeEvent) ? { matcher: '*' } : {}),
-    hooks: [ahpHook(form, gateway)],
+    hooks: [ahpHook(form, gateway, event)],
   }));
   return { ...settings, hooks };
 }

@@ -25,6 +25,7 @@ export function codexUnreachableAnswer(event: unknown, cause: string): CodexHook
 export const CODEX_COMMAND_HOOK: CommandHookDialect = Object.freeze({
   agent: 'Codex',
   route: '/v1/hooks/codex',
+  permissionEvent: 'PermissionRequest',
   refuseUnknownEvents: true,
   knows: isCodexEvent,
   checked: (event: unknown, answer: unknown) => {

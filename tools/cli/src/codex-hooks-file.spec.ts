@@ -11,7 +11,8 @@ describe('withCodexAhpHooks', () => {
     expect(Object.keys(file.hooks ?? {})).toEqual([...CODEX_EVENTS]);
     for (const event of CODEX_EVENTS) {
       expect(file.hooks?.[event]).toEqual([
-        { hooks: [{ type: 'command', command: `ahp hook codex --gateway ${GATEWAY} --token-file "$(git rev-parse --show-toplevel)/.codex/ahp-token"`, timeout: 15 }] },
+        // The permission prompt may be held while an operator decides: it gets 60 s.
+        { hooks: [{ type: 'command', command: `ahp hook codex --gateway ${GATEWAY} --token-file "$(git rev-parse --show-toplevel)/.codex/ahp-token"`, timeout: event === 'PermissionRequest' ? 60 : 15 }] },
       ]);
     }
     expect(CodexHooksFileSchema.safeParse(file).success).toBe(true);
@@ -22,14 +23,14 @@ describe('withCodexAhpHooks', () => {
       description: 'team hooks',
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 .codex/hooks/check.py', statusMessage: 'checking' }] }],
-        SubagentStart: [{ hooks: [{ type: 'command', command: './log.sh' }] }],
+        Notification: [{ hooks: [{ type: 'command', command: './log.sh' }] }],
       },
     };
     const before = structuredClone(existing);
     const file = withCodexAhpHooks(existing, GATEWAY, PROJECT_TOKEN_FILE);
     expect(existing).toEqual(before);
     expect(file.description).toBe('team hooks');
-    expect(file.hooks?.['SubagentStart']).toEqual(existing.hooks?.['SubagentStart']);
+    expect(file.hooks?.['Notification']).toEqual(existing.hooks?.['Notification']);
     expect(file.hooks?.['PreToolUse']).toEqual([existing.hooks?.['PreToolUse']?.[0], { hooks: [codexAhpHook(GATEWAY, PROJECT_TOKEN_FILE)] }]);
   });
 

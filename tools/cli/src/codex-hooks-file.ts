@@ -5,6 +5,7 @@
  * recognised by their command and replaced.
  */
 import { CODEX_EVENTS, type CodexHooksFile, type CodexHooksFileGroup } from '@ahp/protocol';
+import { PERMISSION_HOOK_TIMEOUT_S } from './claude-code-settings.js';
 import { mergeAhpHooks } from './hook-settings-merge.js';
 
 /** Codex's hook `timeout`, seconds: above `ahp hook`'s own wait (10 s), so AHP's explicit answer comes first. */
@@ -30,13 +31,17 @@ export function shellQuote(value: string): string {
  */
 export const PROJECT_TOKEN_FILE = '"$(git rev-parse --show-toplevel)/.codex/ahp-token"';
 
-/** The AHP handler for `gateway`, reading the agent token from `tokenFile` (already a shell word: quoted, or {@link PROJECT_TOKEN_FILE}). */
-export function codexAhpHook(gateway: string, tokenFile: string): Handler {
-  return { type: 'command', command: `ahp hook codex --gateway ${shellQuote(gateway)} --token-file ${tokenFile}`, timeout: CODEX_HOOK_TIMEOUT_S };
+/**
+ * The AHP handler for `gateway`, reading the agent token from `tokenFile` (already a shell word:
+ * quoted, or {@link PROJECT_TOKEN_FILE}); PermissionRequest's may be held for an operator, so it waits longer.
+ */
+export function codexAhpHook(gateway: string, tokenFile: string, event?: string): Handler {
+  const timeout = event === 'PermissionRequest' ? PERMISSION_HOOK_TIMEOUT_S : CODEX_HOOK_TIMEOUT_S;
+  return { type: 'command', command: `ahp hook codex --gateway ${shellQuote(gateway)} --token-file ${tokenFile}`, timeout };
 }
 
 /** `file` with the AHP hooks of every Codex event AHP maps replaced by those for `gateway` (`tokenFile` a shell word); the input is not changed. */
 export function withCodexAhpHooks(file: CodexHooksFile, gateway: string, tokenFile: string): CodexHooksFile {
-  const hooks = mergeAhpHooks<Handler, CodexHooksFileGroup>(file.hooks, CODEX_EVENTS, isCodexAhpHook, () => ({ hooks: [codexAhpHook(gateway, tokenFile)] }));
+  const hooks = mergeAhpHooks<Handler, CodexHooksFileGroup>(file.hooks, CODEX_EVENTS, isCodexAhpHook, (event) => ({ hooks: [codexAhpHook(gateway, tokenFile, event)] }));
   return { ...file, hooks };
 }

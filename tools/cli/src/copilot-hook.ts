@@ -4,7 +4,7 @@
  * names it on the command line (`ahp init copilot` writes one command per event). The gateway's
  * answer is checked against the event's output schema (docs/coding-agents.md).
  */
-import { COPILOT_EVENTS, COPILOT_OUTPUT_SCHEMAS, COPILOT_UNEVALUATED_EVENTS, type CopilotEvent, type CopilotHookOutput } from '@ahp/protocol/copilot-output';
+import { COPILOT_EVENTS, COPILOT_OUTPUT_SCHEMAS, COPILOT_UNEVALUATED_EVENTS, copilotEventName, type CopilotEvent, type CopilotHookOutput } from '@ahp/protocol/copilot-output';
 import type { CliIo } from './cli-errors.js';
 import { runCommandHook, type CommandHookDialect, type HookValues } from './hook-command.js';
 
@@ -26,8 +26,11 @@ export function copilotUnreachableAnswer(event: unknown, cause: string): Copilot
 export const COPILOT_COMMAND_HOOK: CommandHookDialect = Object.freeze({
   agent: 'Copilot',
   route: '/v1/hooks/copilot',
+  permissionEvent: 'permissionRequest',
   refuseUnknownEvents: true,
   eventOnCommandLine: true,
+  // A hooks file in the VS Code compatible format names PascalCase events (the gateway renames the snake_case fields).
+  canonicalEvent: copilotEventName,
   unevaluated: COPILOT_UNEVALUATED_EVENTS,
   knows: isCopilotEvent,
   checked: (event: unknown, answer: unknown) => {

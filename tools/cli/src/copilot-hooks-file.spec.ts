@@ -10,6 +10,8 @@ describe('withCopilotAhpHooks', () => {
     expect(file.version).toBe(1);
     expect(Object.keys(file.hooks ?? {})).toEqual([...COPILOT_EVENTS]);
     expect(file.hooks?.['preToolUse']).toEqual([{ type: 'command', bash: `ahp hook copilot preToolUse --gateway ${GATEWAY}`, timeoutSec: 15 }]);
+    // The permission prompt may be held while an operator decides: it gets 60 s.
+    expect(file.hooks?.['permissionRequest']).toEqual([{ type: 'command', bash: `ahp hook copilot permissionRequest --gateway ${GATEWAY}`, timeoutSec: 60 }]);
     expect(CopilotHooksFileSchema.safeParse(file).success).toBe(true);
   });
 

@@ -5,6 +5,7 @@
  * groups); the AHP handlers of a previous run are recognised by their command and replaced.
  */
 import { COPILOT_EVENTS, type CopilotHooksFile, type CopilotHooksFileHandler } from '@ahp/protocol';
+import { PERMISSION_HOOK_TIMEOUT_S } from './claude-code-settings.js';
 import { shellQuote } from './codex-hooks-file.js';
 
 /** Copilot's `timeoutSec`: above `ahp hook`'s own wait (10 s), so AHP's explicit answer comes first. */
@@ -18,7 +19,9 @@ export function isCopilotAhpHook(handler: CopilotHooksFileHandler): boolean {
 /** The AHP handler of `event` for `gateway`; `tokenFile` (a path) when the token is in a file rather than AHP_TOKEN. */
 export function copilotAhpHook(event: string, gateway: string, tokenFile?: string): CopilotHooksFileHandler {
   const token = tokenFile === undefined ? '' : ` --token-file ${shellQuote(tokenFile)}`;
-  return { type: 'command', bash: `ahp hook copilot ${event} --gateway ${shellQuote(gateway)}${token}`, timeoutSec: COPILOT_HOOK_TIMEOUT_S };
+  // permissionRequest may be held while an operator decides: it waits longer.
+  const timeoutSec = event === 'permissionRequest' ? PERMISSION_HOOK_TIMEOUT_S : COPILOT_HOOK_TIMEOUT_S;
+  return { type: 'command', bash: `ahp hook copilot ${event} --gateway ${shellQuote(gateway)}${token}`, timeoutSec };
 }
 
 /** `file` with the AHP handlers of every Copilot event AHP evaluates replaced by those for `gateway`; the input is not changed. */

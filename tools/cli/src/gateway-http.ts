@@ -64,9 +64,12 @@ export async function requestGateway(
   path: string,
   body?: unknown,
   defaultTimeoutMs = 10_000,
+  extraHeaders: Readonly<Record<string, string>> = {},
+  /** Added to the timeout, `--timeout` or not (a permission prompt's hold). */
+  extraTimeoutMs = 0,
 ): Promise<GatewayAnswer> {
   const base = gatewayUrl(values, io);
-  const timeoutMs = values.timeout === undefined ? defaultTimeoutMs : wholeNumber('--timeout', values.timeout, 1);
+  const timeoutMs = (values.timeout === undefined ? defaultTimeoutMs : wholeNumber('--timeout', values.timeout, 1)) + extraTimeoutMs;
   const url = new URL(`${base}${path}`);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
   const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
@@ -74,6 +77,7 @@ export async function requestGateway(
     const outgoing = request(url, {
       method,
       headers: {
+        ...extraHeaders,
         authorization: `Bearer ${token}`,
         accept: 'application/json',
         ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }),

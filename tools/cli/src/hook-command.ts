@@ -14,15 +14,31 @@
 // schemas: the agent starts it once per hook, so what it loads is paid on every call (see hook-main.ts).
 import { readFile } from 'node:fs/promises';
 import { CliError, EXIT, type CliIo } from './cli-errors.js';
-import { GATEWAY_OPTIONS, requestGateway, tokenFrom, type GatewayValues } from './gateway-http.js';
+import { wholeNumber } from './cli-errors.js';
+import { GATEWAY_OPTIONS, requestGateway, tokenFrom, type GatewayAnswer, type GatewayValues } from './gateway-http.js';
 
-/** Options of `ahp hook <agent>`: the gateway's, and where the agent token is when not in AHP_TOKEN. */
-export const HOOK_OPTIONS = { ...GATEWAY_OPTIONS, 'token-file': { type: 'string' } } as const;
+/**
+ * Options of `ahp hook <agent>`: the gateway's, where the agent token is when not in AHP_TOKEN,
+ * and how long a permission prompt may wait for an operator (`--wait MS`).
+ */
+export const HOOK_OPTIONS = { ...GATEWAY_OPTIONS, 'token-file': { type: 'string' }, wait: { type: 'string' } } as const;
 
 /** Parsed {@link HOOK_OPTIONS}. */
 export interface HookValues extends GatewayValues {
   'token-file'?: string | undefined;
+  wait?: string | undefined;
 }
+
+/**
+ * How long `ahp hook` lets the gateway hold an agent's permission prompt while an operator
+ * decides (`--wait`; the gateway may hold it less, AHP_PERMISSION_WAIT_MS): the hook's HTTP wait
+ * is this plus {@link HOOK_TIMEOUT_MS}, below the 60 s hook timeout `ahp init` writes for it.
+ * @defaultValue 45000
+ */
+export const PERMISSION_WAIT_MS = 45_000;
+
+/** Pause before a permission prompt is sent again after the gateway went away (it is held again, on any gateway). */
+const RESEND_PAUSE_MS = 1000;
 
 /**
  * The agent token: the first line of `--token-file` (written by `ahp init codex`: Codex has no
@@ -73,6 +89,10 @@ export interface CommandHookDialect {
    * `hook_event_name`, first, where the gateway's bounded scan reads it.
    */
   readonly eventOnCommandLine?: boolean;
+  /** The dialect's own name of an event named on the command line in another of the agent's formats. */
+  canonicalEvent?(event: string): string;
+  /** The event of the agent's permission prompt, whose hook the gateway may hold while an operator decides. */
+  readonly permissionEvent: string;
   /** Events the agent reports that AHP does not evaluate: answered `{}` here, without asking the gateway. */
   readonly unevaluated?: readonly string[];
   /** The gateway's answer when it is one the agent reads for `event`; undefined otherwise. */
@@ -130,15 +150,16 @@ export async function runCommandHook(
   let event: unknown;
   if (dialect.eventOnCommandLine === true) {
     if (commandLineEvent === undefined) throw new CliError(EXIT.usage, `name the ${dialect.agent} event: ahp hook <agent> <event>`);
+    const named = dialect.canonicalEvent?.(commandLineEvent) ?? commandLineEvent;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CliError(EXIT.usage, `stdin is not a JSON object: expected the hook input ${dialect.agent} sends`);
-    if (dialect.unevaluated?.includes(commandLineEvent) === true) {
+    if (dialect.unevaluated?.includes(named) === true) {
       // Reported by the agent, evaluated by no trigger: no objection, and nothing else to say.
       io.stdout.write('{}\n');
       return EXIT.ok;
     }
     const { hook_event_name: _ignored, ...rest } = input as Record<string, unknown>;
-    event = commandLineEvent;
-    input = { hook_event_name: commandLineEvent, ...rest };
+    event = named;
+    input = { hook_event_name: named, ...rest };
   } else {
     event = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['hook_event_name'] : undefined;
   }
@@ -148,7 +169,8 @@ export async function runCommandHook(
   }
   let output: unknown;
   try {
-    const answer = await requestGateway(io, values, await hookToken(values, io), 'POST', dialect.route, input, HOOK_TIMEOUT_MS);
+    const token = await hookToken(values, io);
+    const answer = event === dialect.permissionEvent ? await askHeld(dialect, values, io, token, input) : await requestGateway(io, values, token, 'POST', dialect.route, input, HOOK_TIMEOUT_MS);
     if (!answer.ok) throw new CliError(EXIT.invalid, `the gateway refused the hook (HTTP ${answer.status}${errorCode(answer.json)})`);
     output = dialect.checked(event, answer.json);
     if (output === undefined) throw new CliError(EXIT.invalid, `the gateway answered with something that is not a ${dialect.agent} hook output`);
@@ -164,4 +186,37 @@ export async function runCommandHook(
   }
   io.stdout.write(`${JSON.stringify(output)}\n`);
   return EXIT.ok;
+}
+
+/**
+ * Asks about a permission prompt, which the gateway may hold while an operator decides: the
+ * wait goes in `X-AHP-Wait-Ms` and the HTTP wait is that much longer. When the gateway goes away
+ * meanwhile (a crash: the connection fails or breaks off; a shutdown: it answers 503, having been
+ * told by `X-AHP-Resend` that the prompt is sent again), the prompt is sent again while its time lasts; the request it waits for is in Redis, so any gateway holds it again and
+ * delivers the decision.
+ */
+async function askHeld(dialect: CommandHookDialect, values: HookValues, io: CliIo, token: string, input: unknown): Promise<GatewayAnswer> {
+  const waitMs = values.wait === undefined ? PERMISSION_WAIT_MS : wholeNumber('--wait', values.wait, 0);
+  const until = Date.now() + waitMs;
+  // Asked again only once a gateway held the prompt: one that is down from the start is answered at once.
+  let held = false;
+  for (;;) {
+    const left = Math.max(0, until - Date.now());
+    try {
+      const answer = await requestGateway(io, values, token, 'POST', dialect.route, input, HOOK_TIMEOUT_MS, { 'x-ahp-wait-ms': String(left), 'x-ahp-resend': '1' }, left);
+      // 503: the gateway shuts down and hands the prompt back; another one (or its restart) holds it again.
+      if (answer.status !== 503 || until - Date.now() < RESEND_PAUSE_MS * 2) return answer;
+      held = true;
+      io.stderr.write('ahp: the gateway is shutting down; asking again\n');
+      await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+    } catch (error) {
+      // Only a gateway that went away (exit 3) is asked again; anything else is final.
+      if (!(error instanceof CliError) || error.exitCode !== EXIT.redis) throw error;
+      const notReached = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/.test(error.message);
+      held ||= !notReached;
+      if (!held || until - Date.now() < RESEND_PAUSE_MS * 2) throw error;
+      io.stderr.write(`ahp: ${error.message}; asking again\n`);
+      await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+    }
+  }
 }

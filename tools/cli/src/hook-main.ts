@@ -40,7 +40,7 @@ export function plainHookCall(argv: readonly string[]): ({ agent: string; event:
     if (dialect === undefined || agent === undefined) return undefined;
     // Copilot's hook names its event (`ahp hook copilot preToolUse`); the others take none.
     if (parsed.positionals.length !== (dialect.eventOnCommandLine === true ? 3 : 2)) return undefined;
-    return { agent, event, gateway: parsed.values.gateway, timeout: parsed.values.timeout, 'token-file': parsed.values['token-file'] };
+    return { agent, event, gateway: parsed.values.gateway, timeout: parsed.values.timeout, 'token-file': parsed.values['token-file'], wait: parsed.values.wait };
   } catch {
     return undefined;
   }

@@ -175,15 +175,21 @@ ${FILTER_HELP}`,
     'claude-code': {
       args: '',
       summary: "Claude Code's command hook: hook input on stdin, the answer on stdout",
-      options: { ...GATEWAY_OPTIONS },
+      options: { ...GATEWAY_OPTIONS, wait: HOOK_OPTIONS.wait },
       positionals: 0,
       help: `Posts the hook input Claude Code writes on stdin to the gateway's /v1/hooks/claude-code with
 the agent token from $AHP_TOKEN, and prints the gateway's answer. Always exits 0 with a JSON
 answer: when the gateway cannot be asked, a PreToolUse is denied explicitly (tool calls fail
 closed) and other events go on with a systemMessage. Input that is not JSON exits 2, which
-Claude Code treats as a blocking error. See docs/claude-code.md.
+Claude Code treats as a blocking error. A PermissionRequest waiting for an operator's approval
+is held by the gateway until the operator decides, or its fallback answers. See
+docs/claude-code.md.
 
 Options:
+  --wait MS          how long a permission prompt may wait for an operator's decision
+                     (default 45000; the gateway may hold it less, AHP_PERMISSION_WAIT_MS);
+                     the answer is awaited that much longer, and asked again of any gateway
+                     if the connection is lost meanwhile
 ${GATEWAY_HELP} (default 10000)`,
       run: (_args, values, io) => hookClaudeCode(values, io),
     },
@@ -202,6 +208,10 @@ stderr, which Codex treats as a blocking error. See docs/coding-agents.md.
 Options:
   --token-file PATH  read the agent token from this file (as "ahp init codex" writes it)
                      instead of $AHP_TOKEN
+  --wait MS          how long a permission prompt may wait for an operator's decision
+                     (default 45000; the gateway may hold it less, AHP_PERMISSION_WAIT_MS);
+                     the answer is awaited that much longer, and asked again of any gateway
+                     if the connection is lost meanwhile
 ${GATEWAY_HELP} (default 10000)`,
       run: (_args, values, io) => hookCodex(values, io),
     },
@@ -221,6 +231,10 @@ does not know, exits 2 with the reason on stderr. See docs/coding-agents.md.
 
 Options:
   --token-file PATH  read the agent token from this file instead of $AHP_TOKEN
+  --wait MS          how long a permission prompt may wait for an operator's decision
+                     (default 45000; the gateway may hold it less, AHP_PERMISSION_WAIT_MS);
+                     the answer is awaited that much longer, and asked again of any gateway
+                     if the connection is lost meanwhile
 ${GATEWAY_HELP} (default 10000)`,
       run: (args, values, io) => hookCopilot(args[0], values, io),
     },

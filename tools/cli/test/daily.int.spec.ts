@@ -125,6 +125,49 @@ describe('ahp hook claude-code', () => {
     expect(run.stderr).toContain('cannot reach the gateway');
   });
 
+  it('waits for a held PermissionRequest (X-AHP-Wait-Ms) and asks again when the gateway dies or shuts down meanwhile (503), printing the decision it then gets', async () => {
+    const waits: (string | undefined)[] = [];
+    const bodies: unknown[] = [];
+    // The first gateway dies holding the prompt (its connection is cut); the next one answers.
+    const flaky = createServer((request, response) => {
+      void bodyOf(request).then((body) => {
+        waits.push(request.headers['x-ahp-wait-ms'] as string | undefined);
+        bodies.push(body);
+        if (bodies.length === 1) {
+          request.socket.destroy();
+          return;
+        }
+        if (bodies.length === 2) {
+          // The next gateway shuts down while holding it, and hands it back (it was told the hook re-sends).
+          expect(request.headers['x-ahp-resend']).toBe('1');
+          response.writeHead(503, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ error: makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; send the permission prompt again') }));
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'ls' } } } }));
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const address = flaky.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    try {
+      const prompt = { ...PRE_TOOL_USE, hook_event_name: 'PermissionRequest' };
+      const run = await ahp(['hook', 'claude-code', '--gateway', `http://127.0.0.1:${address.port}`, '--wait', '20000'], { AHP_TOKEN: 't' }, JSON.stringify(prompt));
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'ls' } } } });
+      expect(run.stderr).toContain('asking again');
+      expect(run.stderr).toContain('the gateway is shutting down; asking again');
+      expect(bodies).toEqual([prompt, prompt, prompt]);
+      // The wait it asks for shrinks with the time already spent.
+      expect(Number(waits[0])).toBeLessThanOrEqual(20_000);
+      expect(Number(waits[2])).toBeLessThan(Number(waits[1]));
+      expect(Number(waits[1])).toBeLessThan(Number(waits[0]));
+    } finally {
+      await new Promise((resolve) => flaky.close(resolve));
+    }
+  });
+
   it('denies when the gateway refuses the call, and lets a Stop through with a notice', async () => {
     answer = { status: 401, body: { error: makeError('E_UNAUTHORIZED', 'bad token') } };
     const denied = await ahp(['hook', 'claude-code', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(PRE_TOOL_USE));
@@ -210,9 +253,9 @@ describe('ahp hook codex', () => {
     const text = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
     expect(text).toMatchObject({ code: 2, stdout: '' });
     expect(text.stderr).toContain('stdin is not JSON');
-    const unknown = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'SubagentStart' }));
+    const unknown = await ahp(['hook', 'codex', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ ...CODEX_PRE_TOOL_USE, hook_event_name: 'Interrupt' }));
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
-    expect(unknown.stderr).toContain('not a Codex hook event AHP maps (hook_event_name: "SubagentStart")');
+    expect(unknown.stderr).toContain('not a Codex hook event AHP maps (hook_event_name: "Interrupt")');
     expect(received).toEqual([]);
   });
 });
@@ -234,10 +277,21 @@ describe('ahp hook copilot', () => {
   it('answers {} itself for events no trigger evaluates, and exits 2 for an event it does not know', async () => {
     const error = await ahp(['hook', 'copilot', 'errorOccurred', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ sessionId: 's', error: { message: 'x', name: 'E' } }));
     expect(error).toMatchObject({ code: 0, stdout: '{}\n' });
-    const unknown = await ahp(['hook', 'copilot', 'PreToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
+    const unknown = await ahp(['hook', 'copilot', 'PreToolUsage', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify(COPILOT_PRE_TOOL_USE));
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toContain('not a Copilot hook event AHP maps');
+    const pascalError = await ahp(['hook', 'copilot', 'ErrorOccurred', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify({ hook_event_name: 'ErrorOccurred', session_id: 's' }));
+    expect(pascalError).toMatchObject({ code: 0, stdout: '{}\n' });
     expect(received).toEqual([]);
+  });
+
+  it('takes the VS Code compatible (PascalCase) events as their camelCase twins, passing the snake_case payload on', async () => {
+    answer = { status: 200, body: { permissionDecision: 'deny', permissionDecisionReason: 'no' } };
+    const payload = { hook_event_name: 'PreToolUse', session_id: 's1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/repo', tool_name: 'bash', tool_input: { command: 'ls' } };
+    const run = await ahp(['hook', 'copilot', 'PreToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 'agent-token' }, JSON.stringify(payload));
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(answer.body);
+    expect(received[0]?.body).toEqual({ ...payload, hook_event_name: 'preToolUse' });
   });
 
   it('denies a preToolUse and a permissionRequest when the gateway cannot be reached, and answers {} elsewhere', async () => {

@@ -152,7 +152,9 @@ describe('ahp init claude-code', () => {
     expect((await ahp(['init', 'claude-code', '--gateway', 'http://gw:8080', '--token', 't', '--command'])).code).toBe(0);
     const settings = ClaudeCodeSettingsSchema.parse(await readJson(join(project, '.claude', 'settings.json')));
     for (const event of EVENTS) {
-      expect(settings.hooks?.[event]?.flatMap((group) => group.hooks), event).toEqual([{ type: 'command', command: 'ahp hook claude-code --gateway http://gw:8080', timeout: 15 }]);
+      // The permission dialog may be held while an operator decides: it gets 60 s.
+      const timeout = event === 'PermissionRequest' ? 60 : 15;
+      expect(settings.hooks?.[event]?.flatMap((group) => group.hooks), event).toEqual([{ type: 'command', command: 'ahp hook claude-code --gateway http://gw:8080', timeout }]);
     }
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { aggregateSignals, ClaudeCodeHookOutputSchema, parseHookContext, type ClaudeCodeHookInput, type Signal, type SignalPayload } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
+import { claudeCodeDialect } from './claude-code-dialect.js';
 import { CLAUDE_CODE_TRIGGERS, hookContext, toClaudeCodeOutput } from './claude-code-mapping.js';
 
 const HOOK_ID = randomUUID();
@@ -116,3 +117,16 @@ describe('toClaudeCodeOutput for PermissionRequest: the permission dialog decide
   });
 });
 
+
+describe('claudeCodeDialect: a held PermissionRequest nobody decided in time', () => {
+  it('shows Claude Code\'s own dialog with a notice (dialog), or denies (deny); only PermissionRequest is held', () => {
+    const PERMISSION: ClaudeCodeHookInput = { ...PRE, hook_event_name: 'PermissionRequest' };
+    const dialog = claudeCodeDialect.promptFallback(PERMISSION, 'dialog', 'AHP: not decided in time');
+    expect(dialog).toEqual({ systemMessage: 'AHP: not decided in time' });
+    const deny = claudeCodeDialect.promptFallback(PERMISSION, 'deny', 'AHP: not decided in time');
+    expect(deny).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'AHP: not decided in time' } } });
+    for (const output of [dialog, deny]) expect(ClaudeCodeHookOutputSchema.safeParse(output).success).toBe(true);
+    expect(claudeCodeDialect.permissionPrompt(PERMISSION)).toBe(true);
+    expect(claudeCodeDialect.permissionPrompt(PRE)).toBe(false);
+  });
+});

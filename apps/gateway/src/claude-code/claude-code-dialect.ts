@@ -2,7 +2,8 @@
 import { ClaudeCodeEventSchema, ClaudeCodeHookInputSchema, type ClaudeCodeHookInput } from '@ahp/protocol';
 import { parseInput } from '../operators/api-error.js';
 import type { HookDialect } from '../coding-agents/hook-dialect.js';
-import { CLAUDE_CODE_TRIGGERS, hookContext, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
+import { claudeCodeAnswerView } from './claude-code-answers.js';
+import { CLAUDE_CODE_TRIGGERS, hookContext, promptFallbackOutput, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';
 
 export const claudeCodeDialect: HookDialect<ClaudeCodeHookInput> = Object.freeze({
   client: 'claude-code',
@@ -19,4 +20,7 @@ export const claudeCodeDialect: HookDialect<ClaudeCodeHookInput> = Object.freeze
     const known = ClaudeCodeEventSchema.safeParse(event);
     return refusedOutput(known.success ? known.data : undefined, error);
   },
+  answerView: claudeCodeAnswerView,
+  permissionPrompt: (input: ClaudeCodeHookInput) => input.hook_event_name === 'PermissionRequest',
+  promptFallback: (_input: ClaudeCodeHookInput, fallback, reason) => promptFallbackOutput(fallback, reason),
 } satisfies HookDialect<ClaudeCodeHookInput>);

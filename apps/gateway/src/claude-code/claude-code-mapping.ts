@@ -13,6 +13,7 @@ import type {
   HookDecision,
   HookTrigger,
   JsonObject,
+  PromptFallback,
 } from '@ahp/protocol';
 import { advice, approvalWaitReason, blockReason, modificationSummary, unappliedModificationReason, verdictOf } from '../coding-agents/decision-text.js';
 
@@ -245,4 +246,13 @@ function permissionRequestOutput(toolInput: JsonObject, decision: HookDecision):
   const output: ClaudeCodeHookOutput = verdict.warnings === undefined ? {} : { systemMessage: verdict.warnings };
   if (verdict.approved) output.hookSpecificOutput = { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } };
   return output;
+}
+
+/**
+ * The answer to a PermissionRequest held for an operator who did not decide in time
+ * (PermissionHold): `dialog` carries no decision, so Claude Code shows its own dialog (the reason
+ * as a `systemMessage` for the user); `deny` refuses the call with the reason.
+ */
+export function promptFallbackOutput(fallback: PromptFallback, reason: string): ClaudeCodeHookOutput {
+  return fallback === 'deny' ? blockedOutput('PermissionRequest', reason) : { systemMessage: reason };
 }

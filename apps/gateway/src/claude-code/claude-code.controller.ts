@@ -1,7 +1,8 @@
-import type { IncomingMessage } from 'node:http';
-import { Body, Controller, HttpCode, Inject, Post, Req, UseFilters } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { makeError, type ClaudeCodeHookOutput } from '@ahp/protocol';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
+import { holdOptionsOf } from '../coding-agents/permission-hold.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
 import { refusedOutput, teamEventOf } from './claude-code-mapping.js';
@@ -28,7 +29,7 @@ export class ClaudeCodeController {
 
   @Post()
   @HttpCode(200)
-  hook(@Req() request: IncomingMessage, @Body() body: unknown): Promise<ClaudeCodeHookOutput> {
+  hook(@Req() request: IncomingMessage, @Res({ passthrough: true }) response: ServerResponse, @Body() body: unknown): Promise<ClaudeCodeHookOutput> {
     const auth = this.auth.authenticateRequest(request);
     if (!auth.ok) throw new OperatorApiError(makeError('E_UNAUTHORIZED', 'a valid agent token is required (Authorization: Bearer <token>)'));
     let input;
@@ -42,6 +43,6 @@ export class ClaudeCodeController {
       if (error instanceof OperatorApiError && event !== undefined) return Promise.resolve(refusedOutput(event, error.error));
       throw error;
     }
-    return this.claudeCode.handle(auth.agent.identity, input);
+    return this.claudeCode.handle(auth.agent.identity, input, holdOptionsOf(request, response));
   }
 }

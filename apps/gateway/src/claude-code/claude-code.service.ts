@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AgentIdentity, ClaudeCodeHookInput, ClaudeCodeHookOutput } from '@ahp/protocol';
-import { CodingAgentHooks } from '../coding-agents/coding-agent-hooks.service.js';
+import { CodingAgentHooks, type HookHoldOptions } from '../coding-agents/coding-agent-hooks.service.js';
 import { agentSessionId } from '../coding-agents/hook-dialect.js';
-import { ClaudeCodeAnswers } from './claude-code-answers.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
 import { ClaudeCodeTeamActivity } from './claude-code-team-activity.js';
 
@@ -16,26 +15,25 @@ export function claudeCodeSessionId(agentId: string, claudeSessionId: string): s
 
 /**
  * Runs one Claude Code hook through the shared coding agent hook path and answers in Claude
- * Code's format. What Claude Code adds: the signals of its previous PreToolUse are answered from
- * this hook before it is evaluated, and this PreToolUse's are kept for the next (ClaudeCodeAnswers);
- * its agent-team events go on the agent's timeline (ClaudeCodeTeamActivity).
+ * Code's format. What Claude Code adds: its agent-team events go on the agent's timeline
+ * (ClaudeCodeTeamActivity).
  */
 @Injectable()
 export class ClaudeCodeService {
   constructor(
     @Inject(CodingAgentHooks) private readonly hooks: CodingAgentHooks,
-    @Inject(ClaudeCodeAnswers) private readonly answers: ClaudeCodeAnswers,
     @Inject(ClaudeCodeTeamActivity) private readonly team: ClaudeCodeTeamActivity,
   ) {}
 
   /** The answer to `input` from `agent` (see CodingAgentHooks.run). */
-  async handle(agent: AgentIdentity, input: ClaudeCodeHookInput): Promise<ClaudeCodeHookOutput> {
-    const output = await this.hooks.run(claudeCodeDialect, agent, input, {
-      before: (sessionId) => this.answers.infer(agent.id, sessionId, input),
-      after: async (sessionId, decision) => {
-        await Promise.all([this.answers.remember(sessionId, input, decision), this.team.record(agent.id, sessionId, input, decision)]);
-      },
-    });
+  async handle(agent: AgentIdentity, input: ClaudeCodeHookInput, hold: HookHoldOptions = {}): Promise<ClaudeCodeHookOutput> {
+    const output = await this.hooks.run(
+      claudeCodeDialect,
+      agent,
+      input,
+      { after: (sessionId, decision) => this.team.record(agent.id, sessionId, input, decision) },
+      hold,
+    );
     return output as ClaudeCodeHookOutput;
   }
 }

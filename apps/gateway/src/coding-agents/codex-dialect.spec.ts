@@ -30,6 +30,17 @@ const INPUTS: Record<CodexEvent, CodexHookInput> = {
   Stop: { ...COMMON, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' },
   PreCompact: { ...COMMON, hook_event_name: 'PreCompact', trigger: 'auto' },
   PostCompact: { ...COMMON, hook_event_name: 'PostCompact', trigger: 'manual' },
+  SubagentStart: { ...COMMON, hook_event_name: 'SubagentStart', agent_id: 'agent-7', agent_type: 'explorer' },
+  SubagentStop: {
+    ...COMMON,
+    hook_event_name: 'SubagentStop',
+    agent_id: 'agent-7',
+    agent_type: 'explorer',
+    agent_transcript_path: null,
+    stop_hook_active: false,
+    last_assistant_message: 'found it',
+  },
+  StopFailure: { ...COMMON, hook_event_name: 'StopFailure', error: 'rate_limit', error_details: '429 Too Many Requests', last_assistant_message: null },
 };
 
 function signal(type: string, payload: SignalPayload): Signal {
@@ -190,14 +201,14 @@ describe('codexRefusedOutput', () => {
   });
 
   it('answers decision "block" when the event is unknown or missing', () => {
-    expect(codexRefusedOutput('SubagentStart', error)).toEqual({ decision: 'block', reason: 'Blocked by AHP (fail-closed): too many hooks (E_RATE_LIMITED)' });
+    expect(codexRefusedOutput('Interrupt', error)).toEqual({ decision: 'block', reason: 'Blocked by AHP (fail-closed): too many hooks (E_RATE_LIMITED)' });
     expect(codexRefusedOutput(undefined, error)).toEqual({ decision: 'block', reason: 'Blocked by AHP (fail-closed): too many hooks (E_RATE_LIMITED)' });
   });
 });
 
 describe('codexDialect.parse', () => {
   it('accepts every documented input, and fields Codex adds later', () => {
-    for (const input of Object.values(INPUTS)) expect(codexDialect.parse({ ...input, agent_type: 'worker' })).toMatchObject(input);
+    for (const input of Object.values(INPUTS)) expect(codexDialect.parse({ ...input, codex_added_later: 'worker' })).toMatchObject(input);
   });
 
   it.each([
@@ -206,6 +217,8 @@ describe('codexDialect.parse', () => {
     ['a tool call without its tool', { ...COMMON, hook_event_name: 'PreToolUse', tool_input: { command: 'ls' } }],
     ['a tool input that is not an object', { ...COMMON, ...BASH, hook_event_name: 'PreToolUse', tool_input: 'ls' }],
     ['a prompt that is not a string', { ...COMMON, hook_event_name: 'UserPromptSubmit', prompt: 1 }],
+    ['a subagent event without the subagent', { ...COMMON, hook_event_name: 'SubagentStop', stop_hook_active: false }],
+    ['a failed turn without its error', { ...COMMON, hook_event_name: 'StopFailure' }],
     ['not an object', 'PreToolUse'],
   ])('refuses %s with E_INVALID_FRAME', (_what, body) => {
     let caught: unknown;
@@ -223,5 +236,34 @@ describe('codexDialect.parse', () => {
     expect(codexDialect.sessionPrefix).toBe('cx');
     expect(codexDialect.phase(INPUTS.SessionStart)).toBe('start');
     expect(codexDialect.phase(INPUTS.Stop)).toBe('during');
+  });
+});
+
+describe('Codex subagents and failed turns (SubagentStart, SubagentStop, StopFailure)', () => {
+  it('maps them to session-start and stop, marked so that rules tell them apart', () => {
+    expect([CODEX_TRIGGERS.SubagentStart, CODEX_TRIGGERS.SubagentStop, CODEX_TRIGGERS.StopFailure]).toEqual(['session-start', 'stop', 'stop']);
+    expect(codexHookContext(INPUTS.SubagentStart)).toMatchObject({ source: 'subagent', client: { hook_event_name: 'SubagentStart', agent_id: 'agent-7', agent_name: 'explorer' } });
+    expect(codexHookContext(INPUTS.SubagentStop)).toMatchObject({ subagent: true, stop_hook_active: false, client: { agent_id: 'agent-7', agent_name: 'explorer' } });
+    expect(codexHookContext(INPUTS.StopFailure)).toMatchObject({ stop_reason: 'failure:rate_limit', subagent: false, client: { error: 'rate_limit' } });
+    expect(codexDialect.phase(INPUTS.SubagentStart)).toBe('during');
+  });
+
+  it('keeps a subagent working on a block at SubagentStop, gives SubagentStart the advice, and only tells the user at StopFailure', () => {
+    expect(answer('SubagentStop', decisionOf('SubagentStop', BLOCK))).toEqual({ decision: 'block', reason: expect.stringContaining('destructive command') as unknown });
+    expect(answer('SubagentStart', decisionOf('SubagentStart', AID))).toEqual({ hookSpecificOutput: { hookEventName: 'SubagentStart', additionalContext: expect.stringContaining('the runbook is in docs/') as unknown } });
+    expect(answer('SubagentStart', decisionOf('SubagentStart', BLOCK))).toEqual({ systemMessage: expect.stringContaining('destructive command') as unknown });
+    expect(answer('StopFailure', decisionOf('StopFailure', BLOCK))).toEqual({ systemMessage: expect.stringContaining('destructive command') as unknown });
+    expect(answer('StopFailure', decisionOf('StopFailure', AID))).toEqual({});
+  });
+});
+
+describe('codexDialect: a held PermissionRequest nobody decided in time', () => {
+  it('leaves the prompt to Codex with a notice (dialog), or denies it (deny), in Codex\'s schema; only PermissionRequest is held', () => {
+    const dialog = codexDialect.promptFallback(INPUTS.PermissionRequest, 'dialog', 'AHP: not decided in time');
+    expect(dialog).toEqual({ systemMessage: 'AHP: not decided in time' });
+    const deny = codexDialect.promptFallback(INPUTS.PermissionRequest, 'deny', 'AHP: not decided in time');
+    expect(deny).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'AHP: not decided in time' } } });
+    for (const output of [dialog, deny]) expect(CODEX_OUTPUT_SCHEMAS.PermissionRequest.safeParse(output).success).toBe(true);
+    expect(CODEX_EVENTS.filter((event) => codexDialect.permissionPrompt(INPUTS[event]))).toEqual(['PermissionRequest']);
   });
 });

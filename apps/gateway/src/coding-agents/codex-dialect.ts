@@ -7,6 +7,7 @@ import { applyModifications, CodexEventSchema, CodexHookInputSchema } from '@ahp
 import type { AhpError, CodexEvent, CodexHookInput, CodexHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operators/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
+import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';
 
 /**
@@ -23,13 +24,21 @@ export const CODEX_TRIGGERS: Readonly<Record<CodexEvent, HookTrigger>> = Object.
   Stop: 'stop',
   PreCompact: 'pre-compact',
   PostCompact: 'post-compact',
+  // A subagent starting is the start of a session of its own within the session: rules on
+  // `session-start` (context for the model) apply, told apart by `source: "subagent"`.
+  SubagentStart: 'session-start',
+  // The end of a subagent's turn, as for Claude Code and Copilot: `subagent: true`.
+  SubagentStop: 'stop',
+  // The turn ended on a model API error: the end of a turn, told apart by `stop_reason` and
+  // `client.error`. Codex cannot be kept working from it (only retried, which AHP does not ask).
+  StopFailure: 'stop',
 });
 
 /** Events whose `hookSpecificOutput.additionalContext` Codex adds to the model's context. */
-const CONTEXT_EVENTS: ReadonlySet<CodexEvent> = new Set(['SessionStart', 'PreToolUse', 'PostToolUse', 'UserPromptSubmit']);
+const CONTEXT_EVENTS: ReadonlySet<CodexEvent> = new Set(['SessionStart', 'PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SubagentStart']);
 
 /** Events Codex lets a hook block with `decision: "block"` and a non-empty `reason`. */
-const BLOCKABLE_EVENTS: ReadonlySet<CodexEvent> = new Set(['PostToolUse', 'UserPromptSubmit', 'Stop']);
+const BLOCKABLE_EVENTS: ReadonlySet<CodexEvent> = new Set(['PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop']);
 
 /** The hook context of a Codex input: `tool`, `prompt` or the event's own fields, plus `cwd` and the Codex session under `client`. */
 export function codexHookContext(input: CodexHookInput): JsonObject {
@@ -43,6 +52,9 @@ export function codexHookContext(input: CodexHookInput): JsonObject {
     turn_id: input.turn_id,
     tool_use_id: 'tool_use_id' in input ? input.tool_use_id : undefined,
     permission_prompt: input.hook_event_name === 'PermissionRequest' ? true : undefined,
+    agent_id: 'agent_id' in input ? input.agent_id : undefined,
+    agent_name: 'agent_id' in input && input.agent_type !== '' ? input.agent_type : undefined,
+    error: input.hook_event_name === 'StopFailure' ? input.error : undefined,
   });
   const base = { cwd: input.cwd, client };
   switch (input.hook_event_name) {
@@ -60,6 +72,12 @@ export function codexHookContext(input: CodexHookInput): JsonObject {
     case 'PreCompact':
     case 'PostCompact':
       return definedFields({ ...base, trigger: input.trigger });
+    case 'SubagentStart':
+      return definedFields({ ...base, source: 'subagent' });
+    case 'SubagentStop':
+      return definedFields({ ...base, stop_hook_active: input.stop_hook_active, subagent: true });
+    case 'StopFailure':
+      return definedFields({ ...base, stop_reason: `failure:${input.error}`.slice(0, 64), subagent: false });
   }
 }
 
@@ -68,7 +86,7 @@ function blockedOutput(event: CodexEvent, reason: string): CodexHookOutput {
   if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
   if (event === 'PermissionRequest') return { hookSpecificOutput: { hookEventName: event, decision: { behavior: 'deny', message: reason } } };
   if (BLOCKABLE_EVENTS.has(event)) return { decision: 'block', reason };
-  // SessionStart and the compaction events cannot be refused by a Codex hook: the user is told.
+  // SessionStart, SubagentStart, StopFailure and the compaction events cannot be refused by a Codex hook: the user is told.
   return { systemMessage: reason };
 }
 
@@ -119,6 +137,17 @@ export function toCodexOutput(input: CodexHookInput, decision: HookDecision): Co
   return output as CodexHookOutput;
 }
 
+/**
+ * A Codex hook as answer inference reads it: PreToolUse is a call about to run (Codex obeys its
+ * deny and, in the targeted release, its `updatedInput`), PostToolUse one that ran, Stop the end
+ * of the turn. A subagent's stop or a failed turn tells nothing certain about the main agent's calls.
+ */
+export function codexAnswerView(input: CodexHookInput): AnswerView {
+  const event = input.hook_event_name;
+  if (event === 'PreToolUse' || event === 'PostToolUse') return { kind: event === 'PreToolUse' ? 'pre-tool' : 'post-tool', event, tool: input.tool_name, input: input.tool_input, toolUseId: input.tool_use_id };
+  return { kind: event === 'Stop' ? 'stop' : 'other', event };
+}
+
 export const codexDialect: HookDialect<CodexHookInput> = Object.freeze({
   client: 'codex',
   label: 'Codex',
@@ -127,9 +156,14 @@ export const codexDialect: HookDialect<CodexHookInput> = Object.freeze({
   event: (input: CodexHookInput) => input.hook_event_name,
   trigger: (input: CodexHookInput) => CODEX_TRIGGERS[input.hook_event_name],
   // Codex reports no session end: its sessions age out of the fleet (AHP_CLAUDE_CODE_PRESENCE_TTL_MS).
+  // A subagent starting is not the session starting.
   phase: (input: CodexHookInput) => (input.hook_event_name === 'SessionStart' ? 'start' : 'during'),
   sessionKey: (input: CodexHookInput) => input.session_id,
   context: codexHookContext,
   answer: toCodexOutput,
   refused: codexRefusedOutput,
+  answerView: codexAnswerView,
+  permissionPrompt: (input: CodexHookInput) => input.hook_event_name === 'PermissionRequest',
+  // `{}` plus the notice: Codex's own approval flow asks (its PermissionRequest takes systemMessage).
+  promptFallback: (_input: CodexHookInput, fallback, reason) => (fallback === 'deny' ? blockedOutput('PermissionRequest', reason) : { systemMessage: reason }),
 } satisfies HookDialect<CodexHookInput>);

@@ -1,5 +1,5 @@
-import type { IncomingMessage } from 'node:http';
-import { Body, Controller, HttpCode, Inject, Post, Req, UseFilters } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { makeError, type AgentIdentity } from '@ahp/protocol';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { ClaudeCodeErrorFilter } from '../claude-code/claude-code-error.filter.js';
@@ -8,6 +8,7 @@ import { CodingAgentHooks } from './coding-agent-hooks.service.js';
 import { codexDialect } from './codex-dialect.js';
 import { copilotDialect } from './copilot-dialect.js';
 import type { HookDialect } from './hook-dialect.js';
+import { holdOptionsOf } from './permission-hold.js';
 
 /** The routes of the coding agents other than Claude Code (whose route is claude-code.controller.ts), by dialect. */
 export const CODING_AGENT_HOOK_ROUTES: readonly { path: string; dialect: HookDialect<never> }[] = Object.freeze([
@@ -32,14 +33,14 @@ export class CodingAgentHooksController {
 
   @Post('codex')
   @HttpCode(200)
-  codex(@Req() request: IncomingMessage, @Body() body: unknown): Promise<unknown> {
-    return this.run(codexDialect, this.agent(request), body);
+  codex(@Req() request: IncomingMessage, @Res({ passthrough: true }) response: ServerResponse, @Body() body: unknown): Promise<unknown> {
+    return this.run(codexDialect, this.agent(request), body, request, response);
   }
 
   @Post('copilot')
   @HttpCode(200)
-  copilot(@Req() request: IncomingMessage, @Body() body: unknown): Promise<unknown> {
-    return this.run(copilotDialect, this.agent(request), body);
+  copilot(@Req() request: IncomingMessage, @Res({ passthrough: true }) response: ServerResponse, @Body() body: unknown): Promise<unknown> {
+    return this.run(copilotDialect, this.agent(request), body, request, response);
   }
 
   private agent(request: IncomingMessage): AgentIdentity {
@@ -48,7 +49,7 @@ export class CodingAgentHooksController {
     return auth.agent.identity;
   }
 
-  private run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, body: unknown): Promise<unknown> {
-    return this.hooks.run(dialect, agent, dialect.parse(body));
+  private run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, body: unknown, request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+    return this.hooks.run(dialect, agent, dialect.parse(body), {}, holdOptionsOf(request, response));
   }
 }

@@ -5,25 +5,43 @@ import type { SessionStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, type GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
+import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operators/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
 import { agentSessionId, type HookDialect } from './hook-dialect.js';
+import { HookAnswers } from './hook-answers.js';
 import { HookPresence } from './hook-presence.js';
+import { PermissionHold } from './permission-hold.js';
 
-/** What a dialect may add around the evaluation (Claude Code infers answers from the next hook). */
+/** What a dialect may add around the evaluation (Claude Code records its team events). */
 export interface HookRunExtras {
-  /** Runs with the fleet write, before the hook is evaluated. Must not throw. */
-  before?(sessionId: string): Promise<void>;
   /** Runs once the decision is known, before it is answered. Must not throw. */
   after?(sessionId: string, decision: HookDecision): Promise<void>;
+}
+
+/** How long a permission prompt may be held for an operator's decision (PermissionHold). */
+export interface HookHoldOptions {
+  /** The hook's `X-AHP-Wait-Ms` header: it asks to be held for less than AHP_PERMISSION_WAIT_MS. */
+  readonly waitHeader?: string | string[] | undefined;
+  /** Aborted when the agent stopped waiting (its connection closed). */
+  readonly signal?: AbortSignal | undefined;
+  /** The hook sends a permission prompt again when this gateway goes away (`X-AHP-Resend: 1`, `ahp hook`). */
+  readonly resends?: boolean | undefined;
+}
+
+/** A gateway shutting down hands a permission prompt back to a hook that sends it again elsewhere. */
+function handBack(): OperatorApiError {
+  return new OperatorApiError(makeError('E_SHUTTING_DOWN', 'this gateway is shutting down; send the permission prompt again', undefined, { retryAfterMs: 1000 }));
 }
 
 /**
  * Runs one coding agent hook through the gateway's hook machinery and answers in the agent's
  * format ({@link HookDialect}). Resolves within AHP_CLAUDE_CODE_DEADLINE_MS (the deadline of every
  * coding agent's hooks) plus the Redis round trips, with the oracles' decision or the failure
- * policy's.
+ * policy's — except an agent's permission prompt waiting for an operator, which is held up to
+ * AHP_PERMISSION_WAIT_MS from its arrival (PermissionHold). Answers are inferred for every agent
+ * (HookAnswers).
  */
 @Injectable()
 export class CodingAgentHooks {
@@ -35,6 +53,9 @@ export class CodingAgentHooks {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(HookPresence) private readonly presence: HookPresence,
+    @Inject(PermissionHold) private readonly hold: PermissionHold,
+    @Inject(HookAnswers) private readonly answers: HookAnswers,
+    @Inject(DrainState) private readonly drain: DrainState,
   ) {
     this.log = logger.child({ component: 'coding-agent-hooks' });
   }
@@ -50,7 +71,10 @@ export class CodingAgentHooks {
    *
    * @throws OperatorApiError E_FORBIDDEN should the derived session belong to another agent.
    */
-  async run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, input: Input, extras: HookRunExtras = {}): Promise<unknown> {
+  async run<Input>(dialect: HookDialect<Input>, agent: AgentIdentity, input: Input, extras: HookRunExtras = {}, holdOptions: HookHoldOptions = {}): Promise<unknown> {
+    const arrivedAt = Date.now();
+    // A shutting-down gateway (its store may be closed already) hands a prompt back to a hook that sends it elsewhere.
+    if (holdOptions.resends === true && this.drain.draining && dialect.permissionPrompt(input)) throw handBack();
     const trigger = dialect.trigger(input);
     const context = dialect.context(input);
     const issue = inspectJsonValue(context, 1)[0];
@@ -77,9 +101,36 @@ export class CodingAgentHooks {
     }
     if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
     // The session is in the fleet before the hook is (the fleet row must exist for its activity).
-    await Promise.all([this.presence.seen(agent, session.sessionId, dialect.phase(input), dialect.client), extras.before?.(session.sessionId)]);
-    const decision = await this.hooks.evaluate({ agent, sessionId: session.sessionId, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
-    await extras.after?.(session.sessionId, decision);
+    // The signals of the session's previous pre-tool hook are answered from this one (agents cannot answer them).
+    const view = dialect.answerView(input);
+    await Promise.all([
+      this.presence.seen(agent, session.sessionId, dialect.phase(input), dialect.client),
+      this.answers.infer(agent.id, session.sessionId, view),
+    ]);
+    const sessionOf = session.sessionId;
+    let decision = await this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context, deadlineMs: this.config.claudeCodeDeadlineMs });
+    if (dialect.permissionPrompt(input)) {
+      if (holdOptions.resends === true && this.drain.draining) throw handBack();
+      // The agent is about to ask its user: a call waiting for an operator is held for the decision.
+      const held = await this.hold.hold(
+        {
+          label: dialect.label,
+          agentId: agent.id,
+          until: this.hold.deadlineOf(arrivedAt, holdOptions.waitHeader),
+          signal: holdOptions.signal,
+          resends: holdOptions.resends,
+          evaluateWith: (requestId, deadlineMs) => this.hooks.evaluate({ agent, sessionId: sessionOf, trigger, context: { ...context, approval: { request_id: requestId } }, deadlineMs }),
+        },
+        decision,
+      );
+      if (held.kind === 'resend') throw handBack();
+      decision = held.decision;
+      if (held.kind === 'fallback') {
+        await extras.after?.(sessionOf, decision);
+        return dialect.promptFallback(input, held.fallback, held.reason);
+      }
+    }
+    await Promise.all([this.answers.remember(sessionOf, view, decision), extras.after?.(sessionOf, decision)]);
     return dialect.answer(input, decision);
   }
 }

@@ -13,7 +13,8 @@ import {
 } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import type { OperatorApiError } from '../operators/api-error.js';
-import { COPILOT_TRIGGERS, copilotDialect, copilotHookContext, copilotRefusedOutput, copilotToolInput, toCopilotOutput } from './copilot-dialect.js';
+import { inferredActionOf, pendingAnswersOf } from './hook-answers.js';
+import { COPILOT_TRIGGERS, copilotAnswerView, copilotDialect, copilotHookContext, copilotRefusedOutput, copilotToolInput, toCopilotOutput } from './copilot-dialect.js';
 
 const HOOK_ID = randomUUID();
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -139,5 +140,74 @@ describe('copilotRefusedOutput and parse', () => {
       expect((caught as OperatorApiError).error.code).toBe('E_INVALID_FRAME');
     }
     expect(copilotDialect.phase(INPUTS.sessionEnd)).toBe('end');
+  });
+});
+
+describe('copilotDialect: a held permissionRequest nobody decided in time', () => {
+  it('answers {} (Copilot\'s own permission flow) or a deny, in Copilot\'s schema; only permissionRequest is held', () => {
+    const dialog = copilotDialect.promptFallback(INPUTS.permissionRequest, 'dialog', 'AHP: not decided in time');
+    expect(dialog).toEqual({});
+    const deny = copilotDialect.promptFallback(INPUTS.permissionRequest, 'deny', 'AHP: not decided in time');
+    expect(deny).toEqual({ behavior: 'deny', message: 'AHP: not decided in time' });
+    for (const output of [dialog, deny]) expect(COPILOT_OUTPUT_SCHEMAS.permissionRequest.safeParse(output).success).toBe(true);
+    expect(COPILOT_EVENTS.filter((event) => copilotDialect.permissionPrompt(INPUTS[event]))).toEqual(['permissionRequest']);
+  });
+});
+
+describe('copilotDialect.parse: the VS Code compatible (PascalCase) payloads', () => {
+  const SNAKE = { session_id: 'sess-1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/repo' };
+  const TOOL_SNAKE = { tool_name: 'bash', tool_input: { command: 'rm -rf build', description: 'clean' } };
+  /** Each documented PascalCase payload, and the camelCase event it is. */
+  const PASCAL: [string, Record<string, unknown>, CopilotEvent][] = [
+    ['SessionStart', { ...SNAKE, source: 'new', initial_prompt: 'fix the tests' }, 'sessionStart'],
+    ['SessionEnd', { ...SNAKE, reason: 'complete' }, 'sessionEnd'],
+    ['UserPromptSubmit', { ...SNAKE, prompt: 'deploy it' }, 'userPromptSubmitted'],
+    ['PreToolUse', { ...SNAKE, ...TOOL_SNAKE }, 'preToolUse'],
+    ['PermissionRequest', { ...SNAKE, ...TOOL_SNAKE }, 'permissionRequest'],
+    ['PostToolUse', { ...SNAKE, ...TOOL_SNAKE, tool_result: { result_type: 'success', text_result_for_llm: 'ok' } }, 'postToolUse'],
+    ['PostToolUseFailure', { ...SNAKE, ...TOOL_SNAKE, error: 'exit 1' }, 'postToolUseFailure'],
+    ['Stop', { ...SNAKE, transcript_path: '/tmp/t.jsonl', stop_reason: 'end_turn' }, 'agentStop'],
+    ['SubagentStop', { ...SNAKE, transcript_path: '/tmp/t.jsonl', agent_name: 'reviewer', agent_display_name: 'Reviewer', stop_reason: 'end_turn' }, 'subagentStop'],
+    ['PreCompact', { ...SNAKE, transcript_path: '/tmp/t.jsonl', trigger: 'auto', custom_instructions: '' }, 'preCompact'],
+  ];
+
+  it.each(PASCAL)('reads %s as its camelCase event, with the same context', (event, fields, camel) => {
+    const input = copilotDialect.parse({ hook_event_name: event, ...fields });
+    expect(input.hook_event_name).toBe(camel);
+    const context = copilotHookContext(input);
+    expect(parseHookContext(COPILOT_TRIGGERS[camel], context)).toMatchObject({ ok: true });
+    expect(context['client']).toMatchObject({ kind: 'copilot', hook_event_name: camel, session_id: 'sess-1' });
+  });
+
+  it('reads the tool, its outcome and the subagent from snake_case fields; a tool input keeps its own keys', () => {
+    const pre = copilotDialect.parse({ hook_event_name: 'PreToolUse', ...SNAKE, tool_name: 'edit', tool_input: { file_path: 'a.ts', old_string: 'x' } });
+    expect(copilotHookContext(pre)['tool']).toEqual({ name: 'edit', input: { file_path: 'a.ts', old_string: 'x' } });
+    const post = copilotDialect.parse({ hook_event_name: 'PostToolUse', ...SNAKE, ...TOOL_SNAKE, tool_result: { result_type: 'failure', text_result_for_llm: 'exit 1' } });
+    expect(copilotHookContext(post)['tool']).toMatchObject({ ok: false, output: 'exit 1' });
+    const stop = copilotDialect.parse({ hook_event_name: 'SubagentStop', ...SNAKE, agent_name: 'reviewer', stop_reason: 'end_turn' });
+    expect(copilotHookContext(stop)).toMatchObject({ subagent: true, client: { agent_name: 'reviewer' } });
+  });
+
+  it('answers a refused PascalCase event in its camelCase form', () => {
+    expect(copilotRefusedOutput('PreToolUse', { code: 'E_RATE_LIMITED', message: 'too many hooks' })).toEqual({
+      permissionDecision: 'deny',
+      permissionDecisionReason: 'Blocked by AHP (fail-closed): too many hooks (E_RATE_LIMITED)',
+    });
+  });
+});
+
+describe('answers inferred for Copilot', () => {
+  it('keeps a preToolUse block and reads retry_after_fix from a changed call, abort from agentStop; a control is answered by the postToolUse of the tool', () => {
+    const [blocked] = pendingAnswersOf(copilotAnswerView(INPUTS.preToolUse), decisionOf('preToolUse', BLOCK));
+    expect(blocked).toMatchObject({ intensity: 'block', tool_name: 'bash' });
+    const changed = copilotAnswerView({ ...INPUTS.preToolUse, toolArgs: '{"command":"rm -rf build/tmp"}' } as CopilotHookInput);
+    expect(inferredActionOf(blocked!, changed)).toBe('retry_after_fix');
+    expect(inferredActionOf(blocked!, copilotAnswerView(INPUTS.preToolUse))).toBeUndefined();
+    expect(inferredActionOf(blocked!, copilotAnswerView(INPUTS.agentStop))).toBe('abort');
+    const [modified] = pendingAnswersOf(copilotAnswerView(INPUTS.preToolUse), decisionOf('preToolUse', CONTROL('command')));
+    expect(inferredActionOf(modified!, copilotAnswerView(INPUTS.postToolUse))).toBe('accept_modification');
+    expect(inferredActionOf(modified!, copilotAnswerView(INPUTS.sessionEnd))).toBeUndefined();
+    // Nothing is kept from an event that is not a call about to run.
+    expect(pendingAnswersOf(copilotAnswerView(INPUTS.permissionRequest), decisionOf('permissionRequest', BLOCK))).toEqual([]);
   });
 });

@@ -6,10 +6,11 @@
  * evaluated, recorded and shown in the fleet) but cannot act: the answer is `{}`. Pure;
  * docs/coding-agents.md has the same tables.
  */
-import { applyModifications, CopilotEventSchema, CopilotHookInputSchema } from '@ahp/protocol';
+import { applyModifications, copilotCamelCaseInput, copilotEventName, CopilotEventSchema, CopilotHookInputSchema } from '@ahp/protocol';
 import type { AhpError, CopilotEvent, CopilotHookInput, CopilotHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operators/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
+import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';
 
 /** The AHP trigger of each Copilot event; permissionRequest is the gate before the same tool call as preToolUse. */
@@ -94,7 +95,7 @@ function blockedOutput(event: CopilotEvent, reason: string): CopilotHookOutput {
  */
 export function copilotRefusedOutput(event: string | undefined, error: Pick<AhpError, 'code' | 'message'>): CopilotHookOutput | Record<string, string> {
   const reason = `Blocked by AHP (fail-closed): ${error.message} (${error.code})`;
-  const known = CopilotEventSchema.safeParse(event);
+  const known = CopilotEventSchema.safeParse(event === undefined ? undefined : copilotEventName(event));
   return known.success ? blockedOutput(known.data, reason) : { permissionDecision: 'deny', permissionDecisionReason: reason, behavior: 'deny', message: reason };
 }
 
@@ -123,11 +124,24 @@ export function toCopilotOutput(input: CopilotHookInput, decision: HookDecision)
   return {};
 }
 
+/**
+ * A Copilot hook as answer inference reads it: preToolUse is a call about to run (Copilot obeys
+ * its deny and its `modifiedArgs`), postToolUse and postToolUseFailure one that ran, agentStop
+ * the end of the turn. Copilot sends no call id, so calls are matched by tool (and input).
+ */
+export function copilotAnswerView(input: CopilotHookInput): AnswerView {
+  const event = input.hook_event_name;
+  if (event === 'preToolUse') return { kind: 'pre-tool', event, tool: input.toolName, input: copilotToolInput(input.toolArgs) };
+  if (event === 'postToolUse' || event === 'postToolUseFailure') return { kind: 'post-tool', event, tool: input.toolName, input: copilotToolInput(input.toolArgs) };
+  return { kind: event === 'agentStop' ? 'stop' : 'other', event };
+}
+
 export const copilotDialect: HookDialect<CopilotHookInput> = Object.freeze({
   client: 'copilot',
   label: 'Copilot',
   sessionPrefix: 'gh',
-  parse: (body: unknown) => parseInput(CopilotHookInputSchema, body, 'Copilot hook input'),
+  // Both of Copilot's formats: a VS Code compatible payload (PascalCase event, snake_case fields) is read as its camelCase twin.
+  parse: (body: unknown) => parseInput(CopilotHookInputSchema, copilotCamelCaseInput(body), 'Copilot hook input'),
   event: (input: CopilotHookInput) => input.hook_event_name,
   trigger: (input: CopilotHookInput) => COPILOT_TRIGGERS[input.hook_event_name],
   phase: (input: CopilotHookInput) => (input.hook_event_name === 'sessionStart' ? 'start' : input.hook_event_name === 'sessionEnd' ? 'end' : 'during'),
@@ -135,4 +149,8 @@ export const copilotDialect: HookDialect<CopilotHookInput> = Object.freeze({
   context: copilotHookContext,
   answer: toCopilotOutput,
   refused: copilotRefusedOutput,
+  answerView: copilotAnswerView,
+  permissionPrompt: (input: CopilotHookInput) => input.hook_event_name === 'permissionRequest',
+  // Copilot's permissionRequest answer has no field for a notice: `{}` is its own permission flow.
+  promptFallback: (_input: CopilotHookInput, fallback, reason) => (fallback === 'deny' ? blockedOutput('permissionRequest', reason) : {}),
 } satisfies HookDialect<CopilotHookInput>);

@@ -9,8 +9,9 @@ import { APPROVAL_SIGNAL_TYPES, awaitingApproval } from '@ahp/protocol';
 import type { AwaitingApproval, HookDecision, Modification } from '@ahp/protocol';
 
 /**
- * What the agent reads when its call waits for an operator (a rule's `require_approval`): a hook
- * cannot be held open for minutes, so the call is denied for now, with the instruction to send
+ * What the agent reads when its call waits for an operator (a rule's `require_approval`) and its
+ * hook is not held for the decision (a pre-tool hook; a permission prompt only when holding is
+ * off or full, see PermissionHold): the call is denied for now, with the instruction to send
  * exactly the same call again once it is approved. The retry finds the request by the call's
  * digest (docs/claude-code.md).
  */

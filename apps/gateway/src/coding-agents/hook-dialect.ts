@@ -7,7 +7,8 @@
  * (CodingAgentHooks, HookIntake, HookPresence).
  */
 import { createHash } from 'node:crypto';
-import type { AhpError, FleetClient, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
+import type { AhpError, FleetClient, HookDecision, HookTrigger, JsonObject, PromptFallback } from '@ahp/protocol';
+import type { AnswerView } from './hook-answers.js';
 import type { SessionPhase } from './hook-presence.js';
 
 export interface HookDialect<Input> {
@@ -35,6 +36,19 @@ export interface HookDialect<Input> {
    * shape); `event` is the body's event name as written, undefined when none was found.
    */
   refused(event: string | undefined, error: Pick<AhpError, 'code' | 'message'>): unknown;
+  /** `input` as answer inference reads it (HookAnswers): a call about to run, one that ran, the end of a turn. */
+  answerView(input: Input): AnswerView;
+  /**
+   * Whether `input` is the agent's permission prompt (it is about to ask its user to approve a
+   * call): such a hook may be held open while an operator decides (PermissionHold).
+   */
+  permissionPrompt(input: Input): boolean;
+  /**
+   * The answer of a permission prompt held for an operator who did not decide in time: `dialog`
+   * answers with no decision (the agent asks its user), `deny` refuses the call; `reason` says
+   * why, where the agent shows text.
+   */
+  promptFallback(input: Input, fallback: PromptFallback, reason: string): unknown;
 }
 
 /**

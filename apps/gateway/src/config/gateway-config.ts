@@ -142,6 +142,7 @@ export const GatewayEnvSchema = z.object({
   AHP_HOOK_DEADLINES: jsonVar(z.partialRecord(HookTriggerSchema, deadlineMs)),
   AHP_CLAUDE_CODE_DEADLINE_MS: intVar(100, FRAME_LIMITS.maxHookDeadlineMs, 8000),
   AHP_CLAUDE_CODE_PRESENCE_TTL_MS: intVar(10_000, 24 * 60 * 60 * 1000, 900_000),
+  AHP_PERMISSION_WAIT_MS: intVar(0, 10 * 60 * 1000, 45_000),
   AHP_FAILURE_POLICIES: jsonVar(z.partialRecord(HookTriggerSchema, FailurePolicySchema)),
   AHP_HEARTBEAT_MS: intVar(1000, 10 * 60 * 1000, 15_000),
   AHP_HELLO_TIMEOUT_MS: intVar(100, 10 * 60 * 1000, 10_000),
@@ -203,6 +204,12 @@ export interface GatewayConfig {
   claudeCodeDeadlineMs: number;
   /** How long a coding agent's session (Claude Code, Codex, Copilot) stays in presence after its last hook (AHP_CLAUDE_CODE_PRESENCE_TTL_MS). */
   claudeCodePresenceTtlMs: number;
+  /**
+   * Longest time a coding agent's permission prompt hook is held open, from its arrival, while an
+   * operator decides the tool approval a rule asked for (AHP_PERMISSION_WAIT_MS); 0: never held
+   * (denied at once with the instruction to retry). A hook may ask for less (`X-AHP-Wait-Ms`).
+   */
+  permissionWaitMs: number;
   failurePolicies: Readonly<Partial<Record<HookTrigger, FailurePolicy>>>;
   heartbeatMs: number;
   helloTimeoutMs: number;
@@ -326,6 +333,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     default: '900000',
     description:
       'How long a Claude Code session stays in the fleet (idle) after its last hook; Claude Code has no connection, so its presence is refreshed by hooks and ages out when the session goes quiet.',
+  },
+  AHP_PERMISSION_WAIT_MS: {
+    required: false,
+    default: '45000',
+    description:
+      "Longest hold of a coding agent's permission prompt hook (Claude Code, Codex, Copilot) while an operator decides the approval a rule asked for; then the rule's prompt_fallback answers (dialog or deny). Keep it below the agent's hook timeout; 0 turns holding off.",
   },
   AHP_FAILURE_POLICIES: {
     required: false,
@@ -474,6 +487,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     hookDeadlines: Object.freeze({ ...(e.AHP_HOOK_DEADLINES ?? {}) }),
     claudeCodeDeadlineMs: e.AHP_CLAUDE_CODE_DEADLINE_MS,
     claudeCodePresenceTtlMs: e.AHP_CLAUDE_CODE_PRESENCE_TTL_MS,
+    permissionWaitMs: e.AHP_PERMISSION_WAIT_MS,
     failurePolicies: Object.freeze({ ...(e.AHP_FAILURE_POLICIES ?? {}) }),
     heartbeatMs: e.AHP_HEARTBEAT_MS,
     helloTimeoutMs: e.AHP_HELLO_TIMEOUT_MS,

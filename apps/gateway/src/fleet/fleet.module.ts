@@ -14,5 +14,7 @@ import { LiveController } from './live.controller.js';
   imports: [OperatorsModule, HooksModule],
   controllers: [FleetController, LiveController],
   providers: [FleetActivityService, FleetSnapshotService, GatewayHealthService, LiveFeedService, OperatorAuthGuard],
+  // The live feed also wakes coding agents' permission prompts held for a decision (PermissionHold).
+  exports: [LiveFeedService],
 })
 export class FleetModule {}

@@ -66,6 +66,11 @@ export class OperatorRequestsController {
     const result = await this.requests.decideAsOperator(operator, id, decision);
     if (!result.ok) throw new OperatorApiError(result.error);
     const grant = await this.grants.grantFor(operator, result.state, decision.scope);
-    return { outcome: result.outcome, request: result.state, ...(grant === undefined ? {} : { grant }) };
+    return {
+      outcome: result.outcome,
+      request: result.state,
+      ...(grant === undefined ? {} : { grant }),
+      ...(result.afterPromptFallback === undefined ? {} : { after_prompt_fallback: result.afterPromptFallback }),
+    };
   }
 }

@@ -9,7 +9,13 @@ import type { DecideRequestOutcome } from '@ahp/store';
 
 /** A decision attempt, reduced to what the caller is told. */
 export type DecideResult =
-  | { ok: true; outcome: 'applied' | 'already_decided'; state: ProtocolState }
+  | {
+      ok: true;
+      outcome: 'applied' | 'already_decided';
+      state: ProtocolState;
+      /** When an agent's permission prompt that waited for this request fell back before the decision (its history's `prompt_fallback`). */
+      afterPromptFallback?: string;
+    }
   | { ok: false; error: AhpError };
 
 /** Who settled the request and how, for `details` of an error: enough to show "already approved by maria". */

@@ -256,10 +256,20 @@ export class RequestsService {
         }),
       };
     }
-    const result = decideResult(requestId, await this.requests.decide(requestId, response.data, { kind: 'operator', id: operator.id }, now));
+    const decided = decideResult(requestId, await this.requests.decide(requestId, response.data, { kind: 'operator', id: operator.id }, now));
+    // A permission prompt that waited for this request answered without it already: the decision
+    // is late for that prompt (it applies to a retry of the identical call), and is said to be.
+    const fellBack = [...stored.history].reverse().find((entry) => entry.event === 'prompt_fallback');
+    const result: DecideResult = decided.ok && fellBack !== undefined ? { ...decided, afterPromptFallback: fellBack.at } : decided;
     this.log.info(
-      { requestId, operatorId: operator.id, approve: body.approve, ...(result.ok ? { outcome: result.outcome } : { code: result.error.code }) },
-      'operator decision',
+      {
+        requestId,
+        operatorId: operator.id,
+        approve: body.approve,
+        ...(result.ok ? { outcome: result.outcome } : { code: result.error.code }),
+        ...(fellBack === undefined ? {} : { afterPromptFallback: fellBack.at }),
+      },
+      fellBack === undefined ? 'operator decision' : "operator decision after the agent's permission prompt fell back",
     );
     return result;
   }

@@ -33,6 +33,7 @@ const APPROVALS = yaml(
   '            require_approval:',
   '              deadline: 10m',
   '              on_expiry: approve',
+  '              prompt_fallback: deny',
   '              message: "{{ tool.input.command }} needs an approval"',
   '          - id: any-deploy',
   '            condition: \'tool.name == "deploy"\'',
@@ -115,7 +116,7 @@ describe('require_approval: evaluation', () => {
     expect(decision).toMatchObject({ allowed: false, intensity: 'block' });
     const approval = decision.signals.find((s) => approvalRequirementOf(s) !== undefined)!;
     expect(approval.header).toMatchObject({ type: 'approval-required', source: 'risky-commands', intensity: 'block' });
-    expect(approval.context).toMatchObject({ rule: 'destructive-shell', config_version: 3, approval: { deadline_ms: 600_000, on_expiry: 'approve' } });
+    expect(approval.context).toMatchObject({ rule: 'destructive-shell', config_version: 3, approval: { deadline_ms: 600_000, on_expiry: 'approve', prompt_fallback: 'deny' } });
     expect(approval.payload).toMatchObject({ level: 'blocking', reason: 'rm -rf build needs an approval', resolvable: true });
   });
 
@@ -125,7 +126,7 @@ describe('require_approval: evaluation', () => {
     expect(decision.modifications).toEqual([expect.objectContaining({ target: 'timeout', updated: 60 })]);
   });
 
-  it('uses the defaults: 15 minutes, reject, a message naming the tool and the rule', async () => {
+  it('uses the defaults: 15 minutes, reject, no prompt fallback named (a held prompt shows the agent\'s dialog), a message naming the tool and the rule', async () => {
     const decision = await evaluate(compile(APPROVALS), { tool: { name: 'deploy', input: {} } });
     expect(approvalRequirementOf(decision.signals[0]!)).toEqual({ deadline_ms: 900_000, on_expiry: 'reject' });
     expect(decision.signals[0]!.payload).toMatchObject({ reason: 'this call of deploy needs an operator\'s approval (rule "any-deploy" of risky-commands)' });

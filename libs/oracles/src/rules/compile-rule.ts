@@ -251,6 +251,7 @@ function compileApproval(
   const approval: ApprovalRequirement = {
     deadline_ms: options.deadline === undefined ? DEFAULT_APPROVAL_DEADLINE_MS : (durationToMs(options.deadline) ?? DEFAULT_APPROVAL_DEADLINE_MS),
     on_expiry: options.on_expiry ?? 'reject',
+    ...(options.prompt_fallback === undefined ? {} : { prompt_fallback: options.prompt_fallback }),
   };
   const fallback = (scope: ExpressionScope): string => {
     const tool = member(member(scope.context, 'tool'), 'name');

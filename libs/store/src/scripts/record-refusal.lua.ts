@@ -21,7 +21,9 @@ const ARGS = `  ARGV[1]  history entry JSON
   ARGV[6]  time (ISO 8601)
   ARGV[7]  actor JSON
   ARGV[8]  audit stream MAXLEN (approximate trimming)
-  ARGV[9]  why it was refused
+  ARGV[9]  why it was refused (or what happened)
+  ARGV[10] the audit event: 'refused', or 'prompt_fallback' (an agent's permission prompt that
+           waited for the request stopped waiting; the request stays as it is)
 
   Returns 1 when recorded, 0 when the request no longer exists (nothing written).
 
@@ -33,7 +35,8 @@ const ARGS = `  ARGV[1]  history entry JSON
 export const RECORD_REFUSAL_LUA = `--[[
   record-refusal (3 keys): records an answer the request refused (a contrary decision after it
   was decided, or a response of the wrong type) in its history and the audit stream. The state
-  does not change, so no revision check: the refusal is a fact whatever happens next.
+  does not change, so no revision check: the refusal is a fact whatever happens next. Also
+  records, the same way, that a permission prompt waiting for the request fell back.
 
   KEYS[1]  request hash   <prefix>:request:{<id>}
   KEYS[2]  history list   <prefix>:request:{<id>}:history
@@ -42,7 +45,7 @@ export const RECORD_REFUSAL_LUA = `--[[
 ${ARGS}
 ]]
 ${REFUSAL_HISTORY}redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*',
-  'event', 'refused', 'request_id', ARGV[3], 'type', ARGV[4], 'status', ARGV[5], 'at', ARGV[6],
+  'event', ARGV[10], 'request_id', ARGV[3], 'type', ARGV[4], 'status', ARGV[5], 'at', ARGV[6],
   'actor', ARGV[7], 'feedback', ARGV[9])
 return 1
 `;

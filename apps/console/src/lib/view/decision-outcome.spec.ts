@@ -23,6 +23,14 @@ describe('decision notices', () => {
     expect(noticeForDecision({ outcome: 'applied', request: decided({ decided_by: 'op-me', modified_input: { command: 'ls -la' } }) }, 'op-me', true).text).toBe('Approved with your edited input.');
   });
 
+  it('says when a coding agent\'s permission prompt had stopped waiting before the decision', () => {
+    const notice = noticeForDecision({ outcome: 'applied', request: decided({ decided_by: 'op-me' }), after_prompt_fallback: '2026-01-01T10:01:00.000Z' }, 'op-me', true);
+    expect(notice).toEqual({
+      tone: 'warning',
+      text: "Approved. The agent's permission prompt had already stopped waiting (2026-01-01 10:01:00 UTC); your decision applies when it makes the same call again.",
+    });
+  });
+
   it('says who decided first when the same decision was already made by someone else', () => {
     const notice = noticeForDecision({ outcome: 'already_decided', request: decided({}) }, 'op-me', true);
     expect(notice).toEqual({ tone: 'warning', text: 'Already approved by op-maria at 2026-01-01 10:02:30 UTC. Your decision was not applied.' });

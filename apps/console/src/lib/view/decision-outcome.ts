@@ -22,7 +22,15 @@ export function noticeForDecision(result: RequestDecisionResponse, me: string, a
   if (result.outcome === 'already_decided' && request.decided_by !== me) {
     return { tone: 'warning', text: `${settled(request.status, request.decided_by, request.decided_at)} Your decision was not applied.` };
   }
-  return { tone: 'success', text: approve ? (request.modified_input ? 'Approved with your edited input.' : 'Approved.') : 'Rejected; the agent gets your feedback.' };
+  const text = approve ? (request.modified_input ? 'Approved with your edited input.' : 'Approved.') : 'Rejected; the agent gets your feedback.';
+  if (result.after_prompt_fallback !== undefined) {
+    // The coding agent's permission prompt stopped waiting before this decision: it applies to the same call made again.
+    return {
+      tone: 'warning',
+      text: `${text} The agent's permission prompt had already stopped waiting (${formatTimestamp(result.after_prompt_fallback)}); your decision applies when it makes the same call again.`,
+    };
+  }
+  return { tone: 'success', text };
 }
 
 /** The notice for a refused call. */
