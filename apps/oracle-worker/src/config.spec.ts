@@ -32,7 +32,7 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
       metricsToken: undefined,
-      notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000 },
+      notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000, linkSecret: undefined, linkTtlMs: 1_800_000 },
     });
     expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
   });
@@ -76,7 +76,7 @@ describe('loadConfig', () => {
       metricsPort: 0,
       metricsHost: '127.0.0.1',
       metricsToken: 'scrape-token-0123456789',
-      notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500 },
+      notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500, linkSecret: undefined, linkTtlMs: 1_800_000 },
     });
   });
 

@@ -98,6 +98,8 @@ export const ConfigSchema = z.object({
   AHP_NOTIFY_ATTEMPTS: wholeNumber(1, 20).default(5),
   AHP_NOTIFY_BACKOFF_MS: wholeNumber(10, 600_000).default(2_000),
   AHP_NOTIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
+  AHP_LINK_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
+  AHP_LINK_TTL_MS: wholeNumber(10_000, 86_400_000).default(1_800_000),
 });
 
 /** A variable's name. */
@@ -207,6 +209,14 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '10000',
     description: 'How long one notification attempt waits for the receiver to answer.',
   },
+  AHP_LINK_SECRET: {
+    default: '(generated at first start, kept in Redis)',
+    description: "The HMAC secret of decision links (at least 32 characters); the same on every gateway and worker. Unset: the first process writes a random one to Redis (<prefix>:notify:link-secret) and all use it.",
+  },
+  AHP_LINK_TTL_MS: {
+    default: '1800000',
+    description: "How long a decision link in a notification can be used (30 min; never past the request's deadline).",
+  },
 };
 
 /** Every variable, in schema order, with its default and meaning (for docs, `--help` and compose checks). */
@@ -251,11 +261,14 @@ export interface WorkerConfig {
     readonly attempts: number;
     readonly backoffMs: number;
     readonly timeoutMs: number;
+    /** The decision links' secret; undefined: the one in Redis (generated at first start). */
+    readonly linkSecret: string | undefined;
+    readonly linkTtlMs: number;
   };
 }
 
 /** Variables whose values must not be repeated in error messages (they may hold a password). */
-const SECRET: ReadonlySet<ConfigVariable> = new Set(['REDIS_URL', 'AHP_METRICS_TOKEN']);
+const SECRET: ReadonlySet<ConfigVariable> = new Set(['REDIS_URL', 'AHP_METRICS_TOKEN', 'AHP_LINK_SECRET']);
 
 /** The configuration is invalid. `problems` has one entry per offending variable. */
 export class ConfigError extends Error {
@@ -322,6 +335,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
       attempts: c.AHP_NOTIFY_ATTEMPTS,
       backoffMs: c.AHP_NOTIFY_BACKOFF_MS,
       timeoutMs: c.AHP_NOTIFY_TIMEOUT_MS,
+      linkSecret: c.AHP_LINK_SECRET,
+      linkTtlMs: c.AHP_LINK_TTL_MS,
     },
   };
 }

@@ -36,6 +36,7 @@ import {
   createNotificationQueue,
   createNotificationStore,
   createNotificationWorker,
+  loadDecisionLinkSecret,
   createRedisStores,
   createRuleCounterStore,
   resolveHookQueueShardCount,
@@ -237,6 +238,8 @@ async function start(): Promise<void> {
   if (stopping) return;
   // Notifications (docs/notifications.md): routed from the request audit stream, delivered from their own queue.
   const notifications = createNotificationStore({ redis, keys });
+  // Decision links: the secret every gateway shares (AHP_LINK_SECRET, or the one the first process wrote to Redis).
+  const linkSecret = await loadDecisionLinkSecret(redis, keys, config.notify.linkSecret);
   notifyQueue = createNotificationQueue({ redis, keys, attempts: config.notify.attempts, backoffMs: config.notify.backoffMs, logger: log });
   notifyWorker = createNotificationWorker({
     redis,
@@ -249,6 +252,7 @@ async function start(): Promise<void> {
       timeoutMs: config.notify.timeoutMs,
       logger: log,
       stillWaiting: async (requestId) => (await stores.requests.get(requestId))?.state.status === 'pending',
+      links: { secret: linkSecret, ttlMs: config.notify.linkTtlMs },
     }),
   });
   notifyDispatcher = createNotificationDispatcher({

@@ -388,10 +388,11 @@ export type SignalLogListResponse = z.infer<typeof SignalLogListResponseSchema>;
 /**
  * What an operator did that changes something. `request.decide`: a decision on a request (also in
  * the request's own history); `config.publish`: a hooks configuration publish, refused ones
- * included; `grant.revoke`: an approval grant withdrawn.
+ * included; `grant.revoke`: an approval grant withdrawn; `notification.replay`: a dead notification
+ * delivery queued again.
  */
-export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'grant.revoke', 'signal.send'] as const;
-export const AuditActionSchema = z.enum(AUDIT_ACTIONS).meta({ id: 'AuditAction', description: 'request.decide | config.publish | grant.revoke | signal.send.' });
+export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'grant.revoke', 'signal.send', 'notification.replay'] as const;
+export const AuditActionSchema = z.enum(AUDIT_ACTIONS).meta({ id: 'AuditAction', description: 'request.decide | config.publish | grant.revoke | signal.send | notification.replay.' });
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 /**

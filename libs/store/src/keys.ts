@@ -60,6 +60,8 @@
  * | `ahp:notify:delivery:{<deliveryId>}:attempts` | list | notification store (one JSON per attempt) | 7 days |
  * | `ahp:notify:deliveries`           | zset   | notification store (delivery ids, score = created ms) | trimmed to the newest 1000 |
  * | `ahp:notify:dead`                 | list   | notification store (dead letters, newest first) | trimmed to 1000 entries |
+ * | `ahp:notify:link-secret`          | string | decision links: the first gateway or worker (SET NX of 32 random bytes) unless `AHP_LINK_SECRET` is set | never |
+ * | `ahp:notify:link-used:{<jti>}`    | string | decision links: a link redeemed (SET NX: JSON of the operator and time) | when the link would have expired |
  *
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook-core, session-open, inbox-send, inbox-ack, rate-limit,
@@ -219,6 +221,10 @@ export interface StoreKeys {
   readonly notificationDeliveries: string;
   /** List of dead letters (JSON), newest first. */
   readonly notificationDeadLetters: string;
+  /** The decision links' signing secret (string, created once with SET NX when no variable sets it). */
+  readonly decisionLinkSecret: string;
+  /** A redeemed decision link (string: who used it and when), until the link would have expired. */
+  decisionLinkUsed(jti: string): string;
 }
 
 /** What an id must look like to be part of a key: the protocol's IdSchema (UUIDs included). No braces, so no id can move a key to another hash tag. */
@@ -306,5 +312,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     notificationAttempts: (deliveryId: string) => `${prefix}:notify:delivery:{${part('delivery', deliveryId)}}:attempts`,
     notificationDeliveries: `${prefix}:notify:deliveries`,
     notificationDeadLetters: `${prefix}:notify:dead`,
+    decisionLinkSecret: `${prefix}:notify:link-secret`,
+    decisionLinkUsed: (jti: string) => `${prefix}:notify:link-used:{${part('link', jti)}}`,
   });
 }
