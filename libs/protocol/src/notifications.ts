@@ -25,7 +25,7 @@
  */
 import { z } from 'zod';
 import { IdSchema, ShortStringSchema, TextSchema, TimestampSchema, UuidSchema, boundedArray, JsonObjectSchema } from './primitives.js';
-import { REQUEST_TYPES, RequestIdSchema, RequestTypeSchema, type RequestType } from './request.js';
+import { ProtocolStateSchema, REQUEST_TYPES, RequestIdSchema, RequestTypeSchema, type RequestType } from './request.js';
 
 /** Limits of the `notifications:` section. */
 export const NOTIFICATIONS_LIMITS = Object.freeze({
@@ -469,16 +469,20 @@ export type DecisionLinkBody = z.infer<typeof DecisionLinkBodySchema>;
 export const LINK_REFUSALS = ['invalid', 'expired', 'used', 'not_yours'] as const;
 export type LinkRefusal = (typeof LINK_REFUSALS)[number];
 
-/** Answer of `POST /v1/operator/links/inspect`: what the link would do (it is not used by this). */
+/** What a valid link is for. */
+export const DecisionLinkInfoSchema = z.strictObject({
+  request_id: RequestIdSchema,
+  decision: LinkDecisionSchema,
+  channel: NotificationChannelNameSchema,
+  tier: z.int().min(0).max(10),
+  expires_at: TimestampSchema,
+  operator: IdSchema.optional(),
+  role: z.literal('admin').optional(),
+});
+export type DecisionLinkInfo = z.infer<typeof DecisionLinkInfoSchema>;
+
+/** Answer of `POST /v1/operator/links/inspect`: what a usable link would do and the request it is for (reading it does not use it). */
 export const DecisionLinkInspectResponseSchema = z
-  .strictObject({
-    request_id: RequestIdSchema,
-    decision: LinkDecisionSchema,
-    channel: NotificationChannelNameSchema,
-    tier: z.int().min(0).max(10),
-    expires_at: TimestampSchema,
-    operator: IdSchema.optional(),
-    role: z.literal('admin').optional(),
-  })
-  .meta({ id: 'DecisionLinkInspectResponse', description: 'What a valid, unused decision link is for.' });
+  .strictObject({ link: DecisionLinkInfoSchema, request: ProtocolStateSchema })
+  .meta({ id: 'DecisionLinkInspectResponse', description: 'What a valid, unused decision link is for, and its waiting request.' });
 export type DecisionLinkInspectResponse = z.infer<typeof DecisionLinkInspectResponseSchema>;

@@ -101,7 +101,15 @@ export async function claimDecisionLink(redis: RedisClient, keys: StoreKeys, cla
   return set === 'OK';
 }
 
-/** Whether a link was redeemed already (inspect says so before the operator taps). */
-export async function decisionLinkUsed(redis: RedisClient, keys: StoreKeys, jti: string): Promise<boolean> {
-  return (await redis.exists(keys.decisionLinkUsed(jti))) === 1;
+/** Who redeemed a link, or null when nobody did (inspect says so before the operator taps; a refusal names who used it). */
+export async function decisionLinkUse(redis: RedisClient, keys: StoreKeys, jti: string): Promise<LinkUse | null> {
+  const raw = await redis.get(keys.decisionLinkUsed(jti));
+  if (raw === null) return null;
+  try {
+    const parsed = JSON.parse(raw) as Partial<LinkUse>;
+    if (typeof parsed.operator === 'string' && typeof parsed.at === 'string') return { operator: parsed.operator, at: parsed.at };
+  } catch {
+    // Unreadable: it was still used (fail closed), by someone this cannot name.
+  }
+  return { operator: 'unknown', at: 'unknown' };
 }

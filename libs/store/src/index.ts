@@ -126,7 +126,7 @@ export {
   createNotificationStore,
 } from './notification-store.js';
 export type { NotificationDeliveryMeta, NotificationStore, NotificationStoreOptions } from './notification-store.js';
-export { MIN_LINK_SECRET_CHARS, claimDecisionLink, decisionLinkUsed, loadDecisionLinkSecret, newLinkId, signDecisionLink, verifyDecisionLink } from './decision-links.js';
+export { MIN_LINK_SECRET_CHARS, claimDecisionLink, decisionLinkUse, loadDecisionLinkSecret, newLinkId, signDecisionLink, verifyDecisionLink } from './decision-links.js';
 export type { LinkCheck, LinkUse } from './decision-links.js';
 export { createRequestEventConsumer } from './request-event-consumer.js';
 export type { RequestEventConsumer, RequestEventConsumerOptions } from './request-event-consumer.js';
