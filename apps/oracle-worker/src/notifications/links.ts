@@ -18,7 +18,8 @@ export interface DecisionLinkMinting {
 
 /** The links of `job` sent at `sentAt`; none when the job has no console URL to link to. */
 export function mintDecisionLinks(minting: DecisionLinkMinting, job: ParsedNotificationJobData, sentAt: Date): DecisionLinks | undefined {
-  if (job.console_url === undefined) return undefined;
+  const approvals = job.console_url;
+  if (approvals === undefined) return undefined;
   const deadline = job.request.deadline === undefined ? Number.POSITIVE_INFINITY : Date.parse(job.request.deadline);
   const expiresMs = Math.min(sentAt.getTime() + minting.ttlMs, deadline);
   // Whole seconds, rounded up so a link never outlives the bound by less than a second's rounding.
@@ -26,7 +27,7 @@ export function mintDecisionLinks(minting: DecisionLinkMinting, job: ParsedNotif
   const operator = job.target.operator;
   const link = (decision: LinkDecision) =>
     decideUrl(
-      job.console_url!,
+      approvals,
       signDecisionLink(minting.secret, {
         v: 1,
         jti: newLinkId(),
