@@ -28,6 +28,10 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'GET', pattern: ['signals', 'export'] },
   { method: 'GET', pattern: ['signals', 'stats'] },
   { method: 'GET', pattern: ['notifications', 'deliveries'] },
+  { method: 'POST', pattern: ['notifications', 'dead-letters', ':id', 'replay'] },
+  // Decision links: the token travels in the body (never in a path or query, which logs keep).
+  { method: 'POST', pattern: ['links', 'inspect'] },
+  { method: 'POST', pattern: ['links', 'redeem'] },
 ];
 
 /** Ids, request ids and version numbers: the characters of the protocol's `Id`. */
