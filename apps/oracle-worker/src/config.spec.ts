@@ -32,7 +32,7 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
       metricsToken: undefined,
-      notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000, linkSecret: undefined, linkTtlMs: 1_800_000 },
+      notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000, linkSecret: undefined, linkTtlMs: 1_800_000, vapidSubject: 'mailto:ahp@localhost', pushAllowHttp: false },
     });
     expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
   });
@@ -76,7 +76,7 @@ describe('loadConfig', () => {
       metricsPort: 0,
       metricsHost: '127.0.0.1',
       metricsToken: 'scrape-token-0123456789',
-      notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500, linkSecret: undefined, linkTtlMs: 1_800_000 },
+      notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500, linkSecret: undefined, linkTtlMs: 1_800_000, vapidSubject: 'mailto:ahp@localhost', pushAllowHttp: false },
     });
   });
 
@@ -181,6 +181,10 @@ describe('describeConfig', () => {
       'AHP_NOTIFY_ATTEMPTS',
       'AHP_NOTIFY_BACKOFF_MS',
       'AHP_NOTIFY_TIMEOUT_MS',
+      'AHP_LINK_SECRET',
+      'AHP_LINK_TTL_MS',
+      'AHP_VAPID_SUBJECT',
+      'AHP_PUSH_ALLOW_HTTP',
     ]);
     for (const option of described) expect(option.description.length).toBeGreaterThan(10);
     expect(described.find((o) => o.name === 'REDIS_URL')!.default).toBeNull();

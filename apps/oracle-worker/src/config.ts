@@ -100,6 +100,12 @@ export const ConfigSchema = z.object({
   AHP_NOTIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
   AHP_LINK_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   AHP_LINK_TTL_MS: wholeNumber(10_000, 86_400_000).default(1_800_000),
+  AHP_VAPID_SUBJECT: z
+    .string()
+    .trim()
+    .regex(/^(mailto:\S+@\S+|https:\/\/\S+)$/, 'must be a mailto: address or an https:// URL')
+    .default('mailto:ahp@localhost'),
+  AHP_PUSH_ALLOW_HTTP: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 });
 
 /** A variable's name. */
@@ -213,6 +219,14 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '(generated at first start, kept in Redis)',
     description: "The HMAC secret of decision links (at least 32 characters); the same on every gateway and worker. Unset: the first process writes a random one to Redis (<prefix>:notify:link-secret) and all use it.",
   },
+  AHP_VAPID_SUBJECT: {
+    default: 'mailto:ahp@localhost',
+    description: 'The contact push services see in Web Push requests (VAPID "sub"): a mailto: address or an https:// URL of whoever runs this deployment.',
+  },
+  AHP_PUSH_ALLOW_HTTP: {
+    default: 'false',
+    description: 'true: Web Push also posts to http:// endpoints. Only for a local push endpoint stub in tests; browsers and push services use https.',
+  },
   AHP_LINK_TTL_MS: {
     default: '1800000',
     description: "How long a decision link in a notification can be used (30 min; never past the request's deadline).",
@@ -264,6 +278,10 @@ export interface WorkerConfig {
     /** The decision links' secret; undefined: the one in Redis (generated at first start). */
     readonly linkSecret: string | undefined;
     readonly linkTtlMs: number;
+    /** The VAPID subject of Web Push requests. */
+    readonly vapidSubject: string;
+    /** Web Push to http:// endpoints too (test stubs only). */
+    readonly pushAllowHttp: boolean;
   };
 }
 
@@ -337,6 +355,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
       timeoutMs: c.AHP_NOTIFY_TIMEOUT_MS,
       linkSecret: c.AHP_LINK_SECRET,
       linkTtlMs: c.AHP_LINK_TTL_MS,
+      vapidSubject: c.AHP_VAPID_SUBJECT,
+      pushAllowHttp: c.AHP_PUSH_ALLOW_HTTP,
     },
   };
 }

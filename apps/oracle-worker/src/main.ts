@@ -37,6 +37,8 @@ import {
   createNotificationStore,
   createNotificationWorker,
   loadDecisionLinkSecret,
+  loadVapidKeys,
+  createPushSubscriptionStore,
   createRedisStores,
   createRuleCounterStore,
   resolveHookQueueShardCount,
@@ -240,6 +242,8 @@ async function start(): Promise<void> {
   const notifications = createNotificationStore({ redis, keys });
   // Decision links: the secret every gateway shares (AHP_LINK_SECRET, or the one the first process wrote to Redis).
   const linkSecret = await loadDecisionLinkSecret(redis, keys, config.notify.linkSecret);
+  // Web Push: the deployment's VAPID keys (generated at first start, kept in Redis) and the operators' subscriptions.
+  const vapid = await loadVapidKeys(redis, keys);
   notifyQueue = createNotificationQueue({ redis, keys, attempts: config.notify.attempts, backoffMs: config.notify.backoffMs, logger: log });
   notifyWorker = createNotificationWorker({
     redis,
@@ -253,6 +257,7 @@ async function start(): Promise<void> {
       logger: log,
       stillWaiting: async (requestId) => (await stores.requests.get(requestId))?.state.status === 'pending',
       links: { secret: linkSecret, ttlMs: config.notify.linkTtlMs },
+      push: { subscriptions: createPushSubscriptionStore({ redis, keys }), vapid, subject: config.notify.vapidSubject, allowHttp: config.notify.pushAllowHttp },
     }),
   });
   notifyDispatcher = createNotificationDispatcher({

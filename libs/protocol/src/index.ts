@@ -223,6 +223,13 @@ export {
   NotificationReplayResponseSchema,
   escalationDelayMs,
   routeEscalation,
+  PushChannelSchema,
+  PushPayloadSchema,
+  PushSubscriptionSchema,
+  PushSubscriptionsResponseSchema,
+  PushUnsubscribeBodySchema,
+  StoredPushSubscriptionSchema,
+  VapidKeyResponseSchema,
 } from './notifications.js';
 export type {
   NotificationAttempt,
@@ -251,6 +258,12 @@ export type {
   ParsedNotificationJobData,
   NotificationJobInput,
   RoutedEscalation,
+  PushChannel,
+  PushPayload,
+  PushSubscriptionData,
+  PushSubscriptionsResponse,
+  StoredPushSubscription,
+  VapidKeyResponse,
 } from './notifications.js';
 export type { Plan, PlanStep, PlanStepStatus } from './plan.js';
 export { VerificationDetailSchema, VerificationResultSchema, VerificationTypeSchema } from './verification.js';

@@ -128,9 +128,23 @@ export const EmailChannelSchema = z
   .meta({ id: 'EmailChannel', description: 'Email over SMTP: host, port (587), secure (TLS from the start), from, to; auth names the variables holding the credentials.' });
 export type EmailChannel = z.infer<typeof EmailChannelSchema>;
 
-export const NotificationChannelSchema = z.discriminatedUnion('type', [WebhookChannelSchema, SlackChannelSchema, EmailChannelSchema]);
+/**
+ * Web Push to the consoles these operators installed on their phones (or any browser where they
+ * turned notifications on): every push subscription of each operator gets the notification, with
+ * decision links bound to that operator.
+ */
+export const PushChannelSchema = z
+  .strictObject({
+    type: z.literal('push'),
+    operators: boundedArray(IdSchema, 50).min(1),
+    description: TextSchema.optional(),
+  })
+  .meta({ id: 'PushChannel', description: "Web Push to the operators' subscribed browsers (the console as a PWA)." });
+export type PushChannel = z.infer<typeof PushChannelSchema>;
+
+export const NotificationChannelSchema = z.discriminatedUnion('type', [WebhookChannelSchema, SlackChannelSchema, EmailChannelSchema, PushChannelSchema]);
 export type NotificationChannel = z.infer<typeof NotificationChannelSchema>;
-export const NOTIFICATION_CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const;
+export const NOTIFICATION_CHANNEL_TYPES = ['webhook', 'slack', 'email', 'push'] as const;
 
 const TeamSelectorSchema = z.string().regex(/^(\*|[A-Za-z0-9._:-]{1,128})$/, 'must be a team id (letters, digits and . _ : -) or "*" for every team');
 
@@ -486,3 +500,54 @@ export const DecisionLinkInspectResponseSchema = z
   .strictObject({ link: DecisionLinkInfoSchema, request: ProtocolStateSchema })
   .meta({ id: 'DecisionLinkInspectResponse', description: 'What a valid, unused decision link is for, and its waiting request.' });
 export type DecisionLinkInspectResponse = z.infer<typeof DecisionLinkInspectResponseSchema>;
+
+// --- Web Push ------------------------------------------------------------------------------------
+
+const Base64UrlSchema = z.string().min(1).max(512).regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
+
+/**
+ * A browser's push subscription (`PushSubscription.toJSON()`): where the push service takes
+ * messages for it, and the keys its payloads are encrypted to (RFC 8291).
+ */
+export const PushSubscriptionSchema = z
+  .object({
+    endpoint: NotificationUrlSchema,
+    expirationTime: z.number().nullable().optional(),
+    keys: z.strictObject({ p256dh: Base64UrlSchema, auth: Base64UrlSchema }),
+  })
+  .strip()
+  .meta({ id: 'PushSubscription', description: "A browser's Web Push subscription: endpoint and keys." });
+export type PushSubscriptionData = z.infer<typeof PushSubscriptionSchema>;
+
+/** Body of `POST /v1/operator/push/subscriptions/remove`. */
+export const PushUnsubscribeBodySchema = z.strictObject({ endpoint: NotificationUrlSchema });
+
+/** A stored subscription of an operator. */
+export const StoredPushSubscriptionSchema = z.strictObject({
+  subscription: PushSubscriptionSchema,
+  operator: IdSchema,
+  created_at: TimestampSchema,
+});
+export type StoredPushSubscription = z.infer<typeof StoredPushSubscriptionSchema>;
+
+/** Answer of `GET /v1/operator/push/vapid-key`: the application server key browsers subscribe with. */
+export const VapidKeyResponseSchema = z.strictObject({ public_key: Base64UrlSchema }).meta({ id: 'VapidKeyResponse' });
+export type VapidKeyResponse = z.infer<typeof VapidKeyResponseSchema>;
+
+/** Answer of `GET /v1/operator/push/subscriptions` (the caller's own). */
+export const PushSubscriptionsResponseSchema = z
+  .strictObject({ subscriptions: z.array(z.strictObject({ endpoint: NotificationUrlSchema, created_at: TimestampSchema })) })
+  .meta({ id: 'PushSubscriptionsResponse' });
+export type PushSubscriptionsResponse = z.infer<typeof PushSubscriptionsResponseSchema>;
+
+/** What a push message carries (encrypted to the browser): what the service worker shows and opens. */
+export const PushPayloadSchema = z.strictObject({
+  title: TextSchema,
+  body: TextSchema,
+  request_id: RequestIdSchema,
+  /** Opened on a tap of the notification itself. */
+  url: NotificationUrlSchema.optional(),
+  /** Decision links bound to the receiving operator, for the notification's Approve / Reject actions. */
+  links: DecisionLinksSchema.optional(),
+});
+export type PushPayload = z.infer<typeof PushPayloadSchema>;

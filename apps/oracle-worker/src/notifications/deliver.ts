@@ -13,6 +13,7 @@ import type { DecisionLinks, EmailChannel, NotificationAttempt, ParsedNotificati
 import type { Logger, NotificationProcessor, NotificationStore } from '@ahp/store';
 import { mintDecisionLinks, type DecisionLinkMinting } from './links.js';
 import { sendEmail, type EmailSender } from './email.js';
+import { sendPush, type PushContext } from './push.js';
 import { slackMessage, webhookBody } from './message.js';
 import { signNotification } from './sign.js';
 
@@ -36,6 +37,8 @@ export interface NotificationDeliveryOptions {
   readonly links?: DecisionLinkMinting;
   /** Sends an email; nodemailer over SMTP by default (email.ts). */
   readonly sendEmail?: EmailSender;
+  /** Web Push: subscriptions, VAPID keys and subject; without it a push channel dead-letters. */
+  readonly push?: Omit<PushContext, 'timeoutMs' | 'links'>;
 }
 
 /** Errors longer than this are cut in records (a receiver's error page is not worth keeping whole). */
@@ -92,6 +95,12 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
     const links = options.links === undefined ? undefined : mintDecisionLinks(options.links, job, sentAt);
     if (job.target.type === 'email') {
       await mail(job.target as EmailChannel, job, links, { env, timeoutMs });
+      return undefined;
+    }
+    if (job.target.type === 'push') {
+      if (options.push === undefined) throw new UnrecoverableError('this worker does not send Web Push');
+      const outcome = await sendPush(job.target, job, { ...options.push, timeoutMs, links: options.links }, sentAt);
+      logger.info({ deliveryId: job.delivery_id, requestId: job.request.id, sent: outcome.sent, gone: outcome.gone, failed: outcome.failed.length }, 'push notification sent');
       return undefined;
     }
     const { headers, body } = build(job, attempt, sentAt, links);

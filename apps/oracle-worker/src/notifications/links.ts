@@ -16,15 +16,17 @@ export interface DecisionLinkMinting {
   readonly ttlMs: number;
 }
 
-/** The links of `job` sent at `sentAt`; none when the job has no console URL to link to. */
-export function mintDecisionLinks(minting: DecisionLinkMinting, job: ParsedNotificationJobData, sentAt: Date): DecisionLinks | undefined {
+/**
+ * The links of `job` sent at `sentAt`; none when the job has no console URL to link to.
+ * `operator`: whom they are bound to (default: the channel's `operator`, if it names one).
+ */
+export function mintDecisionLinks(minting: DecisionLinkMinting, job: ParsedNotificationJobData, sentAt: Date, operator = channelOperator(job)): DecisionLinks | undefined {
   const approvals = job.console_url;
   if (approvals === undefined) return undefined;
   const deadline = job.request.deadline === undefined ? Number.POSITIVE_INFINITY : Date.parse(job.request.deadline);
   const expiresMs = Math.min(sentAt.getTime() + minting.ttlMs, deadline);
   // Whole seconds, rounded up so a link never outlives the bound by less than a second's rounding.
   const exp = Math.max(1, Math.ceil(expiresMs / 1000));
-  const operator = job.target.operator;
   const link = (decision: LinkDecision) =>
     decideUrl(
       approvals,
@@ -41,4 +43,8 @@ export function mintDecisionLinks(minting: DecisionLinkMinting, job: ParsedNotif
       }),
     );
   return { approve: link('approve'), reject: link('reject'), expires_at: new Date(exp * 1000).toISOString() };
+}
+
+function channelOperator(job: ParsedNotificationJobData): string | undefined {
+  return job.target.type === 'push' ? undefined : job.target.operator;
 }
