@@ -1,10 +1,14 @@
 // Starts: the run's private Redis (or its cluster). Decision links: the secret generated once and
 // shared, tokens that verify only unaltered and unexpired, and single use across "gateways"
-// (two store callers racing on one link); a dead delivery replayed off the dead-letter list.
+// (two store callers racing on one link); a dead delivery replayed off the dead-letter list; the
+// Web Push VAPID keys generated once and each operator's subscriptions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  MAX_PUSH_SUBSCRIPTIONS,
   claimDecisionLink,
   createNotificationStore,
+  createPushSubscriptionStore,
+  loadVapidKeys,
   decisionLinkUse,
   loadDecisionLinkSecret,
   newLinkId,
@@ -91,5 +95,31 @@ describe('decision links', () => {
     expect((await store.deadLetters(10)).map((d) => d.delivery_id)).toEqual([other]);
     expect(await store.get(id)).toMatchObject({ status: 'pending', replayed_by: ['op-ada'] });
     expect(await store.replayed(randomUUID(), 'op-ada')).toBe(false);
+  });
+
+  it('generates the VAPID key pair once (P-256, base64url) and every process reads the same one', async () => {
+    const keys = testKeys('push-vapid');
+    const [a, b] = await Promise.all([loadVapidKeys(redis, keys), loadVapidKeys(redis, keys)]);
+    expect(a).toEqual(b);
+    expect(Buffer.from(a.publicKey, 'base64url')).toHaveLength(65);
+    expect(Buffer.from(a.privateKey, 'base64url')).toHaveLength(32);
+    await redis.set(keys.vapidKeys, '{"publicKey":"short"}');
+    await expect(loadVapidKeys(redis, keys)).rejects.toThrow(/missing or malformed/);
+  });
+
+  it("keeps each operator's push subscriptions, one per endpoint, the newest within the cap", async () => {
+    const subscriptions = createPushSubscriptionStore({ redis, keys: testKeys('push-subs') });
+    const sub = (n: number) => ({ endpoint: `https://push.example.test/s/${n}`, keys: { p256dh: 'BPub', auth: 'QXV0aA' } });
+    await subscriptions.add('op-ada', sub(1), NOW);
+    await subscriptions.add('op-ada', { ...sub(1), expirationTime: null }, NOW + 1);
+    expect((await subscriptions.list('op-ada')).map((s) => [s.subscription.endpoint, s.created_at])).toEqual([[sub(1).endpoint, new Date(NOW + 1).toISOString()]]);
+    expect(await subscriptions.list('op-bob')).toEqual([]);
+    for (let n = 2; n <= MAX_PUSH_SUBSCRIPTIONS + 2; n += 1) await subscriptions.add('op-ada', sub(n), NOW + n);
+    const kept = await subscriptions.list('op-ada');
+    expect(kept).toHaveLength(MAX_PUSH_SUBSCRIPTIONS);
+    expect(kept[0]?.subscription.endpoint).toBe(sub(3).endpoint);
+    expect(await subscriptions.remove('op-ada', sub(3).endpoint)).toBe(true);
+    expect(await subscriptions.remove('op-ada', sub(3).endpoint)).toBe(false);
+    await expect(subscriptions.add('op-ada', { endpoint: 'javascript:alert(1)', keys: { p256dh: 'x', auth: 'y' } }, NOW)).rejects.toThrow(/invalid push subscription/);
   });
 });

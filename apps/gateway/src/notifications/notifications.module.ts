@@ -7,14 +7,16 @@ import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 import { DecisionLinksController } from './decision-links.controller.js';
 import { DecisionLinksService } from './decision-links.service.js';
 import { NOTIFICATION_QUEUE, NOTIFICATION_STORE, NotificationsController } from './notifications.controller.js';
+import { PushController } from './push.controller.js';
 
 /**
  * `/v1/operator/notifications`: what the workers' notification deliveries did, and replaying a
- * dead one; `/v1/operator/links`: decision links from notifications (docs/notifications.md).
+ * dead one; `/v1/operator/links`: decision links from notifications; `/v1/operator/push`: Web Push
+ * subscriptions (docs/notifications.md).
  */
 @Module({
   imports: [OperatorsModule, RequestsModule],
-  controllers: [NotificationsController, DecisionLinksController],
+  controllers: [NotificationsController, DecisionLinksController, PushController],
   providers: [
     { provide: NOTIFICATION_STORE, inject: [REDIS, STORE_KEYS], useFactory: (redis: RedisClient, keys: StoreKeys) => createNotificationStore({ redis, keys }) },
     { provide: NOTIFICATION_QUEUE, inject: [REDIS, STORE_KEYS], useFactory: (redis: RedisClient, keys: StoreKeys) => createNotificationQueue({ redis, keys }) },
