@@ -20,6 +20,9 @@ describe('operatorApiPath', () => {
     );
     expect(operatorApiPath('POST', ['links', 'inspect'])).toBe('/v1/operator/links/inspect');
     expect(operatorApiPath('POST', ['links', 'redeem'])).toBe('/v1/operator/links/redeem');
+    expect(operatorApiPath('GET', ['push', 'vapid-key'])).toBe('/v1/operator/push/vapid-key');
+    expect(operatorApiPath('POST', ['push', 'subscriptions'])).toBe('/v1/operator/push/subscriptions');
+    expect(operatorApiPath('POST', ['push', 'subscriptions', 'remove'])).toBe('/v1/operator/push/subscriptions/remove');
     expect(operatorApiPath('DELETE', ['grants', 'grant_6b86b273ff34fce19d6b804eff5a3f57'])).toBe('/v1/operator/grants/grant_6b86b273ff34fce19d6b804eff5a3f57');
   });
 

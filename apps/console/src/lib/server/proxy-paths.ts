@@ -32,6 +32,10 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   // Decision links: the token travels in the body (never in a path or query, which logs keep).
   { method: 'POST', pattern: ['links', 'inspect'] },
   { method: 'POST', pattern: ['links', 'redeem'] },
+  { method: 'GET', pattern: ['push', 'vapid-key'] },
+  { method: 'GET', pattern: ['push', 'subscriptions'] },
+  { method: 'POST', pattern: ['push', 'subscriptions'] },
+  { method: 'POST', pattern: ['push', 'subscriptions', 'remove'] },
 ];
 
 /** Ids, request ids and version numbers: the characters of the protocol's `Id`. */
