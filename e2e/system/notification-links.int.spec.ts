@@ -8,12 +8,15 @@
 // a viewer cannot use it, an approver's redeem decides, and the decision reaches the agent → the
 // same link again, and the other link of the pair, say who decided; an expired or altered link
 // is refused; a request decided before its escalation was due is not escalated. Dead delivery
-// replay: a channel that always fails is replayed by an admin, audited, and retried.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// replay: a channel that always fails is replayed by an admin, audited, and retried. Web Push:
+// an operator's subscription (saved through the operator API) receives the request encrypted to
+// its browser keys at a local push endpoint stub (a real push service cannot be reached here),
+// and the decision link inside, bound to that operator, decides.
+import { createDecipheriv, createECDH, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { NotificationBodySchema, NotificationDeliveriesResponseSchema, type NotificationDeliveriesResponse } from '@ahp/protocol';
+import { NotificationBodySchema, NotificationDeliveriesResponseSchema, PushPayloadSchema, VapidKeyResponseSchema, type NotificationDeliveriesResponse } from '@ahp/protocol';
 import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
 import { createKeys, loadDecisionLinkSecret, newLinkId, signDecisionLink } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +30,32 @@ interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  raw: Buffer;
+}
+
+/** A browser's side of a push subscription: its P-256 key pair and auth secret. */
+function browserKeys() {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return { ecdh, auth: randomBytes(16) };
+}
+
+/** What the browser does with an aes128gcm push message (RFC 8291, one record). */
+function decryptPush(body: Buffer, browser: ReturnType<typeof browserKeys>): string {
+  const salt = body.subarray(0, 16);
+  const idlen = body.readUInt8(20);
+  const senderKey = body.subarray(21, 21 + idlen);
+  const ciphertext = body.subarray(21 + idlen);
+  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), browser.ecdh.getPublicKey(), senderKey]);
+  const ikm = Buffer.from(hkdfSync('sha256', browser.ecdh.computeSecret(senderKey), browser.auth, keyInfo, 32));
+  const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
+  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
+  const decipher = createDecipheriv('aes-128-gcm', cek, nonce);
+  decipher.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
+  const plain = Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - 16)), decipher.final()]);
+  let end = plain.length;
+  while (end > 0 && plain[end - 1] === 0) end -= 1;
+  return plain.subarray(0, end - 1).toString('utf8');
 }
 
 function startReceiver(): Promise<{ server: Server; port: number; received: Received[] }> {
@@ -36,8 +65,8 @@ function startReceiver(): Promise<{ server: Server; port: number; received: Rece
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(path === '/down' ? 500 : 200).end();
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), raw: Buffer.concat(chunks) });
+      res.writeHead(path === '/down' ? 500 : path.startsWith('/push/') ? 201 : 200).end();
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port, received })));
@@ -81,6 +110,7 @@ notifications:
     mail: { type: email, host: 127.0.0.1, port: ${smtpPort}, from: ahp@example.test, to: [ops@example.test] }
     admins: { type: slack, url: "http://127.0.0.1:${port}/admins" }
     down: { type: webhook, url: "http://127.0.0.1:${port}/down", secret_env: AHP_E2E_WEBHOOK_SECRET }
+    phones: { type: push, operators: [op-ada] }
   routes:
     - types: [tool_approval]
       teams: [payments]
@@ -89,6 +119,8 @@ notifications:
         - { after: 3s, channels: [admins], role: admin }
     - teams: [web]
       channels: [down]
+    - teams: [mobile]
+      channels: [phones]
 hooks:
   pre-tool-use:
     oracles:
@@ -126,6 +158,7 @@ describe('decision links in notifications', () => {
       agents: [
         { id: 'builder', name: 'Builder', team: 'payments' },
         { id: 'webber', name: 'Webber', team: 'web' },
+        { id: 'mobi', name: 'Mobi', team: 'mobile' },
       ],
       gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
       workerEnv: {
@@ -133,6 +166,8 @@ describe('decision links in notifications', () => {
         AHP_NOTIFY_ATTEMPTS: '2',
         AHP_NOTIFY_BACKOFF_MS: '50',
         AHP_CONSOLE_URL: 'http://console.example.test',
+        // The push endpoint stub is plain http on loopback; push services are https.
+        AHP_PUSH_ALLOW_HTTP: 'true',
       },
     });
     api = operatorApi(system.stack.gateways[0]!);
@@ -272,5 +307,38 @@ describe('decision links in notifications', () => {
     expect(unknown.status).toBe(404);
     const audit = await operatorCall(api, operators.token('op-ada'), 'GET', `/audit?action=notification.replay`);
     expect(JSON.stringify(audit.json)).toContain(dead.delivery_id);
+  });
+
+  it("Web Push: the operator's subscribed browser gets the request encrypted to it, and its link, bound to that operator, decides", async () => {
+    const key = await operatorCall(api, operators.token('op-ada'), 'GET', '/push/vapid-key');
+    const { public_key: vapidKey } = VapidKeyResponseSchema.parse(key.json);
+    const browser = browserKeys();
+    const subscription = { endpoint: `http://127.0.0.1:${receiver.port}/push/ada-phone`, expirationTime: null, keys: { p256dh: browser.ecdh.getPublicKey().toString('base64url'), auth: browser.auth.toString('base64url') } };
+    const saved = await operatorCall(api, operators.token('op-ada'), 'POST', '/push/subscriptions', subscription);
+    expect(saved.status, JSON.stringify(saved.json)).toBe(200);
+    expect(saved.json).toMatchObject({ subscriptions: [{ endpoint: subscription.endpoint }] });
+    // Subscriptions are per operator: Bob sees none of Ada's.
+    expect((await operatorCall(api, operators.token('op-bob'), 'GET', '/push/subscriptions')).json).toEqual({ subscriptions: [] });
+
+    const client = await agent('mobi');
+    const waits: AwaitingApprovalInfo[] = [];
+    const result = client.hook('pre-tool-use', { tool: { name: 'deploy', input: { env: 'mobile' } } }, { onAwaitingApproval: (info) => waits.push(info) });
+    const { requestId } = await eventually(() => waits[0], 'the hook to wait for an approval');
+    const pushed = await eventually(() => receiver.received.find((r) => r.path === '/push/ada-phone'), 'the push message');
+    expect(pushed.headers['content-encoding']).toBe('aes128gcm');
+    expect(String(pushed.headers['authorization'])).toContain(`k=${vapidKey}`);
+    expect(pushed.raw.includes(Buffer.from(requestId))).toBe(false);
+    const payload = PushPayloadSchema.parse(JSON.parse(decryptPush(pushed.raw, browser)));
+    expect(payload).toMatchObject({ request_id: requestId, title: 'A tool call waits for approval: mobi (mobile)' });
+    const approve = tokenOf(payload.links!.approve);
+
+    const bob = await operatorCall(api, operators.token('op-bob'), 'POST', '/links/redeem', { token: approve });
+    expect(bob.json).toMatchObject({ error: { code: 'E_FORBIDDEN', details: { link: 'not_yours' } } });
+    const ada = await operatorCall(api, operators.token('op-ada'), 'POST', '/links/redeem', { token: approve });
+    expect(ada.status, JSON.stringify(ada.json)).toBe(200);
+    expect((await result).allowed).toBe(true);
+
+    const removed = await operatorCall(api, operators.token('op-ada'), 'POST', '/push/subscriptions/remove', { endpoint: subscription.endpoint });
+    expect(removed.json).toEqual({ subscriptions: [] });
   });
 });
