@@ -6,7 +6,10 @@
 // link to the console → opened on a 375 px browser that is not signed in, the link leads to the
 // sign-in page and back to the approval card (the token never stays in the address bar) → one
 // tap approves as the signed-in operator and the agent's call goes ahead → the same link opened
-// by another operator says the request was approved already, and by whom.
+// by another operator says the request was approved already, and by whom. The console is an
+// installable app: its manifest is linked, and the approvals page registers the service worker
+// that shows Web Push notifications (the push service itself cannot be reached here: the push
+// path is tested against a local endpoint stub in e2e/system/notification-links.int.spec.ts).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
@@ -89,7 +92,10 @@ describe('deciding from a notification link on a phone', () => {
     await page.getByLabel('Operator token').fill(suite.operators.token('op-alice'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     const card = page.locator(`article[data-request-id="${requestId}"]`);
-    await card.waitFor();
+    await card.waitFor({ timeout: 10_000 }).catch(async (error: unknown) => {
+      console.log('DEBUG', page.url(), (await page.content()).slice(0, 3000));
+      throw error;
+    });
     expect(new URL(page.url()).pathname).toBe('/decide');
     expect(page.url()).not.toContain('#v1.');
     expect(await card.getByRole('heading', { level: 1 }).textContent()).toBe('Approve this request?');
@@ -110,5 +116,22 @@ describe('deciding from a notification link on a phone', () => {
     const notice = second.locator('[data-link-notice="settled"]');
     await notice.waitFor();
     expect(await notice.textContent()).toContain('op-alice approved it');
+  });
+
+  it('is installable: the manifest is linked and served, and the approvals page registers the service worker', async () => {
+    const { context, page } = await suite.signIn('op-alice', { viewport: PHONE_VIEWPORT });
+    contexts.push(context);
+    const manifestHref = await page.locator('link[rel="manifest"]').getAttribute('href');
+    expect(manifestHref).toBe('/manifest.webmanifest');
+    const manifest = (await (await page.request.get(manifestHref!)).json()) as { start_url: string; display: string };
+    expect(manifest).toMatchObject({ start_url: '/approvals', display: 'standalone' });
+    await page.goto('/approvals');
+    await page.getByRole('button', { name: 'Notify this device' }).waitFor();
+    // Runs in the page; `globalThis` is the window there (this project's types are Node's).
+    const script = await page.evaluate(async () => {
+      const worker = (globalThis as unknown as { navigator: { serviceWorker: { ready: Promise<{ active: { scriptURL: string } | null }> } } }).navigator.serviceWorker;
+      return (await worker.ready).active?.scriptURL;
+    });
+    expect(script).toBe(`${suite.baseUrl}/sw.js`);
   });
 });
