@@ -89,13 +89,14 @@ describe('deciding from a notification link on a phone', () => {
     contexts.push(context);
     const page = await context.newPage();
     await page.goto(approve!);
+    // The page itself sends the operator to sign in (a script navigation): wait until the sign-in
+    // page is loaded, hydration included, before typing (as signIn does after its page.goto).
+    await page.waitForURL((url) => url.pathname === '/sign-in');
+    await page.waitForLoadState('load');
     await page.getByLabel('Operator token').fill(suite.operators.token('op-alice'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     const card = page.locator(`article[data-request-id="${requestId}"]`);
-    await card.waitFor({ timeout: 10_000 }).catch(async (error: unknown) => {
-      console.log('DEBUG', page.url(), (await page.content()).slice(0, 3000));
-      throw error;
-    });
+    await card.waitFor();
     expect(new URL(page.url()).pathname).toBe('/decide');
     expect(page.url()).not.toContain('#v1.');
     expect(await card.getByRole('heading', { level: 1 }).textContent()).toBe('Approve this request?');
