@@ -129,6 +129,9 @@ export class DecisionLinksService {
     const claims = checked.value;
     const request = await this.waiting(operator, claims.request_id);
     if (!request.ok) return request;
+    // Refused by scope or role before the link is used up: only a decision that can happen uses it.
+    const refusal = this.requests.checkOperatorMayDecide(operator, request.value);
+    if (refusal !== null) return { ok: false, error: refusal };
     if (!(await claimDecisionLink(this.redis, this.keys, claims, operator.id, now))) {
       const use = await decisionLinkUse(this.redis, this.keys, claims.jti);
       return { ok: false, error: refused('used', { request_id: claims.request_id, ...(use === null ? {} : { used_by: use.operator, used_at: use.at }) }) };

@@ -91,16 +91,17 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
 
   /** One attempt: the receiver's HTTP status (email: undefined), or a thrown failure. */
   async function send(job: ParsedNotificationJobData, attempt: number, sentAt: Date): Promise<number | undefined> {
+    if (job.target.type === 'push') {
+      if (options.push === undefined) throw new UnrecoverableError('this worker does not send Web Push');
+      // Links are minted per receiving operator inside.
+      const outcome = await sendPush(job.target, job, { ...options.push, timeoutMs, links: options.links }, sentAt);
+      logger.info({ deliveryId: job.delivery_id, requestId: job.request.id, sent: outcome.sent, gone: outcome.gone, failed: outcome.failed.length }, 'push notification sent');
+      return undefined;
+    }
     // Fresh links per attempt: each is single-use and expires from the time it was sent.
     const links = options.links === undefined ? undefined : mintDecisionLinks(options.links, job, sentAt);
     if (job.target.type === 'email') {
       await mail(job.target as EmailChannel, job, links, { env, timeoutMs });
-      return undefined;
-    }
-    if (job.target.type === 'push') {
-      if (options.push === undefined) throw new UnrecoverableError('this worker does not send Web Push');
-      const outcome = await sendPush(job.target, job, { ...options.push, timeoutMs, links: options.links }, sentAt);
-      logger.info({ deliveryId: job.delivery_id, requestId: job.request.id, sent: outcome.sent, gone: outcome.gone, failed: outcome.failed.length }, 'push notification sent');
       return undefined;
     }
     const { headers, body } = build(job, attempt, sentAt, links);
