@@ -8,7 +8,9 @@
 // a viewer cannot use it, an approver's redeem decides, and the decision reaches the agent → the
 // same link again, and the other link of the pair, say who decided; an expired or altered link
 // is refused; a request decided before its escalation was due is not escalated. Dead delivery
-// replay: a channel that always fails is replayed by an admin, audited, and retried. Web Push:
+// replay: a channel that always fails is replayed by an admin, audited, and retried. Deadlines are
+// the request's own: a request whose deadline comes before its escalation expires as configured,
+// its escalation never queued, while its failing channel is dead-lettered. Web Push:
 // an operator's subscription (saved through the operator API) receives the request encrypted to
 // its browser keys at a local push endpoint stub (a real push service cannot be reached here),
 // and the decision link inside, bound to that operator, decides.
@@ -130,6 +132,9 @@ hooks:
           - id: deploy
             condition: 'tool.name == "deploy"'
             require_approval: { deadline: 5m }
+          - id: flash
+            condition: 'tool.name == "flash"'
+            require_approval: { deadline: 2s }
 `;
 
 /** The token of a link (`…/decide#<token>`). */
@@ -307,6 +312,28 @@ describe('decision links in notifications', () => {
     expect(unknown.status).toBe(404);
     const audit = await operatorCall(api, operators.token('op-ada'), 'GET', `/audit?action=notification.replay`);
     expect(JSON.stringify(audit.json)).toContain(dead.delivery_id);
+  });
+
+  it('the deadline is unchanged by notifications: the request expires, a tier due after it is never queued, a failing channel still dead-letters', async () => {
+    const payments = await agent('builder');
+    const outcome = await payments.hook('pre-tool-use', { tool: { name: 'flash', input: {} } });
+    // The rule's deadline (2 s) passed with nobody deciding: the call is not allowed.
+    expect(outcome.allowed).toBe(false);
+    const requestId = outcome.block?.awaitingApproval?.requestId ?? (await eventually(async () => {
+      const listing = await deliveries();
+      return listing.deliveries.find((d) => d.channel === 'on-call' && webhooksFor('/ok', d.request_id).some((r) => r.body.includes('"tool":"flash"')))?.request_id;
+    }, 'the flash request'));
+    const state = await operatorCall(api, operators.token('op-ada'), 'GET', `/requests/${requestId}`);
+    expect(state.json).toMatchObject({ request: { status: 'expired' } });
+    const listing = await deliveries();
+    expect(listing.deliveries.filter((d) => d.request_id === requestId).map((d) => [d.channel, d.tier ?? 0])).toEqual(expect.arrayContaining([['on-call', 0], ['mail', 0]]));
+    expect(listing.deliveries.find((d) => d.request_id === requestId && d.channel === 'admins')).toBeUndefined();
+
+    const web = await agent('webber');
+    const failing = await web.hook('pre-tool-use', { tool: { name: 'flash', input: {} } });
+    expect(failing.allowed).toBe(false);
+    const dead = await eventually(async () => (await deliveries()).dead_letters.find((d) => d.channel === 'down' && webhooksFor('/down', d.request_id).some((r) => r.body.includes('"tool":"flash"'))), 'the failing channel dead-lettered');
+    expect((await operatorCall(api, operators.token('op-ada'), 'GET', `/requests/${dead.request_id}`)).json).toMatchObject({ request: { status: 'expired' } });
   });
 
   it("Web Push: the operator's subscribed browser gets the request encrypted to it, and its link, bound to that operator, decides", async () => {
