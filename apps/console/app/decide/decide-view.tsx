@@ -90,7 +90,10 @@ export function DecideView() {
     inspectLink(token, controller.signal).then(
       (info) => setView({ kind: 'ready', token, info }),
       (error: unknown) => {
-        if (!controller.signal.aborted) setView(failure(error));
+        if (controller.signal.aborted) return;
+        // Kept only across a sign-in (401); a link refused for any other reason is not kept.
+        if (!(isApiError(error) && error.status === 401)) window.sessionStorage.removeItem(STORAGE_KEY);
+        setView(failure(error));
       },
     );
     return () => controller.abort();
