@@ -83,7 +83,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startConsoleSuite(name: string, agents: AgentIdentity[]): Promise<ConsoleSuite> {
+/** `workerEnv(consoleUrl)`: extra variables of the worker, which may need the console's address (notifications link to it). */
+export async function startConsoleSuite(name: string, agents: AgentIdentity[], options: { workerEnv?: (consoleUrl: string) => Record<string, string> } = {}): Promise<ConsoleSuite> {
   const operators = await writeOperatorTokens(OPERATORS);
   const consolePort = await freePort();
   const baseUrl = `http://127.0.0.1:${consolePort}`;
@@ -96,6 +97,7 @@ export async function startConsoleSuite(name: string, agents: AgentIdentity[]): 
       gateways: 1,
       workers: 1,
       gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_CONSOLE_ORIGINS: baseUrl },
+      ...(options.workerEnv === undefined ? {} : { workerEnv: options.workerEnv(baseUrl) }),
       console: { port: consolePort, hostname: '127.0.0.1' },
     });
     browser = await chromium.launch({ executablePath: process.env['AHP_CHROMIUM'] ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });

@@ -161,9 +161,12 @@ describe('notifications of requests waiting for people', () => {
 
     // Slack: a message with the request and a button to the console.
     const [slack] = await eventually(() => (receivedFor('/slack', requestId).length > 0 ? receivedFor('/slack', requestId) : undefined), 'the Slack message');
-    const message = JSON.parse(slack!.body) as { text: string; blocks: { type: string; elements?: { url: string }[] }[] };
+    const message = JSON.parse(slack!.body) as { text: string; blocks: { type: string; elements?: { action_id: string; url: string }[] }[] };
     expect(message.text).toContain('A tool call waits for approval: builder (payments)');
-    expect(message.blocks.find((block) => block.type === 'actions')?.elements?.[0]?.url).toBe('http://console.example.test/approvals');
+    // Approve and Reject (decision links, notification-links.int.spec.ts), then the console.
+    const buttons = message.blocks.find((block) => block.type === 'actions')?.elements ?? [];
+    expect(buttons.map((button) => button.action_id)).toEqual(['ahp-approve', 'ahp-reject', 'ahp-open-console']);
+    expect(buttons[2]?.url).toBe('http://console.example.test/approvals');
 
     // 500, 500, 200: three attempts recorded, delivered once.
     const flaky = await eventually(async () => (await deliveries()).deliveries.find((d) => d.request_id === requestId && d.channel === 'flaky' && d.status === 'delivered'), 'the flaky channel delivered');

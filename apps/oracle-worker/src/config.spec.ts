@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
       metricsToken: undefined,
-      notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000 },
+      notify: { consoleUrl: undefined, concurrency: 4, attempts: 5, backoffMs: 2_000, timeoutMs: 10_000, linkSecret: undefined, linkTtlMs: 1_800_000, vapidSubject: 'mailto:ahp@localhost', pushAllowHttp: false },
       replay: { maxEntries: 100_000, retentionMs: 604_800_000, maxContextBytes: 16_384, concurrency: 1 },
     });
     expect(config.workerId).toMatch(new RegExp(`^worker-.+-${process.pid}$`));
@@ -85,7 +85,7 @@ describe('loadConfig', () => {
       metricsPort: 0,
       metricsHost: '127.0.0.1',
       metricsToken: 'scrape-token-0123456789',
-      notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500 },
+      notify: { consoleUrl: 'https://ahp.example.com/console', concurrency: 2, attempts: 3, backoffMs: 50, timeoutMs: 500, linkSecret: undefined, linkTtlMs: 1_800_000, vapidSubject: 'mailto:ahp@localhost', pushAllowHttp: false },
       replay: { maxEntries: 0, retentionMs: 3_600_000, maxContextBytes: 4096, concurrency: 2 },
     });
   });
@@ -197,6 +197,10 @@ describe('describeConfig', () => {
       'AHP_REPLAY_LOG_RETENTION_MS',
       'AHP_REPLAY_LOG_MAX_CONTEXT_BYTES',
       'AHP_REPLAY_CONCURRENCY',
+      'AHP_LINK_SECRET',
+      'AHP_LINK_TTL_MS',
+      'AHP_VAPID_SUBJECT',
+      'AHP_PUSH_ALLOW_HTTP',
     ]);
     for (const option of described) expect(option.description.length).toBeGreaterThan(10);
     expect(described.find((o) => o.name === 'REDIS_URL')!.default).toBeNull();

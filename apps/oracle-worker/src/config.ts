@@ -104,6 +104,14 @@ export const ConfigSchema = z.object({
   AHP_REPLAY_LOG_RETENTION_MS: wholeNumber(60_000, 90 * 24 * 3_600_000).default(7 * 24 * 3_600_000),
   AHP_REPLAY_LOG_MAX_CONTEXT_BYTES: wholeNumber(256, 1024 * 1024).default(16 * 1024),
   AHP_REPLAY_CONCURRENCY: wholeNumber(1, 16).default(1),
+  AHP_LINK_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
+  AHP_LINK_TTL_MS: wholeNumber(10_000, 86_400_000).default(1_800_000),
+  AHP_VAPID_SUBJECT: z
+    .string()
+    .trim()
+    .regex(/^(mailto:\S+@\S+|https:\/\/\S+)$/, 'must be a mailto: address or an https:// URL')
+    .default('mailto:ahp@localhost'),
+  AHP_PUSH_ALLOW_HTTP: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 });
 
 /** A variable's name. */
@@ -237,6 +245,22 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '1',
     description: 'Configuration replays run at once by this process (their own BullMQ queue, apart from the hook queue).',
   },
+  AHP_LINK_SECRET: {
+    default: '(generated at first start, kept in Redis)',
+    description: "The HMAC secret of decision links (at least 32 characters); the same on every gateway and worker. Unset: the first process writes a random one to Redis (<prefix>:notify:link-secret) and all use it.",
+  },
+  AHP_VAPID_SUBJECT: {
+    default: 'mailto:ahp@localhost',
+    description: 'The contact push services see in Web Push requests (VAPID "sub"): a mailto: address or an https:// URL of whoever runs this deployment.',
+  },
+  AHP_PUSH_ALLOW_HTTP: {
+    default: 'false',
+    description: 'true: Web Push also posts to http:// endpoints. Only for a local push endpoint stub in tests; browsers and push services use https.',
+  },
+  AHP_LINK_TTL_MS: {
+    default: '1800000',
+    description: "How long a decision link in a notification can be used (30 min; never past the request's deadline).",
+  },
 };
 
 /** Every variable, in schema order, with its default and meaning (for docs, `--help` and compose checks). */
@@ -283,6 +307,13 @@ export interface WorkerConfig {
     readonly attempts: number;
     readonly backoffMs: number;
     readonly timeoutMs: number;
+    /** The decision links' secret; undefined: the one in Redis (generated at first start). */
+    readonly linkSecret: string | undefined;
+    readonly linkTtlMs: number;
+    /** The VAPID subject of Web Push requests. */
+    readonly vapidSubject: string;
+    /** Web Push to http:// endpoints too (test stubs only). */
+    readonly pushAllowHttp: boolean;
   };
   /** The replay log and replays (docs/hooks.md, "Replay a candidate configuration"). */
   readonly replay: {
@@ -295,7 +326,7 @@ export interface WorkerConfig {
 }
 
 /** Variables whose values must not be repeated in error messages (they may hold a password). */
-const SECRET: ReadonlySet<ConfigVariable> = new Set(['REDIS_URL', 'AHP_METRICS_TOKEN']);
+const SECRET: ReadonlySet<ConfigVariable> = new Set(['REDIS_URL', 'AHP_METRICS_TOKEN', 'AHP_LINK_SECRET']);
 
 /** The configuration is invalid. `problems` has one entry per offending variable. */
 export class ConfigError extends Error {
@@ -363,6 +394,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
       attempts: c.AHP_NOTIFY_ATTEMPTS,
       backoffMs: c.AHP_NOTIFY_BACKOFF_MS,
       timeoutMs: c.AHP_NOTIFY_TIMEOUT_MS,
+      linkSecret: c.AHP_LINK_SECRET,
+      linkTtlMs: c.AHP_LINK_TTL_MS,
+      vapidSubject: c.AHP_VAPID_SUBJECT,
+      pushAllowHttp: c.AHP_PUSH_ALLOW_HTTP,
     },
     replay: {
       maxEntries: c.AHP_REPLAY_LOG_MAX_ENTRIES,

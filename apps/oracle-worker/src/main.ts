@@ -39,6 +39,9 @@ import {
   createNotificationStore,
   createNotificationWorker,
   createConfigReplayWorker,
+  loadDecisionLinkSecret,
+  loadVapidKeys,
+  createPushSubscriptionStore,
   createRedisStores,
   createReplayLog,
   createReplicaAcks,
@@ -315,6 +318,10 @@ async function start(): Promise<void> {
   if (stopping) return;
   // Notifications (docs/notifications.md): routed from the request audit stream, delivered from their own queue.
   const notifications = createNotificationStore({ redis, keys });
+  // Decision links: the secret every gateway shares (AHP_LINK_SECRET, or the one the first process wrote to Redis).
+  const linkSecret = await loadDecisionLinkSecret(redis, keys, config.notify.linkSecret);
+  // Web Push: the deployment's VAPID keys (generated at first start, kept in Redis) and the operators' subscriptions.
+  const vapid = await loadVapidKeys(redis, keys);
   notifyQueue = createNotificationQueue({ redis, keys, attempts: config.notify.attempts, backoffMs: config.notify.backoffMs, logger: log });
   notifyWorker = createNotificationWorker({
     redis,
@@ -327,6 +334,8 @@ async function start(): Promise<void> {
       timeoutMs: config.notify.timeoutMs,
       logger: log,
       stillWaiting: async (requestId) => (await stores.requests.get(requestId))?.state.status === 'pending',
+      links: { secret: linkSecret, ttlMs: config.notify.linkTtlMs },
+      push: { subscriptions: createPushSubscriptionStore({ redis, keys }), vapid, subject: config.notify.vapidSubject, allowHttp: config.notify.pushAllowHttp },
     }),
   });
   notifyDispatcher = createNotificationDispatcher({

@@ -129,6 +129,10 @@ export {
   createNotificationStore,
 } from './notification-store.js';
 export type { NotificationDeliveryMeta, NotificationStore, NotificationStoreOptions } from './notification-store.js';
+export { MIN_LINK_SECRET_CHARS, claimDecisionLink, decisionLinkUse, loadDecisionLinkSecret, newLinkId, signDecisionLink, verifyDecisionLink } from './decision-links.js';
+export type { LinkCheck, LinkUse } from './decision-links.js';
+export { MAX_PUSH_SUBSCRIPTIONS, createPushSubscriptionStore, loadVapidKeys } from './push-store.js';
+export type { PushSubscriptionStore, VapidKeys } from './push-store.js';
 export { createRequestEventConsumer } from './request-event-consumer.js';
 export type { RequestEventConsumer, RequestEventConsumerOptions } from './request-event-consumer.js';
 export type { HookProcessor, HookWorker, HookWorkerOptions } from './hook-worker.js';

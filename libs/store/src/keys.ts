@@ -66,6 +66,10 @@
  * | `ahp:notify:delivery:{<deliveryId>}:attempts` | list | notification store (one JSON per attempt) | 7 days |
  * | `ahp:notify:deliveries`           | zset   | notification store (delivery ids, score = created ms) | trimmed to the newest 1000 |
  * | `ahp:notify:dead`                 | list   | notification store (dead letters, newest first) | trimmed to 1000 entries |
+ * | `ahp:notify:link-secret`          | string | decision links: the first gateway or worker (SET NX of 32 random bytes) unless `AHP_LINK_SECRET` is set | never |
+ * | `ahp:notify:link-used:{<jti>}`    | string | decision links: a link redeemed (SET NX: JSON of the operator and time) | when the link would have expired |
+ * | `ahp:notify:vapid`                | string | Web Push: the VAPID key pair (JSON), by the first gateway or worker (SET NX) | never |
+ * | `ahp:notify:push:{<operatorId>}`  | hash   | Web Push: the operator's subscriptions (SHA-256 of the endpoint → JSON) | never; a subscription the push service calls gone is removed |
  *
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook-core, session-open, inbox-send, inbox-ack, rate-limit,
@@ -231,6 +235,14 @@ export interface StoreKeys {
   readonly notificationDeliveries: string;
   /** List of dead letters (JSON), newest first. */
   readonly notificationDeadLetters: string;
+  /** The decision links' signing secret (string, created once with SET NX when no variable sets it). */
+  readonly decisionLinkSecret: string;
+  /** A redeemed decision link (string: who used it and when), until the link would have expired. */
+  decisionLinkUsed(jti: string): string;
+  /** The Web Push VAPID key pair (JSON), created once with SET NX. */
+  readonly vapidKeys: string;
+  /** Hash of one operator's push subscriptions: SHA-256 of the endpoint → JSON. */
+  pushSubscriptions(operatorId: string): string;
 }
 
 /** What an id must look like to be part of a key: the protocol's IdSchema (UUIDs included). No braces, so no id can move a key to another hash tag. */
@@ -324,5 +336,9 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     notificationAttempts: (deliveryId: string) => `${prefix}:notify:delivery:{${part('delivery', deliveryId)}}:attempts`,
     notificationDeliveries: `${prefix}:notify:deliveries`,
     notificationDeadLetters: `${prefix}:notify:dead`,
+    decisionLinkSecret: `${prefix}:notify:link-secret`,
+    decisionLinkUsed: (jti: string) => `${prefix}:notify:link-used:{${part('link', jti)}}`,
+    vapidKeys: `${prefix}:notify:vapid`,
+    pushSubscriptions: (operatorId: string) => `${prefix}:notify:push:{${part('operator', operatorId)}}`,
   });
 }

@@ -3,8 +3,8 @@
  * workers. A queue of its own, not the hook queue: a slow or dead receiver retries here, with its
  * own small concurrency, and never takes a slot a hook evaluation needs.
  */
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { NotificationJobDataSchema, type NotificationJobData } from '@ahp/protocol';
+import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { NotificationJobDataSchema, type NotificationJobData, type NotificationJobInput, type ParsedNotificationJobData } from '@ahp/protocol';
 import { openBullConnection, type BullConnection } from './bull-connection.js';
 import type { Logger } from './contracts.js';
 import { StoreInputError } from './errors.js';
@@ -42,9 +42,17 @@ export interface NotificationQueue {
    * Adds the job with `delivery_id` as its BullMQ job id: adding the same delivery again while
    * its job exists (also for 24 h after it completed) is a no-op, so routing a request twice
    * (a dispatcher that died before acknowledging) notifies once.
+   * `delayMs`: a delayed job (an escalation tier), kept by BullMQ in Redis until it is due, so
+   * it survives restarts of every worker.
    * @throws StoreInputError for data that does not parse.
    */
-  enqueue(job: NotificationJobData): Promise<void>;
+  enqueue(job: NotificationJobInput, options?: { delayMs?: number }): Promise<void>;
+  /**
+   * Queues a failed (dead) delivery again, its attempts counted from zero. `missing`: BullMQ
+   * no longer holds the job (failed jobs are kept 7 days); `not_failed`: it is waiting, delayed,
+   * running or completed, so there is nothing to replay.
+   */
+  replay(deliveryId: string): Promise<'queued' | 'missing' | 'not_failed'>;
   close(): Promise<void>;
 }
 
@@ -62,10 +70,18 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
   });
   return {
     queue,
-    async enqueue(job) {
+    async enqueue(job, enqueueOptions = {}) {
       const checked = NotificationJobDataSchema.safeParse(job);
       if (!checked.success) throw new StoreInputError(`invalid notification job: ${describeIssues(checked.error.issues)}`);
-      await queue.add(NOTIFICATION_JOB_NAME, checked.data, { jobId: checked.data.delivery_id });
+      const delay = enqueueOptions.delayMs;
+      await queue.add(NOTIFICATION_JOB_NAME, checked.data, { jobId: checked.data.delivery_id, ...(delay !== undefined && delay > 0 ? { delay } : {}) });
+    },
+    async replay(deliveryId) {
+      const job = await Job.fromId(queue, deliveryId);
+      if (job === undefined) return 'missing';
+      if ((await job.getState()) !== 'failed') return 'not_failed';
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return 'queued';
     },
     async close() {
       await queue.close();
@@ -83,7 +99,7 @@ export interface NotificationAttemptInfo {
 }
 
 /** Delivers one notification. Throwing fails the attempt (BullMQ retries per the job's options); UnrecoverableError ends the job at once. */
-export type NotificationProcessor = (job: NotificationJobData, info: NotificationAttemptInfo) => Promise<void>;
+export type NotificationProcessor = (job: ParsedNotificationJobData, info: NotificationAttemptInfo) => Promise<void>;
 
 export interface NotificationWorkerOptions {
   redis: RedisClient;

@@ -32,8 +32,17 @@ export const DEFAULT_NOTIFICATION_RECORD_TTL_MS = 7 * 24 * 3_600_000;
 const MAX_ATTEMPTS_KEPT = 50;
 
 /** What a delivery is about, recorded when its job is queued. */
-export type NotificationDeliveryMeta = Omit<NotificationDelivery, 'status' | 'attempts'>;
-const MetaSchema = NotificationDeliverySchema.omit({ status: true, attempts: true });
+export type NotificationDeliveryMeta = Omit<NotificationDelivery, 'status' | 'attempts' | 'replayed_by'>;
+const MetaSchema = NotificationDeliverySchema.omit({ status: true, attempts: true, replayed_by: true });
+const ReplayedBySchema = NotificationDeliverySchema.shape.replayed_by.unwrap();
+
+function parseStoredJsonOrUndefined(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
 const StatusSchema = NotificationDeliverySchema.shape.status;
 
 export interface NotificationStoreOptions {
@@ -56,6 +65,14 @@ export interface NotificationStore {
   delivered(deliveryId: string): Promise<void>;
   /** Marks a delivery skipped: its request no longer waits. */
   skipped(deliveryId: string): Promise<void>;
+  /**
+   * A dead delivery queued again by `operator`: its status back to `pending`, the operator added
+   * to `replayed_by`, and its entries taken off the dead-letter list. False when no record of
+   * the delivery is kept (expired).
+   */
+  replayed(deliveryId: string, operator: string): Promise<boolean>;
+  /** The record of one delivery with its attempts, or null. */
+  get(deliveryId: string): Promise<NotificationDelivery | null>;
   /** Marks a delivery dead and puts it on the dead-letter list (newest first, capped). */
   deadLetter(letter: NotificationDeadLetter): Promise<void>;
   /** The newest deliveries first, with their attempts. */
@@ -86,6 +103,21 @@ export function createNotificationStore(options: NotificationStoreOptions): Noti
   const maxDeliveries = options.maxDeliveries ?? DEFAULT_MAX_NOTIFICATION_DELIVERIES;
   const maxDeadLetters = options.maxDeadLetters ?? DEFAULT_MAX_NOTIFICATION_DEAD_LETTERS;
   const ttlMs = options.ttlMs ?? DEFAULT_NOTIFICATION_RECORD_TTL_MS;
+
+  async function read(id: string): Promise<NotificationDelivery | null> {
+    const key = keys.notificationDelivery(id);
+    const attemptsKey = keys.notificationAttempts(id);
+    const [[meta, status, replayedBy], rawAttempts] = await Promise.all([redis.hmGet(key, ['meta', 'status', 'replayed_by']), redis.lRange(attemptsKey, 0, -1)]);
+    // Expired, or the index entry was written before a crash cut the record short: skip it.
+    if (meta === null || meta === undefined) return null;
+    const attempts = rawAttempts.map((raw, index) => parseStored(NotificationAttemptSchema, parseStoredJson(raw, attemptsKey, String(index)), attemptsKey, String(index)));
+    return {
+      ...parseStored(MetaSchema, parseStoredJson(meta, key, 'meta'), key, 'meta'),
+      status: parseStored(StatusSchema, status ?? 'pending', key, 'status'),
+      ...(replayedBy === null || replayedBy === undefined ? {} : { replayed_by: parseStored(ReplayedBySchema, parseStoredJson(replayedBy, key, 'replayed_by'), key, 'replayed_by') }),
+      attempts,
+    } satisfies NotificationDelivery;
+  }
 
   async function setStatus(deliveryId: string, status: 'delivered' | 'dead' | 'skipped'): Promise<void> {
     const key = keys.notificationDelivery(deliveryId);
@@ -123,26 +155,28 @@ export function createNotificationStore(options: NotificationStoreOptions): Noti
       await redis.lTrim(keys.notificationDeadLetters, 0, maxDeadLetters - 1);
     },
 
+    async replayed(deliveryId, operator) {
+      const key = keys.notificationDelivery(deliveryId);
+      const [meta, replayedBy] = await redis.hmGet(key, ['meta', 'replayed_by']);
+      if (meta === null || meta === undefined) return false;
+      const before = replayedBy === null || replayedBy === undefined ? [] : parseStored(ReplayedBySchema, parseStoredJson(replayedBy, key, 'replayed_by'), key, 'replayed_by');
+      await redis.hSet(key, { status: 'pending', replayed_by: JSON.stringify([...before, operator].slice(-50)) });
+      await redis.pExpire(key, ttlMs);
+      // Its dead letters (one per time it died) leave the list; they are recorded in its attempts.
+      const dead = await redis.lRange(keys.notificationDeadLetters, 0, -1);
+      for (const raw of dead) {
+        const parsed = NotificationDeadLetterSchema.safeParse(parseStoredJsonOrUndefined(raw));
+        if (parsed.success && parsed.data.delivery_id === deliveryId) await redis.lRem(keys.notificationDeadLetters, 0, raw);
+      }
+      return true;
+    },
+
+    get: read,
+
     async recent(limit) {
       const ids = await redis.zRange(keys.notificationDeliveries, 0, checkLimit(limit) - 1, { REV: true });
-      const records = await Promise.all(
-        ids.map(async (id) => {
-          const key = keys.notificationDelivery(id);
-          const attemptsKey = keys.notificationAttempts(id);
-          const [[meta, status], rawAttempts] = await Promise.all([redis.hmGet(key, ['meta', 'status']), redis.lRange(attemptsKey, 0, -1)]);
-          // Expired, or the index entry was written before a crash cut the record short: skip it.
-          if (meta === null || meta === undefined) return undefined;
-          const attempts = rawAttempts.map((raw, index) =>
-            parseStored(NotificationAttemptSchema, parseStoredJson(raw, attemptsKey, String(index)), attemptsKey, String(index)),
-          );
-          return {
-            ...parseStored(MetaSchema, parseStoredJson(meta, key, 'meta'), key, 'meta'),
-            status: parseStored(StatusSchema, status ?? 'pending', key, 'status'),
-            attempts,
-          } satisfies NotificationDelivery;
-        }),
-      );
-      return records.filter((record): record is NotificationDelivery => record !== undefined);
+      const records = await Promise.all(ids.map(read));
+      return records.filter((record): record is NotificationDelivery => record !== null);
     },
 
     async deadLetters(limit) {

@@ -2,7 +2,7 @@
  * How each audited operator route is recorded (see `@Audited`). Kept here, beside the trail,
  * so that what the trail says about each action is one reviewable list.
  */
-import type { JsonObject, OperatorSignalResponse, PublishConfigResponse, RequestDecisionResponse } from '@ahp/protocol';
+import type { JsonObject, NotificationReplayResponse, OperatorSignalResponse, PublishConfigResponse, RequestDecisionResponse } from '@ahp/protocol';
 import type { AuditSpec, AuditedRequest } from './audited.decorator.js';
 
 function field(request: AuditedRequest, name: string): unknown {
@@ -56,4 +56,43 @@ export const OPERATOR_SIGNAL_AUDIT: AuditSpec<OperatorSignalResponse> = {
     }
     return details;
   },
+};
+
+/**
+ * The request a decision link names, read from its claims for the trail only (unverified here:
+ * the service refuses a forged link, and the trail then records the refusal under this label).
+ */
+function linkTarget(request: AuditedRequest): string {
+  const token = field(request, 'token');
+  if (typeof token !== 'string') return 'link';
+  try {
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { request_id?: unknown };
+    return typeof claims.request_id === 'string' ? claims.request_id.slice(0, 128) : 'link';
+  } catch {
+    return 'link';
+  }
+}
+
+/** `POST /v1/operator/links/redeem`: a decision made with a notification's link (the token itself is never recorded). */
+export const LINK_DECISION_AUDIT: AuditSpec<RequestDecisionResponse> = {
+  action: 'request.decide',
+  target: linkTarget,
+  outcome: (result) => (result.outcome === 'applied' ? 'applied' : 'unchanged'),
+  details: (_request, result) => {
+    const details: JsonObject = { via: 'link' };
+    if (result !== undefined) {
+      details['approve'] = result.request.status === 'approved';
+      details['status'] = result.request.status;
+      details['request_type'] = result.request.type;
+    }
+    return details;
+  },
+};
+
+/** `POST /v1/operator/notifications/dead-letters/:deliveryId/replay`: the delivery queued again. */
+export const NOTIFICATION_REPLAY_AUDIT: AuditSpec<NotificationReplayResponse> = {
+  action: 'notification.replay',
+  target: (request) => request.params['deliveryId'] ?? '',
+  outcome: () => 'applied',
+  details: (_request, result): JsonObject => (result === undefined ? {} : { request_id: result.request_id, channel: result.channel }),
 };

@@ -128,6 +128,7 @@ export const GatewayEnvSchema = z.object({
     z.string({ error: 'is required: path of the JSON file with the agents and their token digests' }),
   ),
   AHP_OPERATOR_TOKENS_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+  AHP_LINK_SECRET: z.preprocess(blankToUndefined, z.string().trim().min(32, 'must be at least 32 characters').optional()),
   AHP_MCP_CONFIG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
   AHP_CONSOLE_ORIGINS: z.preprocess(
     blankToUndefined,
@@ -189,6 +190,8 @@ export interface GatewayConfig {
   agentTokensFile: string;
   /** Undefined: the operator API refuses every call (no operator can authenticate). */
   operatorTokensFile: string | undefined;
+  /** The decision links' HMAC secret; undefined: the one kept in Redis. */
+  linkSecret: string | undefined;
   /** The MCP gateway's upstream servers (`AHP_MCP_CONFIG_FILE`, docs/mcp-gateway.md); undefined: `/v1/mcp` answers 404. */
   mcpConfigFile: string | undefined;
   /** Browser origins allowed on the operators live feed (`AHP_CONSOLE_ORIGINS`). */
@@ -302,6 +305,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     default: undefined,
     description:
       'JSON file {"operators":[{id,name,role,token_sha256,revoked?}]} with role viewer | approver | admin; re-read on SIGHUP. Unset: the operator API refuses every call (401).',
+  },
+  AHP_LINK_SECRET: {
+    required: false,
+    default: undefined,
+    description:
+      'HMAC secret of the decision links in notifications (at least 32 characters), the same on every gateway and worker. Unset: the one the first process wrote to Redis (<prefix>:notify:link-secret). docs/notifications.md.',
   },
   AHP_MCP_CONFIG_FILE: {
     required: false,
@@ -480,6 +489,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     gatewayId: e.AHP_GATEWAY_ID ?? defaultGatewayId(),
     agentTokensFile: e.AHP_AGENT_TOKENS_FILE,
     operatorTokensFile: e.AHP_OPERATOR_TOKENS_FILE,
+    linkSecret: e.AHP_LINK_SECRET,
     mcpConfigFile: e.AHP_MCP_CONFIG_FILE,
     consoleOrigins: Object.freeze([...(e.AHP_CONSOLE_ORIGINS ?? [])]),
     requestSweepMs: e.AHP_REQUEST_SWEEP_MS,

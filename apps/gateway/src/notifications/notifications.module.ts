@@ -1,17 +1,33 @@
-import { Module } from '@nestjs/common';
-import { createNotificationStore, type RedisClient, type StoreKeys } from '@ahp/store';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { createNotificationQueue, createNotificationStore, type NotificationQueue, type RedisClient, type StoreKeys } from '@ahp/store';
+import { RequestsModule } from '../requests/requests.module.js';
 import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
 import { OperatorsModule } from '../operators/operators.module.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
-import { NOTIFICATION_STORE, NotificationsController } from './notifications.controller.js';
+import { DecisionLinksController } from './decision-links.controller.js';
+import { DecisionLinksService } from './decision-links.service.js';
+import { NOTIFICATION_QUEUE, NOTIFICATION_STORE, NotificationsController } from './notifications.controller.js';
+import { PushController } from './push.controller.js';
 
-/** `/v1/operator/notifications`: what the workers' notification deliveries did (docs/notifications.md). */
+/**
+ * `/v1/operator/notifications`: what the workers' notification deliveries did, and replaying a
+ * dead one; `/v1/operator/links`: decision links from notifications; `/v1/operator/push`: Web Push
+ * subscriptions (docs/notifications.md).
+ */
 @Module({
-  imports: [OperatorsModule],
-  controllers: [NotificationsController],
+  imports: [OperatorsModule, RequestsModule],
+  controllers: [NotificationsController, DecisionLinksController, PushController],
   providers: [
     { provide: NOTIFICATION_STORE, inject: [REDIS, STORE_KEYS], useFactory: (redis: RedisClient, keys: StoreKeys) => createNotificationStore({ redis, keys }) },
+    { provide: NOTIFICATION_QUEUE, inject: [REDIS, STORE_KEYS], useFactory: (redis: RedisClient, keys: StoreKeys) => createNotificationQueue({ redis, keys }) },
+    DecisionLinksService,
     OperatorAuthGuard,
   ],
 })
-export class NotificationsModule {}
+export class NotificationsModule implements OnApplicationShutdown {
+  constructor(@Inject(NOTIFICATION_QUEUE) private readonly queue: NotificationQueue) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close();
+  }
+}

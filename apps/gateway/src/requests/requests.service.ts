@@ -231,6 +231,15 @@ export class RequestsService {
   }
 
   /**
+   * Whether `operator` may decide `state` (scope, then role): null when allowed, else the error
+   * {@link decideAsOperator} would answer. For callers that must know before they commit to
+   * something (a decision link is used up only by a decision that can happen).
+   */
+  checkOperatorMayDecide(operator: OperatorIdentity, state: ProtocolState): AhpError | null {
+    return checkOperatorScope(state, this.auth.identityOf(state.sender)?.team, operator) ?? checkOperatorDecision(state, operator);
+  }
+
+  /**
    * An operator's decision. The response type follows from the request (an operator cannot send
    * the wrong kind); the token's scope (team, request type) and then the role decide which
    * requests the operator may decide at all.

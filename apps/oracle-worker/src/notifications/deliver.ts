@@ -9,8 +9,11 @@
  * receiver cannot bounce the body elsewhere.
  */
 import { UnrecoverableError } from 'bullmq';
-import type { NotificationAttempt, NotificationJobData } from '@ahp/protocol';
+import type { DecisionLinks, EmailChannel, NotificationAttempt, ParsedNotificationJobData } from '@ahp/protocol';
 import type { Logger, NotificationProcessor, NotificationStore } from '@ahp/store';
+import { mintDecisionLinks, type DecisionLinkMinting } from './links.js';
+import { sendEmail, type EmailSender } from './email.js';
+import { sendPush, type PushContext } from './push.js';
 import { slackMessage, webhookBody } from './message.js';
 import { signNotification } from './sign.js';
 
@@ -30,6 +33,12 @@ export interface NotificationDeliveryOptions {
   readonly now?: () => Date;
   /** The HTTP client; `fetch` of Node. */
   readonly fetch?: typeof fetch;
+  /** Decision links (secret and lifetime); without it notifications carry none. */
+  readonly links?: DecisionLinkMinting;
+  /** Sends an email; nodemailer over SMTP by default (email.ts). */
+  readonly sendEmail?: EmailSender;
+  /** Web Push: subscriptions, VAPID keys and subject; without it a push channel dead-letters. */
+  readonly push?: Omit<PushContext, 'timeoutMs' | 'links'>;
 }
 
 /** Errors longer than this are cut in records (a receiver's error page is not worth keeping whole). */
@@ -59,9 +68,10 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
   const { store, env, timeoutMs, logger } = options;
   const now = options.now ?? (() => new Date());
   const post = options.fetch ?? fetch;
+  const mail = options.sendEmail ?? sendEmail;
 
   /** The request of one attempt: URL, headers and raw body. Throws UnrecoverableError when the channel cannot be used at all. */
-  function build(job: NotificationJobData, attempt: number, sentAt: Date): { headers: Record<string, string>; body: string } {
+  function build(job: ParsedNotificationJobData, attempt: number, sentAt: Date, links: DecisionLinks | undefined): { headers: Record<string, string>; body: string } {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'ahp-notifications/1',
@@ -70,19 +80,35 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
       'x-ahp-attempt': String(attempt),
       'x-ahp-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
     };
-    if (job.target.type === 'slack') return { headers, body: JSON.stringify(slackMessage(job)) };
+    if (job.target.type === 'slack') return { headers, body: JSON.stringify(slackMessage(job, links)) };
+    if (job.target.type !== 'webhook') throw new UnrecoverableError(`channel ${job.channel} is not an HTTP channel`);
     const secret = env[job.target.secret_env];
     // Fail closed: an unsigned webhook would be indistinguishable from a forged one; retrying will not set the variable.
     if (secret === undefined || secret === '') throw new UnrecoverableError(`the secret variable ${job.target.secret_env} of channel ${job.channel} is not set on this worker`);
-    const body = JSON.stringify(webhookBody(job, attempt, sentAt));
+    const body = JSON.stringify(webhookBody(job, attempt, sentAt, links));
     return { headers: { ...headers, 'x-ahp-signature': signNotification(secret, body) }, body };
   }
 
-  async function send(job: NotificationJobData, attempt: number, sentAt: Date): Promise<number> {
-    const { headers, body } = build(job, attempt, sentAt);
+  /** One attempt: the receiver's HTTP status (email: undefined), or a thrown failure. */
+  async function send(job: ParsedNotificationJobData, attempt: number, sentAt: Date): Promise<number | undefined> {
+    if (job.target.type === 'push') {
+      if (options.push === undefined) throw new UnrecoverableError('this worker does not send Web Push');
+      // Links are minted per receiving operator inside.
+      const outcome = await sendPush(job.target, job, { ...options.push, timeoutMs, links: options.links }, sentAt);
+      logger.info({ deliveryId: job.delivery_id, requestId: job.request.id, sent: outcome.sent, gone: outcome.gone, failed: outcome.failed.length }, 'push notification sent');
+      return undefined;
+    }
+    // Fresh links per attempt: each is single-use and expires from the time it was sent.
+    const links = options.links === undefined ? undefined : mintDecisionLinks(options.links, job, sentAt);
+    if (job.target.type === 'email') {
+      await mail(job.target as EmailChannel, job, links, { env, timeoutMs });
+      return undefined;
+    }
+    const { headers, body } = build(job, attempt, sentAt, links);
+    const url = job.target.url;
     let response: Response;
     try {
-      response = await post(job.target.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+      response = await post(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       throw new AttemptFailed(describe(error));
     }
@@ -103,7 +129,7 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
   }
 
   return async (job, info) => {
-    const fields = { deliveryId: job.delivery_id, channel: job.channel, requestId: job.request.id, attempt: info.attempt, attempts: info.attempts };
+    const fields = { deliveryId: job.delivery_id, channel: job.channel, requestId: job.request.id, tier: job.tier, attempt: info.attempt, attempts: info.attempts };
     if (!(await waits(job.request.id))) {
       await store.skipped(job.delivery_id);
       logger.info(fields, 'notification skipped: the request no longer waits');
@@ -114,7 +140,7 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
     let failure: unknown;
     try {
       const status = await send(job, info.attempt, sentAt);
-      record = { attempt: info.attempt, at: sentAt.toISOString(), ok: true, status_code: status };
+      record = { attempt: info.attempt, at: sentAt.toISOString(), ok: true, ...(status === undefined ? {} : { status_code: status }) };
     } catch (error) {
       failure = error;
       const statusCode = error instanceof AttemptFailed ? error.statusCode : undefined;

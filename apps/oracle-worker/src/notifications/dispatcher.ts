@@ -9,7 +9,7 @@
  * twice (a worker died before acknowledging it) queues the same jobs, which BullMQ adds once.
  */
 import { createHash } from 'node:crypto';
-import { routeNotification, type NotificationsConfig } from '@ahp/protocol';
+import { routeEscalation, routeNotification, type NotificationsConfig } from '@ahp/protocol';
 import type { Logger, NotificationQueue, NotificationStore, RedisClient, RequestEventRecord, StoreKeys } from '@ahp/store';
 import { createRequestEventConsumer, readRequestTeams, type RequestEventConsumer } from '@ahp/store';
 import { approvalsUrl, waitingRequestOf } from './message.js';
@@ -17,9 +17,9 @@ import { approvalsUrl, waitingRequestOf } from './message.js';
 /** The consumer group of the request audit stream that notifications use. */
 export const NOTIFICATION_GROUP = 'notifications';
 
-/** The delivery id of a request to a channel: a UUID-shaped SHA-256 of both, the same on every worker. */
-export function deliveryIdOf(requestId: string, channel: string): string {
-  const hex = createHash('sha256').update(`${requestId}\n${channel}`, 'utf8').digest('hex');
+/** The delivery id of a request to a channel (at an escalation tier): a UUID-shaped SHA-256 of them, the same on every worker. */
+export function deliveryIdOf(requestId: string, channel: string, tier = 0): string {
+  const hex = createHash('sha256').update(tier === 0 ? `${requestId}\n${channel}` : `${requestId}\n${channel}\n${tier}`, 'utf8').digest('hex');
   // Version 8 (custom) UUID layout: the digest with the version and variant bits set.
   const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -36,6 +36,8 @@ export interface NotificationDispatcherOptions {
   readonly keys: StoreKeys;
   readonly workerId: string;
   readonly queue: Pick<NotificationQueue, 'enqueue'>;
+  /** The clock escalation delays are counted against (the request's creation time is the start). */
+  readonly now?: () => number;
   readonly store: Pick<NotificationStore, 'open'>;
   readonly active: () => ActiveNotifications;
   /** The console's base URL; undefined: notifications carry no link. */
@@ -54,24 +56,57 @@ export async function dispatchRequestEvent(event: RequestEventRecord, options: O
   // The sender's team as the request recorded it at creation (its token's team).
   const teams = await readRequestTeams(options.redis, options.keys, state.request_id);
   const team = teams?.[0];
-  const channels = routeNotification(config, { type: state.type, team });
-  if (channels.length === 0) return 0;
+  const subject = { type: state.type, team };
+  const channels = routeNotification(config, subject);
+  const escalation = routeEscalation(config, subject);
+  if (channels.length === 0 && escalation.length === 0) return 0;
   const request = waitingRequestOf(state, team);
   const consoleUrl = options.consoleUrl === undefined ? undefined : approvalsUrl(options.consoleUrl);
-  for (const { name, channel } of channels) {
-    const deliveryId = deliveryIdOf(state.request_id, name);
-    await options.store.open({ delivery_id: deliveryId, channel: name, channel_type: channel.type, request_id: state.request_id, request_type: state.type, created_at: event.at });
-    await options.queue.enqueue({
-      delivery_id: deliveryId,
-      channel: name,
-      target: channel,
-      request,
-      ...(consoleUrl === undefined ? {} : { console_url: consoleUrl }),
-      ...(version === undefined ? {} : { config_version: version }),
-    });
+  const createdMs = Date.parse(state.created_at);
+  const deadlineMs = state.deadline === undefined ? Number.POSITIVE_INFINITY : Date.parse(state.deadline);
+  const now = options.now?.() ?? Date.now();
+  // Tier 0 now; each escalation tier as a delayed job, due `after` the request's creation. A tier
+  // due at or after the deadline is not queued: the request settles itself by then (the deadline
+  // behaviour is the request's own and notifications never change it).
+  const plan = [
+    { tier: 0, dueMs: createdMs, role: undefined as 'admin' | undefined, channels },
+    ...escalation.map((tier) => ({ tier: tier.tier, dueMs: createdMs + tier.afterMs, role: tier.role, channels: tier.channels })),
+  ].filter((step) => step.tier === 0 || step.dueMs < deadlineMs);
+  let queued = 0;
+  for (const step of plan) {
+    const delayMs = Math.max(0, step.dueMs - now);
+    for (const { name, channel } of step.channels) {
+      const deliveryId = deliveryIdOf(state.request_id, name, step.tier);
+      await options.store.open({
+        delivery_id: deliveryId,
+        channel: name,
+        channel_type: channel.type,
+        request_id: state.request_id,
+        request_type: state.type,
+        created_at: event.at,
+        ...(step.tier === 0 ? {} : { tier: step.tier, due_at: new Date(step.dueMs).toISOString() }),
+      });
+      await options.queue.enqueue(
+        {
+          delivery_id: deliveryId,
+          channel: name,
+          target: channel,
+          request,
+          tier: step.tier,
+          ...(step.role === undefined ? {} : { role: step.role }),
+          ...(consoleUrl === undefined ? {} : { console_url: consoleUrl }),
+          ...(version === undefined ? {} : { config_version: version }),
+        },
+        { delayMs },
+      );
+      queued += 1;
+    }
   }
-  options.logger.info({ requestId: state.request_id, type: state.type, team, channels: channels.map((c) => c.name), configVersion: version }, 'notifications queued');
-  return channels.length;
+  options.logger.info(
+    { requestId: state.request_id, type: state.type, team, channels: channels.map((c) => c.name), escalation: plan.filter((p) => p.tier > 0).map((p) => ({ tier: p.tier, due: new Date(p.dueMs).toISOString(), channels: p.channels.map((c) => c.name) })), configVersion: version },
+    'notifications queued',
+  );
+  return queued;
 }
 
 /** The dispatcher of this worker: a member of the {@link NOTIFICATION_GROUP} group. */

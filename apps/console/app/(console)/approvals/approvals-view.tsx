@@ -15,6 +15,7 @@ import { formatTimestamp } from '../../../src/lib/view/format';
 import { mayDecide, useOperator, useRoleAllows } from '../../../src/components/operator-context';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
 import { ApprovalsTabs } from './approvals-tabs';
+import { PushToggle } from './push-toggle';
 import { RequestCard, type Settlement } from './request-card';
 
 function settlementText(status: string, decidedBy: string | undefined, decidedAt: string | undefined, me: string | undefined): string {
@@ -86,6 +87,7 @@ export function ApprovalsView() {
           Plan approvals, tool approvals, interventions and shutdowns addressed to operators, oldest first.
           {queue.data ? ` ${pendingCount} pending.` : ''}
         </p>
+        <PushToggle />
       </div>
       <ApprovalsTabs current="/approvals" />
       {!canDecide && operator ? (

@@ -4,11 +4,13 @@
  * the dead-letter list. Shown to fleet-wide admins only, the ones the API answers; re-read when a
  * request changes (a new one is what gets announced) and on demand.
  */
-import type { NotificationDelivery } from '@ahp/protocol';
+import { useState } from 'react';
+import type { NotificationDeadLetter, NotificationDelivery } from '@ahp/protocol';
 import { fetchNotificationDeliveries } from '../../../src/lib/api/notifications';
+import { replayDeadLetter } from '../../../src/lib/api/links';
 import { useMayPublish } from '../../../src/components/operator-context';
 import { useNow, useResource } from '../../../src/lib/live/use-resource';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
+import { Empty, ErrorState, Loading, StaleNotice, describeError } from '../../../src/components/states';
 import { Ago } from '../../../src/components/time';
 
 const STATUS_BADGE: Readonly<Record<NotificationDelivery['status'], string>> = {
@@ -22,6 +24,33 @@ function lastAttempt(delivery: NotificationDelivery): string {
   const last = delivery.attempts.at(-1);
   if (last === undefined) return 'not tried yet';
   return last.ok ? `${last.status_code ?? 'ok'}` : (last.error ?? 'failed');
+}
+
+/**
+ * Queues a dead delivery again (POST …/dead-letters/:id/replay, audited). The workers retry it
+ * with its attempts counted from zero; a request that no longer waits is not announced.
+ */
+function ReplayButton({ letter, onReplayed }: { letter: NotificationDeadLetter; onReplayed: () => void }) {
+  const [state, setState] = useState<{ kind: 'idle' | 'busy' | 'done' } | { kind: 'error'; message: string }>({ kind: 'idle' });
+  const replay = async () => {
+    setState({ kind: 'busy' });
+    try {
+      await replayDeadLetter(letter.delivery_id);
+      setState({ kind: 'done' });
+      onReplayed();
+    } catch (error) {
+      setState({ kind: 'error', message: error instanceof Error ? describeError(error) : String(error) });
+    }
+  };
+  if (state.kind === 'done') return <span role="status">queued again</span>;
+  return (
+    <>
+      <button type="button" className="button button-quiet" onClick={() => void replay()} disabled={state.kind === 'busy'} aria-label={`Replay the delivery of ${letter.request_id} to ${letter.channel}`}>
+        {state.kind === 'busy' ? 'Replaying…' : 'Replay'}
+      </button>
+      {state.kind === 'error' ? <span role="alert"> {state.message}</span> : null}
+    </>
+  );
 }
 
 function DeliveriesTables() {
@@ -61,6 +90,8 @@ function DeliveriesTables() {
                     </td>
                     <td data-label="Status">
                       <span className={STATUS_BADGE[delivery.status]}>{delivery.status}</span>
+                      {delivery.tier ? <span className="muted"> escalation {delivery.tier}</span> : null}
+                      {delivery.replayed_by?.length ? <span className="muted"> replayed by {delivery.replayed_by.join(', ')}</span> : null}
                     </td>
                     <td data-label="Attempts">{delivery.attempts.length}</td>
                     <td data-label="Last answer">{lastAttempt(delivery)}</td>
@@ -80,7 +111,8 @@ function DeliveriesTables() {
           <ul aria-labelledby="dead-letters-heading" className="compact-list">
             {data.dead_letters.map((letter) => (
               <li key={`${letter.delivery_id}-${letter.at}`}>
-                <code>{letter.channel}</code> · <code>{letter.request_id}</code> · {letter.attempts} attempts · {letter.error} · <Ago at={letter.at} now={now} />
+                <code>{letter.channel}</code> · <code>{letter.request_id}</code> · {letter.attempts} attempts · {letter.error} · <Ago at={letter.at} now={now} />{' '}
+                <ReplayButton letter={letter} onReplayed={resource.reload} />
               </li>
             ))}
           </ul>

@@ -20,6 +20,14 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('POST', ['hooks', 'h1'])).toBeNull();
     expect(operatorApiPath('GET', ['grants'])).toBe('/v1/operator/grants');
     expect(operatorApiPath('GET', ['notifications', 'deliveries'])).toBe('/v1/operator/notifications/deliveries');
+    expect(operatorApiPath('POST', ['notifications', 'dead-letters', '3f0c9a52-8d1e-8c44-9a0b-5e7f1c2d3b4a', 'replay'])).toBe(
+      '/v1/operator/notifications/dead-letters/3f0c9a52-8d1e-8c44-9a0b-5e7f1c2d3b4a/replay',
+    );
+    expect(operatorApiPath('POST', ['links', 'inspect'])).toBe('/v1/operator/links/inspect');
+    expect(operatorApiPath('POST', ['links', 'redeem'])).toBe('/v1/operator/links/redeem');
+    expect(operatorApiPath('GET', ['push', 'vapid-key'])).toBe('/v1/operator/push/vapid-key');
+    expect(operatorApiPath('POST', ['push', 'subscriptions'])).toBe('/v1/operator/push/subscriptions');
+    expect(operatorApiPath('POST', ['push', 'subscriptions', 'remove'])).toBe('/v1/operator/push/subscriptions/remove');
     expect(operatorApiPath('DELETE', ['grants', 'grant_6b86b273ff34fce19d6b804eff5a3f57'])).toBe('/v1/operator/grants/grant_6b86b273ff34fce19d6b804eff5a3f57');
   });
 
@@ -29,6 +37,7 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('DELETE', ['config'])).toBeNull();
     expect(operatorApiPath('DELETE', ['grants'])).toBeNull();
     expect(operatorApiPath('POST', ['notifications', 'deliveries'])).toBeNull();
+    expect(operatorApiPath('GET', ['links', 'redeem'])).toBeNull();
     expect(operatorApiPath('DELETE', ['requests', 'req_1'])).toBeNull();
   });
 

@@ -36,6 +36,14 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'GET', pattern: ['signals', 'stats'] },
   { method: 'GET', pattern: ['hooks', ':id'] },
   { method: 'GET', pattern: ['notifications', 'deliveries'] },
+  { method: 'POST', pattern: ['notifications', 'dead-letters', ':id', 'replay'] },
+  // Decision links: the token travels in the body (never in a path or query, which logs keep).
+  { method: 'POST', pattern: ['links', 'inspect'] },
+  { method: 'POST', pattern: ['links', 'redeem'] },
+  { method: 'GET', pattern: ['push', 'vapid-key'] },
+  { method: 'GET', pattern: ['push', 'subscriptions'] },
+  { method: 'POST', pattern: ['push', 'subscriptions'] },
+  { method: 'POST', pattern: ['push', 'subscriptions', 'remove'] },
 ];
 
 /** Ids, request ids and version numbers: the characters of the protocol's `Id`. */
