@@ -6,7 +6,7 @@
  * per rule and per agent, examples with their recorded context. Nothing is published.
  */
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
-import { HOOK_TRIGGERS, type ConfigReplayReport, type ConfigReplayStatus, type ReplayExample, type ReplayTransition } from '@ahp/protocol';
+import { HOOK_TRIGGERS, replayOutcomeOf, type ConfigReplayReport, type ConfigReplayStatus, type ReplayExample, type ReplayTransition } from '@ahp/protocol';
 import { isApiError } from '../../../src/lib/api/client';
 import { cancelReplay, fetchReplay, submitReplay } from '../../../src/lib/api/config-replay';
 import { configIssues, type ConfigIssue } from '../../../src/lib/view/config-issues';
@@ -50,7 +50,7 @@ function Examples({ examples, caption }: { examples: readonly ReplayExample[]; c
         <li key={example.hook_id}>
           <details>
             <summary>
-              <Timestamp at={example.at} /> · {example.agent_id} · {example.trigger} · <strong>{`${example.before.level} → ${example.after.level}`}</strong>{' '}
+              <Timestamp at={example.at} /> · {example.agent_id} · {example.trigger} · <strong>{`${replayOutcomeOf(example.before)} → ${replayOutcomeOf(example.after)}`}</strong>{' '}
               <code>{(example.after.rules.length > 0 ? example.after.rules : example.before.rules).join(' ')}</code>
             </summary>
             <p className="muted">
