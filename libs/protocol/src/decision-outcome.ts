@@ -26,11 +26,11 @@ export function decisionNeedsApproval(decision: Pick<HookDecision, 'signals'>): 
 }
 
 /**
- * The outcome from its two parts: the decision's intensity (`null`: none) and whether a rule asks
+ * The outcome from its two parts: the decision's intensity (`null` or `allow`: none) and whether a rule asks
  * for approval. Replay records keep the parts apart (their format predates the outcome), so both
  * the full-decision and the recorded form go through here.
  */
-export function outcomeOfParts(intensity: HookDecision['intensity'] | undefined, approval: boolean): DecisionOutcome {
+export function outcomeOfParts(intensity: HookDecision['intensity'] | 'allow' | undefined, approval: boolean): DecisionOutcome {
   return approval ? 'approval' : (intensity ?? 'allow');
 }
 
