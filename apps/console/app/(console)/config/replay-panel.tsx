@@ -338,7 +338,7 @@ export function ReplayPanel({ initial, mayAct, onPublished, onShadowed }: { init
     <form className="card publish" onSubmit={(event) => void submit(event)} aria-labelledby="replay-heading">
       <h2 id="replay-heading">Replay a candidate</h2>
       <p className="hint">
-        What this configuration would have decided on the hooks the workers recorded, evaluated by the workers&apos; own engine. Nothing is published.
+        What this configuration would have decided on the hooks the workers recorded, evaluated by the workers&apos; own engine. Running a replay publishes nothing.
       </p>
       <label htmlFor="replay-source">Candidate hooks.yaml</label>
       <textarea id="replay-source" className="code" rows={14} spellCheck={false} value={source} onChange={(event) => setSource(event.target.value)} aria-invalid={run.kind === 'invalid'} />
