@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { seedSignal } from '../test/fixtures/domain-seeds.js';
 import { replayDecisionOf, replayOutcomeOf, ReplayTransitionSchema } from './config-replay.js';
 import { shadowOutcomeOf, ShadowOutcomeSchema } from './config-shadow.js';
 import { DECISION_OUTCOMES, decisionOutcomeOf, isStrongerOutcome, transitionName } from './decision-outcome.js';
@@ -9,9 +8,20 @@ import { SignalSchema, type Signal } from './signal.js';
 const HOOK_ID = '11111111-1111-4111-8111-111111111111';
 const NOW = '2026-02-09T10:00:01Z';
 
-function signal(intensity: 'block' | 'control' | 'prompt' | 'aid', n: number, context: Record<string, unknown> = {}): Signal {
-  const base = seedSignal(intensity, n);
-  return SignalSchema.parse({ ...base, context: { ...base.context, ...context } });
+/** A minimal valid payload per intensity. */
+const PAYLOADS = {
+  block: { level: 'blocking', decision: 'deny', reason: 'not allowed', resolvable: false, resolution_path: [] },
+  control: { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target: 'interactive', original: false, updated: true, reason: 'ask first' }], reversible: true },
+  prompt: { level: 'prompting', decision: 'warn', severity: 'medium', message: 'careful', suggestions: [], continue_allowed: true },
+  aid: { level: 'aiding', decision: 'suggest', context: 'a hint', suggestions: [] },
+} as const;
+
+function signal(intensity: keyof typeof PAYLOADS, n: number, context: Record<string, unknown> = {}): Signal {
+  return SignalSchema.parse({
+    header: { id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, type: 'pre-tool-use', timestamp: NOW, source: 'guard', intensity, correlation_id: HOOK_ID },
+    context: { rule: `r${n}`, ...context },
+    payload: PAYLOADS[intensity],
+  });
 }
 
 const decide = (signals: Signal[]): HookDecision => aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals, now: NOW });
