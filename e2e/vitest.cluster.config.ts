@@ -24,6 +24,8 @@ export const CLUSTER_SUITES = [
   'system/config-replay.int.spec.ts',
   // Shadow mode: its scripts (promote touches the live and the shadow keys at once) under Cluster.
   'system/config-shadow.int.spec.ts',
+  // Replay and shadow over the same traffic: the replay log, the shadow counters and the replay job under Cluster.
+  'system/config-replay-shadow.int.spec.ts',
   'system/cluster-failover.int.spec.ts',
 ];
 

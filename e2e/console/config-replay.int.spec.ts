@@ -4,13 +4,15 @@
 //
 // The replay panel end to end: a candidate that does not validate is refused with its lines; one
 // that blocks `git push --force` replayed over the recorded hooks shows exactly the force pushes as
-// allow → block, per rule and per agent, with the recorded commands in its examples.
+// allow → block, per rule and per agent, with the recorded commands in its examples. Then the last
+// step: a viewer sees why there is no button; an admin sets the replayed candidate as the shadow,
+// then publishes it, and the workers' store holds exactly the text that was replayed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import type { JsonObject } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { createKeys, createReplayLog } from '@ahp/store';
-import { allWorkersServe, publishThroughStore } from '../system/config-support.js';
+import { allWorkersServe, configStore, publishThroughStore } from '../system/config-support.js';
 import { eventually } from '../system/harness.js';
 import { startConsoleSuite, type ConsoleSuite } from './console-harness.js';
 
@@ -106,5 +108,40 @@ describe('ops console: replaying a candidate configuration', () => {
     expect(shown.some((text) => text.includes('git push -f origin fix'))).toBe(true);
     for (const id of forcePushes) expect(shown.some((text) => text.includes(id))).toBe(true);
     await suite.screenshot(page, 'config-replay');
+
+    // A viewer may replay but neither publish nor shadow: a note, no button.
+    const next = panel.getByRole('region', { name: 'Then publish — or not' });
+    expect(await next.count()).toBe(0);
+    await panel.getByRole('note').getByText('Publishing this candidate or shadowing it needs the admin role and a fleet-wide token.').waitFor();
+    expect(await panel.getByRole('button', { name: 'Publish this candidate' }).count()).toBe(0);
+    expect(await panel.getByRole('button', { name: 'Set it as the shadow version' }).count()).toBe(0);
+  });
+
+  it('an admin shadows the replayed candidate, then publishes it: exactly the replayed text becomes live', async () => {
+    const { context, page } = await suite.signIn('op-ada');
+    contexts.push(context);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configuration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Configuration' }).waitFor();
+    const panel = page.getByRole('form', { name: 'Replay a candidate' });
+    const editor = panel.getByLabel('Candidate hooks.yaml');
+    await editor.fill(CANDIDATE);
+    await panel.getByRole('button', { name: 'Run replay' }).click();
+    await panel.getByLabel('Replay report').getByText(`${COMMANDS.length} hooks replayed: 2 would change`).waitFor({ timeout: 30_000 });
+    // Edits after the replay do not leak into what the next step applies.
+    await editor.fill(`${CANDIDATE}# edited after the replay\n`);
+    const next = panel.getByRole('region', { name: 'Then publish — or not' });
+    await next.getByText('The text was edited since this replay').waitFor();
+
+    await next.getByRole('button', { name: 'Set it as the shadow version' }).click();
+    await next.getByRole('status').getByText('Shadow 1 set to the replayed candidate').waitFor();
+    const shadowPanel = page.getByTestId('shadow-panel');
+    await shadowPanel.getByText('Shadow 1', { exact: true }).waitFor();
+    expect(await shadowPanel.getByLabel('hooks.yaml of shadow 1').textContent()).toBe(CANDIDATE);
+
+    await next.getByRole('button', { name: 'Publish this candidate' }).click();
+    await next.getByRole('status').getByText('Published the replayed candidate as version 2; it is current now.').waitFor();
+    await page.getByRole('region', { name: 'Current version' }).getByText('Version 2', { exact: true }).waitFor();
+    expect(await configStore(suite.system).current()).toMatchObject({ version: 2, source: CANDIDATE, published_by: 'op-ada' });
+    await suite.screenshot(page, 'config-replay-publish');
   });
 });

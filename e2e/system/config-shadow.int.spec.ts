@@ -9,7 +9,7 @@ import { connect, type AhpClient } from '@ahp/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { allWorkersServe, publishThroughStore, runAhp, serviceLog } from './config-support.js';
+import { allWorkersServe, allWorkersShadow, publishThroughStore, runAhp, serviceLog } from './config-support.js';
 import { eventually, startSystem, type System } from './harness.js';
 import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
@@ -72,18 +72,6 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
     await operators?.remove();
   });
 
-  async function everyWorkerShadows(shadow: number): Promise<void> {
-    await eventually(
-      async () => {
-        for (const worker of system.stack.workers) {
-          if (!(await serviceLog(system, worker.name)).includes(`"shadow configuration ${shadow} evaluated beside the live one"`)) return undefined;
-        }
-        return true;
-      },
-      `every worker to evaluate shadow ${shadow}`,
-    );
-  }
-
   it('records exactly the hooks where the shadow would decide otherwise, and never changes a live decision', async () => {
     expect((await viewer('GET', '/config/shadow')).status).toBe(404);
     const refused = await viewer('POST', '/config/shadow', { source: SHADOW });
@@ -95,7 +83,7 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
     const set = await admin('POST', '/config/shadow', { source: SHADOW });
     expect(set.status).toBe(201);
     expect(set.json).toMatchObject({ shadow: 1, unchanged: false });
-    await everyWorkerShadows(1);
+    await allWorkersShadow(system, 1);
 
     const traffic: [AhpClient, string][] = [
       [ada, 'ls -la'],
@@ -193,7 +181,7 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
     await writeFile(candidate, LIVE);
     const set = await runAhp(system, ['shadow', 'set', candidate, '--gateway', gatewayHttp()], asAdmin);
     expect([set.code, set.stdout]).toEqual([0, 'shadow 2 set; workers evaluate it beside the live version\n']);
-    await everyWorkerShadows(2);
+    await allWorkersShadow(system, 2);
     const stale = await runAhp(system, ['shadow', 'drop', '--shadow', '1', '--gateway', gatewayHttp()], asAdmin);
     expect([stale.code, stale.stderr]).toEqual([1, expect.stringContaining('E_CONFLICT')]);
     const dropped = await runAhp(system, ['shadow', 'drop', '--shadow', '2', '--gateway', gatewayHttp()], asAdmin);

@@ -78,3 +78,17 @@ export async function allWorkersServe(system: System, version: number, timeoutMs
     timeoutMs,
   );
 }
+
+/** Waits until every worker evaluates shadow `shadow` beside the live version (its log says so). */
+export async function allWorkersShadow(system: System, shadow: number, timeoutMs = 15_000): Promise<void> {
+  await eventually(
+    async () => {
+      for (const worker of system.stack.workers) {
+        if (!(await serviceLog(system, worker.name)).includes(`"shadow configuration ${shadow} evaluated beside the live one"`)) return undefined;
+      }
+      return true;
+    },
+    `every worker to evaluate shadow ${shadow}`,
+    timeoutMs,
+  );
+}

@@ -8,12 +8,14 @@ import { AgentIdentitySchema } from './agent.js';
 import type { HookDecision } from './hook-decision.js';
 import { EpochMsSchema } from './hook-job.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TimestampSchema, UuidSchema, boundedArray } from './primitives.js';
-import { approvalRequirementOf } from './tool-approval.js';
+import { DECISION_OUTCOMES, decisionNeedsApproval, decisionOutcomeSchema, isStrongerOutcome, outcomeOfParts, type DecisionOutcome } from './decision-outcome.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /**
  * How strongly a decision intervened, weakest first: `allow` is a decision with no signal (or a
- * failure policy that let the call through); the others are the decision's intensity.
+ * failure policy that let the call through); the others are the decision's intensity. This is
+ * what a replay record stores (with `approval` beside it); changes are counted between
+ * {@link ReplayOutcome}s, the classification shadow mode uses too (decision-outcome.ts).
  */
 export const REPLAY_LEVELS = ['allow', 'aid', 'prompt', 'control', 'block'] as const;
 export const ReplayLevelSchema = z.enum(REPLAY_LEVELS).meta({ id: 'ReplayLevel', description: 'allow (no intervention), aid, prompt, control or block.' });
@@ -26,8 +28,19 @@ export function replayLevelOf(decision: Pick<HookDecision, 'intensity'>): Replay
 
 /** Whether `a` intervenes more strongly than `b`. */
 export function isStrongerLevel(a: ReplayLevel, b: ReplayLevel): boolean {
-  return REPLAY_LEVELS.indexOf(a) > REPLAY_LEVELS.indexOf(b);
+  return isStrongerOutcome(a, b);
 }
+
+/**
+ * What a decision does, as a replay counts changes: its level, or `approval` when a rule holds
+ * it for a person (the same values and order as `ShadowOutcome`, from the same function).
+ */
+export const ReplayOutcomeSchema = decisionOutcomeSchema().meta({
+  id: 'ReplayOutcome',
+  description: 'allow (no intervention), aid, prompt, control, block, or approval (a rule holds the call for a person).',
+});
+export type ReplayOutcome = DecisionOutcome;
+export const REPLAY_OUTCOMES = DECISION_OUTCOMES;
 
 /**
  * The rules a decision's signals name, as `<oracle>/<rule>` (just `<oracle>` when the oracle names
@@ -42,10 +55,7 @@ export function decisionRulesOf(decision: Pick<HookDecision, 'signals'>): string
   return [...names].sort();
 }
 
-/** Whether a rule of the decision asks a person to approve the call (a `require_approval` block). */
-export function decisionNeedsApproval(decision: Pick<HookDecision, 'signals'>): boolean {
-  return decision.signals.some((signal) => approvalRequirementOf(signal) !== undefined);
-}
+export { decisionNeedsApproval };
 
 /** The part of a decision a replay compares with. */
 export const ReplayDecisionSchema = z
@@ -58,6 +68,11 @@ export const ReplayDecisionSchema = z
   })
   .meta({ id: 'ReplayDecision', description: 'A decision as a replay compares it: level, who decided, the rules that fired, approval.' });
 export type ReplayDecision = z.infer<typeof ReplayDecisionSchema>;
+
+/** The outcome of a recorded or replayed decision (see {@link ReplayOutcomeSchema}). */
+export function replayOutcomeOf(decision: Pick<ReplayDecision, 'level' | 'approval'>): ReplayOutcome {
+  return outcomeOfParts(decision.level, decision.approval);
+}
 
 /** {@link ReplayDecision} of a full decision. */
 export function replayDecisionOf(decision: HookDecision): ReplayDecision {
@@ -133,10 +148,13 @@ export const ConfigReplayJobDataSchema = z
   .meta({ id: 'ConfigReplayJobData', description: 'The BullMQ job data of one configuration replay.' });
 export type ConfigReplayJobData = z.infer<typeof ConfigReplayJobDataSchema>;
 
-/** `from → to` between two levels, e.g. `allow→block`. */
+/** Every `from→to` pair of two different outcomes (6 × 5). */
+const MAX_REPLAY_TRANSITIONS = DECISION_OUTCOMES.length * (DECISION_OUTCOMES.length - 1);
+
+/** `from → to` between two outcomes, e.g. `allow→block` (the shadow's transitions name the same pairs). */
 export const ReplayTransitionSchema = z
-  .strictObject({ from: ReplayLevelSchema, to: ReplayLevelSchema, count: z.int().positive() })
-  .meta({ id: 'ReplayTransition', description: 'How many hooks moved from one level to another.' });
+  .strictObject({ from: ReplayOutcomeSchema, to: ReplayOutcomeSchema, count: z.int().positive() })
+  .meta({ id: 'ReplayTransition', description: 'How many hooks moved from one outcome to another.' });
 export type ReplayTransition = z.infer<typeof ReplayTransitionSchema>;
 
 /** One hook whose decision the candidate changes (or that would need approval). */
@@ -165,13 +183,13 @@ export const ReplayRuleChangeSchema = z
   .strictObject({
     rule: ShortStringSchema,
     changed: z.int().positive(),
-    transitions: boundedArray(ReplayTransitionSchema, 20),
+    transitions: boundedArray(ReplayTransitionSchema, MAX_REPLAY_TRANSITIONS),
   })
   .meta({ id: 'ReplayRuleChange', description: 'Changed hooks attributed to one rule, by transition.' });
 export type ReplayRuleChange = z.infer<typeof ReplayRuleChangeSchema>;
 
 export const ReplayAgentChangeSchema = z
-  .strictObject({ agent_id: IdSchema, total: z.int().nonnegative(), changed: z.int().nonnegative(), transitions: boundedArray(ReplayTransitionSchema, 20) })
+  .strictObject({ agent_id: IdSchema, total: z.int().nonnegative(), changed: z.int().nonnegative(), transitions: boundedArray(ReplayTransitionSchema, MAX_REPLAY_TRANSITIONS) })
   .meta({ id: 'ReplayAgentChange', description: 'Hooks replayed and changed for one agent.' });
 export type ReplayAgentChange = z.infer<typeof ReplayAgentChangeSchema>;
 
@@ -197,9 +215,9 @@ export const ConfigReplayReportSchema = z
     /** Hooks evaluated with the candidate. */
     total: z.int().nonnegative(),
     unchanged: z.int().nonnegative(),
-    /** Hooks whose level differs (`total - unchanged`). */
+    /** Hooks whose outcome differs (`total - unchanged`). */
     changed: z.int().nonnegative(),
-    /** Hooks whose level is the same but whose firing rules differ. */
+    /** Hooks whose outcome is the same but whose firing rules differ. */
     rules_changed: z.int().nonnegative(),
     /** Recorded hooks not evaluated: context over the recorder's cap, or an entry that does not parse. */
     skipped: z.strictObject({ oversize: z.int().nonnegative(), unreadable: z.int().nonnegative() }),
@@ -207,7 +225,7 @@ export const ConfigReplayReportSchema = z
     truncated: z.boolean(),
     /** Configuration versions that decided the recorded hooks (`defaults` for the built-in ones), with their counts. */
     recorded_versions: boundedArray(z.strictObject({ version: z.union([z.int().nonnegative(), z.literal('defaults')]), count: z.int().positive() }), 1000),
-    transitions: boundedArray(ReplayTransitionSchema, 20),
+    transitions: boundedArray(ReplayTransitionSchema, MAX_REPLAY_TRANSITIONS),
     by_rule: boundedArray(ReplayRuleChangeSchema, 1000),
     by_agent: boundedArray(ReplayAgentChangeSchema, 1000),
     examples: boundedArray(ReplayExampleSchema, MAX_REPLAY_EXAMPLES),

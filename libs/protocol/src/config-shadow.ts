@@ -6,11 +6,11 @@
 import { z } from 'zod';
 import { Sha256HexSchema } from './agent.js';
 import { MAX_CONFIG_SOURCE_CHARS } from './config-version.js';
+import { decisionOutcomeOf, decisionOutcomeSchema, type DecisionOutcome } from './decision-outcome.js';
 import type { HookDecision } from './hook-decision.js';
 import { HooksConfigSchema } from './hooks-config.js';
 import { HooksConfigWarningSchema } from './operator.js';
 import { ShortStringSchema, TimestampSchema } from './primitives.js';
-import { approvalRequirementOf } from './tool-approval.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /** A shadow's number: 1, 2, 3… in the order shadows were set, independent of live version numbers. */
@@ -34,18 +34,17 @@ export type StoredShadowConfig = z.infer<typeof StoredShadowConfigSchema>;
 /**
  * What a decision does, for comparing two of them: `allow` (no intervention), the strongest
  * signal's intensity, or `approval` (a rule asks a person before the call runs). A failure-policy
- * decision is `allow` or `block`.
+ * decision is `allow` or `block`. The same classification as a replay's (decision-outcome.ts).
  */
-export const ShadowOutcomeSchema = z.enum(['allow', 'aid', 'prompt', 'control', 'block', 'approval']).meta({
+export const ShadowOutcomeSchema = decisionOutcomeSchema().meta({
   id: 'ShadowOutcome',
   description: 'What a decision does: allow, its strongest intensity, or approval (a rule asks a person).',
 });
-export type ShadowOutcome = z.infer<typeof ShadowOutcomeSchema>;
+export type ShadowOutcome = DecisionOutcome;
 
-/** The outcome of a decision as the oracles produced it (before any approval round). */
+/** The outcome of a decision as the oracles produced it (before any approval round): {@link decisionOutcomeOf}. */
 export function shadowOutcomeOf(decision: Pick<HookDecision, 'intensity' | 'signals'>): ShadowOutcome {
-  if (decision.signals.some((signal) => approvalRequirementOf(signal) !== undefined)) return 'approval';
-  return decision.intensity ?? 'allow';
+  return decisionOutcomeOf(decision);
 }
 
 /** A rule as disagreement counters name it: `<oracle>/<rule id>` (the signal's `header.source` and `context.rule`). */

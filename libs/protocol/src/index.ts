@@ -768,6 +768,8 @@ export type {
 export { prepareLogFields, redactLogText, serializeError } from './log-fields.js';
 // --- the fleet's search, filters, sort and pages (see fleet-query.ts) ---
 export { fleetComparator, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from './fleet-query.js';
+// --- what a decision does, as replay and shadow mode classify it (see decision-outcome.ts) ---
+export { DECISION_OUTCOMES, decisionOutcomeOf, isStrongerOutcome, outcomeOfParts, transitionName, type DecisionOutcome } from './decision-outcome.js';
 // --- replaying a candidate configuration over recorded hooks (see config-replay.ts) ---
 export {
   ConfigReplayIdSchema,
@@ -781,11 +783,13 @@ export {
   MAX_REPLAY_EXAMPLES,
   MAX_REPLAY_LIMIT,
   REPLAY_LEVELS,
+  REPLAY_OUTCOMES,
   ReplayAgentChangeSchema,
   ReplayDecisionSchema,
   ReplayExampleSchema,
   ReplayLevelSchema,
   ReplayOracleErrorSchema,
+  ReplayOutcomeSchema,
   ReplayRecordSchema,
   ReplayRuleChangeSchema,
   ReplayTransitionSchema,
@@ -794,6 +798,7 @@ export {
   isStrongerLevel,
   replayDecisionOf,
   replayLevelOf,
+  replayOutcomeOf,
   type ConfigReplayJobData,
   type ConfigReplayProgress,
   type ConfigReplayReport,
@@ -805,6 +810,7 @@ export {
   type ReplayExample,
   type ReplayLevel,
   type ReplayOracleError,
+  type ReplayOutcome,
   type ReplayRecord,
   type ReplayRuleChange,
   type ReplayTransition,

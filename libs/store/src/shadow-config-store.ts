@@ -22,6 +22,7 @@ import {
   ShadowOutcomeSchema,
   StoredConfigVersionSchema,
   StoredShadowConfigSchema,
+  transitionName,
   type HooksConfig,
   type ShadowExample,
   type ShadowOutcome,
@@ -144,9 +145,7 @@ function ruleName(rule: string): string {
   return rule;
 }
 
-/** Transition fields are `from>to`; the API spells them `from→to`. */
-const ARROW = '→';
-
+/** Transition fields are `from>to`; the API spells them `from→to`, as a replay's transitions (`transitionName`). */
 function parseStats(hash: Record<string, string>, key: string): Omit<ShadowStats, 'examples'> {
   const count = (field: string): number => {
     const raw = hash[field];
@@ -157,8 +156,10 @@ function parseStats(hash: Record<string, string>, key: string): Omit<ShadowStats
   };
   const transitionOf = (raw: string): string | null => {
     const [from, to, ...rest] = raw.split('>');
-    if (rest.length > 0 || !ShadowOutcomeSchema.safeParse(from).success || !ShadowOutcomeSchema.safeParse(to).success) return null;
-    return `${from}${ARROW}${to}`;
+    const fromOutcome = ShadowOutcomeSchema.safeParse(from);
+    const toOutcome = ShadowOutcomeSchema.safeParse(to);
+    if (rest.length > 0 || !fromOutcome.success || !toOutcome.success) return null;
+    return transitionName(fromOutcome.data, toOutcome.data);
   };
   const transitions: Record<string, number> = {};
   const rules = new Map<string, ShadowRuleStats>();

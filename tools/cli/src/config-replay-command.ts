@@ -10,6 +10,7 @@ import {
   ConfigReplayStatusSchema,
   HooksConfigIssueSchema,
   OperatorErrorBodySchema,
+  replayOutcomeOf,
   type ConfigReplayReport,
   type ConfigReplayStatus,
   type ReplayExample,
@@ -87,7 +88,7 @@ export function formatReplayReport(report: ConfigReplayReport, label: string): s
     out.push('', table([['AGENT', 'HOOKS', 'CHANGED', 'TRANSITIONS'], ...changedAgents.map((a) => [a.agent_id, String(a.total), String(a.changed), transitionsText(a.transitions)])]));
   }
   const exampleRows = (list: readonly ReplayExample[]) =>
-    list.map((e) => [e.at, e.agent_id, e.trigger, `${e.before.level} → ${e.after.level}`, (e.after.rules.length > 0 ? e.after.rules : e.before.rules).join(' '), contextSummary(e.context)]);
+    list.map((e) => [e.at, e.agent_id, e.trigger, `${replayOutcomeOf(e.before)} → ${replayOutcomeOf(e.after)}`, (e.after.rules.length > 0 ? e.after.rules : e.before.rules).join(' '), contextSummary(e.context)]);
   if (report.examples.length > 0) {
     out.push('', `examples (${report.examples.length} of ${report.changed}):`, table([['AT', 'AGENT', 'TRIGGER', 'CHANGE', 'RULES', 'CALL'], ...exampleRows(report.examples)]));
   }

@@ -156,7 +156,14 @@ describe('replayConfig', () => {
     const report = await replay(approving, records);
     expect(report.approvals.count).toBe(1);
     expect(report.approvals.examples[0]).toMatchObject({ hook_id: records[0]!.hook_id, after: { level: 'block', approval: true } });
-    expect(report.transitions).toEqual([{ from: 'allow', to: 'block', count: 1 }]);
+    // Classified as shadow mode does (decision-outcome.ts of @ahp/protocol): an approval, not a plain block.
+    expect(report.transitions).toEqual([{ from: 'allow', to: 'approval', count: 1 }]);
+    // A plain block the candidate holds for approval instead is a change too (a person may now let it through).
+    const blocked = await record(compile(NO_FORCE_PUSH), [{ agent: ALICE, command: 'git push --force' }]);
+    const softened = await replay(approving, blocked);
+    expect(softened).toMatchObject({ total: 1, changed: 1, unchanged: 0 });
+    expect(softened.transitions).toEqual([{ from: 'block', to: 'approval', count: 1 }]);
+    expect(softened.by_rule).toEqual([{ rule: 'risky/force-push', changed: 1, transitions: [{ from: 'block', to: 'approval', count: 1 }] }]);
   });
 
   it('reports the oracles of the candidate that fail, and goes on', async () => {

@@ -1,7 +1,8 @@
 /**
  * Replaying a compiled candidate configuration over recorded hooks (docs/hooks.md, "Replay a
  * candidate configuration"): each recorded context is evaluated with `CompiledHooks.evaluate` —
- * the very code the workers run — and its level compared with the recorded decision's.
+ * the very code the workers run — and its outcome compared with the recorded decision's, by the
+ * classification shadow mode uses too (`replayOutcomeOf`, decision-outcome.ts of @ahp/protocol).
  *
  * Escalation and circuit-breaker counters are simulated in this replay's own memory
  * ({@link createMemoryRuleCounters}), per agent and session as the workers keep them, on a clock
@@ -12,13 +13,15 @@
 import { randomUUID } from 'node:crypto';
 import {
   MAX_REPLAY_EXAMPLES,
-  isStrongerLevel,
+  isStrongerOutcome,
   replayDecisionOf,
+  replayOutcomeOf,
+  transitionName,
   type ConfigReplayReport,
   type ReplayAgentChange,
   type ReplayDecision,
   type ReplayExample,
-  type ReplayLevel,
+  type ReplayOutcome,
   type ReplayOracleError,
   type ReplayRecord,
   type ReplayRuleChange,
@@ -57,21 +60,19 @@ export interface ReplayConfigOptions {
   readonly newId?: () => string;
 }
 
-const transitionKey = (from: ReplayLevel, to: ReplayLevel) => `${from}→${to}`;
-
 /** Counts per `from→to`, as the report lists them (most frequent first). */
 class Transitions {
   private readonly counts = new Map<string, ReplayTransition>();
 
-  add(from: ReplayLevel, to: ReplayLevel): void {
-    const key = transitionKey(from, to);
+  add(from: ReplayOutcome, to: ReplayOutcome): void {
+    const key = transitionName(from, to);
     const entry = this.counts.get(key);
     if (entry === undefined) this.counts.set(key, { from, to, count: 1 });
     else entry.count += 1;
   }
 
   list(): ReplayTransition[] {
-    return [...this.counts.values()].sort((a, b) => b.count - a.count || transitionKey(a.from, a.to).localeCompare(transitionKey(b.from, b.to)));
+    return [...this.counts.values()].sort((a, b) => b.count - a.count || transitionName(a.from, a.to).localeCompare(transitionName(b.from, b.to)));
   }
 }
 
@@ -167,16 +168,18 @@ export async function replayConfig(options: ReplayConfigOptions): Promise<Config
       approvalCount += 1;
       if (approvalExamples.length < maxExamples) approvalExamples.push(example(record, before, after));
     }
-    if (before.level === after.level) {
+    const from = replayOutcomeOf(before);
+    const to = replayOutcomeOf(after);
+    if (from === to) {
       unchanged += 1;
       if (!sameRules(before.rules, after.rules)) rulesChanged += 1;
       return;
     }
-    transitions.add(before.level, after.level);
+    transitions.add(from, to);
     agent.changed += 1;
-    agent.transitions.add(before.level, after.level);
+    agent.transitions.add(from, to);
     // Attributed to the side that intervenes more: the rules that now fire, or no longer do.
-    const rules = isStrongerLevel(after.level, before.level) ? after.rules : before.rules;
+    const rules = isStrongerOutcome(to, from) ? after.rules : before.rules;
     for (const rule of rules.length === 0 ? ['(none)'] : rules) {
       let entry = byRule.get(rule);
       if (entry === undefined) {
@@ -184,7 +187,7 @@ export async function replayConfig(options: ReplayConfigOptions): Promise<Config
         byRule.set(rule, entry);
       }
       entry.changed += 1;
-      entry.transitions.add(before.level, after.level);
+      entry.transitions.add(from, to);
     }
     if (examples.length < maxExamples) examples.push(example(record, before, after));
   }

@@ -34,6 +34,8 @@ export function ConfigView() {
   const current = useResource('config-current', fetchCurrentConfig, refreshOn);
   const history = useResource('config-history', fetchConfigHistory, refreshOn);
   const [viewing, setViewing] = useState<number | null>(null);
+  /** Bumped when the replay panel sets a shadow, so the shadow panel reads it again (setting one sends no live event). */
+  const [shadowSet, setShadowSet] = useState(0);
 
   return (
     <>
@@ -109,8 +111,10 @@ export function ConfigView() {
       </section>
 
       {/* Replays need a fleet-wide token (the report shows every team's recorded hooks); any role. */}
-      {operator !== null && operator.scope === undefined && current.status !== 'loading' ? <ReplayPanel initial={current.data?.source ?? ''} /> : null}
-      {current.status === 'loading' ? null : <ShadowPanel mayAct={mayPublish} initial={current.data?.source ?? ''} onPromoted={() => (current.reload(), history.reload())} />}
+      {operator !== null && operator.scope === undefined && current.status !== 'loading' ? (
+        <ReplayPanel initial={current.data?.source ?? ''} mayAct={mayPublish} onPublished={() => (current.reload(), history.reload())} onShadowed={() => setShadowSet((n) => n + 1)} />
+      ) : null}
+      {current.status === 'loading' ? null : <ShadowPanel mayAct={mayPublish} reloadKey={shadowSet} initial={current.data?.source ?? ''} onPromoted={() => (current.reload(), history.reload())} />}
 
       {mayPublish ? (
         current.status === 'loading' ? null : <PublishForm initial={current.data?.source ?? ''} onPublished={() => (current.reload(), history.reload())} />

@@ -3,12 +3,17 @@
  * Replaying a candidate hooks configuration over recorded hooks (docs/hooks.md, "Replay a
  * candidate configuration"): paste or upload the candidate, pick the window, run it on the oracle
  * workers, follow its progress, and read what would change — transitions as a table and bars,
- * per rule and per agent, examples with their recorded context. Nothing is published.
+ * per rule and per agent, examples with their recorded context. Nothing is published by the
+ * replay itself; after a completed one an admin with a fleet-wide token may publish the text that
+ * was replayed, or set it as the shadow version to watch it on live traffic first (the same
+ * operator API calls as the publish form and the shadow panel, so the same validation and audit).
  */
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
-import { HOOK_TRIGGERS, type ConfigReplayReport, type ConfigReplayStatus, type ReplayExample, type ReplayTransition } from '@ahp/protocol';
+import { HOOK_TRIGGERS, replayOutcomeOf, type ConfigReplayReport, type ConfigReplayStatus, type ReplayExample, type ReplayTransition } from '@ahp/protocol';
 import { isApiError } from '../../../src/lib/api/client';
+import { publishConfig } from '../../../src/lib/api/config';
 import { cancelReplay, fetchReplay, submitReplay } from '../../../src/lib/api/config-replay';
+import { setShadow } from '../../../src/lib/api/config-shadow';
 import { configIssues, type ConfigIssue } from '../../../src/lib/view/config-issues';
 import { describeError } from '../../../src/components/states';
 import { JsonBlock } from '../../../src/components/json-block';
@@ -22,7 +27,8 @@ const WINDOWS = [
 
 const POLL_MS = 500;
 
-type Run = { kind: 'idle' } | { kind: 'invalid'; issues: ConfigIssue[]; message: string } | { kind: 'failed'; message: string } | { kind: 'running' | 'done'; status: ConfigReplayStatus };
+/** A submitted replay keeps the text it evaluated: that text, not later edits, is what the next step publishes. */
+type Run = { kind: 'idle' } | { kind: 'invalid'; issues: ConfigIssue[]; message: string } | { kind: 'failed'; message: string } | { kind: 'running' | 'done'; status: ConfigReplayStatus; source: string };
 
 const arrow = (t: Pick<ReplayTransition, 'from' | 'to'>) => `${t.from} → ${t.to}`;
 const transitionsText = (list: readonly ReplayTransition[]) => list.map((t) => `${arrow(t)} ${t.count}`).join(', ');
@@ -50,7 +56,7 @@ function Examples({ examples, caption }: { examples: readonly ReplayExample[]; c
         <li key={example.hook_id}>
           <details>
             <summary>
-              <Timestamp at={example.at} /> · {example.agent_id} · {example.trigger} · <strong>{`${example.before.level} → ${example.after.level}`}</strong>{' '}
+              <Timestamp at={example.at} /> · {example.agent_id} · {example.trigger} · <strong>{`${replayOutcomeOf(example.before)} → ${replayOutcomeOf(example.after)}`}</strong>{' '}
               <code>{(example.after.rules.length > 0 ? example.after.rules : example.before.rules).join(' ')}</code>
             </summary>
             <p className="muted">
@@ -185,7 +191,94 @@ function Report({ report }: { report: ConfigReplayReport }) {
   );
 }
 
-export function ReplayPanel({ initial }: { initial: string }) {
+type Step = { kind: 'ok'; message: string } | { kind: 'invalid'; message: string; issues: ConfigIssue[] } | { kind: 'failed'; message: string };
+
+/**
+ * The last step after a completed replay: publish the replayed text, or shadow it first. Only for
+ * those who may publish (admin, fleet-wide); others are told why there is no button.
+ */
+function NextStep({ source, edited, mayAct, onPublished, onShadowed }: { source: string; edited: boolean; mayAct: boolean; onPublished(): void; onShadowed(): void }) {
+  const [busy, setBusy] = useState(false);
+  const [step, setStep] = useState<Step | null>(null);
+
+  if (!mayAct) {
+    return (
+      <p className="notice notice-info" role="note">
+        Publishing this candidate or shadowing it needs the admin role and a fleet-wide token.
+      </p>
+    );
+  }
+
+  const act = async (action: () => Promise<string>) => {
+    setBusy(true);
+    try {
+      setStep({ kind: 'ok', message: await action() });
+    } catch (error) {
+      if (isApiError(error, 'E_INVALID_FRAME')) setStep({ kind: 'invalid', message: error.error.message, issues: configIssues(error.error.details) });
+      else setStep({ kind: 'failed', message: describeError(error instanceof Error ? error : new Error(String(error))) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const publish = () =>
+    act(async () => {
+      const result = await publishConfig(source);
+      onPublished();
+      return result.unchanged ? `Nothing new: the candidate is identical to the current version ${result.version}.` : `Published the replayed candidate as version ${result.version}; it is current now.`;
+    });
+  const shadow = () =>
+    act(async () => {
+      const result = await setShadow(source);
+      onShadowed();
+      return result.unchanged ? `Nothing new: shadow ${result.shadow} already has this text.` : `Shadow ${result.shadow} set to the replayed candidate; workers evaluate it within seconds.`;
+    });
+
+  return (
+    <section aria-labelledby="replay-next-heading" className="replay-next">
+      <h3 id="replay-next-heading">Then publish — or not</h3>
+      <p className="hint">
+        Publish the replayed candidate, or shadow it to compare it with live traffic first (replay and shadow count changes alike).
+        {edited ? ' The text was edited since this replay: these act on the text that was replayed.' : ''}
+      </p>
+      <div className="actions">
+        <button type="button" className="button button-primary" disabled={busy} onClick={() => void publish()}>
+          Publish this candidate
+        </button>
+        <button type="button" className="button" disabled={busy} onClick={() => void shadow()}>
+          Set it as the shadow version
+        </button>
+      </div>
+      {step?.kind === 'ok' ? (
+        <p className="notice notice-success" role="status">
+          {step.message}
+        </p>
+      ) : null}
+      {step?.kind === 'failed' ? (
+        <p className="notice notice-error" role="alert">
+          {step.message}
+        </p>
+      ) : null}
+      {step?.kind === 'invalid' ? (
+        <div className="notice notice-error" role="alert">
+          <p>
+            <strong>Not applied.</strong> {step.message}
+          </p>
+          <ul className="issues">
+            {step.issues.map((issue, i) => (
+              <li key={i}>
+                {issue.line > 0 ? `Line ${issue.line}: ` : ''}
+                {issue.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+export function ReplayPanel({ initial, mayAct, onPublished, onShadowed }: { initial: string; mayAct: boolean; onPublished(): void; onShadowed(): void }) {
   const [source, setSource] = useState(initial);
   const [windowMs, setWindowMs] = useState<number>(WINDOWS[1].ms);
   const [agent, setAgent] = useState('');
@@ -195,13 +288,13 @@ export function ReplayPanel({ initial }: { initial: string }) {
 
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  const poll = (id: string) => {
+  const poll = (id: string, replayed: string) => {
     timer.current = setTimeout(() => {
       fetchReplay(id).then(
         (status) => {
           const finished = status.state !== 'waiting' && status.state !== 'active';
-          setRun({ kind: finished ? 'done' : 'running', status });
-          if (!finished) poll(id);
+          setRun({ kind: finished ? 'done' : 'running', status, source: replayed });
+          if (!finished) poll(id, replayed);
         },
         (error: unknown) => setRun({ kind: 'failed', message: describeError(error instanceof Error ? error : new Error(String(error))) }),
       );
@@ -218,18 +311,18 @@ export function ReplayPanel({ initial }: { initial: string }) {
         ...(agent.trim() === '' ? {} : { agent: agent.trim() }),
         ...(trigger === '' ? {} : { trigger: trigger as (typeof HOOK_TRIGGERS)[number] }),
       });
-      setRun({ kind: 'running', status });
-      poll(status.id);
+      setRun({ kind: 'running', status, source });
+      poll(status.id, source);
     } catch (error) {
       if (isApiError(error, 'E_INVALID_FRAME')) setRun({ kind: 'invalid', issues: configIssues(error.error.details), message: error.error.message });
       else setRun({ kind: 'failed', message: describeError(error instanceof Error ? error : new Error(String(error))) });
     }
   };
 
-  const cancel = async (id: string) => {
+  const cancel = async (id: string, replayed: string) => {
     try {
       const status = await cancelReplay(id);
-      setRun({ kind: status.state === 'cancelled' ? 'done' : 'running', status });
+      setRun({ kind: status.state === 'cancelled' ? 'done' : 'running', status, source: replayed });
     } catch (error) {
       setRun({ kind: 'failed', message: describeError(error instanceof Error ? error : new Error(String(error))) });
     }
@@ -245,7 +338,7 @@ export function ReplayPanel({ initial }: { initial: string }) {
     <form className="card publish" onSubmit={(event) => void submit(event)} aria-labelledby="replay-heading">
       <h2 id="replay-heading">Replay a candidate</h2>
       <p className="hint">
-        What this configuration would have decided on the hooks the workers recorded, evaluated by the workers&apos; own engine. Nothing is published.
+        What this configuration would have decided on the hooks the workers recorded, evaluated by the workers&apos; own engine. Running a replay publishes nothing.
       </p>
       <label htmlFor="replay-source">Candidate hooks.yaml</label>
       <textarea id="replay-source" className="code" rows={14} spellCheck={false} value={source} onChange={(event) => setSource(event.target.value)} aria-invalid={run.kind === 'invalid'} />
@@ -283,7 +376,7 @@ export function ReplayPanel({ initial }: { initial: string }) {
           {running ? 'Replaying…' : 'Run replay'}
         </button>
         {running ? (
-          <button type="button" className="button" onClick={() => void cancel(run.status.id)}>
+          <button type="button" className="button" onClick={() => void cancel(run.status.id, run.source)}>
             Cancel
           </button>
         ) : null}
@@ -326,6 +419,9 @@ export function ReplayPanel({ initial }: { initial: string }) {
         </p>
       ) : null}
       {run.kind === 'done' && run.status.report !== undefined ? <Report report={run.status.report} /> : null}
+      {run.kind === 'done' && run.status.state === 'completed' ? (
+        <NextStep key={run.status.id} source={run.source} edited={run.source !== source} mayAct={mayAct} onPublished={onPublished} onShadowed={onShadowed} />
+      ) : null}
     </form>
   );
 }

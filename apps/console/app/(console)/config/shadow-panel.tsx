@@ -7,7 +7,7 @@
  * The counters are re-read when the fleet moves (an agent's row changes on every decision) and
  * when the live version changes, debounced, so the rate runs without polling.
  */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import type { ShadowStatusResponse } from '@ahp/protocol';
 import { isApiError } from '../../../src/lib/api/client';
 import { dropShadow, fetchShadow, promoteShadow, setShadow } from '../../../src/lib/api/config-shadow';
@@ -126,8 +126,13 @@ function ShadowStats({ shadow }: { shadow: ShadowStatusResponse }) {
   );
 }
 
-export function ShadowPanel({ mayAct, initial, onPromoted }: { mayAct: boolean; initial: string; onPromoted(): void }) {
+export function ShadowPanel({ mayAct, initial, onPromoted, reloadKey = 0 }: { mayAct: boolean; initial: string; onPromoted(): void; reloadKey?: number }) {
   const shadow = useResource('config-shadow', fetchShadow, { refreshOn: (event) => event.kind === 'agent' || event.kind === 'config', debounceMs: 1_000 });
+  const { reload } = shadow;
+  // Another panel set a shadow (the replay panel's last step): read it again.
+  useEffect(() => {
+    if (reloadKey > 0) reload();
+  }, [reloadKey, reload]);
   const [source, setSource] = useState(initial);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
