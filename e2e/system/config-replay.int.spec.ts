@@ -126,6 +126,13 @@ describe('configuration replay (gateway + 2 worker processes)', () => {
     }, 'the replay to finish');
   }
 
+  /** The report of a replay that must complete (a failure shows its reason). */
+  async function reportOf(body: JsonObject) {
+    const status = await replayThroughApi(body);
+    expect(status.error, 'the replay failed').toBeUndefined();
+    return ConfigReplayReportSchema.parse(status.report);
+  }
+
   it('reports exactly the force pushes as allow → block, per rule and per agent', async () => {
     const status = await replayThroughApi({ source: CANDIDATE, since, until: new Date(Date.now() + 1000).toISOString() });
     expect(status.error).toBeUndefined();
@@ -145,9 +152,9 @@ describe('configuration replay (gateway + 2 worker processes)', () => {
   });
 
   it('filters by agent, and replaying the live configuration changes nothing', async () => {
-    const bob = ConfigReplayReportSchema.parse((await replayThroughApi({ source: CANDIDATE, since, agent: 'bob' })).report);
+    const bob = await reportOf({ source: CANDIDATE, since, agent: 'bob' });
     expect(bob).toMatchObject({ total: 4, changed: 2 });
-    const live = ConfigReplayReportSchema.parse((await replayThroughApi({ source: LIVE, since })).report);
+    const live = await reportOf({ source: LIVE, since });
     expect(live).toMatchObject({ total: TRAFFIC.length, changed: 0, transitions: [], examples: [] });
   });
 

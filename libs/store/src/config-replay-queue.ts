@@ -71,12 +71,15 @@ function progressOf(value: unknown): ConfigReplayProgress {
   return parsed.success ? parsed.data : NO_PROGRESS;
 }
 
-/** A BullMQ job as a status (its data, state, progress and report are parsed; whatever does not parse is reported as a failure). */
-async function statusOf(job: Job<unknown>): Promise<ConfigReplayStatus | null> {
+/**
+ * A BullMQ job as a status (its data, state, progress and report are parsed; whatever does not
+ * parse is reported as a failure). `state` must have been read before `job`: a job read first
+ * and found finished a moment later would lack the report (or the reason) its state promises.
+ */
+function statusOf(job: Job<unknown>, state: Awaited<ReturnType<Job['getState']>>): ConfigReplayStatus | null {
   const data = ConfigReplayJobDataSchema.safeParse(job.data);
   if (!data.success) return null;
   const base = { id: data.data.replay_id, requested_by: data.data.requested_by, requested_at: data.data.requested_at, progress: progressOf(job.progress) };
-  const state = await job.getState();
   if (state === 'completed') {
     const report = ConfigReplayReportSchema.safeParse(job.returnvalue);
     if (!report.success) return { ...base, state: 'failed', error: `the stored report does not parse: ${describeIssues(report.error.issues)}` };
@@ -115,10 +118,17 @@ export function createConfigReplayQueue(options: ConfigReplayQueueOptions): Conf
     }
   }
 
-  async function status(replayId: string): Promise<ConfigReplayStatus | null> {
+  /** The job and its state, the state read first (see {@link statusOf}); undefined when there is no such job. */
+  async function read(replayId: string): Promise<{ job: Job<unknown>; status: ConfigReplayStatus | null } | undefined> {
+    const state = await queue.getJobState(replayId);
     const job = await queue.getJob(replayId);
-    if (job === undefined) return cancelledSnapshot(replayId);
-    return statusOf(job);
+    if (job === undefined) return undefined;
+    return { job, status: statusOf(job, state) };
+  }
+
+  async function status(replayId: string): Promise<ConfigReplayStatus | null> {
+    const found = await read(replayId);
+    return found === undefined ? cancelledSnapshot(replayId) : found.status;
   }
 
   return {
@@ -130,9 +140,9 @@ export function createConfigReplayQueue(options: ConfigReplayQueueOptions): Conf
     },
     status,
     async cancel(replayId) {
-      const job = await queue.getJob(replayId);
-      if (job === undefined) return cancelledSnapshot(replayId);
-      const current = await statusOf(job);
+      const found = await read(replayId);
+      if (found === undefined) return cancelledSnapshot(replayId);
+      const { job, status: current } = found;
       if (current === null || current.state === 'completed' || current.state === 'failed' || current.state === 'cancelled') return current;
       const flag = keys.replayCancel(replayId);
       if (current.state === 'waiting') {
