@@ -6,23 +6,24 @@
  *
  * Guarantees:
  * - Best-effort and bounded: an append that fails is reported to the caller, who logs it; the
- *   decision is never held back or failed for it. Each append is one command (the
- *   replay-log-append script), sent beside the decision's own writes.
+ *   decision is never held back or failed for it. Each append is two commands (`XADD` with its
+ *   count trim, `PEXPIRE`; an age trim on about one append in 16), pipelined beside the decision's
+ *   own writes: no script, since nothing here needs to be atomic.
  * - Redacted before it is stored, like every free text the control plane keeps
  *   (`redactFreeText`: secret-named fields and credentials inside strings; docs/signal-log.md,
  *   "Redaction"). A context larger than `maxContextBytes` once redacted is stored without it
  *   (a replay counts such a hook as skipped rather than evaluating part of its input).
- * - Retention by count and by age, both applied on every append: about `maxEntries` entries in
- *   all, none older than `retentionMs`.
+ * - Retention by count and by age, applied as hooks are appended: about `maxEntries` entries in
+ *   all (every append trims its bucket, `MAXLEN ~`) and none much older than `retentionMs` (about
+ *   one append in 16 trims by age, `MINID ~` from the writer's clock; a bucket nobody appends to
+ *   expires whole `retentionMs` after its last append).
  * - Cluster-safe: the log is {@link REPLAY_LOG_BUCKETS} streams, each in its own hash tag, the
  *   bucket chosen by hook id; an append touches one bucket, a read merges them by time.
  */
 import { ReplayRecordSchema, redactFreeText, replayDecisionOf, type AgentIdentity, type HookDecision, type HookTrigger, type JsonObject, type ReplayRecord } from '@ahp/protocol';
 import { shardIndexOf } from './hook-queue-shards.js';
 import type { StoreKeys } from './keys.js';
-import { LuaScript } from './lua.js';
 import type { RedisClient } from './redis-client.js';
-import { REPLAY_LOG_APPEND_LUA } from './scripts/replay-log.lua.js';
 
 /**
  * Streams the log is spread over. Fixed: readers and writers of a deployment must agree on it,
@@ -40,7 +41,8 @@ const PAGE_SIZE = 200;
 /** Stream ids come from Redis's clock, `at` from the worker's: reads take this much slack on each side and filter on `at`. */
 const CLOCK_SLACK_MS = 5 * 60_000;
 
-const appendScript = new LuaScript('replay-log-append', REPLAY_LOG_APPEND_LUA);
+/** One append in this many also trims its bucket by age. */
+const AGE_TRIM_EVERY = 16;
 
 /** One evaluated hook, as the worker hands it over. */
 export interface ReplayLogAppend {
@@ -156,7 +158,15 @@ export function createReplayLog(options: ReplayLogOptions): ReplayLog {
   return {
     async append(input) {
       const { json } = replayRecordOf(input, maxContextBytes);
-      await appendScript.run(redis, [keys.replayLog(shardIndexOf(input.hookId, REPLAY_LOG_BUCKETS))], [perBucket, retentionMs, json]);
+      const key = keys.replayLog(shardIndexOf(input.hookId, REPLAY_LOG_BUCKETS));
+      // Issued in one tick: node-redis writes them together (one round trip, same node under Cluster).
+      const writes: Promise<unknown>[] = [
+        redis.xAdd(key, '*', { r: json }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: perBucket } }),
+        redis.pExpire(key, retentionMs),
+      ];
+      // The writer's clock against a retention of days: seconds of skew do not matter.
+      if (Math.random() * AGE_TRIM_EVERY < 1) writes.push(redis.xTrim(key, 'MINID', Math.max(0, Date.now() - retentionMs), { strategyModifier: '~' }));
+      await Promise.all(writes);
     },
 
     async *read(read) {
