@@ -36,9 +36,9 @@ export async function loadDecisionLinkSecret(redis: RedisClient, keys: StoreKeys
     return configured;
   }
   const fresh = randomBytes(GENERATED_SECRET_BYTES).toString('base64url');
-  await redis.set(keys.decisionLinkSecret, fresh, { condition: 'NX' });
-  const stored = await redis.get(keys.decisionLinkSecret);
-  if (stored === null || stored.length < MIN_LINK_SECRET_CHARS) throw new StoreInputError(`the decision link secret in ${keys.decisionLinkSecret} is missing or too short`);
+  // One command (SET NX GET): the secret another process stored first, or ours.
+  const stored = (await redis.set(keys.decisionLinkSecret, fresh, { condition: 'NX', GET: true })) ?? fresh;
+  if (stored.length < MIN_LINK_SECRET_CHARS) throw new StoreInputError(`the decision link secret in ${keys.decisionLinkSecret} is missing or too short`);
   return stored;
 }
 

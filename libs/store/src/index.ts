@@ -148,7 +148,7 @@ export { AGENT_RATE_KIND, MAX_BURST, MAX_RATE_PER_SECOND, createRateLimiter, dec
 export type { LeaseRequest, RateDecision, RateLimit, RateLimiter, RateLimiterOptions } from './rate-limiter.js';
 export { leaseTokens } from './rate-lease.js';
 export type { LeasingRateLimiter, RateLeaseOptions } from './rate-lease.js';
-export { checkReplicaAckOptions, createReplicaAcks, NO_REPLICA_ACKS } from './replica-acks.js';
+export { checkReplicaAckOptions, createReplicaAcks, NO_REPLICA_ACKS, REPLICA_ACK_BACKOFF_MS } from './replica-acks.js';
 export type { ReplicaAckOptions, ReplicaAcks } from './replica-acks.js';
 export { DEFAULT_AUDIT_MAX_LEN, createAuditLog } from './audit-log.js';
 export type { AuditFilter, AuditLog, AuditLogOptions } from './audit-log.js';

@@ -40,8 +40,10 @@ function isVapidKeys(value: unknown): value is VapidKeys {
 
 /** The deployment's VAPID keys, generated now (SET NX) when no process generated them before. */
 export async function loadVapidKeys(redis: RedisClient, keys: StoreKeys): Promise<VapidKeys> {
-  await redis.set(keys.vapidKeys, JSON.stringify(generateVapidKeys()), { condition: 'NX' });
-  const raw = await redis.get(keys.vapidKeys);
+  // One command (SET NX GET, Redis 7.0+): the keys another process stored first, or ours — no read
+  // that could miss a write made an instant earlier.
+  const fresh = JSON.stringify(generateVapidKeys());
+  const raw = (await redis.set(keys.vapidKeys, fresh, { condition: 'NX', GET: true })) ?? fresh;
   const parsed: unknown = raw === null ? undefined : parseStoredJson(raw, keys.vapidKeys, 'value');
   if (!isVapidKeys(parsed)) throw new StoreInputError(`the VAPID keys in ${keys.vapidKeys} are missing or malformed`);
   return parsed;

@@ -26,6 +26,13 @@ export interface ReplicaAckOptions {
   readonly timeoutMs: number;
 }
 
+/**
+ * How long a master whose WAIT got no acknowledgement at all is not waited on. A master with no
+ * replica (its replica was just promoted elsewhere, or is down) would otherwise add the whole
+ * timeout to every decision it holds; its writes then go unconfirmed, which the log says.
+ */
+export const REPLICA_ACK_BACKOFF_MS = 5_000;
+
 /** Replica acknowledgements for the stores; see the module comment. */
 export interface ReplicaAcks {
   /** Whether waiting is on. */
@@ -38,10 +45,12 @@ export interface ReplicaAcks {
   after(key: string): Promise<number>;
   /** Writes that got fewer acknowledgements than configured, since the process started. */
   readonly shortfalls: number;
+  /** WAIT commands sent (writes not waited for, on a master in its backoff, are shortfalls without one). */
+  readonly waits: number;
 }
 
 /** Waiting switched off: what stores use when no options are given. */
-export const NO_REPLICA_ACKS: ReplicaAcks = { enabled: false, after: async () => Infinity, shortfalls: 0 };
+export const NO_REPLICA_ACKS: ReplicaAcks = { enabled: false, after: async () => Infinity, shortfalls: 0, waits: 0 };
 
 /** Validates the options (whole numbers; replicas 0–16, timeout 1–60,000 ms). */
 export function checkReplicaAckOptions(options: ReplicaAckOptions): ReplicaAckOptions {
@@ -51,27 +60,44 @@ export function checkReplicaAckOptions(options: ReplicaAckOptions): ReplicaAckOp
   return options;
 }
 
-/** Creates the waits of one client; `logger` hears of every shortfall. */
-export function createReplicaAcks(redis: RedisClient, options: ReplicaAckOptions | undefined, logger?: Logger): ReplicaAcks {
+/** Creates the waits of one client; `logger` hears of every shortfall. `now` is for tests. */
+export function createReplicaAcks(redis: RedisClient, options: ReplicaAckOptions | undefined, logger?: Logger, now: () => number = Date.now): ReplicaAcks {
   if (options === undefined || options.replicas === 0) return NO_REPLICA_ACKS;
   const { replicas, timeoutMs } = checkReplicaAckOptions(options);
   const args = ['WAIT', String(replicas), String(timeoutMs)];
+  /** Masters (their connections) in backoff after a WAIT nobody acknowledged, until when. */
+  const backoff = new WeakMap<object, number>();
   let shortfalls = 0;
+  let waits = 0;
   return {
     enabled: true,
     get shortfalls() {
       return shortfalls;
+    },
+    get waits() {
+      return waits;
     },
     async after(key: string): Promise<number> {
       // Under Cluster the command goes to the connection of the master that holds `key`, the one
       // the write went through: WAIT counts that connection's writes. (The cluster client's own
       // sendCommand would follow WAIT's "all shards" policy and wait on every master.)
       const client = isClusterClient(redis) ? await redis.getNodeClientForKey(key, false) : redis;
+      if ((backoff.get(client) ?? 0) > now()) {
+        shortfalls++;
+        return 0;
+      }
+      waits++;
       const reply = await client.sendCommand(args);
       const acknowledged = typeof reply === 'number' ? reply : Number(reply);
       if (!(acknowledged >= replicas)) {
         shortfalls++;
-        logger?.warn({ key, replicas, acknowledged, timeoutMs }, 'a deciding write reached fewer replicas than AHP_REDIS_WAIT_REPLICAS before the timeout; it stands, and a failover now could lose it');
+        if (acknowledged === 0) backoff.set(client, now() + REPLICA_ACK_BACKOFF_MS);
+        logger?.warn(
+          { key, replicas, acknowledged, timeoutMs, ...(acknowledged === 0 ? { backoffMs: REPLICA_ACK_BACKOFF_MS } : {}) },
+          acknowledged === 0
+            ? 'no replica acknowledged a deciding write before the timeout; it stands, unconfirmed, and this master is not waited on for a while (has it a replica?)'
+            : 'a deciding write reached fewer replicas than AHP_REDIS_WAIT_REPLICAS before the timeout; it stands, and a failover now could lose it',
+        );
       }
       return acknowledged;
     },

@@ -12,6 +12,7 @@ import {
   createRedisStores,
   createReplicaAcks,
   isClusterClient,
+  REPLICA_ACK_BACKOFF_MS,
   readSignalLog,
   type OpenHookInput,
   type RedisClient,
@@ -140,16 +141,28 @@ describe('open', () => {
     await expect(stores.hooks.open(openInput({ rateLimit: { ratePerSecond: 1, burst: 5 }, rateLease: { upTo: 2, share: 0.5 } }))).rejects.toThrow(StoreInputError);
   });
 
-  it('with replica acknowledgements asked of a Redis that has no replica, decides anyway and reports the shortfall', async () => {
+  it('with replica acknowledgements asked of a Redis that has no replica, decides anyway, reports the shortfall and stops waiting on it for a while', async () => {
     const logger = recordingLogger();
-    const replicaAcks = createReplicaAcks(redis, { replicas: 1, timeoutMs: 10 }, logger);
+    let clock = 1_000_000;
+    const replicaAcks = createReplicaAcks(redis, { replicas: 1, timeoutMs: 10 }, logger, () => clock);
     const waiting = createRedisStores({ redis, keys, replicaAcks });
+    // One hook, decided again and again (an earlier decision stands, and is waited for too): the
+    // same master every time, also under Cluster.
     const input = openInput();
     await waiting.hooks.open(input);
-    expect(await waiting.hooks.decide(input.hookId, makeDecision(input.hookId), input.now + 1)).toMatchObject({ first: true });
-    expect((await stores.hooks.get(input.hookId))?.correlation.status).toBe('decided');
-    expect(replicaAcks.shortfalls).toBe(1);
-    expect(logger.lines).toMatchObject([{ level: 'warn', fields: { replicas: 1, acknowledged: 0 } }]);
+    const decideOne = async () => {
+      await waiting.hooks.decide(input.hookId, makeDecision(input.hookId), input.now + 1);
+      expect((await stores.hooks.get(input.hookId))?.correlation.status).toBe('decided');
+    };
+    await decideOne();
+    expect(replicaAcks).toMatchObject({ shortfalls: 1, waits: 1 });
+    expect(logger.lines).toMatchObject([{ level: 'warn', fields: { replicas: 1, acknowledged: 0, backoffMs: REPLICA_ACK_BACKOFF_MS } }]);
+    // In the backoff: not waited on (no timeout added to the decision), still counted.
+    await decideOne();
+    expect(replicaAcks).toMatchObject({ shortfalls: 2, waits: 1 });
+    clock += REPLICA_ACK_BACKOFF_MS + 1;
+    await decideOne();
+    expect(replicaAcks).toMatchObject({ shortfalls: 3, waits: 2 });
   });
 
   it('refuses a hook id that belongs to another agent, and changes nothing', async () => {
