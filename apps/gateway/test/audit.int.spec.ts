@@ -115,7 +115,7 @@ describe('audit trail', () => {
     const current = await call('op-root', 'GET', '/v1/operator/config');
     expect(current.json).toMatchObject({ version: restored.version, source: VALID });
 
-    const rollbacks = (await audit('?action=config.publish')).filter((entry) => entry.details['rollback_of'] !== undefined);
+    const rollbacks = (await audit('?action=config.publish')).filter((entry) => entry.details?.['rollback_of'] !== undefined);
     expect(rollbacks.map(({ outcome, details }) => ({ outcome, details }))).toEqual([
       { outcome: 'refused', details: { bytes: Buffer.byteLength(VALID), rollback_of: 999, error_code: 'E_NOT_FOUND', status: 404 } },
       { outcome: 'refused', details: { bytes: Buffer.byteLength(edited), rollback_of: 1, error_code: 'E_INVALID_FRAME', status: 400 } },
