@@ -62,9 +62,13 @@ export interface ConsoleSuite {
   /**
    * A fresh browser context signed in as `operatorId` through the sign-in page, on the fleet page.
    * `cutLiveFeed` makes every request to `/api/live` fail from the start, as if the feed lagged
-   * forever: the page keeps what it loaded and never hears of changes.
+   * forever: the page keeps what it loaded and never hears of changes. `colorScheme: 'dark'`
+   * makes the browser report a dark system preference (the console's dark theme).
    */
-  signIn(operatorId: OperatorId, options?: { viewport?: { width: number; height: number }; cutLiveFeed?: boolean }): Promise<{ context: BrowserContext; page: Page }>;
+  signIn(
+    operatorId: OperatorId,
+    options?: { viewport?: { width: number; height: number }; cutLiveFeed?: boolean; colorScheme?: 'light' | 'dark' },
+  ): Promise<{ context: BrowserContext; page: Page }>;
   /** Saves a full-page screenshot as `<name>.png` in {@link SCREENSHOT_DIR}. */
   screenshot(page: Page, name: string): Promise<void>;
   stop(): Promise<void>;
@@ -131,7 +135,7 @@ export async function startConsoleSuite(name: string, agents: AgentIdentity[], o
       return current;
     },
     signIn: async (operatorId, options = {}) => {
-      const context = await openBrowser.newContext({ baseURL: baseUrl, viewport: options.viewport ?? LAPTOP_VIEWPORT });
+      const context = await openBrowser.newContext({ baseURL: baseUrl, viewport: options.viewport ?? LAPTOP_VIEWPORT, colorScheme: options.colorScheme ?? 'light' });
       // Whatever agents the page follows (`/api/live?agents=…`).
       if (options.cutLiveFeed) await context.route((url) => url.pathname === '/api/live', (route) => route.abort());
       const page = await context.newPage();

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { AuditListResponseSchema, OperatorErrorBodySchema, type AuditEntry, type Plan } from '@ahp/protocol';
+import { AuditListResponseSchema, OperatorErrorBodySchema, PublishConfigResponseSchema, type AuditEntry, type Plan } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectReady, type AgentClient } from './support/agent-client.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestOperatorEntry, type TestStore } from './support/test-gateway.js';
@@ -96,6 +96,31 @@ describe('audit trail', () => {
     ]);
     // The trail lives in Redis, where every gateway appends to and reads from the same stream.
     expect(await store.redis.xLen(`${store.keys.prefix}:audit`)).toBeGreaterThanOrEqual(entries.length);
+  });
+
+  it('records a rollback as a publish of the earlier version\'s text, naming the version it restored', async () => {
+    const edited = `${VALID}\n# edited after version 1\n`;
+    const second = await call('op-root', 'POST', '/v1/operator/config', { source: edited });
+    expect(second.status).toBe(201);
+    const rolledBack = await call('op-root', 'POST', '/v1/operator/config', { source: VALID, rollback_of: 1 });
+    expect(rolledBack.status).toBe(201);
+    const restored = PublishConfigResponseSchema.parse(rolledBack.json);
+    expect(restored).toMatchObject({ unchanged: false });
+    expect(restored.version).toBeGreaterThan(PublishConfigResponseSchema.parse(second.json).version);
+    // A text that is not the named version's, or a version never published, is refused and stores nothing.
+    const mismatch = await call('op-root', 'POST', '/v1/operator/config', { source: edited, rollback_of: 1 });
+    expect(mismatch.status).toBe(400);
+    expect(OperatorErrorBodySchema.parse(mismatch.json).error).toMatchObject({ code: 'E_INVALID_FRAME', details: { rollback_of: 1 } });
+    expect((await call('op-root', 'POST', '/v1/operator/config', { source: VALID, rollback_of: 999 })).status).toBe(404);
+    const current = await call('op-root', 'GET', '/v1/operator/config');
+    expect(current.json).toMatchObject({ version: restored.version, source: VALID });
+
+    const rollbacks = (await audit('?action=config.publish')).filter((entry) => entry.details?.['rollback_of'] !== undefined);
+    expect(rollbacks.map(({ outcome, details }) => ({ outcome, details }))).toEqual([
+      { outcome: 'refused', details: { bytes: Buffer.byteLength(VALID), rollback_of: 999, error_code: 'E_NOT_FOUND', status: 404 } },
+      { outcome: 'refused', details: { bytes: Buffer.byteLength(edited), rollback_of: 1, error_code: 'E_INVALID_FRAME', status: 400 } },
+      { outcome: 'applied', details: { bytes: Buffer.byteLength(VALID), rollback_of: 1, version: restored.version } },
+    ]);
   });
 
   it('is for admins only, filters by time, and refuses unknown parameters', async () => {

@@ -288,8 +288,13 @@ export type ConfigHistoryQuery = z.infer<typeof ConfigHistoryQuerySchema>;
 
 /** Body of `POST /v1/operator/config`: the hooks.yaml text to publish (its size is checked in bytes by the gateway). */
 export const PublishConfigBodySchema = z
-  .strictObject({ source: z.string().min(1, 'must not be empty') })
-  .meta({ id: 'PublishConfigBody', description: 'A hooks.yaml text to validate and publish.' });
+  .strictObject({
+    source: z.string().min(1, 'must not be empty'),
+    // A rollback republishes an earlier version's text as a new version; naming it lets the
+    // gateway check the text is that version's and the audit trail say which one was restored.
+    rollback_of: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  })
+  .meta({ id: 'PublishConfigBody', description: 'A hooks.yaml text to validate and publish; `rollback_of` when it is an earlier version\'s text restored.' });
 export type PublishConfigBody = z.infer<typeof PublishConfigBodySchema>;
 
 /**

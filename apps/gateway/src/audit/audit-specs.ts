@@ -28,7 +28,7 @@ export const REQUEST_DECISION_AUDIT: AuditSpec<RequestDecisionResponse> = {
   },
 };
 
-/** `POST /v1/operator/config`: the hooks configuration, the version now current, or why it was refused. */
+/** `POST /v1/operator/config`: the hooks configuration, the version now current (and the version a rollback restored), or why it was refused. */
 export const CONFIG_PUBLISH_AUDIT: AuditSpec<PublishConfigResponse> = {
   action: 'config.publish',
   target: () => 'hooks',
@@ -36,6 +36,9 @@ export const CONFIG_PUBLISH_AUDIT: AuditSpec<PublishConfigResponse> = {
   details: (request, result) => {
     const source = field(request, 'source');
     const details: JsonObject = typeof source === 'string' ? { bytes: Buffer.byteLength(source, 'utf8') } : {};
+    // A rollback says which earlier version it restored (the service checked the text is that version's).
+    const rollbackOf = field(request, 'rollback_of');
+    if (typeof rollbackOf === 'number' && Number.isSafeInteger(rollbackOf) && rollbackOf > 0) details['rollback_of'] = rollbackOf;
     if (result !== undefined) details['version'] = result.version;
     return details;
   },

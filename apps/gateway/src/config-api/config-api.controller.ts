@@ -64,7 +64,7 @@ export class ConfigApiController {
   @Audited(CONFIG_PUBLISH_AUDIT)
   @UseInterceptors(AuditInterceptor)
   publish(@CurrentOperator() operator: OperatorIdentity, @Body() body: unknown): Promise<PublishConfigResponse> {
-    const { source } = parseInput(PublishConfigBodySchema, body, 'config');
-    return this.config.publish(operator, source, Date.now());
+    const { source, rollback_of } = parseInput(PublishConfigBodySchema, body, 'config');
+    return this.config.publish(operator, source, Date.now(), rollback_of);
   }
 }

@@ -80,11 +80,19 @@ export class ConfigApiService {
    * and column; the store records who published and when, and the log line keeps an audit trail.
    * Lint warnings do not stop a publish: they come back in the answer's `warnings`.
    */
-  async publish(operator: OperatorIdentity, source: string, now: number): Promise<PublishConfigResponse> {
+  async publish(operator: OperatorIdentity, source: string, now: number, rollbackOf?: number): Promise<PublishConfigResponse> {
+    // A rollback must carry exactly the text of the version it names (404 when there is none),
+    // so the audit trail's `rollback_of` never names a version whose text was not restored.
+    if (rollbackOf !== undefined) {
+      const earlier = await this.get(rollbackOf);
+      if (earlier.source !== source) {
+        throw new OperatorApiError(makeError('E_INVALID_FRAME', `the text is not that of version ${rollbackOf}`, { rollback_of: rollbackOf }));
+      }
+    }
     const checked = this.validateForPublish(operator, source);
     const result = await this.store.publish({ source, config: checked.config, publishedBy: operator.id, now });
     this.log.info(
-      { operator: operator.id, role: operator.role, configVersion: result.version, unchanged: result.unchanged, warnings: checked.warnings.length },
+      { operator: operator.id, role: operator.role, configVersion: result.version, unchanged: result.unchanged, warnings: checked.warnings.length, rollbackOf },
       'hooks configuration published',
     );
     return { ...result, warnings: checked.warnings };

@@ -5,13 +5,14 @@
  * decided what and when, until the operator dismisses it — so nobody acts on a stale card
  * without knowing, and a stale click is refused by the gateway anyway.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ProtocolState } from '@ahp/protocol';
 import { fetchApprovalQueue, fetchRequest } from '../../../src/lib/api/requests';
 import { useLiveEvents } from '../../../src/lib/live/live-provider';
 import { useNow, useResource } from '../../../src/lib/live/use-resource';
 import { settledBySomeoneElse, type DecisionNotice } from '../../../src/lib/view/decision-outcome';
 import { formatTimestamp } from '../../../src/lib/view/format';
+import { QUEUE_SHORTCUTS, moveSelection, queueShortcut } from '../../../src/lib/view/queue-shortcuts';
 import { mayDecide, useOperator, useRoleAllows } from '../../../src/components/operator-context';
 import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
 import { ApprovalsTabs } from './approvals-tabs';
@@ -32,6 +33,9 @@ export function ApprovalsView() {
   const [settlements, setSettlements] = useState<Record<string, Settlement>>({});
   const [notices, setNotices] = useState<Record<string, DecisionNotice>>({});
   const [dismissed, setDismissed] = useState<Record<string, true>>({});
+  const [selected, setSelected] = useState<string | null>(null);
+  const [shortcutNote, setShortcutNote] = useState<string | null>(null);
+  const help = useRef<HTMLDetailsElement>(null);
 
   useEffect(() => {
     const data = queue.data;
@@ -78,6 +82,59 @@ export function ApprovalsView() {
     .filter((request) => !dismissed[request.request_id] && (pendingIds.has(request.request_id) || settlements[request.request_id] !== undefined))
     .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
   const pendingCount = shown.filter((request) => settlements[request.request_id] === undefined).length;
+  const shownIds = shown.map((request) => request.request_id);
+
+  // The queue's keyboard shortcuts (src/lib/view/queue-shortcuts.ts): j/k select a card, a approves
+  // it, r puts the cursor in its feedback field (Ctrl+Enter there rejects), ? opens the list. They
+  // act through the card's own buttons, so a shortcut does exactly what the click would.
+  const shortcuts = useRef({ shownIds, selected });
+  shortcuts.current = { shownIds, selected };
+  useEffect(() => {
+    const cardOf = (id: string) => document.querySelector<HTMLElement>(`article[data-request-id="${CSS.escape(id)}"]`);
+    const onKey = (event: KeyboardEvent) => {
+      const action = queueShortcut(event, event.target instanceof Element ? (event.target as HTMLElement) : null);
+      if (action === null) return;
+      const { shownIds: ids, selected: current } = shortcuts.current;
+      if (action === 'help') {
+        event.preventDefault();
+        const list = help.current;
+        if (list) {
+          list.open = !list.open;
+          if (list.open) list.querySelector('summary')?.focus();
+        }
+        return;
+      }
+      if (action === 'next' || action === 'previous') {
+        event.preventDefault();
+        const next = moveSelection(ids, current, action);
+        setSelected(next);
+        setShortcutNote(null);
+        if (next !== null) {
+          const card = cardOf(next);
+          card?.focus({ preventScroll: true });
+          card?.scrollIntoView({ block: 'nearest' });
+        }
+        return;
+      }
+      const card = current !== null && ids.includes(current) ? cardOf(current) : null;
+      if (!card) {
+        setShortcutNote('Select a card first: j (next) or k (previous).');
+        return;
+      }
+      event.preventDefault();
+      if (action === 'approve') {
+        const button = card.querySelector<HTMLButtonElement>('button[data-action="approve"]');
+        if (button && !button.disabled) button.click();
+        else setShortcutNote('This card cannot be approved from here (already settled, or not yours to decide).');
+      } else {
+        const feedback = card.querySelector<HTMLTextAreaElement>('textarea[data-field="feedback"]');
+        if (feedback) feedback.focus();
+        else setShortcutNote('This card cannot be rejected from here (already settled, or not yours to decide).');
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
 
   return (
     <>
@@ -90,6 +147,25 @@ export function ApprovalsView() {
         <PushToggle />
       </div>
       <ApprovalsTabs current="/approvals" />
+      <details className="shortcuts" ref={help} data-testid="queue-shortcuts">
+        <summary>Keyboard shortcuts (press ?)</summary>
+        <dl className="shortcut-list">
+          {QUEUE_SHORTCUTS.map((shortcut) => (
+            <div key={shortcut.keys}>
+              <dt>
+                <kbd>{shortcut.keys}</kbd>
+              </dt>
+              <dd>{shortcut.does}</dd>
+            </div>
+          ))}
+        </dl>
+        <p className="hint">Off while the cursor is in a field, so typing feedback or an edited input never triggers them.</p>
+      </details>
+      {shortcutNote ? (
+        <p className="notice notice-info" role="status">
+          {shortcutNote}
+        </p>
+      ) : null}
       {!canDecide && operator ? (
         <p className="notice notice-info" role="note">
           You are signed in as a {operator.role}: you can watch the queue, but deciding needs the approver role.
@@ -115,6 +191,7 @@ export function ApprovalsView() {
               settlement={settlements[request.request_id]}
               notice={notices[request.request_id]}
               deciderId={mayDecide(operator, request.type) ? operator?.id : undefined}
+              selected={selected === request.request_id}
               onDecided={(notice, settled) => {
                 setNotices((previous) => ({ ...previous, [request.request_id]: notice }));
                 if (settled && settled.status !== 'pending') settle(request.request_id, settled.status, settled.decidedBy, settled.decidedAt, settled.state);

@@ -100,11 +100,19 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
           rows={2}
           value={feedback}
           onChange={(event) => setFeedback(event.target.value)}
+          // Ctrl+Enter (⌘+Enter) rejects with the feedback typed: the end of the queue's `r` shortcut.
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && busy === null) {
+              event.preventDefault();
+              reject();
+            }
+          }}
+          data-field="feedback"
           aria-invalid={feedbackError !== null}
           aria-describedby={`${ids}-feedback-hint${feedbackError ? ` ${ids}-feedback-error` : ''}`}
         />
         <p id={`${ids}-feedback-hint`} className="hint">
-          Optional when approving, required when rejecting.
+          Optional when approving, required when rejecting (Ctrl+Enter rejects).
         </p>
         {feedbackError ? (
           <p id={`${ids}-feedback-error`} className="field-error" role="alert">
@@ -126,10 +134,10 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
         </div>
       ) : null}
       <div className="actions">
-        <button type="button" className="button button-primary" onClick={approve} disabled={busy !== null}>
+        <button type="button" className="button button-primary" onClick={approve} disabled={busy !== null} data-action="approve">
           {busy === 'approve' ? 'Approving…' : 'Approve'}
         </button>
-        <button type="button" className="button button-danger" onClick={reject} disabled={busy !== null}>
+        <button type="button" className="button button-danger" onClick={reject} disabled={busy !== null} data-action="reject">
           {busy === 'reject' ? 'Rejecting…' : 'Reject'}
         </button>
         {request.type === 'tool_approval' ? (

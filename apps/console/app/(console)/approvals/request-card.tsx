@@ -51,6 +51,8 @@ export interface RequestCardProps {
   notice: DecisionNotice | undefined;
   /** The operator's id when they may decide; undefined for viewers. */
   deciderId: string | undefined;
+  /** The card the keyboard shortcuts act on (j/k move it). */
+  selected?: boolean;
   onDecided(notice: DecisionNotice, settled: SettledState | null): void;
   onDismiss(): void;
 }
@@ -129,11 +131,18 @@ function Payload({ request }: { request: ProtocolState }) {
   }
 }
 
-export function RequestCard({ request, now, settlement, notice, deciderId, onDecided, onDismiss }: RequestCardProps) {
+export function RequestCard({ request, now, settlement, notice, deciderId, selected = false, onDecided, onDismiss }: RequestCardProps) {
   const headingId = `req-${request.request_id}`;
   const pending = settlement === undefined;
   return (
-    <article className={`card request${pending ? '' : ' request-settled'}`} aria-labelledby={headingId} data-request-id={request.request_id}>
+    // Focusable from script only (tabIndex -1): the queue's j/k shortcuts move focus card to card.
+    <article
+      className={`card request${pending ? '' : ' request-settled'}${selected ? ' request-selected' : ''}`}
+      aria-labelledby={headingId}
+      aria-current={selected ? 'true' : undefined}
+      data-request-id={request.request_id}
+      tabIndex={-1}
+    >
       <header className="request-head">
         <h2 id={headingId}>
           {TYPE_LABEL[request.type]} from{' '}

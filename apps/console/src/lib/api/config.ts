@@ -3,9 +3,11 @@ import {
   ConfigHistoryResponseSchema,
   ConfigVersionDetailSchema,
   PublishConfigResponseSchema,
+  ValidateConfigResponseSchema,
   type ConfigVersionDetail,
   type ConfigVersionSummary,
   type PublishConfigResponse,
+  type ValidateConfigResponse,
 } from '@ahp/protocol';
 import { callJson, isApiError, operatorUrl } from './client';
 
@@ -30,7 +32,15 @@ export function fetchConfigVersion(version: number, signal?: AbortSignal): Promi
   return callJson(operatorUrl(`config/${version}`), ConfigVersionDetailSchema, signal ? { signal } : {});
 }
 
-/** Validates and publishes `source`; an invalid text rejects with `E_INVALID_FRAME` and `details.issues`. */
-export function publishConfig(source: string): Promise<PublishConfigResponse> {
-  return callJson(operatorUrl('config'), PublishConfigResponseSchema, { method: 'POST', body: { source } });
+/**
+ * Validates and publishes `source`; an invalid text rejects with `E_INVALID_FRAME` and `details.issues`.
+ * `rollbackOf` names the earlier version whose text `source` is (the gateway checks it and the audit trail records it).
+ */
+export function publishConfig(source: string, rollbackOf?: number): Promise<PublishConfigResponse> {
+  return callJson(operatorUrl('config'), PublishConfigResponseSchema, { method: 'POST', body: rollbackOf === undefined ? { source } : { source, rollback_of: rollbackOf } });
+}
+
+/** Checks `source` as a publish would, storing nothing (any role): `{ valid, issues, warnings }`. */
+export function validateConfig(source: string): Promise<ValidateConfigResponse> {
+  return callJson(operatorUrl('config/validate'), ValidateConfigResponseSchema, { method: 'POST', body: { source } });
 }

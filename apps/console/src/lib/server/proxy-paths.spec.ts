@@ -12,6 +12,7 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['config', 'history'])).toBe('/v1/operator/config/history');
     expect(operatorApiPath('GET', ['config', '3'])).toBe('/v1/operator/config/3');
     expect(operatorApiPath('POST', ['config'])).toBe('/v1/operator/config');
+    expect(operatorApiPath('POST', ['config', 'validate'])).toBe('/v1/operator/config/validate');
     expect(operatorApiPath('POST', ['config', 'replay'])).toBe('/v1/operator/config/replay');
     expect(operatorApiPath('GET', ['config', 'replay', '5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11'])).toBe('/v1/operator/config/replay/5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11');
     expect(operatorApiPath('DELETE', ['config', 'replay', '5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11'])).toBe('/v1/operator/config/replay/5b0c2f4e-8f1a-4c59-9d57-2f3b1b1f3c11');

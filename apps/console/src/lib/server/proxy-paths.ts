@@ -23,6 +23,7 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'GET', pattern: ['config'] },
   { method: 'POST', pattern: ['config'] },
   { method: 'GET', pattern: ['config', 'history'] },
+  { method: 'POST', pattern: ['config', 'validate'] },
   { method: 'POST', pattern: ['config', 'replay'] },
   { method: 'GET', pattern: ['config', 'replay', ':id'] },
   { method: 'DELETE', pattern: ['config', 'replay', ':id'] },
