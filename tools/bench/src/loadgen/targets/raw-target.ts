@@ -3,9 +3,12 @@
  * welcomed connections held open (answering the gateway's pings, as `ws` does by itself), and a
  * hook frame sent on any of them (operation `i` on connection `i mod n`). The SDK would cost the
  * load generator far more per connection; on the wire the gateway cannot tell the difference.
+ * Like a well-behaved agent, each answers the block and control signals it must answer (a session
+ * that leaves one unanswered past its grace gets its next hook refused, and at one hook a minute
+ * every such agent would).
  */
 import { randomUUID } from 'node:crypto';
-import { PROTOCOL_VERSION, type HookDecision } from '@ahp/protocol';
+import { PROTOCOL_VERSION, actionsForIntensity, mustAnswer, type HookDecision } from '@ahp/protocol';
 import WebSocket from 'ws';
 import { BENCH_TRIGGER, hookEvents } from '../../workload/hook-events.js';
 import type { AgentLogin, OpenReport } from '../protocol.js';
@@ -77,12 +80,23 @@ class RawAgent {
     this.ws.send(JSON.stringify({ type: 'hook', id, trigger: BENCH_TRIGGER, context: event.context }));
     return withTimeout(decision, HOOK_TIMEOUT_MS, 'E_TIMEOUT', () => this.#waiting.delete(id)).then((result) => {
       checkDecision(result, event.expected);
+      this.#answer(result);
       return result;
     });
   }
 
   close(): void {
     this.ws.terminate();
+  }
+
+  /** Answers the signals the agent must answer, with the first action their intensity allows (the ack is not awaited). */
+  #answer(decision: HookDecision): void {
+    for (const signal of decision.signals) {
+      if (!mustAnswer(signal) || !this.open) continue;
+      const action = actionsForIntensity(signal.header.intensity)[0];
+      if (action === undefined) continue;
+      this.ws.send(JSON.stringify({ type: 'signal_response', id: randomUUID(), response: { signal_id: signal.header.id, consumed_at: new Date().toISOString(), action } }));
+    }
   }
 
   #onFrame(text: string): void {
