@@ -40,7 +40,10 @@ let stderrDestination: DestinationStream | undefined;
  * exception included); only a SIGKILL loses the last lines, and what must survive that is in Redis.
  */
 function bufferedStderr(): DestinationStream {
-  const stream = pino.destination({ dest: 2, sync: false, minLength: 8192, maxLength: STDERR_MAX_BUFFER });
+  // Synchronous writes of the gathered lines: an asynchronous one still in the thread pool when
+  // `process.exit` runs is lost (the first 8 KB of a fatal-error burst went missing in CI), and
+  // pino's exit flush cannot redo it. Batching, not asynchrony, is what saved the CPU.
+  const stream = pino.destination({ dest: 2, sync: true, minLength: 8192, maxLength: STDERR_MAX_BUFFER });
   let pending = false;
   const timer = setInterval(() => {
     if (!pending) return;
@@ -52,6 +55,14 @@ function bufferedStderr(): DestinationStream {
     }
   }, STDERR_FLUSH_MS);
   timer.unref();
+  // pino flushes only asynchronous destinations at exit; this one is flushed here, synchronously.
+  process.once('exit', () => {
+    try {
+      stream.flushSync();
+    } catch {
+      // stderr closed: nowhere to write.
+    }
+  });
   return {
     write: (line: string) => {
       pending = true;
