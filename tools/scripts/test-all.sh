@@ -22,11 +22,17 @@ export AHP_TEST_REPORT_DIR="$report_dir"
 say "building, type-checking, linting and testing every project (Nx, 2 at a time)…"
 status=0
 # test-cluster: the system tests of the hook path again, on a private Redis Cluster (e2e/vitest.cluster.config.ts).
-npx nx run-many -t build typecheck lint test test-cluster --parallel=2 --outputStyle=stream || status=$?
+# Its output is kept too: the tasks that failed are named again at the very end, where CI's log tail shows them.
+nx_log="$report_dir/nx-run.log"
+npx nx run-many -t build typecheck lint test test-cluster --parallel=2 --outputStyle=stream 2>&1 | tee "$nx_log" || status=$?
 
 say "benchmark smoke run (checks that tools/bench still works; no timing assertions)…"
 node tools/bench/dist/cli.js --smoke || status=$?
 
 say "summing up test results from $report_dir"
 node tools/scripts/summarize-tests.mjs "$report_dir" || status=$?
+if grep -q "Failed tasks:" "$nx_log"; then
+  say "Nx tasks that failed (their output is above, and in $nx_log):"
+  sed -n '/Failed tasks:/,$p' "$nx_log" | grep -E '^\s*- ' || true
+fi
 exit "$status"

@@ -26,16 +26,32 @@ export interface VapidKeys {
   readonly privateKey: string;
 }
 
+/** Bytes of a P-256 private scalar. */
+const P256_SCALAR_BYTES = 32;
+
+// ECDH hands the scalar back without its leading zero bytes (one key in 256 is 31 bytes long), but
+// VAPID (RFC 8292, via web-push) wants exactly 32: pad on the left, which keeps the same number.
+function padScalar(scalar: Buffer): Buffer {
+  return scalar.length >= P256_SCALAR_BYTES ? scalar : Buffer.concat([Buffer.alloc(P256_SCALAR_BYTES - scalar.length), scalar]);
+}
+
 function generateVapidKeys(): VapidKeys {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
-  return { publicKey: ecdh.getPublicKey().toString('base64url'), privateKey: ecdh.getPrivateKey().toString('base64url') };
+  return { publicKey: ecdh.getPublicKey().toString('base64url'), privateKey: padScalar(ecdh.getPrivateKey()).toString('base64url') };
 }
 
-function isVapidKeys(value: unknown): value is VapidKeys {
-  if (value === null || typeof value !== 'object') return false;
+/**
+ * The stored pair, checked, with a short scalar padded: earlier versions stored the 31-byte
+ * scalars ECDH sometimes returns, and those keys must keep working (subscriptions depend on them).
+ */
+function readVapidKeys(value: unknown): VapidKeys | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
   const { publicKey, privateKey } = value as Record<string, unknown>;
-  return typeof publicKey === 'string' && Buffer.from(publicKey, 'base64url').length === 65 && typeof privateKey === 'string' && Buffer.from(privateKey, 'base64url').length === 32;
+  if (typeof publicKey !== 'string' || typeof privateKey !== 'string') return undefined;
+  const scalar = Buffer.from(privateKey, 'base64url');
+  if (Buffer.from(publicKey, 'base64url').length !== 65 || scalar.length === 0 || scalar.length > P256_SCALAR_BYTES) return undefined;
+  return { publicKey, privateKey: padScalar(scalar).toString('base64url') };
 }
 
 /** The deployment's VAPID keys, generated now (SET NX) when no process generated them before. */
@@ -44,9 +60,9 @@ export async function loadVapidKeys(redis: RedisClient, keys: StoreKeys): Promis
   // that could miss a write made an instant earlier.
   const fresh = JSON.stringify(generateVapidKeys());
   const raw = (await redis.set(keys.vapidKeys, fresh, { condition: 'NX', GET: true })) ?? fresh;
-  const parsed: unknown = raw === null ? undefined : parseStoredJson(raw, keys.vapidKeys, 'value');
-  if (!isVapidKeys(parsed)) throw new StoreInputError(`the VAPID keys in ${keys.vapidKeys} are missing or malformed`);
-  return parsed;
+  const stored = readVapidKeys(parseStoredJson(raw, keys.vapidKeys, 'value'));
+  if (!stored) throw new StoreInputError(`the VAPID keys in ${keys.vapidKeys} are missing or malformed`);
+  return stored;
 }
 
 export interface PushSubscriptionStore {

@@ -107,6 +107,21 @@ describe('decision links', () => {
     await expect(loadVapidKeys(redis, keys)).rejects.toThrow(/missing or malformed/);
   });
 
+  it('generates a 32-byte private scalar every time, and pads a 31-byte one stored by an earlier version', async () => {
+    // One scalar in 256 has a leading zero byte, which ECDH drops: 1,000 pairs meet a few of them.
+    for (let i = 0; i < 1000; i++) {
+      const keys = testKeys(`push-vapid-${i}`);
+      expect(Buffer.from((await loadVapidKeys(redis, keys)).privateKey, 'base64url')).toHaveLength(32);
+    }
+    const keys = testKeys('push-vapid-short');
+    const short = Buffer.alloc(31, 7);
+    const publicKey = Buffer.alloc(65, 4).toString('base64url');
+    await redis.set(keys.vapidKeys, JSON.stringify({ publicKey, privateKey: short.toString('base64url') }));
+    const loaded = await loadVapidKeys(redis, keys);
+    expect(loaded.publicKey).toBe(publicKey);
+    expect(Buffer.from(loaded.privateKey, 'base64url')).toEqual(Buffer.concat([Buffer.alloc(1), short]));
+  });
+
   it("keeps each operator's push subscriptions, one per endpoint, the newest within the cap", async () => {
     const subscriptions = createPushSubscriptionStore({ redis, keys: testKeys('push-subs') });
     const sub = (n: number) => ({ endpoint: `https://push.example.test/s/${n}`, keys: { p256dh: 'BPub', auth: 'QXV0aA' } });
