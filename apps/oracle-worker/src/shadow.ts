@@ -13,7 +13,7 @@
  * (the caller compiles it with counters under another key prefix), so live counters are never
  * touched and the shadow's ladders progress as they would if it were live.
  */
-import { shadowOutcomeOf, strongestIntensity, type HookDecision, type HookJobData, type ShadowOutcome, type Signal, type StoredShadowConfig } from '@ahp/protocol';
+import { shadowOutcomeOf, signalRuleName, strongestIntensity, type HookDecision, type HookJobData, type ShadowOutcome, type Signal, type StoredShadowConfig } from '@ahp/protocol';
 import { StoreDataError, type Logger, type ShadowConfigStore, type ShadowObservation } from '@ahp/store';
 import type { HookEvaluator } from './hooks-config.js';
 
@@ -73,10 +73,8 @@ export interface ShadowRunner {
 
 /** Name of the rule a signal came from: `<oracle>/<rule id>`, or the oracle alone (a built-in or plugin without rules). */
 export function ruleNameOf(signal: Signal): string {
-  const rule = signal.context['rule'];
-  const name = typeof rule === 'string' && rule !== '' ? `${signal.header.source}/${rule}` : signal.header.source;
   // `|` separates the parts of a counter's field name in Redis.
-  return name.replaceAll('|', '_').slice(0, 300);
+  return signalRuleName(signal).replaceAll('|', '_');
 }
 
 /** Per rule, the strongest thing it did in a decision (an approval counts above a block). */

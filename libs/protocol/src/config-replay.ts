@@ -8,7 +8,7 @@ import { AgentIdentitySchema } from './agent.js';
 import type { HookDecision } from './hook-decision.js';
 import { EpochMsSchema } from './hook-job.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TimestampSchema, UuidSchema, boundedArray } from './primitives.js';
-import { DECISION_OUTCOMES, decisionNeedsApproval, decisionOutcomeSchema, isStrongerOutcome, outcomeOfParts, type DecisionOutcome } from './decision-outcome.js';
+import { DECISION_OUTCOMES, decisionNeedsApproval, decisionOutcomeSchema, isStrongerOutcome, outcomeOfParts, signalRuleName, type DecisionOutcome } from './decision-outcome.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /**
@@ -47,12 +47,7 @@ export const REPLAY_OUTCOMES = DECISION_OUTCOMES;
  * no rule), sorted and without repeats: the same names the signal log's `source` and `rule` give.
  */
 export function decisionRulesOf(decision: Pick<HookDecision, 'signals'>): string[] {
-  const names = new Set<string>();
-  for (const signal of decision.signals) {
-    const rule = signal.context['rule'];
-    names.add(`${signal.header.source}${typeof rule === 'string' ? `/${rule}` : ''}`.slice(0, 256));
-  }
-  return [...names].sort();
+  return [...new Set(decision.signals.map(signalRuleName))].sort();
 }
 
 export { decisionNeedsApproval };

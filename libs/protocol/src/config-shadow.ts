@@ -47,7 +47,7 @@ export function shadowOutcomeOf(decision: Pick<HookDecision, 'intensity' | 'sign
   return decisionOutcomeOf(decision);
 }
 
-/** A rule as disagreement counters name it: `<oracle>/<rule id>` (the signal's `header.source` and `context.rule`). */
+/** A rule as disagreement counters name it ({@link signalRuleName}, `|` made `_`): 300 accepts the longer names counters written before the two shared one cap kept. */
 export const ShadowRuleNameSchema = z.string().min(1).max(300);
 
 /** `from→to` counts, e.g. `{ "allow→block": 3 }`. */

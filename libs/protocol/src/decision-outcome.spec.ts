@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { replayDecisionOf, replayOutcomeOf, ReplayTransitionSchema } from './config-replay.js';
+import { decisionRulesOf, replayDecisionOf, replayOutcomeOf, ReplayTransitionSchema } from './config-replay.js';
 import { shadowOutcomeOf, ShadowOutcomeSchema } from './config-shadow.js';
-import { DECISION_OUTCOMES, decisionOutcomeOf, isStrongerOutcome, transitionName } from './decision-outcome.js';
+import { DECISION_OUTCOMES, MAX_RULE_NAME_LENGTH, decisionOutcomeOf, isStrongerOutcome, signalRuleName, transitionName } from './decision-outcome.js';
 import { aggregateSignals, failurePolicyDecision, type HookDecision } from './hook-decision.js';
 import { SignalSchema, type Signal } from './signal.js';
 
@@ -60,5 +60,19 @@ describe('one classification for replay and shadow mode', () => {
       expect(ReplayTransitionSchema.parse({ from: 'allow', to: outcome, count: 1 }).to).toBe(outcome);
     }
     expect(ShadowOutcomeSchema.safeParse('deny').success).toBe(false);
+  });
+});
+
+describe('signalRuleName (the one rule name of replay reports and shadow counters)', () => {
+  it('is <oracle>/<rule id>, or the oracle alone when the signal names no rule or an empty one', () => {
+    expect(signalRuleName(signal('block', 1))).toBe('guard/r1');
+    expect(signalRuleName(signal('block', 2, { rule: '' }))).toBe('guard');
+    expect(signalRuleName(signal('block', 3, { rule: 42 }))).toBe('guard');
+  });
+
+  it('caps a hostile rule id at the shared length, and replay names rules the same way', () => {
+    const long = signal('prompt', 4, { rule: 'x'.repeat(1000) });
+    expect(signalRuleName(long)).toHaveLength(MAX_RULE_NAME_LENGTH);
+    expect(decisionRulesOf(decide([long, signal('block', 5, { rule: '' })]))).toEqual(['guard', signalRuleName(long)]);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { HookDecision } from './hook-decision.js';
+import type { Signal } from './signal.js';
 import { approvalRequirementOf } from './tool-approval.js';
 
 /**
@@ -47,4 +48,19 @@ export function isStrongerOutcome(a: DecisionOutcome, b: DecisionOutcome): boole
 /** A transition as both APIs spell it: `from→to`. */
 export function transitionName(from: DecisionOutcome, to: DecisionOutcome): string {
   return `${from}→${to}`;
+}
+
+/** Longest rule name a replay report or a shadow counter carries. */
+export const MAX_RULE_NAME_LENGTH = 256;
+
+/**
+ * The name of the rule a signal came from, as replay reports and shadow counters both give it:
+ * `<oracle>/<rule id>` (the signal's `header.source` and `context.rule`), or the oracle alone when
+ * it names no rule (a built-in or a plugin without rules); at most {@link MAX_RULE_NAME_LENGTH}
+ * characters. One function, so that a rule replayed and the same rule shadowed carry one name.
+ */
+export function signalRuleName(signal: Pick<Signal, 'header' | 'context'>): string {
+  const rule = signal.context['rule'];
+  const name = typeof rule === 'string' && rule !== '' ? `${signal.header.source}/${rule}` : signal.header.source;
+  return name.slice(0, MAX_RULE_NAME_LENGTH);
 }

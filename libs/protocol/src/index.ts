@@ -769,7 +769,7 @@ export { prepareLogFields, redactLogText, serializeError } from './log-fields.js
 // --- the fleet's search, filters, sort and pages (see fleet-query.ts) ---
 export { fleetComparator, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from './fleet-query.js';
 // --- what a decision does, as replay and shadow mode classify it (see decision-outcome.ts) ---
-export { DECISION_OUTCOMES, decisionOutcomeOf, isStrongerOutcome, outcomeOfParts, transitionName, type DecisionOutcome } from './decision-outcome.js';
+export { DECISION_OUTCOMES, MAX_RULE_NAME_LENGTH, decisionOutcomeOf, isStrongerOutcome, outcomeOfParts, signalRuleName, transitionName, type DecisionOutcome } from './decision-outcome.js';
 // --- replaying a candidate configuration over recorded hooks (see config-replay.ts) ---
 export {
   ConfigReplayIdSchema,
