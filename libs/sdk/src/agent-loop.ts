@@ -8,7 +8,8 @@ import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Pla
 import { applyModifications } from '@ahp/protocol';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
-import type { HookOptions, HookResult, RequestInterventionOptions, SubmitPlanOptions } from './client.js';
+import type { HookOptions } from './hook-calls.js';
+import type { HookResult } from './hook-result.js';
 import { readControlSignal } from './control.js';
 import type { EventSink } from './event-sink.js';
 import { trimHistory } from './history.js';
@@ -21,6 +22,7 @@ import type { AgentLoopPhase } from './loop-phase.js';
 import { PLANNING_INSTRUCTIONS } from './plan-template.js';
 import { obtainPlan, resolvePlanner } from './planning.js';
 import type { PlanningContext, PlanningModel } from './planning.js';
+import type { RequestInterventionOptions, SubmitPlanOptions } from './team-requests.js';
 import type { RequestDecision } from './team.js';
 import { reportVerification } from './verification.js';
 

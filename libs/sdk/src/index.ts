@@ -5,24 +5,15 @@
  */
 
 // --- the client ----------------------------------------------------------------------------
-export { AhpClient, connect, toHookResult } from './client.js';
-export type {
-  AwaitingApprovalInfo,
-  ClientEvents,
-  ClientOptions,
-  GoawayInfo,
-  HookBlock,
-  HookOptions,
-  HookResult,
-  IdleOptions,
-  OpenRequestOptions,
-  RequestInterventionOptions,
-  RequestShutdownOptions,
-  RespondOptions,
-  SendOptions,
-  SignalHandler,
-  SubmitPlanOptions,
-} from './client.js';
+export { AhpClient, connect } from './client.js';
+export { toHookResult } from './hook-result.js';
+export type { ClientOptions } from './client-options.js';
+export type { AwaitingApprovalInfo, ClientEvents, GoawayInfo } from './client-events.js';
+export type { HookOptions } from './hook-calls.js';
+export type { HookBlock, HookResult } from './hook-result.js';
+export type { RespondOptions, SignalHandler } from './signal-answers.js';
+export type { OpenRequestOptions, RequestInterventionOptions, RequestShutdownOptions, SubmitPlanOptions } from './team-requests.js';
+export type { IdleOptions, SendOptions } from './agent-messages.js';
 export { toRequestDecision } from './team.js';
 export { OPERATORS_REQUEST_SUFFIX } from './plan-approval.js';
 export type { PlanApprover } from './plan-approval.js';

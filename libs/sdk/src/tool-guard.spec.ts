@@ -7,7 +7,8 @@
 import { SignalSchema, type ConsumptionAction, type HookDecision, type JsonObject, type Signal } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { decisionFor, failClosedFor, signalOf } from '../test/support/fixtures.js';
-import { toHookResult, type HookOptions, type HookResult } from './client.js';
+import type { HookOptions } from './hook-calls.js';
+import { toHookResult, type HookResult } from './hook-result.js';
 import { AhpClientError } from './errors.js';
 import { checkToolCall, reportToolCall, type ToolGuardClient } from './tool-guard.js';
 

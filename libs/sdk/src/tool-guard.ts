@@ -5,7 +5,9 @@
  * signal mean the same in each framework as in {@link runAgentLoop}.
  */
 import { applyModifications, type ConsumptionAction, type JsonObject, type Modification, type Signal } from '@ahp/protocol';
-import type { AwaitingApprovalInfo, HookOptions, HookResult } from './client.js';
+import type { AwaitingApprovalInfo } from './client-events.js';
+import type { HookOptions } from './hook-calls.js';
+import type { HookResult } from './hook-result.js';
 import { isAhpClientError } from './errors.js';
 
 /** What the guard needs of a client: {@link AhpClient} fits. */
