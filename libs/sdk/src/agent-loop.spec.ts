@@ -1,4 +1,4 @@
-import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, ProtocolState, Signal } from '@ahp/protocol';
+import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, ProtocolState, Signal } from '@ahp/protocol/wire';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { AgentLoopClient, AgentLoopPhase } from './agent-loop.js';
 import { runAgentLoop } from './agent-loop.js';

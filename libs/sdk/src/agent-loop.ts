@@ -4,8 +4,8 @@
  * call, the control envelope for `step_done` / `replan`, verification, and the circuit breakers.
  * Small on purpose: a real agent can use it as it is or copy the parts it needs.
  */
-import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, ProtocolState, Signal, StopReason, VerificationResult } from '@ahp/protocol';
-import { applyModifications } from '@ahp/protocol';
+import type { ControlReadMode, HookTrigger, InterventionPayload, JsonObject, Plan, PlanStep, ProtocolState, Signal, StopReason, VerificationResult } from '@ahp/protocol/wire';
+import { applyModifications } from '@ahp/protocol/wire';
 import { LoopBreakers } from './breakers.js';
 import type { LoopLimits } from './breakers.js';
 import type { HookOptions } from './hook-calls.js';

@@ -2,8 +2,8 @@
  * What the agent says that is not a request: a message to a teammate's inbox (`send`), an event
  * for its own timeline (`report`), and the idle loop that waits for the next message (`idle`).
  */
-import { EventFrameSchema, SendFrameSchema } from '@ahp/protocol';
-import type { AgentEvent, InboxMessage, JsonObject, SendableMessageType } from '@ahp/protocol';
+import { EventFrameSchema, SendFrameSchema } from '@ahp/protocol/wire';
+import type { AgentEvent, InboxMessage, JsonObject, SendableMessageType } from '@ahp/protocol/wire';
 import { checkDuration } from './client-options.js';
 import { AhpClientError } from './errors.js';
 import { checkOutgoing } from './outgoing-frame.js';

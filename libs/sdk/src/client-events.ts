@@ -2,7 +2,7 @@
  * What the client reports for observation ({@link AhpClient.on}): state changes, sessions,
  * goaways, request updates and tool calls waiting for a person.
  */
-import type { ProtocolState } from '@ahp/protocol';
+import type { ProtocolState } from '@ahp/protocol/wire';
 import type { SessionInfo, StateChange } from './connection.js';
 
 /** A `pre-tool-use` hook waits for a person's decision on a tool approval request. */

@@ -4,7 +4,7 @@
  * the connection's reports into request bookkeeping and events, routes pushes to their owners,
  * and waits for the first `welcome` on `connect()`.
  */
-import type { InboxMessage, ProtocolState, Signal } from '@ahp/protocol';
+import type { InboxMessage, ProtocolState, Signal } from '@ahp/protocol/wire';
 import type { ClientEvents } from './client-events.js';
 import { Connection } from './connection.js';
 import type { ConnectionOptions } from './connection.js';

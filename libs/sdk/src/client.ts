@@ -22,7 +22,7 @@ import type {
   RequestType,
   Signal,
   WelcomeAgent,
-} from '@ahp/protocol';
+} from '@ahp/protocol/wire';
 import { AgentMessages } from './agent-messages.js';
 import type { IdleOptions, SendOptions } from './agent-messages.js';
 import type { ClientEvents } from './client-events.js';

@@ -3,8 +3,8 @@
  * it across reconnects) and, for a `pre-tool-use` call that must wait for a person, waits for the
  * tool approval to be decided and asks again presenting it.
  */
-import { HookFrameSchema, awaitingApproval } from '@ahp/protocol';
-import type { HookDecision, HookFrame, HookTrigger, JsonObject, Signal } from '@ahp/protocol';
+import { HookFrameSchema, awaitingApproval } from '@ahp/protocol/wire';
+import type { HookDecision, HookFrame, HookTrigger, JsonObject, Signal } from '@ahp/protocol/wire';
 import type { AwaitingApprovalInfo, ClientEvents } from './client-events.js';
 import { checkDuration } from './client-options.js';
 import { AhpClientError } from './errors.js';

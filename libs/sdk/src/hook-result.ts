@@ -2,8 +2,8 @@
  * A wire decision turned into what an agent acts on: `allowed`, or a `block` flattened from the
  * first blocking signal (or from the failure policy when no oracle answered).
  */
-import { awaitingApproval } from '@ahp/protocol';
-import type { BlockingDecision, DecidedBy, HookDecision, HookDecisionError, HookTrigger, Intensity, Modification, Signal } from '@ahp/protocol';
+import { awaitingApproval } from '@ahp/protocol/wire';
+import type { BlockingDecision, DecidedBy, HookDecision, HookDecisionError, HookTrigger, Intensity, Modification, Signal } from '@ahp/protocol/wire';
 
 /** Why a hook was blocked, flattened from the first blocking signal (or from the failure policy). */
 export interface HookBlock {

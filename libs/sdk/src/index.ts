@@ -34,7 +34,7 @@ export { MAX_PLAN_TEXT_CHARS, MAX_TEMPLATE_STEPS, PLANNING_INSTRUCTIONS, parsePl
 export type { ParsePlanTemplateOptions, PlanTemplateResult } from './plan-template.js';
 export { scriptedModel } from './scripted-model.js';
 export type { ModelScript } from './scripted-model.js';
-export { applyModifications } from '@ahp/protocol';
+export { applyModifications } from '@ahp/protocol/wire';
 export { readControlSignal } from './control.js';
 export type { ReadControlOptions } from './control.js';
 export type { EventSink } from './event-sink.js';

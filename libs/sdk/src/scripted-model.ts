@@ -2,7 +2,7 @@
  * A model that plays a fixed script: for tests and demos of {@link runAgentLoop}, with no weights
  * and no network. It records what it was shown, so a test can assert on the conversation.
  */
-import type { Plan } from '@ahp/protocol';
+import type { Plan } from '@ahp/protocol/wire';
 import type { AgentModel, ModelAction } from './agent-loop.js';
 import type { ChatMessage } from './history.js';
 

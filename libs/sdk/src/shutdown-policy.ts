@@ -5,7 +5,7 @@
  * cuts a tool off half-way. Tool calls are known from {@link ToolCallTracker.track}, which the
  * reference loop wraps around each call.
  */
-import type { ProtocolState, RequestType } from '@ahp/protocol';
+import type { ProtocolState, RequestType } from '@ahp/protocol/wire';
 import { AhpClientError } from './errors.js';
 import type { IncomingRequest, RequestAnswer, RequestHandler } from './team.js';
 

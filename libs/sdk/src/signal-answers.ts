@@ -4,8 +4,8 @@
  * agent consumed a signal. The intensity of every signal seen lately is remembered, so an answer
  * that does not fit it fails here instead of at the gateway.
  */
-import { ConsumptionActionSchema, SignalResponseFrameSchema, actionsForIntensity, isActionValidFor } from '@ahp/protocol';
-import type { ConsumptionAction, Intensity, JsonObject, Signal, SignalResponseFrame } from '@ahp/protocol';
+import { ConsumptionActionSchema, SignalResponseFrameSchema, actionsForIntensity, isActionValidFor } from '@ahp/protocol/wire';
+import type { ConsumptionAction, Intensity, JsonObject, Signal, SignalResponseFrame } from '@ahp/protocol/wire';
 import { checkDuration } from './client-options.js';
 import { AhpClientError } from './errors.js';
 import { Emitter } from './events.js';

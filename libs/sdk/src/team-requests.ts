@@ -4,8 +4,8 @@
  * that settle them. The request state and the waiting live in the {@link TeamChannel}; this
  * module words the requests.
  */
-import { CancelFrameSchema } from '@ahp/protocol';
-import type { InterventionPayload, Plan, ProtocolState, RequestTarget, WelcomeAgent } from '@ahp/protocol';
+import { CancelFrameSchema } from '@ahp/protocol/wire';
+import type { InterventionPayload, Plan, ProtocolState, RequestTarget, WelcomeAgent } from '@ahp/protocol/wire';
 import { AhpClientError } from './errors.js';
 import type { Logger } from './logger.js';
 import { checkOutgoing } from './outgoing-frame.js';
