@@ -27,8 +27,8 @@ export { AhpClientError, CLIENT_ERROR_CODES, isAhpClientError } from './errors.j
 export type { AhpClientErrorCode, AhpClientErrorOptions, ClientErrorCode } from './errors.js';
 
 // --- agent-side protocols (docs/spec/control-envelope.md, plans.md, circuit-breakers.md) -----
-export { runAgentLoop } from './agent-loop.js';
-export type { AgentLoopClient, LoopAnswer, AgentLoopOptions, AgentLoopPhase, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './agent-loop.js';
+export { runAgentLoop } from './run-agent-loop.js';
+export type { AgentLoopClient, LoopAnswer, AgentLoopOptions, AgentLoopPhase, AgentLoopResult, AgentModel, AgentTool, ModelAction, ToolOutcome } from './run-agent-loop.js';
 export type { PlanningModel } from './planning.js';
 export { MAX_PLAN_TEXT_CHARS, MAX_TEMPLATE_STEPS, PLANNING_INSTRUCTIONS, parsePlanTemplate } from './plan-template.js';
 export type { ParsePlanTemplateOptions, PlanTemplateResult } from './plan-template.js';

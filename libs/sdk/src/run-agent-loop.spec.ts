@@ -1,7 +1,7 @@
 import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, ProtocolState, Signal } from '@ahp/protocol/wire';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { AgentLoopClient, AgentLoopPhase } from './agent-loop.js';
-import { runAgentLoop } from './agent-loop.js';
+import type { AgentLoopClient, AgentLoopPhase } from './run-agent-loop.js';
+import { runAgentLoop } from './run-agent-loop.js';
 import type { AhpClient } from './client.js';
 import type { HookResult } from './hook-result.js';
 import type { RequestInterventionOptions } from './team-requests.js';
