@@ -8,7 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { RequestListResponseSchema, type AgentEvent, type JsonObject, type Plan, type TimelineResponse } from '@ahp/protocol';
-import { connect, runAgentLoop, scriptedModel, type AhpClient, type ModelAction } from '@ahp/sdk';
+import { connect, type AhpClient } from '@ahp/sdk';
+import { runAgentLoop, scriptedModel, type ModelAction } from '@ahp/sdk/agent-loop';
 import { runTool } from '@ahp/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allWorkersServe, publishThroughStore } from './config-support.js';

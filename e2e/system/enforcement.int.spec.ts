@@ -8,7 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { JsonObject, Plan } from '@ahp/protocol';
-import { connect, isAhpClientError, runAgentLoop, scriptedModel, type AhpClient, type ModelAction } from '@ahp/sdk';
+import { connect, isAhpClientError, type AhpClient } from '@ahp/sdk';
+import { runAgentLoop, scriptedModel, type ModelAction } from '@ahp/sdk/agent-loop';
 import { createFleetStore, createKeys, readSignalLog } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allWorkersServe, publishThroughStore } from './config-support.js';

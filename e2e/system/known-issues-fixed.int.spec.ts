@@ -5,7 +5,8 @@
 //   frame; the recipient must get the message once.
 // - KI-2: the approver's first answer fails with the gateway's retryable E_UNAVAILABLE while its
 //   socket stays up; the answer must still reach the gateway and the plan be approved.
-import { connect, resolveTransport, type AhpClient, type TransportFactory } from '@ahp/sdk';
+import { connect, type AhpClient, type TransportFactory } from '@ahp/sdk';
+import { resolveTransport } from '@ahp/sdk/transport';
 import type { Plan } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type System } from './harness.js';

@@ -4,7 +4,8 @@
 // options, or to lead and operators together (both must approve).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDLE_SHUTDOWN_FEEDBACK, connect, isAhpClientError, runAgentLoop, type AgentModel, type AhpClient, type IncomingRequest, type ModelAction } from '@ahp/sdk';
+import { IDLE_SHUTDOWN_FEEDBACK, connect, isAhpClientError, type AhpClient, type IncomingRequest } from '@ahp/sdk';
+import { runAgentLoop, type AgentModel, type ModelAction } from '@ahp/sdk/agent-loop';
 import { eventually, startSystem, type System } from './harness.js';
 import { deferred, operatorApi, operatorCall, samplePlan, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 

@@ -15,7 +15,8 @@
  */
 import type { ModelMessage, Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { JsonObject } from '@ahp/protocol';
-import { checkToolCall, reportToolCall, type AhpClient, type ToolCheck, type ToolGuardClient } from '@ahp/sdk';
+import type { AhpClient } from '@ahp/sdk';
+import { checkToolCall, reportToolCall, type ToolCheck, type ToolGuardClient } from '@ahp/sdk/agent-loop';
 
 export interface AhpToolsOptions {
   client: ToolGuardClient;

@@ -17,7 +17,8 @@
 import { tool as langchainTool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools';
 import { Command, interrupt, type Interrupt } from '@langchain/langgraph';
 import type { JsonObject } from '@ahp/protocol';
-import { canonicalJson, checkToolCall, reportToolCall, type AhpClient, type ToolGuardClient } from '@ahp/sdk';
+import type { AhpClient } from '@ahp/sdk';
+import { canonicalJson, checkToolCall, reportToolCall, type ToolGuardClient } from '@ahp/sdk/agent-loop';
 
 export interface AhpLangGraphOptions {
   client: ToolGuardClient;

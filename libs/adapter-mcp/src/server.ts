@@ -12,7 +12,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PlanSchema, type JsonObject } from '@ahp/protocol';
-import { checkToolCall, reportToolCall, SDK_VERSION, type AhpClient, type RequestDecision, type ToolCheck } from '@ahp/sdk';
+import { SDK_VERSION, type AhpClient, type RequestDecision } from '@ahp/sdk';
+import { checkToolCall, reportToolCall, type ToolCheck } from '@ahp/sdk/agent-loop';
 import { z } from 'zod';
 
 /** The longest a single tool call of this server waits for a person. */

@@ -15,7 +15,8 @@
  */
 import type { FunctionTool, InputGuardrail, RunContext, RunState, RunToolApprovalItem, Tool } from '@openai/agents';
 import type { JsonObject } from '@ahp/protocol';
-import { checkToolCall, reportToolCall, type AhpClient, type ToolCheck, type ToolGuardClient } from '@ahp/sdk';
+import type { AhpClient } from '@ahp/sdk';
+import { checkToolCall, reportToolCall, type ToolCheck, type ToolGuardClient } from '@ahp/sdk/agent-loop';
 
 /** What the adapter needs of a client: {@link AhpClient} fits. */
 export type AhpAgentsClient = ToolGuardClient & Pick<AhpClient, 'untilApprovalDecided'>;

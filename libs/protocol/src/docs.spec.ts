@@ -7,8 +7,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CLOSE_CODES, ERROR_CODES, STANDARD_CLOSE_CODES, closeCodeAllowsReconnect } from './errors.js';
-import { CLIENT_FRAME_TYPES, SERVER_FRAME_TYPES, parseClientFrame, parseServerFrame } from './frames.js';
-import type { FrameType } from './frames.js';
+import { CLIENT_FRAME_TYPES, SERVER_FRAME_TYPES } from './frame-types.js';
+import type { FrameType } from './frame-types.js';
+import { parseClientFrame, parseServerFrame } from './frames.js';
 import { parseHookContext } from './hook-context.js';
 import { HookTriggerSchema } from './trigger.js';
 

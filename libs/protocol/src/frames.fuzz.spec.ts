@@ -8,14 +8,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  CLIENT_FRAME_TYPES,
-  ErrorFrameSchema,
-  FRAME_LIMITS,
-  parseClientFrame,
-  type FrameParseResult,
-  type ClientFrame,
-} from './frames.js';
+import type { ClientFrame } from './client-frames.js';
+import { FRAME_LIMITS } from './frame-primitives.js';
+import { CLIENT_FRAME_TYPES } from './frame-types.js';
+import { parseClientFrame, type FrameParseResult } from './frames.js';
+import { ErrorFrameSchema } from './server-frames.js';
 import {
   VALID_FRAME_ARBS,
   mutatedFrameArb,

@@ -1,23 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AhpErrorSchema, ERROR_CODES } from './errors.js';
-import {
-  CLIENT_FRAME_TYPES,
-  ClientFrameSchema,
-  FRAME_KINDS,
-  FRAME_LIMITS,
-  PROTOCOL_VERSION,
-  REPLY_TYPE_FOR,
-  SERVER_FRAME_TYPES,
-  ServerFrameSchema,
-  assertNever,
-  isClientFrameType,
-  isReplyFrame,
-  isServerFrameType,
-  parseClientFrame,
-  parseServerFrame,
-  utf8ByteLength,
-} from './frames.js';
-import type { ClientFrame, ClientFrameType, FrameParseResult, ServerFrame, ServerFrameType } from './frames.js';
+import { ClientFrameSchema } from './client-frames.js';
+import type { ClientFrame, ClientFrameType } from './client-frames.js';
+import { FRAME_LIMITS, PROTOCOL_VERSION } from './frame-primitives.js';
+import { CLIENT_FRAME_TYPES, FRAME_KINDS, REPLY_TYPE_FOR, SERVER_FRAME_TYPES, assertNever, isClientFrameType, isReplyFrame, isServerFrameType } from './frame-types.js';
+import { parseClientFrame, parseServerFrame, utf8ByteLength } from './frames.js';
+import type { FrameParseResult } from './frames.js';
+import { ServerFrameSchema } from './server-frames.js';
+import type { ServerFrame, ServerFrameType } from './server-frames.js';
 import { LIMITS } from './primitives.js';
 import { REQUEST_TYPES } from './request.js';
 

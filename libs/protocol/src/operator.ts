@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { Sha256HexSchema } from './agent.js';
 import { ConfigVersionNumberSchema, ConfigVersionSummarySchema } from './config-version.js';
 import { AhpErrorSchema } from './errors.js';
-import { AgentEventSchema } from './frames.js';
+import { AgentEventSchema } from './client-frames.js';
 import { GatewayInfoSchema, PresenceEntrySchema } from './hook-job.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, TimestampSchema, boundedArray } from './primitives.js';
 import { IntensitySchema } from './intensity.js';

@@ -1,6 +1,6 @@
 /**
  * fast-check arbitraries for the client frames, written by hand from the schemas in
- * `src/frames.ts` (and the schemas they use), and mutations that turn a valid frame into one the
+ * `src/client-frames.ts` (and the schemas they use), and mutations that turn a valid frame into one the
  * gateway must refuse.
  *
  * Valid frames cover every frame type, every optional field, every request and event kind, and
@@ -9,8 +9,8 @@
  * of keys and indexes from the frame's top.
  */
 import fc from 'fast-check';
-import { FRAME_LIMITS } from '../src/frames.js';
-import type { ClientFrameType } from '../src/frames.js';
+import type { ClientFrameType } from '../src/client-frames.js';
+import { FRAME_LIMITS } from '../src/frame-primitives.js';
 import { FORBIDDEN_KEYS, LIMITS } from '../src/primitives.js';
 import { CONSUMPTION_ACTIONS } from '../src/signal-response.js';
 import { HOOK_TRIGGERS } from '../src/trigger.js';

@@ -4,7 +4,7 @@
  * The boundaries come from @ahp/protocol (`isStuttering`, `exceedsIterations`), which the server's
  * circuit-breaker oracle uses too, so both sides trip on the same call.
  */
-import { DEFAULT_CIRCUIT_BREAKER_LIMITS, exceedsIterations, isStuttering } from '@ahp/protocol';
+import { DEFAULT_CIRCUIT_BREAKER_LIMITS, exceedsIterations, isStuttering } from '@ahp/protocol/wire';
 import { toolCallKey } from './tool-signature.js';
 
 /** Limits of {@link LoopBreakers}; each is the largest allowed value, one more trips. */

@@ -8,7 +8,7 @@
  * State is an explicit union: `connecting` (no welcomed socket: handshaking or waiting to retry),
  * `open` (welcomed), `closing` (`close()` was called), `closed` (final).
  */
-import { CLOSE_CODES, CLOSE_CODE_RANGES, PROTOCOL_VERSION, assertNever, closeCodeAllowsReconnect, parseServerFrame } from '@ahp/protocol';
+import { CLOSE_CODES, CLOSE_CODE_RANGES, PROTOCOL_VERSION, assertNever, closeCodeAllowsReconnect, parseServerFrame } from '@ahp/protocol/wire';
 import type {
   AckFrame,
   WelcomeAgent,
@@ -24,7 +24,7 @@ import type {
   SignalPushFrame,
   WelcomeFrame,
   AhpError,
-} from '@ahp/protocol';
+} from '@ahp/protocol/wire';
 import { Backoff, goawayDelay } from './backoff.js';
 import type { BackoffOptions } from './backoff.js';
 import { AhpClientError, errorForCloseCode } from './errors.js';

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '@ahp/protocol';
+import type { AgentEvent } from '@ahp/protocol/wire';
 import { describe, expect, it, vi } from 'vitest';
 import { readControlSignal } from './control.js';
 import type { Logger } from './logger.js';

@@ -3,8 +3,8 @@
  * `replan`, warn about legacy strings, and report every control signal to the control plane.
  * The rules themselves live in @ahp/protocol (`classifyControlOutput`).
  */
-import { classifyControlOutput, controlSignalEvent } from '@ahp/protocol';
-import type { ControlClassification, ControlReadMode } from '@ahp/protocol';
+import { classifyControlOutput, controlSignalEvent } from '@ahp/protocol/wire';
+import type { ControlClassification, ControlReadMode } from '@ahp/protocol/wire';
 import { reportQuietly } from './event-sink.js';
 import type { EventSink } from './event-sink.js';
 import { silentLogger } from './logger.js';

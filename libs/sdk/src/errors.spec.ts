@@ -1,4 +1,4 @@
-import { CLOSE_CODES, makeError } from '@ahp/protocol';
+import { CLOSE_CODES, makeError } from '@ahp/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { AhpClientError, errorForCloseCode, isAhpClientError } from './errors.js';
 

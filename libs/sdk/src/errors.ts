@@ -3,8 +3,8 @@
  * sent (or that the SDK detected itself without a round trip), or one of the client codes below —
  * never on the message, which is for people and may change.
  */
-import { CLOSE_CODES, ERROR_CODES, closeCodeName, isErrorCode } from '@ahp/protocol';
-import type { AhpError, ErrorCode, JsonObject } from '@ahp/protocol';
+import { CLOSE_CODES, ERROR_CODES, closeCodeName, isErrorCode } from '@ahp/protocol/wire';
+import type { AhpError, ErrorCode, JsonObject } from '@ahp/protocol/wire';
 
 /**
  * Codes that only exist on the client side: situations no gateway can report, because they are

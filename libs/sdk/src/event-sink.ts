@@ -2,7 +2,7 @@
  * Where the agent-side protocols send their observability events. Reporting is best effort: a
  * lost timeline entry must not stop an agent mid-step, so a failure is logged and swallowed.
  */
-import type { AgentEvent } from '@ahp/protocol';
+import type { AgentEvent } from '@ahp/protocol/wire';
 import type { Logger } from './logger.js';
 
 /** Anything that records an agent event; {@link AhpClient} fits as it is (`client.report`). */

@@ -3,7 +3,7 @@
  * the two-approver route settles. The lead's agent id comes from `ClientOptions.lead`, else from
  * the gateway's `welcome` (`agent.lead`).
  */
-import type { AgentIdentity, RequestTarget } from '@ahp/protocol';
+import type { AgentIdentity, RequestTarget } from '@ahp/protocol/wire';
 import { AhpClientError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { RequestDecision } from './team.js';

@@ -1,4 +1,4 @@
-import type { AgentEvent, Plan } from '@ahp/protocol';
+import type { AgentEvent, Plan } from '@ahp/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { PlanRunner } from './plan-runner.js';
 

@@ -3,8 +3,8 @@
  * and partial replanning, with every change reported as a `plan_progress` event so the control
  * plane's timeline follows the plan. The graph rules (`readySteps`, validation) are @ahp/protocol's.
  */
-import { PlanSchema, readySteps } from '@ahp/protocol';
-import type { Plan, PlanStep, PlanStepStatus } from '@ahp/protocol';
+import { PlanSchema, readySteps } from '@ahp/protocol/wire';
+import type { Plan, PlanStep, PlanStepStatus } from '@ahp/protocol/wire';
 import { reportQuietly } from './event-sink.js';
 import type { EventSink } from './event-sink.js';
 import { silentLogger } from './logger.js';

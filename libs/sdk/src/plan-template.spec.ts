@@ -1,4 +1,4 @@
-import { PlanSchema } from '@ahp/protocol';
+import { PlanSchema } from '@ahp/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { MAX_PLAN_TEXT_CHARS, PLANNING_INSTRUCTIONS, parsePlanTemplate } from './plan-template.js';
 

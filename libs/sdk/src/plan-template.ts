@@ -4,8 +4,8 @@
  * into a {@link Plan} and validated with the protocol's `PlanSchema` before any tool may run.
  * Model output is untrusted text: the parser is one pass over a bounded input and never throws.
  */
-import { PlanSchema } from '@ahp/protocol';
-import type { Plan } from '@ahp/protocol';
+import { PlanSchema } from '@ahp/protocol/wire';
+import type { Plan } from '@ahp/protocol/wire';
 
 /** The template, for the system prompt: what a plan must look like and when it is asked for. */
 export const PLANNING_INSTRUCTIONS = [

@@ -3,8 +3,8 @@
  * `[PLAN]` template (docs/spec/plans.md#planning-template) or as plan objects, with bounded retries. Nothing here runs a
  * tool or talks to the control plane; the loop moves on only with a plan `PlanSchema` accepted.
  */
-import { PlanSchema } from '@ahp/protocol';
-import type { Plan } from '@ahp/protocol';
+import { PlanSchema } from '@ahp/protocol/wire';
+import type { Plan } from '@ahp/protocol/wire';
 import type { ChatMessage } from './history.js';
 import type { Logger } from './logger.js';
 import { parsePlanTemplate } from './plan-template.js';

@@ -1,5 +1,5 @@
-import { makeError } from '@ahp/protocol';
-import type { AckFrame, DecisionFrame, HookFrame, SignalResponseFrame } from '@ahp/protocol';
+import { makeError } from '@ahp/protocol/wire';
+import type { AckFrame, DecisionFrame, HookFrame, SignalResponseFrame } from '@ahp/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { AhpClientError } from './errors.js';
 import { RequestManager } from './request-manager.js';

@@ -12,8 +12,8 @@
  *   order they were created, never more than the gateway's `max_in_flight` at once;
  * - `close(error)` rejects everything pending with `error` and refuses new requests with it.
  */
-import { REPLY_TYPE_FOR, utf8ByteLength } from '@ahp/protocol';
-import type { AckFrame, ClientFrame, DecisionFrame, ReplyFrame, WelcomeFrame } from '@ahp/protocol';
+import { REPLY_TYPE_FOR, utf8ByteLength } from '@ahp/protocol/wire';
+import type { AckFrame, ClientFrame, DecisionFrame, ReplyFrame, WelcomeFrame } from '@ahp/protocol/wire';
 import { AhpClientError } from './errors.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';

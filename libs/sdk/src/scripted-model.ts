@@ -2,8 +2,8 @@
  * A model that plays a fixed script: for tests and demos of {@link runAgentLoop}, with no weights
  * and no network. It records what it was shown, so a test can assert on the conversation.
  */
-import type { Plan } from '@ahp/protocol';
-import type { AgentModel, ModelAction } from './agent-loop.js';
+import type { Plan } from '@ahp/protocol/wire';
+import type { AgentModel, ModelAction } from './run-agent-loop.js';
 import type { ChatMessage } from './history.js';
 
 /** The script: the plans to hand out (as objects or as template answers), and the actions to take, in order. */

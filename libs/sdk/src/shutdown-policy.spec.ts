@@ -1,4 +1,4 @@
-import type { ProtocolState } from '@ahp/protocol';
+import type { ProtocolState } from '@ahp/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { IDLE_SHUTDOWN_FEEDBACK, ToolCallTracker, defaultShutdownAnswer } from './shutdown-policy.js';
 import type { IncomingRequest } from './team.js';

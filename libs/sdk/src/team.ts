@@ -21,7 +21,7 @@ import {
   isTerminalStatus,
   requestIdOf,
   responseTypeFor,
-} from '@ahp/protocol';
+} from '@ahp/protocol/wire';
 import type {
   AckFrame,
   InboxAckFrame,
@@ -33,7 +33,7 @@ import type {
   RequestStatus,
   RequestType,
   ResponseFrame,
-} from '@ahp/protocol';
+} from '@ahp/protocol/wire';
 import { backoffDelay, resolveBackoffOptions } from './backoff.js';
 import { AhpClientError } from './errors.js';
 import type { Logger } from './logger.js';

@@ -4,10 +4,11 @@
  * and that every way of not knowing ends in a block. The adapters' integration tests run the same
  * functions against a gateway and a worker.
  */
-import { SignalSchema, type ConsumptionAction, type HookDecision, type JsonObject, type Signal } from '@ahp/protocol';
+import { SignalSchema, type ConsumptionAction, type HookDecision, type JsonObject, type Signal } from '@ahp/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { decisionFor, failClosedFor, signalOf } from '../test/support/fixtures.js';
-import { toHookResult, type HookOptions, type HookResult } from './client.js';
+import type { HookOptions } from './hook-calls.js';
+import { toHookResult, type HookResult } from './hook-result.js';
 import { AhpClientError } from './errors.js';
 import { checkToolCall, reportToolCall, type ToolGuardClient } from './tool-guard.js';
 

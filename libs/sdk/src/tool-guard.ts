@@ -4,8 +4,10 @@
  * these two functions, so a block, a rewritten input, an approval wait and the answers to every
  * signal mean the same in each framework as in {@link runAgentLoop}.
  */
-import { applyModifications, type ConsumptionAction, type JsonObject, type Modification, type Signal } from '@ahp/protocol';
-import type { AwaitingApprovalInfo, HookOptions, HookResult } from './client.js';
+import { applyModifications, type ConsumptionAction, type JsonObject, type Modification, type Signal } from '@ahp/protocol/wire';
+import type { AwaitingApprovalInfo } from './client-events.js';
+import type { HookOptions } from './hook-calls.js';
+import type { HookResult } from './hook-result.js';
 import { isAhpClientError } from './errors.js';
 
 /** What the guard needs of a client: {@link AhpClient} fits. */

@@ -10,6 +10,10 @@
  *
  * `ws` is loaded with a dynamic `import('ws')` only when needed, so nothing Node-specific sits on
  * the module graph a browser bundle evaluates.
+ *
+ * This module is the `@ahp/sdk/transport` entry point: a custom stack implements
+ * {@link TransportFactory} (or wraps the one {@link resolveTransport} returns) and passes it as
+ * `ClientOptions.transport`.
  */
 import type { Logger } from './logger.js';
 

@@ -1,4 +1,4 @@
-import type { AgentEvent, VerificationResult } from '@ahp/protocol';
+import type { AgentEvent, VerificationResult } from '@ahp/protocol/wire';
 import { describe, expect, it } from 'vitest';
 import { reportVerification, verificationContext } from './verification.js';
 

@@ -3,8 +3,8 @@
  * the agent reports the `VerificationResult` to its timeline, and passes the test facts into the
  * hook context where gates such as `test-gate` read them.
  */
-import { VerificationResultSchema } from '@ahp/protocol';
-import type { JsonObject, VerificationResult } from '@ahp/protocol';
+import { VerificationResultSchema } from '@ahp/protocol/wire';
+import type { JsonObject, VerificationResult } from '@ahp/protocol/wire';
 import { reportQuietly } from './event-sink.js';
 import type { EventSink } from './event-sink.js';
 import { silentLogger } from './logger.js';

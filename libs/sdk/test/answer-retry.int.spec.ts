@@ -3,7 +3,7 @@
  * scripted gateway: until the gateway takes the answer, refuses it for good, the request's deadline
  * comes, or the client closes.
  */
-import type { InboxMessage, ProtocolState } from '@ahp/protocol';
+import type { InboxMessage, ProtocolState } from '@ahp/protocol/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../src/index.js';
 import type { AhpClient } from '../src/index.js';

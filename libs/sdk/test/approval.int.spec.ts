@@ -3,8 +3,8 @@
  * sockets: it waits for the request to settle (by push, by inbox message, or after a reconnect),
  * re-sends the call presenting the request, and resolves with that second decision.
  */
-import { aggregateSignals, toolApprovalRequestId } from '@ahp/protocol';
-import type { HookDecision, HookFrame, InboxMessage, ProtocolState, Signal } from '@ahp/protocol';
+import { aggregateSignals, toolApprovalRequestId } from '@ahp/protocol/wire';
+import type { HookDecision, HookFrame, InboxMessage, ProtocolState, Signal } from '@ahp/protocol/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../src/index.js';
 import type { AhpClient, AwaitingApprovalInfo, ClientOptions } from '../src/index.js';

@@ -3,11 +3,12 @@
  * protocol) plays the other side. Backoff values are tiny so reconnects happen at once; nothing
  * here asserts how long something took.
  */
-import { CLOSE_CODES, PROTOCOL_VERSION, makeError } from '@ahp/protocol';
-import type { HookDecision, HookFrame, Signal } from '@ahp/protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, makeError } from '@ahp/protocol/wire';
+import type { HookDecision, HookFrame, Signal } from '@ahp/protocol/wire';
 import { WebSocket as WsWebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AhpClientError, LIVENESS_PROBE_MESSAGE_ID, SDK_NAME, SDK_VERSION, connect } from '../src/index.js';
+import { LIVENESS_PROBE_MESSAGE_ID } from '../src/connection.js';
+import { AhpClientError, SDK_NAME, SDK_VERSION, connect } from '../src/index.js';
 import type { AhpClient, ClientOptions, GoawayInfo, HookResult, Logger, SessionInfo, StateChange } from '../src/index.js';
 import { decisionFor, failClosedFor, signalOf } from './support/fixtures.js';
 import { ScriptedGateway, TEST_AGENT, TEST_TOKEN, eventually } from './support/scripted-gateway.js';

@@ -43,14 +43,14 @@ describe('the published SDK', () => {
     expect(files.some((name) => name.endsWith('.spec.js') || name.endsWith('.ts.map') || name === '.tsbuildinfo')).toBe(false);
   });
 
-  it('imports through its exports map in Node, including the node-only entry', async () => {
+  it('imports through its exports map in Node, every entry point', async () => {
     const { stdout } = await run(
       process.execPath,
-      ['--input-type=module', '-e', "const sdk = await import('@ahp/sdk'); const node = await import('@ahp/sdk/node'); console.log(JSON.stringify([typeof sdk.connect, typeof sdk.runAgentLoop, typeof node.runTool, sdk.SDK_VERSION]))"],
+      ['--input-type=module', '-e', "const sdk = await import('@ahp/sdk'); const loop = await import('@ahp/sdk/agent-loop'); const transport = await import('@ahp/sdk/transport'); const node = await import('@ahp/sdk/node'); console.log(JSON.stringify([typeof sdk.connect, typeof loop.runAgentLoop, typeof transport.resolveTransport, typeof node.runTool, sdk.SDK_VERSION]))"],
       { cwd: dir },
     );
-    const [connect, loop, runTool, version] = JSON.parse(stdout) as string[];
-    expect([connect, loop, runTool]).toEqual(['function', 'function', 'function']);
+    const [connect, loop, transport, runTool, version] = JSON.parse(stdout) as string[];
+    expect([connect, loop, transport, runTool]).toEqual(['function', 'function', 'function', 'function']);
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
   });
 

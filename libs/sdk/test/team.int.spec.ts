@@ -3,7 +3,7 @@
  * consumer (routing, deduplication across reconnects, acknowledgements), answering requests and
  * the shutdown that ends the idle loop. The scripted peer plays the gateway's part of each flow.
  */
-import type { InboxMessage, Plan, ProtocolState } from '@ahp/protocol';
+import type { InboxMessage, Plan, ProtocolState } from '@ahp/protocol/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AhpClientError, connect } from '../src/index.js';
 import type { AhpClient, ClientOptions } from '../src/index.js';

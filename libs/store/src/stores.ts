@@ -10,7 +10,8 @@ import type { StoreKeys } from './keys.js';
 import { createPresenceStore } from './presence-store.js';
 import type { RedisClient } from './redis-client.js';
 import type { ReplicaAcks } from './replica-acks.js';
-import { createRequestStore, teamFromPresence, type TeamResolver } from './request-store.js';
+import { teamFromPresence, type TeamResolver } from './request-records.js';
+import { createRequestStore } from './request-store.js';
 import { createSessionStore } from './session-store.js';
 import { createSignalStore } from './signal-store.js';
 

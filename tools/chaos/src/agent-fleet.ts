@@ -3,7 +3,8 @@
  * (failover) and starting at a different one, each behind a {@link WireTap}. What the agents do
  * with their clients — hooks, messages, plans — is up to the traffic drivers.
  */
-import { connect, resolveTransport, type AhpClient, type Logger } from '@ahp/sdk';
+import { connect, type AhpClient, type Logger } from '@ahp/sdk';
+import { resolveTransport } from '@ahp/sdk/transport';
 import type { AgentCredential } from '@ahp/stack';
 import type { WireDecision } from './hook-ledger.js';
 import type { GatewayDirectory } from './wire-tap.js';

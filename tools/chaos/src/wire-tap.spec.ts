@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Transport, TransportFactory, TransportHandlers } from '@ahp/sdk';
+import type { Transport, TransportFactory, TransportHandlers } from '@ahp/sdk/transport';
 import type { WireDecision } from './hook-ledger.js';
 import { GatewayDirectory, WireTap, decisionFingerprint, decisionOf } from './wire-tap.js';
 

@@ -8,7 +8,7 @@
  *   below the SDK's own de-duplication);
  * - let the chaos loop terminate the current socket abruptly (no close frame).
  */
-import type { Transport, TransportFactory } from '@ahp/sdk';
+import type { Transport, TransportFactory } from '@ahp/sdk/transport';
 import type { WireDecision } from './hook-ledger.js';
 
 /**

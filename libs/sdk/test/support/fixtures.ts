@@ -1,6 +1,6 @@
 /** Valid signals and decisions for the tests, built with the protocol's own schemas and aggregator. */
-import { SignalSchema, aggregateSignals, failurePolicyDecision, levelForIntensity } from '@ahp/protocol';
-import type { HookDecision, HookTrigger, Intensity, Signal, SignalPayload } from '@ahp/protocol';
+import { SignalSchema, aggregateSignals, failurePolicyDecision, levelForIntensity } from '@ahp/protocol/wire';
+import type { HookDecision, HookTrigger, Intensity, Signal, SignalPayload } from '@ahp/protocol/wire';
 
 const NOW = '2026-02-09T10:00:00Z';
 

@@ -10,8 +10,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { PROTOCOL_VERSION, ServerFrameSchema, parseClientFrame } from '@ahp/protocol';
-import type { ClientFrame, HelloFrame, ServerFrameInput, WelcomeFrame } from '@ahp/protocol';
+import { PROTOCOL_VERSION, ServerFrameSchema, parseClientFrame } from '@ahp/protocol/wire';
+import type { ClientFrame, HelloFrame, ServerFrameInput, WelcomeFrame } from '@ahp/protocol/wire';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 

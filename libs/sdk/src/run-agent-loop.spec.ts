@@ -1,8 +1,10 @@
-import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, ProtocolState, Signal } from '@ahp/protocol';
+import type { AgentEvent, HookTrigger, InterventionPayload, JsonObject, Plan, ProtocolState, Signal } from '@ahp/protocol/wire';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { AgentLoopClient, AgentLoopPhase } from './agent-loop.js';
-import { runAgentLoop } from './agent-loop.js';
-import type { AhpClient, HookResult, RequestInterventionOptions } from './client.js';
+import type { AgentLoopClient, AgentLoopPhase } from './run-agent-loop.js';
+import { runAgentLoop } from './run-agent-loop.js';
+import type { AhpClient } from './client.js';
+import type { HookResult } from './hook-result.js';
+import type { RequestInterventionOptions } from './team-requests.js';
 import { scriptedModel } from './scripted-model.js';
 import type { RequestDecision } from './team.js';
 
