@@ -766,6 +766,7 @@ export type {
 } from './tool-approval.js';
 // --- what loggers do to a line's fields (see log-fields.ts) ---
 export { prepareLogFields, redactLogText, serializeError } from './log-fields.js';
+export { silentLogger, type LogFields, type Logger } from './logger.js';
 // --- the fleet's search, filters, sort and pages (see fleet-query.ts) ---
 export { fleetComparator, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from './fleet-query.js';
 // --- what a decision does, as replay and shadow mode classify it (see decision-outcome.ts) ---
