@@ -468,7 +468,7 @@ export class AhpClient {
       send: (frame) => this.#requests.send(frame, { deadlineMs: this.#requestDeadlineMs }),
       selfId: () => this.#connection.session?.agent.id,
       shutdownApproved: (request) => {
-        this.#logger.info('shutdown approved; disconnecting', { requestId: request.request_id });
+        this.#logger.info({ requestId: request.request_id }, 'shutdown approved; disconnecting');
         void this.close();
       },
       fallbacks: shutdownFallback(options.shutdownPolicy, this.#tools),
@@ -630,11 +630,11 @@ export class AhpClient {
         deadline: waiting.deadline,
         reason: waiting.signal.payload.level === 'blocking' ? waiting.signal.payload.reason : '',
       };
-      this.#logger.info('tool call waits for approval', { hookId: info.hookId, requestId: info.requestId, deadline: info.deadline });
+      this.#logger.info({ hookId: info.hookId, requestId: info.requestId, deadline: info.deadline }, 'tool call waits for approval');
       try {
         callback?.(info);
       } catch (error) {
-        this.#logger.warn('onAwaitingApproval threw', { requestId: info.requestId, error: String(error) });
+        this.#logger.warn({ requestId: info.requestId, error: String(error) }, 'onAwaitingApproval threw');
       }
       this.#events.emit('awaiting_approval', info);
       await this.#untilSettled(waiting.request_id, waiting.deadline);
@@ -772,7 +772,7 @@ export class AhpClient {
     try {
       toOperators = await this.#team.open(request(operatorsId, second));
     } catch (error) {
-      await this.cancelRequest(requestId).catch((cancelError: unknown) => this.#logger.warn('could not withdraw the lead plan approval', { requestId, error: String(cancelError) }));
+      await this.cancelRequest(requestId).catch((cancelError: unknown) => this.#logger.warn({ requestId, error: String(cancelError) }, 'could not withdraw the lead plan approval'));
       throw error;
     }
     return allMustApprove(
