@@ -1,12 +1,13 @@
-// Starts: a Node process that loads the built oracle worker's logger (apps/oracle-worker/dist)
-// and logs to its real stderr, a pipe read by this test. The worker buffers its log lines
+// Starts: a Node process that loads the built logger of the oracle worker and the gateway
+// (@ahp/telemetry's JsonLogger, libs/telemetry/dist) and logs to its real stderr, a pipe read by
+// this test. The logger buffers its lines
 // instead of one write per line; these checks hold it to what operators rely on: a line shows up
 // soon while the process runs on, and nothing buffered is lost when the process exits.
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const LOGGER = pathToFileURL(fileURLToPath(new URL('../../apps/oracle-worker/dist/logger.js', import.meta.url))).href;
+const LOGGER = pathToFileURL(fileURLToPath(new URL('../../libs/telemetry/dist/index.js', import.meta.url))).href;
 
 interface Child {
   /** Resolves with the first stderr line whose `msg` is `msg`, parsed. */
@@ -17,7 +18,7 @@ interface Child {
 
 /** Runs `body` as an ES module with `log` bound to the worker's default (stderr) logger. */
 function runWithWorkerLogger(body: string): Child {
-  const script = `import { createJsonLogger } from ${JSON.stringify(LOGGER)};\nconst log = createJsonLogger({ base: { service: 'oracle-worker' } });\n${body}`;
+  const script = `import { JsonLogger } from ${JSON.stringify(LOGGER)};\nconst log = new JsonLogger({ bindings: { service: 'oracle-worker' } });\n${body}`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   const waiting: { msg: string; resolve: (line: Record<string, unknown>) => void }[] = [];

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AgentsModule } from './agents/agents.module.js';
 import { AuditModule } from './audit/audit.module.js';
-import { ConnectionsModule } from './agents/connections.module.js';
+import { ConnectionsModule } from './connections/connections.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClaudeCodeModule } from './claude-code/claude-code.module.js';
 import { CodingAgentsModule } from './coding-agents/coding-agents.module.js';
@@ -17,7 +17,7 @@ import { HealthModule } from './health/health.module.js';
 import { HooksModule } from './hooks/hooks.module.js';
 import { InboxModule } from './inbox/inbox.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
-import { ShutdownService } from './lifecycle/shutdown.service.js';
+import { ShutdownService } from './shutdown/shutdown.service.js';
 import type { JsonLogger } from './logging/json-logger.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';

@@ -16,9 +16,9 @@ import { HookIntake } from './coding-agents/hook-intake.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { DrainState } from './lifecycle/drain-state.js';
 import { MCP_BASE_PATH, McpIntake } from './mcp/mcp-intake.js';
-import { ShutdownService } from './lifecycle/shutdown.service.js';
+import { ShutdownService } from './shutdown/shutdown.service.js';
 import { NestLoggerBridge, type JsonLogger } from './logging/json-logger.js';
-import { OperatorAuthService, type OperatorReloadResult } from './operators/operator-auth.service.js';
+import { OperatorAuthService, type OperatorReloadResult } from './operator-api/operator-auth.service.js';
 import { AgentWsAdapter } from './ws/agent-ws.adapter.js';
 
 /** A started gateway. */

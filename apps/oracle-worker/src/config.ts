@@ -4,11 +4,8 @@
  */
 import { hostname } from 'node:os';
 import { RedisClusterNodesTextSchema } from '@ahp/protocol';
+import { LOG_LEVELS, LogLevelSchema, type LogLevel } from '@ahp/telemetry';
 import { z } from 'zod';
-
-/** Log levels, least severe first; a logger prints its level and everything after it. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const ID_CHARS = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -80,7 +77,7 @@ export const ConfigSchema = z.object({
     )
     .default([]),
   AHP_CONFIG_RECHECK_MS: wholeNumber(100, 3_600_000).default(5_000),
-  AHP_LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  AHP_LOG_LEVEL: LogLevelSchema,
   AHP_WORKER_METRICS_PORT: wholeNumber(0, 65_535).default(9464),
   AHP_WORKER_METRICS_HOST: z.string().trim().min(1).default('0.0.0.0'),
   AHP_METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),

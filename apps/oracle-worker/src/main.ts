@@ -11,7 +11,7 @@
  *   `metrics_port`): `GET /metrics` (Prometheus) and `GET /healthz` (200 once it takes jobs, 503
  *   while starting or stopping). It listens before Redis is reached, so a worker stuck at start
  *   shows as unhealthy rather than absent.
- * - stderr carries the logs, one JSON object per line (see `createJsonLogger`).
+ * - stderr carries the logs, one JSON object per line (see `JsonLogger` in @ahp/telemetry).
  * - SIGTERM or SIGINT: stop taking jobs, let active ones finish, close Redis, exit 0. A second
  *   signal exits at once with 1.
  * - `--describe-config`: print the variables it reads as JSON (name, required, default,
@@ -55,7 +55,6 @@ import { ConfigError, describeConfig, loadConfig } from './config.js';
 import type { WorkerConfig } from './config.js';
 import { createHooksConfigRuntime } from './hooks-config.js';
 import type { HookEvaluator, HooksConfigRuntime } from './hooks-config.js';
-import { createJsonLogger } from './logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import type { MetricsServer } from './metrics-server.js';
 import { WorkerMetrics } from './metrics.js';
@@ -68,7 +67,7 @@ import { createConfigReplayProcessor } from './config-replay-job.js';
 import { createReplayRecorder } from './replay-recorder.js';
 import { startWorkerPresence } from './worker-presence.js';
 import { createJobTracing } from './job-tracing.js';
-import { TracingConfigError, activeTracing, startTracing, tracingConfigFromEnv, type TracingConfig } from '@ahp/telemetry';
+import { JsonLogger, TracingConfigError, activeTracing, startTracing, tracingConfigFromEnv, type TracingConfig } from '@ahp/telemetry';
 import { createShadowRunner, type ShadowRunner } from './shadow.js';
 import { registerShadowMetrics } from './shadow-metrics.js';
 
@@ -117,7 +116,7 @@ if (process.argv.includes('--describe-config')) {
 
 const config = loadConfigOrExit();
 const tracingConfig = tracingConfigOrExit();
-const log: Logger = createJsonLogger({ level: config.logLevel, base: { service: SERVICE, workerId: config.workerId } });
+const log: Logger = new JsonLogger({ level: config.logLevel, bindings: { service: SERVICE, workerId: config.workerId } });
 const metrics = new WorkerMetrics({ configVersion: () => hooksConfig?.active().version });
 
 function fail(code: number, message: string, error?: unknown): never {

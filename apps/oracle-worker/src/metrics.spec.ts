@@ -6,8 +6,8 @@
 import type { Oracle } from '@ahp/oracles';
 import type { HookDecision, HookJobData } from '@ahp/protocol';
 import type { HookStore } from '@ahp/store';
+import { JsonLogger } from '@ahp/telemetry';
 import { describe, expect, it } from 'vitest';
-import { createJsonLogger } from './logger.js';
 import { WorkerMetrics } from './metrics.js';
 import { createHookProcessor } from './processor.js';
 
@@ -58,7 +58,7 @@ describe('WorkerMetrics', () => {
   it('counts job outcomes, queue waits, evaluation and oracle durations reported by the processor', async () => {
     const active: { version: number | undefined } = { version: undefined };
     const metrics = new WorkerMetrics({ configVersion: () => active.version, processMetrics: false });
-    const logger = createJsonLogger({ write: () => undefined });
+    const logger = new JsonLogger({ write: () => undefined });
     const hooks = memoryHooks();
     const processor = (oracles: Oracle[]) => createHookProcessor({ hooks, oracles, budgetMs: 1000, logger, now: () => T0, metrics: metrics.processor });
     const meta = (jobId: string) => ({ jobId, attemptsMade: 0 });

@@ -87,7 +87,7 @@ export class AhpClient {
       send: (frame) => requests.send(frame, { deadlineMs: requestDeadlineMs }),
       selfId: () => this.#link.connection.session?.agent.id,
       shutdownApproved: (request) => {
-        logger.info('shutdown approved; disconnecting', { requestId: request.request_id });
+        logger.info({ requestId: request.request_id }, 'shutdown approved; disconnecting');
         void this.close();
       },
       fallbacks: shutdownFallback(options.shutdownPolicy, this.#tools),

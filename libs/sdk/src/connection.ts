@@ -214,7 +214,7 @@ export class Connection {
       this.#leaving = true;
       this.#closeSocket(CLOSE_TO_RECONNECT, reason);
     }, delay);
-    this.#logger.info('draining connection', { url: redactUrl(this.#url), reason, reconnectInMs: delay });
+    this.#logger.info({ url: redactUrl(this.#url), reason, reconnectInMs: delay }, 'draining connection');
   }
 
   /**
@@ -248,7 +248,7 @@ export class Connection {
       if (typeof token !== 'string' || token === '') throw new TypeError('the token function returned no token');
     } catch (error) {
       if (generation !== this.#generation) return;
-      this.#logger.warn('could not get a token; retrying', { error: String(error) });
+      this.#logger.warn({ error: String(error) }, 'could not get a token; retrying');
       this.#scheduleReconnect();
       return;
     }
@@ -260,7 +260,7 @@ export class Connection {
     this.#leaving = false;
     this.#helloId = undefined;
     this.#probeId = undefined;
-    this.#logger.debug('connecting', { url: redactUrl(url), attempt: this.#attempts });
+    this.#logger.debug({ url: redactUrl(url), attempt: this.#attempts }, 'connecting');
     try {
       this.#transport = this.#options.transport(
         { url, token, maxPayloadBytes: this.#options.maxFrameBytes, logger: this.#logger },
@@ -273,7 +273,7 @@ export class Connection {
     this.#handshakeTimer = setTimeout(() => {
       this.#handshakeTimer = undefined;
       if (generation !== this.#generation || this.#welcomed) return;
-      this.#logger.warn('no welcome within the handshake timeout', { url: redactUrl(url), timeoutMs: this.#options.handshakeTimeoutMs });
+      this.#logger.warn({ url: redactUrl(url), timeoutMs: this.#options.handshakeTimeoutMs }, 'no welcome within the handshake timeout');
       this.#transport?.terminate('handshake timeout');
     }, this.#options.handshakeTimeoutMs);
   }
@@ -317,12 +317,12 @@ export class Connection {
   #onMessage(text: string): void {
     const parsed = parseServerFrame(text, this.#options.maxFrameBytes);
     if (!parsed.ok) {
-      this.#logger.warn('unreadable frame from the gateway', {
+      this.#logger.warn({
         url: redactUrl(this.#url),
         requestId: parsed.id,
         code: parsed.error.code,
         message: parsed.error.message,
-      });
+      }, 'unreadable frame from the gateway');
       if (parsed.id === null) return;
       const error = new AhpClientError('E_PROTOCOL', `the gateway's reply could not be read: ${parsed.error.message}`, {
         details: { id: parsed.id, parse_error: { code: parsed.error.code, message: parsed.error.message } },
@@ -342,7 +342,7 @@ export class Connection {
     }
     switch (frame.type) {
       case 'welcome':
-        this.#logger.warn('second welcome on one socket ignored', { url: redactUrl(this.#url) });
+        this.#logger.warn({ url: redactUrl(this.#url) }, 'second welcome on one socket ignored');
         return;
       case 'decision':
       case 'ack':
@@ -352,7 +352,7 @@ export class Connection {
           return;
         }
         if (frame.type === 'error' && frame.id === null) {
-          this.#logger.warn('gateway error for no identifiable request', { code: frame.error.code, message: frame.error.message });
+          this.#logger.warn({ code: frame.error.code, message: frame.error.message }, 'gateway error for no identifiable request');
           if (frame.error.code === 'E_RATE_LIMITED') this.#rateLimitedRetryMs = frame.error.retry_after_ms ?? DEFAULT_INPUT_BUDGET_RETRY_MS;
           return;
         }
@@ -363,7 +363,7 @@ export class Connection {
       case 'inbox':
         if (frame.seq <= this.#lastSeq) {
           // Re-delivered after a resume: already handed to the application once.
-          this.#logger.debug('duplicate push dropped', { sessionId: this.#sessionId, seq: frame.seq, type: frame.type });
+          this.#logger.debug({ sessionId: this.#sessionId, seq: frame.seq, type: frame.type }, 'duplicate push dropped');
           return;
         }
         this.#lastSeq = frame.seq;
@@ -381,17 +381,17 @@ export class Connection {
     switch (frame.type) {
       case 'welcome':
         if (frame.id === this.#helloId) this.#onWelcome(frame);
-        else this.#logger.warn('welcome for another hello ignored', { requestId: frame.id });
+        else this.#logger.warn({ requestId: frame.id }, 'welcome for another hello ignored');
         return;
       case 'error':
         if (frame.id === this.#helloId || frame.id === null) this.#onHelloError(frame.error);
-        else this.#logger.warn('error frame before welcome ignored', { requestId: frame.id, code: frame.error.code });
+        else this.#logger.warn({ requestId: frame.id, code: frame.error.code }, 'error frame before welcome ignored');
         return;
       case 'goaway':
         this.#onGoaway(frame);
         return;
       default:
-        this.#logger.warn('frame before welcome ignored', { type: frame.type });
+        this.#logger.warn({ type: frame.type }, 'frame before welcome ignored');
     }
   }
 
@@ -425,7 +425,7 @@ export class Connection {
     };
     this.#session = session;
     this.#startLiveness();
-    this.#logger.info('connected', { url: session.url, sessionId: session.sessionId, resumed, gatewayId: session.gatewayId });
+    this.#logger.info({ url: session.url, sessionId: session.sessionId, resumed, gatewayId: session.gatewayId }, 'connected');
     this.#setState('open');
     // A state listener may have closed the client already; then there is nothing to attach.
     if (this.#state !== 'open') return;
@@ -439,7 +439,7 @@ export class Connection {
   #onHelloError(error: AhpError): void {
     const clientError = AhpClientError.fromProtocol(error);
     if (error.retryable) {
-      this.#logger.warn('hello refused; retrying', { url: redactUrl(this.#url), code: error.code, message: error.message });
+      this.#logger.warn({ url: redactUrl(this.#url), code: error.code, message: error.message }, 'hello refused; retrying');
       this.#leaving = true;
       this.#closeSocket(CLOSE_TO_RECONNECT, 'hello refused');
       return;
@@ -448,7 +448,7 @@ export class Connection {
   }
 
   #onGoaway(frame: GoawayFrame): void {
-    this.#logger.info('goaway from the gateway', { url: redactUrl(this.#url), reason: frame.reason, reconnectAfterMs: frame.reconnect_after_ms });
+    this.#logger.info({ url: redactUrl(this.#url), reason: frame.reason, reconnectAfterMs: frame.reconnect_after_ms }, 'goaway from the gateway');
     this.#listener.goaway(frame);
     this.drain(frame.reconnect_after_ms, 'goaway');
   }
@@ -499,7 +499,7 @@ export class Connection {
     };
     if (info.httpStatus === 401 || info.httpStatus === 403) {
       const code = info.httpStatus === 401 ? 'E_UNAUTHORIZED' : 'E_FORBIDDEN';
-      this.#logger.warn('the gateway refused the upgrade', fields);
+      this.#logger.warn(fields, 'the gateway refused the upgrade');
       this.#finish(
         new AhpClientError(code, `the gateway refused the connection with HTTP ${info.httpStatus}`, {
           details: { http_status: info.httpStatus },
@@ -509,7 +509,7 @@ export class Connection {
     }
     const reconnect = closeCodeAllowsReconnect(info.code) || (leaving && !inStopRange(info.code));
     if (!reconnect) {
-      this.#logger.warn('connection closed for good', fields);
+      this.#logger.warn(fields, 'connection closed for good');
       this.#finish(errorForCloseCode(info.code, info.reason));
       return;
     }
@@ -520,11 +520,11 @@ export class Connection {
       const awayMs = Math.max(goawayDelay(this.#rateLimitedRetryMs ?? DEFAULT_INPUT_BUDGET_RETRY_MS, this.#backoff.options), this.#backoff.next(Date.now()));
       this.#rateLimitedRetryMs = undefined;
       this.#goawayAt = Date.now() + awayMs;
-      this.#logger.warn('closed for going over the input budget; backing off', { ...fields, reconnectInMs: awayMs });
+      this.#logger.warn({ ...fields, reconnectInMs: awayMs }, 'closed for going over the input budget; backing off');
       this.#scheduleReconnect();
       return;
     }
-    this.#logger.info('connection lost; reconnecting', fields);
+    this.#logger.info(fields, 'connection lost; reconnecting');
     this.#scheduleReconnect();
   }
 
@@ -559,11 +559,11 @@ export class Connection {
     if (transport === undefined || !this.#welcomed) return;
     const silentMs = Date.now() - this.#lastActivity;
     if (silentMs >= this.#heartbeatMs * this.#options.livenessFactor) {
-      this.#logger.warn('no traffic from the gateway; presuming the connection dead', {
+      this.#logger.warn({
         url: redactUrl(this.#url),
         silentMs,
         heartbeatMs: this.#heartbeatMs,
-      });
+      }, 'no traffic from the gateway; presuming the connection dead');
       this.#leaving = true;
       transport.terminate('liveness timeout');
       return;

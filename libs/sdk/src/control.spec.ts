@@ -39,7 +39,7 @@ describe('readControlSignal — docs/spec/control-envelope.md#acceptance-cases',
     const result = await readControlSignal('All tests pass.\nSTEP_DONE', { stepId: 's3', sink, logger });
     expect(result).toMatchObject({ kind: 'legacy', control: 'step_done' });
     expect(logger.warn).toHaveBeenCalledOnce();
-    expect(vi.mocked(logger.warn).mock.calls[0]?.[0]).toMatch(/legacy control string STEP_DONE/);
+    expect(vi.mocked(logger.warn).mock.calls[0]?.[1]).toMatch(/legacy control string STEP_DONE/);
     expect(events).toEqual([{ kind: 'control_signal', control_signal: { control: 'step_done', format: 'legacy', step_id: 's3' } }]);
   });
 
@@ -55,7 +55,7 @@ describe('readControlSignal — docs/spec/control-envelope.md#acceptance-cases',
     const { events, sink, logger } = setup();
     const result = await readControlSignal('Refactored the parser and all tests pass, STEP_DONE.', { stepId: 's4', sink, logger });
     expect(result).toMatchObject({ kind: 'legacy', control: 'step_done' });
-    expect(vi.mocked(logger.warn).mock.calls[0]?.[0]).toMatch(/legacy control string STEP_DONE/);
+    expect(vi.mocked(logger.warn).mock.calls[0]?.[1]).toMatch(/legacy control string STEP_DONE/);
     expect(events).toEqual([{ kind: 'control_signal', control_signal: { control: 'step_done', format: 'legacy', step_id: 's4' } }]);
   });
 
@@ -108,6 +108,6 @@ describe('readControlSignal — reporting', () => {
   it('logs and swallows a failed report', async () => {
     const { sink, logger } = setup(true);
     expect((await readControlSignal('{"control":"step_done"}', { sink, logger })).kind).toBe('structured');
-    expect(logger.warn).toHaveBeenCalledWith('could not report an agent event', expect.objectContaining({ kind: 'control_signal', error: 'gateway gone' }));
+    expect(logger.warn).toHaveBeenCalledWith(expect.objectContaining({ kind: 'control_signal', error: 'gateway gone' }), 'could not report an agent event');
   });
 });

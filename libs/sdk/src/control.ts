@@ -36,7 +36,7 @@ export interface ReadControlOptions {
 export async function readControlSignal(output: string, options: ReadControlOptions = {}): Promise<ControlClassification> {
   const logger = options.logger ?? silentLogger;
   const classification = classifyControlOutput(output, { mode: options.mode ?? 'seed' });
-  if (classification.kind === 'legacy') logger.warn(classification.warning, { control: classification.control, stepId: options.stepId });
+  if (classification.kind === 'legacy') logger.warn({ control: classification.control, stepId: options.stepId }, classification.warning);
   const event = controlSignalEvent(classification, options.stepId);
   if (event !== null) await reportQuietly(options.sink, { kind: 'control_signal', control_signal: event }, logger);
   return classification;

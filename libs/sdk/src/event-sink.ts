@@ -16,6 +16,6 @@ export async function reportQuietly(sink: EventSink | undefined, event: AgentEve
   try {
     await sink.report(event);
   } catch (error) {
-    logger.warn('could not report an agent event', { kind: event.kind, error: error instanceof Error ? error.message : String(error) });
+    logger.warn({ kind: event.kind, error: error instanceof Error ? error.message : String(error) }, 'could not report an agent event');
   }
 }

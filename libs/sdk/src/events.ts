@@ -70,7 +70,7 @@ export class Emitter<Events extends object> {
       // Once per event name: an application that never listens should not drown its logs.
       if (!this.#warned.has(event)) {
         this.#warned.add(event);
-        this.#logger.warn('no listener: dropping the oldest held events', { event: String(event), held: this.#maxHeld });
+        this.#logger.warn({ event: String(event), held: this.#maxHeld }, 'no listener: dropping the oldest held events');
       }
     }
   }
@@ -79,10 +79,10 @@ export class Emitter<Events extends object> {
     try {
       const result = handler(payload);
       if (result instanceof Promise) {
-        result.catch((error: unknown) => this.#logger.error('event handler rejected', { event: String(event), error: String(error) }));
+        result.catch((error: unknown) => this.#logger.error({ event: String(event), error: String(error) }, 'event handler rejected'));
       }
     } catch (error) {
-      this.#logger.error('event handler threw', { event: String(event), error: String(error) });
+      this.#logger.error({ event: String(event), error: String(error) }, 'event handler threw');
     }
   }
 }

@@ -127,11 +127,11 @@ export class HookCalls {
         deadline: waiting.deadline,
         reason: waiting.signal.payload.level === 'blocking' ? waiting.signal.payload.reason : '',
       };
-      this.#deps.logger.info('tool call waits for approval', { hookId: info.hookId, requestId: info.requestId, deadline: info.deadline });
+      this.#deps.logger.info({ hookId: info.hookId, requestId: info.requestId, deadline: info.deadline }, 'tool call waits for approval');
       try {
         callback?.(info);
       } catch (error) {
-        this.#deps.logger.warn('onAwaitingApproval threw', { requestId: info.requestId, error: String(error) });
+        this.#deps.logger.warn({ requestId: info.requestId, error: String(error) }, 'onAwaitingApproval threw');
       }
       this.#deps.events.emit('awaiting_approval', info);
       await this.#untilSettled(waiting.request_id, waiting.deadline);

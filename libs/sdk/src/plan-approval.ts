@@ -62,7 +62,7 @@ export function allMustApprove(
           .filter((part) => part.requestId !== except && !decided.has(part.requestId))
           .map((part) =>
             cancel(part.requestId).catch((error: unknown) =>
-              logger.warn('could not withdraw the other plan approval; it settles on its own', { requestId: part.requestId, error: String(error) }),
+              logger.warn({ requestId: part.requestId, error: String(error) }, 'could not withdraw the other plan approval; it settles on its own'),
             ),
           ),
       );

@@ -62,7 +62,7 @@ export async function obtainPlan(context: PlanningContext, request: { goal: stri
       const parsed = PlanSchema.safeParse(proposed);
       if (parsed.success) return { ok: true, plan: parsed.data };
       errors = parsed.error.issues.slice(0, 10).map((issue) => `${issue.path.map(String).join('.') || 'plan'}: ${issue.message}`);
-      logger.warn('the model proposed an invalid plan', { code: 'PLAN_INVALID', attempt, errors: errors.join('; ') });
+      logger.warn({ code: 'PLAN_INVALID', attempt, errors: errors.join('; ') }, 'the model proposed an invalid plan');
     }
     return { ok: false, errors };
   }
@@ -79,7 +79,7 @@ export async function obtainPlan(context: PlanningContext, request: { goal: stri
       return parsed;
     }
     errors = parsed.errors;
-    logger.warn('the model answered the planning template with an invalid plan', { code: 'PLAN_INVALID', attempt, errors: errors.join('; ') });
+    logger.warn({ code: 'PLAN_INVALID', attempt, errors: errors.join('; ') }, 'the model answered the planning template with an invalid plan');
     if (attempt < context.attempts) {
       say('user', `State: PLANNING. That plan was refused:\n${errors.map((error) => `- ${error}`).join('\n')}\nAnswer again with the whole plan in the [PLAN] form.`);
     }

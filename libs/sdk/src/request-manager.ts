@@ -149,7 +149,7 @@ export class RequestManager {
     if (reply.id === null) return 'unknown';
     const pending = this.#pending.get(reply.id);
     if (pending === undefined) {
-      this.#logger.debug('reply for no pending request ignored (duplicate or late)', { requestId: reply.id, type: reply.type });
+      this.#logger.debug({ requestId: reply.id, type: reply.type }, 'reply for no pending request ignored (duplicate or late)');
       return 'unknown';
     }
     if (reply.type === 'error' && reply.error.code === 'E_SHUTTING_DOWN') {
@@ -243,7 +243,7 @@ export class RequestManager {
       }
       pending.inFlight = true;
       this.#inFlight += 1;
-      this.#logger.debug('request sent', { requestId: pending.id, type: pending.type });
+      this.#logger.debug({ requestId: pending.id, type: pending.type }, 'request sent');
     }
   }
 }

@@ -161,7 +161,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     // Only what the model sees is trimmed: the full conversation is the record the result returns.
     if (options.historyBudget === undefined) return messages;
     const history = trimHistory(messages, { budget: options.historyBudget, ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }) });
-    if (history.removed > 0) logger.info('history trimmed', { code: 'HISTORY_TRIMMED', removed: history.removed });
+    if (history.removed > 0) logger.info({ code: 'HISTORY_TRIMMED', removed: history.removed }, 'history trimmed');
     return history.messages;
   };
   const planning: PlanningContext = { planner, attempts, say, visible, logger };
@@ -188,7 +188,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     const decision = await client.submitPlan(firstPlan, options.approvePlan === true ? {} : options.approvePlan);
     requestId = decision.requestId;
     if (!decision.approved) {
-      logger.warn('plan not approved', { requestId, status: decision.status });
+      logger.warn({ requestId, status: decision.status }, 'plan not approved');
       phase.to('stopped');
       return { stopReason: 'aborted', plan: firstPlan, iterations: 0, messages };
     }
@@ -213,7 +213,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
         if (client.shutdownApproved !== undefined) return end('shutdown');
         const { iteration, exceeded } = breakers.nextIteration();
         if (exceeded) {
-          logger.warn('iteration limit reached; a person must intervene', { code: 'MAX_ITER', iteration });
+          logger.warn({ code: 'MAX_ITER', iteration }, 'iteration limit reached; a person must intervene');
           const stopped = await client.hook('stop', { stop_reason: 'MAX_ITER', loop: { iteration }, plan_step: step.id });
           // The loop ends whatever the answer: a block of the stop is answered with abort.
           await answerSignals(client, stopped.signals, { block: 'abort', prompt: 'acknowledge' });
@@ -281,13 +281,13 @@ async function takePushedSignals(client: AgentLoopClient, pushed: Signal[], say:
       say('user', `SUGGESTION from ${header.source}: ${payload.context}${payload.suggestions.map((s) => `\n- ${s.type}: ${s.description}`).join('')}`);
       answer = 'suggestion_deferred';
     } else {
-      logger.warn('ignoring a pushed signal that only a hook decision can carry', { signalId: header.id, intensity: header.intensity });
+      logger.warn({ signalId: header.id, intensity: header.intensity }, 'ignoring a pushed signal that only a hook decision can carry');
       continue;
     }
     try {
       await client.respond(signal, answer);
     } catch (error) {
-      logger.warn('answering a pushed signal failed', { signalId: header.id, error: error instanceof Error ? error.message : String(error) });
+      logger.warn({ signalId: header.id, error: error instanceof Error ? error.message : String(error) }, 'answering a pushed signal failed');
     }
   }
 }
@@ -376,6 +376,6 @@ function askForIntervention(
     { ...requestOptions, requestId },
   );
   // The application may never look at the decision; a failure to open is logged, not unhandled.
-  decision.catch((error: unknown) => logger.warn('the intervention request failed', { requestId, error: error instanceof Error ? error.message : String(error) }));
+  decision.catch((error: unknown) => logger.warn({ requestId, error: error instanceof Error ? error.message : String(error) }, 'the intervention request failed'));
   return { intervention: { requestId, decision } };
 }

@@ -100,7 +100,7 @@ export class TeamRequests {
     try {
       toOperators = await this.#deps.team.open(request(operatorsId, second));
     } catch (error) {
-      await this.cancelRequest(requestId).catch((cancelError: unknown) => this.#deps.logger.warn('could not withdraw the lead plan approval', { requestId, error: String(cancelError) }));
+      await this.cancelRequest(requestId).catch((cancelError: unknown) => this.#deps.logger.warn({ requestId, error: String(cancelError) }, 'could not withdraw the lead plan approval'));
       throw error;
     }
     return allMustApprove(

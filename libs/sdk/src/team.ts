@@ -387,7 +387,7 @@ export class TeamChannel {
         if (!clientError.retryable && clientError.code !== 'E_CLOSED') void this.#ackIncoming(requestId);
         throw clientError;
       }
-      this.#logger.warn('answering a request failed; retrying', { requestId, code: clientError.code, attempt: attempt + 1, delayMs });
+      this.#logger.warn({ requestId, code: clientError.code, attempt: attempt + 1, delayMs }, 'answering a request failed; retrying');
       await this.#pause(delayMs);
       if (this.#closed !== undefined) throw this.#closed;
     }
@@ -541,7 +541,7 @@ export class TeamChannel {
       try {
         this.#stateFromAck(await this.#deps.send({ type: 'request', id: newId(), request: opened.open }));
       } catch (error) {
-        this.#logger.warn('could not read the state of a decided request', { requestId, error: String(error) });
+        this.#logger.warn({ requestId, error: String(error) }, 'could not read the state of a decided request');
         this.#seen.delete(message.id);
         return;
       }
@@ -554,7 +554,7 @@ export class TeamChannel {
     if (state === undefined) {
       // Without the request's state there is nothing to hand a handler; the message stays in
       // the inbox and comes again (with its state) on the next connection.
-      this.#logger.warn('request message without its request state; leaving it for the next delivery', { requestId, messageId: message.id });
+      this.#logger.warn({ requestId, messageId: message.id }, 'request message without its request state; leaving it for the next delivery');
       this.#seen.delete(message.id);
       return;
     }
@@ -600,14 +600,14 @@ export class TeamChannel {
       try {
         answer = await handler(request);
       } catch (error) {
-        this.#logger.error('request handler failed; the request stays unanswered', { requestId: request.request_id, error: String(error) });
+        this.#logger.error({ requestId: request.request_id, error: String(error) }, 'request handler failed; the request stays unanswered');
         this.#release(request.request_id);
         return;
       }
       try {
         await this.answer(request.request_id, request.type, answer);
       } catch (error) {
-        this.#logger.warn('answering a request failed', { requestId: request.request_id, error: String(error) });
+        this.#logger.warn({ requestId: request.request_id, error: String(error) }, 'answering a request failed');
         if (asClientError(error).retryable) this.#release(request.request_id);
       }
     })();
@@ -650,7 +650,7 @@ export class TeamChannel {
     try {
       await this.#deps.send({ type: 'inbox_ack', id: newId(), message_ids: messageIds });
     } catch (error) {
-      if (this.#closed === undefined) this.#logger.warn('acknowledging inbox messages failed', { count: messageIds.length, error: String(error) });
+      if (this.#closed === undefined) this.#logger.warn({ count: messageIds.length, error: String(error) }, 'acknowledging inbox messages failed');
     }
   }
 }

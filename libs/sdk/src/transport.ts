@@ -145,7 +145,7 @@ export function webSocketTransport(WebSocketImpl: WebSocketConstructor): Transpo
     socket.addEventListener('message', (event) => {
       if (once.done) return;
       if (typeof event.data === 'string') handlers.message(event.data);
-      else options.logger.warn('dropped a binary message: the protocol only uses text frames', { url: options.url });
+      else options.logger.warn({ url: options.url }, 'dropped a binary message: the protocol only uses text frames');
     });
     socket.addEventListener('error', (event) => {
       // The WHATWG error event carries no detail; remember it so the close report can mention it.
@@ -170,7 +170,7 @@ export function webSocketTransport(WebSocketImpl: WebSocketConstructor): Transpo
         try {
           socket.close(code === 1000 || (code >= 3000 && code <= 4999) ? code : 1000, reason);
         } catch (error) {
-          options.logger.debug('socket close threw; terminating', { error: String(error) });
+          options.logger.debug({ error: String(error) }, 'socket close threw; terminating');
           this.terminate(reason);
         }
       },
@@ -232,7 +232,7 @@ export function wsTransport(ws: WsModule): TransportFactory {
     socket.on('message', (data, isBinary) => {
       if (once.done) return;
       if (isBinary) {
-        options.logger.warn('dropped a binary message: the protocol only uses text frames', { url: options.url });
+        options.logger.warn({ url: options.url }, 'dropped a binary message: the protocol only uses text frames');
         return;
       }
       handlers.message(decodeText(data));
@@ -273,7 +273,7 @@ export function wsTransport(ws: WsModule): TransportFactory {
         try {
           socket.close(code, reason);
         } catch (error) {
-          options.logger.debug('socket close threw; terminating', { error: String(error) });
+          options.logger.debug({ error: String(error) }, 'socket close threw; terminating');
           this.terminate(reason);
         }
       },

@@ -50,7 +50,7 @@ function recordingLogger() {
   const lines: { level: string; message: string; fields: unknown }[] = [];
   const record =
     (level: string) =>
-    (message: string, fields?: unknown): void => {
+    (fields: unknown, message: string): void => {
       lines.push({ level, message, fields });
     };
   const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };

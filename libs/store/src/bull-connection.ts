@@ -7,7 +7,7 @@
  * and closed with the queue or worker that opened it.
  */
 import { Cluster } from 'ioredis';
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import { clusterRootNodesOf, isClusterClient, type RedisClient } from './redis-client.js';
 
 /** What to pass as BullMQ's `connection`, and how to release it. */

@@ -24,7 +24,7 @@ import {
   type ConfigReplayStatus,
 } from '@ahp/protocol';
 import { openBullConnection } from './bull-connection.js';
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';

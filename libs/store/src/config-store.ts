@@ -9,7 +9,8 @@ import {
   type ConfigVersionSummary,
   type StoredConfigVersion,
 } from '@ahp/protocol';
-import type { ConfigStore, Logger } from './contracts.js';
+import { silentLogger, type Logger } from '@ahp/protocol';
+import type { ConfigStore } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
@@ -43,7 +44,6 @@ export interface RedisConfigStore extends ConfigStore {
   currentVersion(): Promise<number | null>;
 }
 
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** SHA-256 of a configuration text (UTF-8), lowercase hex: the identity `publish` compares. */
 export function configDigest(source: string): string {
@@ -77,7 +77,7 @@ function positiveVersion(raw: string | null | undefined, key: string, field: str
  */
 export function createConfigStore(options: ConfigStoreOptions): RedisConfigStore {
   const { redis, keys } = options;
-  const logger = options.logger ?? silent;
+  const logger = options.logger ?? silentLogger;
 
   async function currentVersion(): Promise<number | null> {
     return positiveVersion(await redis.hGet(keys.configMeta, 'current'), keys.configMeta, 'current');

@@ -27,14 +27,6 @@ import type {
 } from '@ahp/protocol';
 import type { LeaseRequest, RateLimit } from './rate-limiter.js';
 
-/** Structured logging, injected: libraries never print. Fixed keys: agentId, sessionId, correlationId, jobId. */
-export interface Logger {
-  debug(fields: Record<string, unknown>, message: string): void;
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
-
 export interface OpenHookInput {
   hookId: string;
   agentId: string;

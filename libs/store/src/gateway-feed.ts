@@ -13,7 +13,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HookDecisionSchema, IdSchema, type HookDecision } from '@ahp/protocol';
-import type { GatewayFeed, GatewayFeedHandlers, InboxNotice, Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
+import type { GatewayFeed, GatewayFeedHandlers, InboxNotice } from './contracts.js';
 import { StoreDataError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { attachLogging, reconnectDelay, type RedisClient } from './redis-client.js';

@@ -5,7 +5,8 @@
 import { Queue, type Telemetry } from 'bullmq';
 import { HookJobDataSchema, redactSecrets, type HookJobData } from '@ahp/protocol';
 import { openBullConnection, type BullConnection } from './bull-connection.js';
-import type { EnqueueOptions, HookQueue, Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
+import type { EnqueueOptions, HookQueue } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import { hookQueueShards, shardIndexOf, type HookQueueShard } from './hook-queue-shards.js';
 import type { StoreKeys } from './keys.js';

@@ -4,7 +4,7 @@
 import { UnrecoverableError, Worker, type Job, type Telemetry } from 'bullmq';
 import { HookJobDataSchema, type HookJobData } from '@ahp/protocol';
 import { openBullConnection } from './bull-connection.js';
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import { hookQueueShards } from './hook-queue-shards.js';
 import type { StoreKeys } from './keys.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';

@@ -21,7 +21,6 @@ export type {
   HookQueue,
   HookEvaluationInput,
   HookStore,
-  Logger,
   OpenHookInput,
   OpenHookOutcome,
   PresenceStore,
@@ -32,6 +31,8 @@ export type {
   SignalResponseOutcome,
   SignalStore,
 } from './contracts.js';
+// The logging seam every store takes; defined once, in the protocol, for the SDK's sake as well.
+export type { Logger } from '@ahp/protocol';
 
 // --- errors -----------------------------------------------------------------------------------
 export { HookNotFoundError, RequestForbiddenError, StoreDataError, StoreError, StoreInputError } from './errors.js';

@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OperatorLiveEventSchema, type OperatorLiveEvent } from '@ahp/protocol';
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import type { StoreKeys } from './keys.js';
 import { attachLogging, isClusterClient, reconnectDelay, type RedisClient } from './redis-client.js';
 import { requestEventFromFields } from './request-events.js';

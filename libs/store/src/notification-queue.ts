@@ -6,7 +6,7 @@
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { NotificationJobDataSchema, type NotificationJobData, type NotificationJobInput, type ParsedNotificationJobData } from '@ahp/protocol';
 import { openBullConnection, type BullConnection } from './bull-connection.js';
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';

@@ -12,7 +12,7 @@
  *   per `logEveryMs`). A limiter that blocked every agent while Redis restarts would turn a short
  *   outage into a total one; the work the frame asks for needs Redis anyway and fails on its own.
  */
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply } from './lua.js';

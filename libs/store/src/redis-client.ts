@@ -4,7 +4,7 @@
  */
 import { createClient, createCluster, type RedisClientType, type RedisClusterType } from 'redis';
 import { RedisClusterNodesSchema, type RedisNodeAddress } from '@ahp/protocol';
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 
 /** A node-redis client of one Redis. */
 export type RedisSingleClient = RedisClientType;

@@ -14,7 +14,7 @@
  * promoted). When fewer replicas answer within the timeout the write stands (it was made, and
  * refusing it now would help nobody); the shortfall is logged and counted for the operator.
  */
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
 

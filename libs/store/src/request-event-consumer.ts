@@ -11,7 +11,7 @@
  * worker followed the stream are not announced afterwards.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import type { StoreKeys } from './keys.js';
 import { attachLogging, type RedisClient } from './redis-client.js';
 import { requestEventFromFields, type RequestEventRecord } from './request-events.js';

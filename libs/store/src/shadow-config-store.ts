@@ -30,7 +30,7 @@ import {
   type StoredShadowConfig,
 } from '@ahp/protocol';
 import { configDigest } from './config-store.js';
-import type { Logger } from './contracts.js';
+import { silentLogger, type Logger } from '@ahp/protocol';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
@@ -130,7 +130,6 @@ export interface ShadowConfigStoreOptions {
   logger?: Logger;
 }
 
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function shadowNumber(raw: unknown, key: string, field: string): number | null {
   if (raw === null || raw === undefined) return null;
@@ -190,7 +189,7 @@ function parseStats(hash: Record<string, string>, key: string): Omit<ShadowStats
 export function createShadowConfigStore(options: ShadowConfigStoreOptions): ShadowConfigStore {
   const { redis } = options;
   const keys = shadowKeys(options.keys);
-  const logger = options.logger ?? silent;
+  const logger = options.logger ?? silentLogger;
 
   async function currentNumber(): Promise<number | null> {
     return shadowNumber(await redis.hGet(keys.meta, 'current'), keys.meta, 'current');

@@ -41,8 +41,8 @@ const PLAN: Plan = {
 export function answerFailureLogger(ledger: ApprovalLedger): Logger {
   return {
     ...silentLogger,
-    warn: (message, fields) => {
-      const requestId = fields?.['requestId'];
+    warn: (fields, message) => {
+      const requestId = fields['requestId'];
       if (message === 'answering a request failed' && typeof requestId === 'string') ledger.answerFailed(requestId);
     },
   };

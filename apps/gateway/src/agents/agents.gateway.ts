@@ -12,11 +12,11 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
 import { AGENTS_WS_PATH } from '../ws/agent-ws.adapter.js';
 import { takeUpgradeAgent } from '../ws/upgrade-context.js';
-import { AgentConnection } from './agent-connection.js';
-import { ConnectionRegistry } from './connection-registry.js';
+import { AgentConnection } from '../connections/agent-connection.js';
+import { ConnectionRegistry } from '../connections/connection-registry.js';
 import { FrameRouter } from './frame-router.js';
 import { HeartbeatWheel } from './heartbeat-wheel.js';
-import { InputBudgets, VALUE_WEIGHT_BYTES, type InputOverrun } from './input-budget.js';
+import { InputBudgets, VALUE_WEIGHT_BYTES, type InputOverrun } from '../connections/input-budget.js';
 
 /** About how often the heartbeat wakes up to ping its next slice of connections, ms. */
 const HEARTBEAT_TICK_MS = 100;

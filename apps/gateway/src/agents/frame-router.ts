@@ -9,7 +9,7 @@ import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import { RequestsService } from '../requests/requests.service.js';
 import { SignalResponsesService } from '../signals/signal-responses.service.js';
 import { TimelineService } from '../timeline/timeline.service.js';
-import type { AgentConnection } from './agent-connection.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
 import { HandshakeService } from './handshake.service.js';
 
 /**

@@ -18,8 +18,8 @@ import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
-import type { AgentConnection } from './agent-connection.js';
-import { ConnectionRegistry } from './connection-registry.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
+import { ConnectionRegistry } from '../connections/connection-registry.js';
 
 /**
  * Answers `hello`: checks the protocol version, opens or resumes the agent's session, makes this

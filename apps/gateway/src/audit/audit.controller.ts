@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { AuditQuerySchema, type AuditListResponse } from '@ahp/protocol';
-import { parseInput } from '../operators/api-error.js';
-import { OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operator-api/operator-auth.guard.js';
 import { AuditService } from './audit.service.js';
 
 /** `GET /v1/operator/audit`: the audit trail, newest first, for fleet-wide admins. */

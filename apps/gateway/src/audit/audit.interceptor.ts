@@ -2,8 +2,8 @@ import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestI
 import { Reflector } from '@nestjs/core';
 import type { JsonObject } from '@ahp/protocol';
 import { catchError, concatMap, from, throwError, type Observable } from 'rxjs';
-import { typedOperatorError } from '../operators/api-error.js';
-import { operatorOf } from '../operators/operator-auth.guard.js';
+import { typedOperatorError } from '../operator-api/api-error.js';
+import { operatorOf } from '../operator-api/operator-auth.guard.js';
 import { AUDITED, type AuditSpec, type AuditedRequest } from './audited.decorator.js';
 import { AuditService } from './audit.service.js';
 

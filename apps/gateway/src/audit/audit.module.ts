@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { createAuditLog, type RedisClient, type StoreKeys } from '@ahp/store';
-import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
-import { OperatorsModule } from '../operators/operators.module.js';
+import { OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
+import { OperatorApiModule } from '../operator-api/operator-api.module.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 import { AuditController } from './audit.controller.js';
 import { AuditInterceptor } from './audit.interceptor.js';
@@ -14,7 +14,7 @@ import { AUDIT_LOG, AuditService } from './audit.service.js';
  */
 @Global()
 @Module({
-  imports: [OperatorsModule],
+  imports: [OperatorApiModule],
   controllers: [AuditController],
   providers: [
     { provide: AUDIT_LOG, inject: [REDIS, STORE_KEYS], useFactory: (redis: RedisClient, keys: StoreKeys) => createAuditLog({ redis, keys }) },

@@ -1,6 +1,6 @@
 /** Claude Code as a {@link HookDialect}: its mapping (claude-code-mapping.ts) plugged into the shared hook path. */
 import { ClaudeCodeEventSchema, ClaudeCodeHookInputSchema, type ClaudeCodeHookInput } from '@ahp/protocol';
-import { parseInput } from '../operators/api-error.js';
+import { parseInput } from '../operator-api/api-error.js';
 import type { HookDialect } from '../coding-agents/hook-dialect.js';
 import { claudeCodeAnswerView } from './claude-code-answers.js';
 import { CLAUDE_CODE_TRIGGERS, hookContext, promptFallbackOutput, refusedOutput, toClaudeCodeOutput } from './claude-code-mapping.js';

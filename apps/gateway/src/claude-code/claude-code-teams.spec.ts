@@ -17,7 +17,7 @@ import {
 } from '@ahp/protocol';
 import { compileHooksConfig, createMemoryRuleCounters, parseHooksConfig } from '@ahp/oracles';
 import { describe, expect, it } from 'vitest';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
 import { CLAUDE_CODE_TRIGGERS, hookContext, refusedOutput, teamEventOf, toClaudeCodeOutput } from './claude-code-mapping.js';
 import { teamActivityEvent } from './claude-code-team-activity.js';

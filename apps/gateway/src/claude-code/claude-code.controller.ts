@@ -3,10 +3,10 @@ import { Body, Controller, HttpCode, Inject, Post, Req, Res, UseFilters } from '
 import { makeError, type ClaudeCodeHookOutput } from '@ahp/protocol';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { holdOptionsOf } from '../coding-agents/permission-hold.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
 import { refusedOutput, teamEventOf } from './claude-code-mapping.js';
-import { ClaudeCodeErrorFilter } from './claude-code-error.filter.js';
+import { CodingAgentErrorFilter } from '../coding-agents/coding-agent-error.filter.js';
 import { ClaudeCodeService } from './claude-code.service.js';
 
 /** Where Claude Code's `http` hooks post (docs/claude-code.md). */
@@ -20,7 +20,7 @@ export const CLAUDE_CODE_HOOK_PATH = 'v1/hooks/claude-code';
  * the middleware being installed.
  */
 @Controller(CLAUDE_CODE_HOOK_PATH)
-@UseFilters(ClaudeCodeErrorFilter)
+@UseFilters(CodingAgentErrorFilter)
 export class ClaudeCodeController {
   constructor(
     @Inject(AgentAuthService) private readonly auth: AgentAuthService,

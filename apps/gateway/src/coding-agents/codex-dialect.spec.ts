@@ -12,7 +12,7 @@ import {
   type SignalPayload,
 } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { CODEX_TRIGGERS, codexDialect, codexHookContext, codexRefusedOutput, toCodexOutput } from './codex-dialect.js';
 
 const HOOK_ID = randomUUID();

@@ -5,7 +5,7 @@
  */
 import { applyModifications, CodexEventSchema, CodexHookInputSchema } from '@ahp/protocol';
 import type { AhpError, CodexEvent, CodexHookInput, CodexHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
-import { parseInput } from '../operators/api-error.js';
+import { parseInput } from '../operator-api/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
 import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Body, Controller, HttpCode, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { makeError, type AgentIdentity } from '@ahp/protocol';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
-import { ClaudeCodeErrorFilter } from '../claude-code/claude-code-error.filter.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { CodingAgentErrorFilter } from './coding-agent-error.filter.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { CodingAgentHooks } from './coding-agent-hooks.service.js';
 import { codexDialect } from './codex-dialect.js';
 import { copilotDialect } from './copilot-dialect.js';
@@ -24,7 +24,7 @@ export const CODING_AGENT_HOOK_ROUTES: readonly { path: string; dialect: HookDia
  * with their status, as for Claude Code.
  */
 @Controller('v1/hooks')
-@UseFilters(ClaudeCodeErrorFilter)
+@UseFilters(CodingAgentErrorFilter)
 export class CodingAgentHooksController {
   constructor(
     @Inject(AgentAuthService) private readonly auth: AgentAuthService,

@@ -7,7 +7,7 @@ import { failurePolicyFor, type GatewayConfig } from '../config/gateway-config.j
 import { HooksService } from '../hooks/hooks.service.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
 import { agentSessionId, type HookDialect } from './hook-dialect.js';
 import { HookAnswers } from './hook-answers.js';

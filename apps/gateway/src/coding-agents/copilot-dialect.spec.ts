@@ -12,7 +12,7 @@ import {
   type SignalPayload,
 } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import type { OperatorApiError } from '../operators/api-error.js';
+import type { OperatorApiError } from '../operator-api/api-error.js';
 import { inferredActionOf, pendingAnswersOf } from './hook-answers.js';
 import { COPILOT_TRIGGERS, copilotAnswerView, copilotDialect, copilotHookContext, copilotRefusedOutput, copilotToolInput, toCopilotOutput } from './copilot-dialect.js';
 

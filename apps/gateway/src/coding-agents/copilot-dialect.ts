@@ -8,7 +8,7 @@
  */
 import { applyModifications, copilotCamelCaseInput, copilotEventName, CopilotEventSchema, CopilotHookInputSchema } from '@ahp/protocol';
 import type { AhpError, CopilotEvent, CopilotHookInput, CopilotHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
-import { parseInput } from '../operators/api-error.js';
+import { parseInput } from '../operator-api/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
 import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';

@@ -28,7 +28,7 @@ import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { httpStatusFor } from '../operators/api-error.js';
+import { httpStatusFor } from '../operator-api/api-error.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import { scanHookBody } from './hook-body-scan.js';
 

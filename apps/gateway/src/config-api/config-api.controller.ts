@@ -12,8 +12,8 @@ import {
 import { CONFIG_PUBLISH_AUDIT } from '../audit/audit-specs.js';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operator-api/operator-auth.guard.js';
 import { ConfigApiService } from './config-api.service.js';
 
 /**

@@ -16,7 +16,7 @@ import {
 import type { RedisConfigStore } from '@ahp/store';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { CONFIG_STORE } from '../store/store.tokens.js';
 
 /** Most issues one refused publish lists; the first ones are what a person fixes first anyway. */

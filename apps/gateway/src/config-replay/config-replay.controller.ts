@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { ConfigReplayIdSchema, ConfigReplayRequestSchema, type ConfigReplayStatus, type OperatorIdentity } from '@ahp/protocol';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireFleetWide } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireFleetWide } from '../operator-api/operator-auth.guard.js';
 import { ConfigReplayService } from './config-replay.service.js';
 
 /**

@@ -11,7 +11,7 @@ import { createConfigReplayQueue, type ConfigReplayQueue, type RedisClient, type
 import { LOGGER } from '../config/config.tokens.js';
 import { ConfigApiService } from '../config-api/config-api.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /**

@@ -10,8 +10,8 @@ import {
 } from '@ahp/protocol';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operator-api/operator-auth.guard.js';
 import { CONFIG_SHADOW_AUDIT, CONFIG_SHADOW_DROP_AUDIT, CONFIG_SHADOW_PROMOTE_AUDIT } from './shadow-audit.js';
 import { ShadowApiService } from './shadow-api.service.js';
 

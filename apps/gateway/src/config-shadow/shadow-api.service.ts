@@ -11,7 +11,7 @@ import type { RedisConfigStore, ShadowConfigStore } from '@ahp/store';
 import { ConfigApiService } from '../config-api/config-api.service.js';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { CONFIG_STORE } from '../store/store.tokens.js';
 import { SHADOW_CONFIG_STORE } from './shadow-api.tokens.js';
 

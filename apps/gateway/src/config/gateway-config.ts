@@ -17,11 +17,8 @@ import {
   type FailurePolicy,
   type HookTrigger,
 } from '@ahp/protocol';
+import { LogLevelSchema, type LogLevel } from '@ahp/telemetry';
 import { z } from 'zod';
-
-/** Log levels, least severe first. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const MIB = 1024 * 1024;
 
@@ -163,10 +160,7 @@ export const GatewayEnvSchema = z.object({
   AHP_OPERATOR_RATE_PER_S: rateVar(1_000_000, 50),
   AHP_OPERATOR_BURST: intVar(1, 1_000_000, 200),
   AHP_SHUTDOWN_GRACE_MS: intVar(0, 10 * 60 * 1000, 10_000),
-  AHP_LOG_LEVEL: z.preprocess(
-    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
-    z.enum(LOG_LEVELS).default('info'),
-  ),
+  AHP_LOG_LEVEL: LogLevelSchema,
   AHP_METRICS_TOKEN: z.preprocess(blankToUndefined, z.string().trim().min(16, 'must be at least 16 characters').optional()),
 });
 

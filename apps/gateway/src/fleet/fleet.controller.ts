@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { countFleet, FleetQuerySchema, queryFleet, type FleetResponse, type OperatorHealthResponse, type OperatorIdentity } from '@ahp/protocol';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
-import { OperatorScopeService } from '../operators/operator-scope.service.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { FleetSnapshotService } from './fleet-snapshot.service.js';
 import { GatewayHealthService } from './gateway-health.service.js';
 

@@ -4,9 +4,9 @@ import { OperatorLiveQuerySchema, liveEventFollowed, makeError, type OperatorIde
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError, parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
-import { OperatorScopeService } from '../operators/operator-scope.service.js';
+import { OperatorApiError, parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { LiveFeedService } from './live-feed.service.js';
 
 /**

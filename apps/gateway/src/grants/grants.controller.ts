@@ -2,8 +2,8 @@ import { Controller, Delete, Get, HttpCode, Inject, Param, Query, UseGuards, Use
 import { GrantListQuerySchema, ToolGrantIdSchema, type GrantListResponse, type GrantRevokeResponse, type JsonObject, type OperatorIdentity } from '@ahp/protocol';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited, type AuditSpec } from '../audit/audited.decorator.js';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operator-api/operator-auth.guard.js';
 import { GrantsService } from './grants.service.js';
 
 /** `DELETE /v1/operator/grants/:grantId` in the audit trail: the grant, and whether this call revoked it. */

@@ -1,18 +1,18 @@
 import { Module } from '@nestjs/common';
-import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
-import { OperatorsModule } from '../operators/operators.module.js';
+import { OperatorApiModule } from '../operator-api/operator-api.module.js';
+import { OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
 import { GrantsController } from './grants.controller.js';
 import { GrantsService } from './grants.service.js';
 
 /**
- * `/v1/operator/grants`: session-wide tool approvals (docs/operator-api.md). The decision route
- * that records grants (`POST …/requests/:id/decision` with `scope`) lives in OperatorsModule,
- * which provides {@link GrantsService} itself (it needs only the global store), so the two
- * modules do not import each other.
+ * `/v1/operator/grants`: session-wide tool approvals (docs/operator-api.md). The one provider of
+ * {@link GrantsService}: OperatorsModule imports this module for its decision route
+ * (`POST …/requests/:id/decision` with `scope`), which records grants.
  */
 @Module({
-  imports: [OperatorsModule],
+  imports: [OperatorApiModule],
   controllers: [GrantsController],
   providers: [GrantsService, OperatorAuthGuard],
+  exports: [GrantsService],
 })
 export class GrantsModule {}

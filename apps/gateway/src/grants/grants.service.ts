@@ -14,8 +14,8 @@ import { createToolGrantStore, type RedisClient, type RequestStore, type StoreKe
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
-import { OperatorScopeService } from '../operators/operator-scope.service.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { REDIS, REQUEST_STORE, STORE_KEYS } from '../store/store.tokens.js';
 
 /**

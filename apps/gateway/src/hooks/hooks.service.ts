@@ -12,7 +12,7 @@ import {
   type JsonObject,
 } from '@ahp/protocol';
 import type { HookQueue, HookStore, SessionStore } from '@ahp/store';
-import type { AgentConnection } from '../agents/agent-connection.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
 import { GatewayEvents } from '../events/gateway-events.js';

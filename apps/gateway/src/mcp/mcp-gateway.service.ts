@@ -23,7 +23,7 @@ import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
 import { compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, withToolFailurePolicy } from './mcp-results.js';
 import { McpUpstreams, UpstreamError } from './mcp-upstreams.js';

@@ -25,7 +25,7 @@ import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { httpStatusFor } from '../operators/api-error.js';
+import { httpStatusFor } from '../operator-api/api-error.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import { McpGatewayService } from './mcp-gateway.service.js';
 import { serverSdk } from './mcp-sdk.js';

@@ -1,6 +1,6 @@
 import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
 import type { HookQueue, RequestStore } from '@ahp/store';
-import { ConnectionRegistry } from '../agents/connection-registry.js';
+import { ConnectionRegistry } from '../connections/connection-registry.js';
 import { GatewayEvents } from '../events/gateway-events.js';
 import { HOOK_QUEUE, REQUEST_STORE } from '../store/store.tokens.js';
 import { GatewayMetrics, PENDING_REQUESTS_READ_LIMIT } from './gateway-metrics.js';

@@ -3,8 +3,8 @@ import { DecisionLinkBodySchema, type DecisionLinkInspectResponse, type Operator
 import { LINK_DECISION_AUDIT } from '../audit/audit-specs.js';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
-import { OperatorApiError, parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
+import { OperatorApiError, parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operator-api/operator-auth.guard.js';
 import { DecisionLinksService } from './decision-links.service.js';
 
 /**

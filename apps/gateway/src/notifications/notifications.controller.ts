@@ -4,8 +4,8 @@ import type { NotificationQueue, NotificationStore } from '@ahp/store';
 import { NOTIFICATION_REPLAY_AUDIT } from '../audit/audit-specs.js';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
-import { OperatorApiError, parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operators/operator-auth.guard.js';
+import { OperatorApiError, parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireFleetWide, RequireRole } from '../operator-api/operator-auth.guard.js';
 
 /** Injection token of the {@link NotificationStore}. */
 export const NOTIFICATION_STORE = Symbol('NOTIFICATION_STORE');

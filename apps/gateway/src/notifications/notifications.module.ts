@@ -1,8 +1,8 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createNotificationQueue, createNotificationStore, type NotificationQueue, type RedisClient, type StoreKeys } from '@ahp/store';
 import { RequestsModule } from '../requests/requests.module.js';
-import { OperatorAuthGuard } from '../operators/operator-auth.guard.js';
-import { OperatorsModule } from '../operators/operators.module.js';
+import { OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
+import { OperatorApiModule } from '../operator-api/operator-api.module.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 import { DecisionLinksController } from './decision-links.controller.js';
 import { DecisionLinksService } from './decision-links.service.js';
@@ -15,7 +15,7 @@ import { PushController } from './push.controller.js';
  * subscriptions (docs/notifications.md).
  */
 @Module({
-  imports: [OperatorsModule, RequestsModule],
+  imports: [OperatorApiModule, RequestsModule],
   controllers: [NotificationsController, DecisionLinksController, PushController],
   providers: [
     { provide: NOTIFICATION_STORE, inject: [REDIS, STORE_KEYS], useFactory: (redis: RedisClient, keys: StoreKeys) => createNotificationStore({ redis, keys }) },

@@ -7,8 +7,8 @@ import {
   type VapidKeyResponse,
 } from '@ahp/protocol';
 import { createPushSubscriptionStore, loadVapidKeys, type PushSubscriptionStore, type RedisClient, type StoreKeys } from '@ahp/store';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /**

@@ -3,8 +3,8 @@ import { IdSchema, OperatorSignalBodySchema, type OperatorIdentity, type Operato
 import { OPERATOR_SIGNAL_AUDIT } from '../audit/audit-specs.js';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operator-api/operator-auth.guard.js';
 import { OperatorSignalsService } from './operator-signals.service.js';
 
 /** `POST /v1/operator/agents/:agentId/signals`: an operator pushes a prompt or aid signal to an agent. */

@@ -10,14 +10,14 @@ import {
   type Signal,
 } from '@ahp/protocol';
 import { MAX_PENDING_OPERATOR_SIGNALS, type OperatorSignalStore } from '@ahp/store';
-import type { AgentConnection } from '../agents/agent-connection.js';
-import { PushLoop } from '../agents/push-loop.js';
-import { ConnectionRegistry } from '../agents/connection-registry.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
+import { PushLoop } from '../connections/push-loop.js';
+import { ConnectionRegistry } from '../connections/connection-registry.js';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { OperatorApiError } from '../operators/api-error.js';
-import { OperatorScopeService } from '../operators/operator-scope.service.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { OPERATOR_SIGNAL_STORE } from '../store/store.tokens.js';
 
 /** Where pushing one connection's operator signals stands (as InboxService's delivery). */

@@ -10,9 +10,9 @@ import {
 } from '@ahp/protocol';
 import { PresenceService } from '../presence/presence.service.js';
 import { TimelineService } from '../timeline/timeline.service.js';
-import { OperatorApiError, parseInput } from './api-error.js';
-import { CurrentOperator, OperatorAuthGuard } from './operator-auth.guard.js';
-import { OperatorScopeService } from './operator-scope.service.js';
+import { OperatorApiError, parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 
 /** Who the caller is, which agents are connected where, and what an agent reported (its timeline). */
 @Controller('v1/operator')

@@ -14,9 +14,9 @@ import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
 import { GrantsService } from '../grants/grants.service.js';
 import { RequestsService } from '../requests/requests.service.js';
-import { OperatorApiError, parseInput } from './api-error.js';
-import { CurrentOperator, OperatorAuthGuard, RequireRole } from './operator-auth.guard.js';
-import { OperatorScopeService } from './operator-scope.service.js';
+import { OperatorApiError, parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard, RequireRole } from '../operator-api/operator-auth.guard.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 
 /**
  * Requests for operators: list and filter them, read one with its history, decide one. Thin:

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { GatewayInfo, PresenceEntry } from '@ahp/protocol';
 import type { PresenceStore, PresenceTouch } from '@ahp/store';
-import type { AgentConnection } from '../agents/agent-connection.js';
-import { ConnectionRegistry } from '../agents/connection-registry.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
+import { ConnectionRegistry } from '../connections/connection-registry.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayEvents } from '../events/gateway-events.js';

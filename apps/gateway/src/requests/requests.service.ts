@@ -19,7 +19,7 @@ import {
   type ResponseFrame,
 } from '@ahp/protocol';
 import type { RequestStore } from '@ahp/store';
-import type { AgentConnection } from '../agents/agent-connection.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
 import { UuidSchema, type HookDrillDown, type OperatorIdentity } from '@ahp/protocol';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
 import { SignalsApiService } from './signals-api.service.js';
 
 /**

@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Query, Res, UseGuards } from '@nestjs/common';
 import { SignalLogQuerySchema, SignalLogStatsQuerySchema, type OperatorIdentity, type SignalLogListResponse, type SignalLogStats } from '@ahp/protocol';
 import { toJsonl } from '@ahp/store';
-import { parseInput } from '../operators/api-error.js';
-import { CurrentOperator, OperatorAuthGuard } from '../operators/operator-auth.guard.js';
+import { parseInput } from '../operator-api/api-error.js';
+import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
 import { SignalsApiService } from './signals-api.service.js';
 
 /**

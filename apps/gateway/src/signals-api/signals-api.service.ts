@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { makeError, type HookDrillDown, type OperatorIdentity, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
 import { StoreInputError, exportSignalLog, readSignalLogStats, type HookDetailStore, type RedisClient, type SignalLogExport, type StoreKeys } from '@ahp/store';
-import { OperatorApiError } from '../operators/api-error.js';
-import { OperatorScopeService } from '../operators/operator-scope.service.js';
+import { OperatorApiError } from '../operator-api/api-error.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { HOOK_DETAIL_STORE, REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /** The API's query names (`agent`, `session`) mapped onto the store's filter fields. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { makeError, type SignalResponseFrame } from '@ahp/protocol';
 import type { SignalStore } from '@ahp/store';
-import type { AgentConnection } from '../agents/agent-connection.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { SIGNAL_STORE } from '../store/store.tokens.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { makeError, type EventFrame, type TimelineEntry } from '@ahp/protocol';
 import type { TimelineStore } from '@ahp/store';
-import type { AgentConnection } from '../agents/agent-connection.js';
+import type { AgentConnection } from '../connections/agent-connection.js';
 import { LOGGER } from '../config/config.tokens.js';
 import { GatewayEvents } from '../events/gateway-events.js';
 import type { JsonLogger } from '../logging/json-logger.js';

@@ -1,11 +1,10 @@
 import { REDACTED } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { createJsonLogger } from './logger.js';
-import type { JsonLoggerOptions } from './logger.js';
+import { JsonLogger, LogLevelSchema, type JsonLoggerOptions } from './json-logger.js';
 
 function capture(options: Omit<JsonLoggerOptions, 'write' | 'now'> = {}) {
   const lines: string[] = [];
-  const logger = createJsonLogger({
+  const logger = new JsonLogger({
     ...options,
     write: (line) => lines.push(line),
     now: () => new Date('2025-01-02T03:04:05.000Z'),
@@ -15,12 +14,12 @@ function capture(options: Omit<JsonLoggerOptions, 'write' | 'now'> = {}) {
 
 const createCapture = capture;
 
-describe('createJsonLogger', () => {
-  it('writes one JSON object per line: level name, ISO time, base fields, call fields, msg', () => {
-    const { logger, lines } = capture({ base: { service: 'oracle-worker', workerId: 'w-1' } });
+describe('JsonLogger', () => {
+  it('writes one JSON object per line, without the newline: level name, ISO time, bindings, call fields, msg', () => {
+    const { logger, lines } = capture({ bindings: { service: 'oracle-worker', workerId: 'w-1' } });
     logger.info({ agentId: 'a-1', sessionId: 's-1', correlationId: 'h-1', jobId: 'h-1', skipped: undefined }, 'hook decided');
     expect(lines).toEqual([
-      '{"level":"info","time":"2025-01-02T03:04:05.000Z","service":"oracle-worker","workerId":"w-1","agentId":"a-1","sessionId":"s-1","correlationId":"h-1","jobId":"h-1","msg":"hook decided"}\n',
+      '{"level":"info","time":"2025-01-02T03:04:05.000Z","service":"oracle-worker","workerId":"w-1","agentId":"a-1","sessionId":"s-1","correlationId":"h-1","jobId":"h-1","msg":"hook decided"}',
     ]);
   });
 
@@ -41,7 +40,7 @@ describe('createJsonLogger', () => {
   });
 
   it('adds child bindings to every line of the child, and not to the parent', () => {
-    const { logger, parsed } = capture({ base: { service: 'oracle-worker' } });
+    const { logger, parsed } = capture({ bindings: { service: 'oracle-worker' } });
     const child = logger.child({ component: 'hooks-config' });
     child.child({ configVersion: 3 }).warn({ jobId: 'j-1' }, 'nested');
     logger.info({}, 'parent');
@@ -100,7 +99,7 @@ describe('createJsonLogger', () => {
   });
 
   it('redacts secrets in base fields and child bindings', () => {
-    const { logger, lines } = createCapture({ base: { service: 'oracle-worker', password: 'base-secret' } });
+    const { logger, lines } = createCapture({ bindings: { service: 'oracle-worker', password: 'base-secret' } });
     logger.child({ apiKey: 'child-secret' }).info({}, 'x');
     expect(lines[0]).not.toMatch(/base-secret|child-secret/);
     expect(JSON.parse(lines[0]!)).toMatchObject({ service: 'oracle-worker', password: REDACTED, apiKey: REDACTED });
@@ -114,11 +113,23 @@ describe('createJsonLogger', () => {
     expect(parsed()[0]).toMatchObject({ msg: 'odd fields', circular: { name: 'loop' }, big: 1 });
     expect(JSON.stringify(parsed()[0])).toContain('[Circular]');
 
-    const broken = createJsonLogger({
+    const broken = new JsonLogger({
       write: () => {
         throw new Error('EPIPE');
       },
     });
     expect(() => broken.info({}, 'x')).not.toThrow();
+  });
+});
+
+describe('LogLevelSchema', () => {
+  it('reads AHP_LOG_LEVEL in any case and with blanks around it; blank or unset is info', () => {
+    expect([' WARN ', 'debug', '', '  ', undefined].map((value) => LogLevelSchema.parse(value))).toEqual(['warn', 'debug', 'info', 'info', 'info']);
+  });
+
+  it('names the levels when it refuses one', () => {
+    const result = LogLevelSchema.safeParse('verbose');
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toBe('must be one of debug, info, warn, error');
   });
 });

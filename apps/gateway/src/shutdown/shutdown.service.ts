@@ -8,7 +8,7 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
 import { RequestSweeper } from '../requests/request-sweeper.service.js';
 import { StoreLifecycle } from '../store/store.module.js';
-import { DrainState } from './drain-state.js';
+import { DrainState } from '../lifecycle/drain-state.js';
 
 /** How long closed sockets get to finish their close handshake before they are destroyed. */
 const CLOSE_HANDSHAKE_MS = 2000;
