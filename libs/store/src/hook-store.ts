@@ -115,16 +115,18 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       if (due.length > 0) {
         refusal = ['unanswered', ...due];
       } else if (gate !== '') {
-        const pendingPlan = await redis.sRandMember(keys.planGate(input.agentId));
+        // As in open-hook: one read when the agent has no plan state; with one of the two keys the
+        // verdict first (if it exists, the set does not).
+        const planKeys = await redis.exists([keys.planGate(input.agentId), keys.planVerdict(input.agentId)]);
+        let [status, requestId]: (string | null | undefined)[] = [];
+        if (planKeys === 1) [status, requestId] = await redis.hmGet(keys.planVerdict(input.agentId), ['status', 'request_id']);
+        const pendingPlan = planKeys > 0 && !status ? await redis.sRandMember(keys.planGate(input.agentId)) : null;
         if (pendingPlan) {
           refusal = ['gated', pendingPlan];
-        } else {
-          const [status, requestId] = await redis.hmGet(keys.planVerdict(input.agentId), ['status', 'request_id']);
-          if (status) {
-            if (status !== 'approved') refusal = ['plan_required', status, requestId ?? ''];
-          } else if (gate === 'require') {
-            refusal = ['plan_required', 'none', ''];
-          }
+        } else if (status) {
+          if (status !== 'approved') refusal = ['plan_required', status, requestId ?? ''];
+        } else if (gate === 'require') {
+          refusal = ['plan_required', 'none', ''];
         }
       }
     }

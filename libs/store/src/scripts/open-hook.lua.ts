@@ -111,11 +111,22 @@ if redis.call('EXISTS', key) == 0 then
     end
   end
   if ARGV[11] ~= '' then
-    local pendingPlan = redis.call('SRANDMEMBER', KEYS[2])
-    if pendingPlan then
-      return { 'gated', pendingPlan }
+    -- One read for an agent with no plan state at all (most agents, every hook): neither a pending
+    -- plan (the set, deleted by Redis when its last member goes) nor a settled one.
+    local planKeys = redis.call('EXISTS', KEYS[2], KEYS[4])
+    local verdict = { false, false }
+    if planKeys > 0 then
+      -- With one of the two keys, read the verdict first: if it exists, the set does not.
+      if planKeys == 1 then
+        verdict = redis.call('HMGET', KEYS[4], 'status', 'request_id')
+      end
+      if not verdict[1] then
+        local pendingPlan = redis.call('SRANDMEMBER', KEYS[2])
+        if pendingPlan then
+          return { 'gated', pendingPlan }
+        end
+      end
     end
-    local verdict = redis.call('HMGET', KEYS[4], 'status', 'request_id')
     if verdict[1] then
       if verdict[1] ~= 'approved' then
         return { 'plan_required', verdict[1], verdict[2] or '' }
