@@ -102,8 +102,14 @@ if ARGV[9] ~= '' then
 end
 local key = KEYS[1]
 local function open_hook()
-if redis.call('EXISTS', key) == 0 then
-  if ARGV[12] == '1' then
+-- One read answers for most hooks: a new hook (no hash) of a session that owes no answer (no set of
+-- unanswered signals: Redis deletes it when respond-signal removes its last member). Only when one
+-- of the two exists does it take a second read to tell which.
+local tracked = ARGV[12] == '1'
+local present = tracked and redis.call('EXISTS', key, KEYS[5]) or redis.call('EXISTS', key)
+local exists = present == 2 or (present == 1 and (not tracked or redis.call('EXISTS', key) == 1))
+if not exists then
+  if tracked and present == 1 then
     local due = redis.call('ZRANGEBYSCORE', KEYS[5], ARGV[13], ARGV[6], 'LIMIT', 0, 20)
     if #due > 0 then
       table.insert(due, 1, 'unanswered')
