@@ -203,11 +203,12 @@ export function createHookStore(options: HookStoreOptions): HookStore {
     }
     if (owner !== '') {
       const stream = keys.gatewayDecisions(owner);
-      await redis
-        .multi()
-        .xAdd(stream, '*', { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson, ...(decideOptions.traceparent === undefined ? {} : { traceparent: decideOptions.traceparent }) }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } })
-        .pExpire(stream, options.decisionStreamTtlMs)
-        .exec();
+      const entry = { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson, ...(decideOptions.traceparent === undefined ? {} : { traceparent: decideOptions.traceparent }) };
+      const trim = { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } } as const;
+      // As decide-hook: the running gateway keeps its stream's TTL; only a missing stream is created here, with it.
+      if ((await redis.xAddNoMkStream(stream, '*', entry, trim)) === null) {
+        await redis.multi().xAdd(stream, '*', entry, trim).pExpire(stream, options.decisionStreamTtlMs).exec();
+      }
     }
     routed(owner, key);
     return { decision: stored, first: kind === 'first' };
