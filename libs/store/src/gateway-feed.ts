@@ -39,7 +39,17 @@ export interface GatewayFeedOptions {
    * @defaultValue `100`
    */
   batchSize?: number;
+  /**
+   * The stream's TTL, which the running feed keeps refreshing (every quarter of it) so that the
+   * stream of a live gateway never expires: decide-hook does not refresh it on every append, and
+   * gives it this TTL only when it has to create the stream. Use the stores' `decisionStreamTtlMs`.
+   * @defaultValue `900000` (15 min, the stores' default)
+   */
+  streamTtlMs?: number;
 }
+
+/** Default of {@link GatewayFeedOptions.streamTtlMs}: the stores' default decision stream TTL. */
+const DEFAULT_STREAM_TTL_MS = 15 * 60_000;
 
 interface StreamMessage {
   id: string;
@@ -124,6 +134,8 @@ type FeedState = 'idle' | 'running' | 'stopped';
  * - Entries of a kind without a handler are skipped unread. An entry that does not parse (a
  *   decision with HookDecisionSchema, a notice's `agent_id` with IdSchema, or an unknown `kind`)
  *   is logged and skipped. An exception from a handler is logged; the feed goes on.
+ * - While it runs, the stream's TTL is refreshed every quarter of `streamTtlMs`, so the stream of
+ *   a live gateway does not expire between decisions; once the gateway is gone, it expires.
  * - `stop` destroys the blocking connection (no wait for XREAD's timeout), waits for the loop to
  *   end, and is idempotent. A stopped feed cannot be started again; create a new one.
  *
@@ -133,6 +145,7 @@ export function createGatewayFeed(options: GatewayFeedOptions): GatewayFeed {
   const { redis, keys, gatewayId, logger } = options;
   const blockMs = options.blockMs ?? 5000;
   const batchSize = options.batchSize ?? 100;
+  const streamTtlMs = options.streamTtlMs ?? DEFAULT_STREAM_TTL_MS;
   const stream = keys.gatewayDecisions(gatewayId);
   const connectionName = `${keys.prefix}:feed:${gatewayId}`;
   const abort = new AbortController();
@@ -140,6 +153,19 @@ export function createGatewayFeed(options: GatewayFeedOptions): GatewayFeed {
   let connection: RedisClient | undefined;
   let loop: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
+  let keepAlive: NodeJS.Timeout | undefined;
+
+  /**
+   * Pushes the stream's expiry a TTL ahead (on the shared client: the feed's own connection is
+   * blocked in XREAD). A stream that does not exist yet is left alone: decide-hook creates it
+   * with the TTL. A failure is logged; the next refresh, a quarter TTL later, tries again.
+   */
+  function refreshTtl(): void {
+    redis.pExpire(stream, streamTtlMs).catch((error: unknown) => {
+      if (state !== 'running') return;
+      logger.warn({ gatewayId, stream, error: error instanceof Error ? error.message : String(error) }, 'refreshing the gateway feed stream TTL failed; retrying at the next refresh');
+    });
+  }
 
   /** Parses the entry for its handler and calls it; failures are logged. */
   function deliver(message: StreamMessage, handlers: GatewayFeedHandlers): void {
@@ -199,6 +225,9 @@ export function createGatewayFeed(options: GatewayFeedOptions): GatewayFeed {
         const newest = await client.xRevRange(stream, '+', '-', { COUNT: 1 });
         if (state !== 'running') return;
         loop = run(client, newest?.[0]?.id ?? '0-0', { ...handlers });
+        refreshTtl();
+        keepAlive = setInterval(refreshTtl, Math.max(1, Math.floor(streamTtlMs / 4)));
+        keepAlive.unref();
         logger.info({ gatewayId, stream }, 'gateway feed started');
       } catch (error) {
         if (state !== 'running') return;
@@ -212,6 +241,7 @@ export function createGatewayFeed(options: GatewayFeedOptions): GatewayFeed {
       stopping ??= (async () => {
         const wasRunning = state === 'running';
         state = 'stopped';
+        clearInterval(keepAlive);
         abort.abort();
         if (connection?.isOpen) connection.destroy();
         await loop?.catch(() => undefined);

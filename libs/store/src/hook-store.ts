@@ -115,16 +115,18 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       if (due.length > 0) {
         refusal = ['unanswered', ...due];
       } else if (gate !== '') {
-        const pendingPlan = await redis.sRandMember(keys.planGate(input.agentId));
+        // As in open-hook: one read when the agent has no plan state; with one of the two keys the
+        // verdict first (if it exists, the set does not).
+        const planKeys = await redis.exists([keys.planGate(input.agentId), keys.planVerdict(input.agentId)]);
+        let [status, requestId]: (string | null | undefined)[] = [];
+        if (planKeys === 1) [status, requestId] = await redis.hmGet(keys.planVerdict(input.agentId), ['status', 'request_id']);
+        const pendingPlan = planKeys > 0 && !status ? await redis.sRandMember(keys.planGate(input.agentId)) : null;
         if (pendingPlan) {
           refusal = ['gated', pendingPlan];
-        } else {
-          const [status, requestId] = await redis.hmGet(keys.planVerdict(input.agentId), ['status', 'request_id']);
-          if (status) {
-            if (status !== 'approved') refusal = ['plan_required', status, requestId ?? ''];
-          } else if (gate === 'require') {
-            refusal = ['plan_required', 'none', ''];
-          }
+        } else if (status) {
+          if (status !== 'approved') refusal = ['plan_required', status, requestId ?? ''];
+        } else if (gate === 'require') {
+          refusal = ['plan_required', 'none', ''];
         }
       }
     }
@@ -201,11 +203,12 @@ export function createHookStore(options: HookStoreOptions): HookStore {
     }
     if (owner !== '') {
       const stream = keys.gatewayDecisions(owner);
-      await redis
-        .multi()
-        .xAdd(stream, '*', { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson, ...(decideOptions.traceparent === undefined ? {} : { traceparent: decideOptions.traceparent }) }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } })
-        .pExpire(stream, options.decisionStreamTtlMs)
-        .exec();
+      const entry = { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson, ...(decideOptions.traceparent === undefined ? {} : { traceparent: decideOptions.traceparent }) };
+      const trim = { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } } as const;
+      // As decide-hook: the running gateway keeps its stream's TTL; only a missing stream is created here, with it.
+      if ((await redis.xAddNoMkStream(stream, '*', entry, trim)) === null) {
+        await redis.multi().xAdd(stream, '*', entry, trim).pExpire(stream, options.decisionStreamTtlMs).exec();
+      }
     }
     routed(owner, key);
     return { decision: stored, first: kind === 'first' };

@@ -9,10 +9,10 @@
  * | `ahp:hook:{<hookId>}:detail`      | hash   | decide-hook (`detail` JSON, `received_at`, `decided_at`: the drill-down of a hook that sent signals), the gateway after delivery (`delivered_at`, `delivered_via`, only while it exists) | signal TTL (24 h) |
  * | `ahp:signal:{<signalId>}`         | hash   | decide-hook, respond-signal         | signal TTL (24 h)              |
  * | `ahp:signal-log`                  | stream | decide-hook, respond-signal         | MAXLEN ~ (100k entries)        |
- * | `ahp:replay-log:{replay-<i>}`     | stream | the oracle worker after each evaluation (XADD + PEXPIRE, pipelined; bucket i of 8 by hook id) | MAXLEN ~ (100k/8 entries per bucket), MINID ~ (7 days, on about one append in 16), bucket expires 7 days after its last append |
+ * | `ahp:replay-log:{replay-<i>}`     | stream | the oracle worker after each evaluation (XADD; PEXPIRE at most hourly per worker, pipelined; bucket i of 8 by hook id) | MAXLEN ~ (100k/8 entries per bucket), MINID ~ (7 days, on about one append in 16), bucket expires 7 days (+ up to 1 h) after its last append |
  * | `ahp:replay-cancel:{<replayId>}`  | string | the gateway (`DELETE /v1/operator/config/replay/:id`); read by the replay job | 24 h |
  * | `ahp:bull:config-replay:*` (`ahp:bull:{config-replay}:config-replay:*` under Cluster) | BullMQ | the replay queue (one job per replay) | completed and failed: 24 h |
- * | `ahp:gw:{<gatewayId>}:decisions`  | stream | decide-hook (route), inbox notices  | MAXLEN ~ and decision TTL      |
+ * | `ahp:gw:{<gatewayId>}:decisions`  | stream | decide-hook (route), inbox notices  | MAXLEN ~; decision TTL, refreshed by the running gateway |
  * | `ahp:presence:agent:{<agentId>}`  | hash   | presence scripts                    | presence TTL                   |
  * | `ahp:presence:agents`             | zset   | presence scripts (score = expiry)   | pruned by `list`               |
  * | `ahp:presence:gw:{<gatewayId>}`   | string | heartbeatGateway                    | gateway TTL                    |

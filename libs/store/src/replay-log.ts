@@ -6,9 +6,10 @@
  *
  * Guarantees:
  * - Best-effort and bounded: an append that fails is reported to the caller, who logs it; the
- *   decision is never held back or failed for it. Each append is two commands (`XADD` with its
- *   count trim, `PEXPIRE`; an age trim on about one append in 16), pipelined beside the decision's
- *   own writes: no script, since nothing here needs to be atomic.
+ *   decision is never held back or failed for it. Each append is one command (`XADD` with its
+ *   count trim; an age trim on about one append in 16, and the bucket's `PEXPIRE` at most once an
+ *   hour per writer), pipelined beside the decision's own writes: no script, since nothing here
+ *   needs to be atomic.
  * - Redacted before it is stored, like every free text the control plane keeps
  *   (`redactFreeText`: secret-named fields and credentials inside strings; docs/signal-log.md,
  *   "Redaction"). A context larger than `maxContextBytes` once redacted is stored without it
@@ -16,7 +17,7 @@
  * - Retention by count and by age, applied as hooks are appended: about `maxEntries` entries in
  *   all (every append trims its bucket, `MAXLEN ~`) and none much older than `retentionMs` (about
  *   one append in 16 trims by age, `MINID ~` from the writer's clock; a bucket nobody appends to
- *   expires whole `retentionMs` after its last append).
+ *   expires whole between `retentionMs` and `retentionMs` plus an hour after its last append).
  * - Cluster-safe: the log is {@link REPLAY_LOG_BUCKETS} streams, each in its own hash tag, the
  *   bucket chosen by hook id; an append touches one bucket, a read merges them by time.
  */
@@ -43,6 +44,8 @@ const CLOCK_SLACK_MS = 5 * 60_000;
 
 /** One append in this many also trims its bucket by age. */
 const AGE_TRIM_EVERY = 16;
+/** Longest time between two TTL refreshes of a bucket by one writer (shorter for short retentions: a sixteenth of it). */
+const TTL_REFRESH_MAX_MS = 3_600_000;
 
 /** One evaluated hook, as the worker hands it over. */
 export interface ReplayLogAppend {
@@ -131,6 +134,11 @@ export function createReplayLog(options: ReplayLogOptions): ReplayLog {
   const perBucket = Math.ceil(positive('maxEntries', options.maxEntries ?? DEFAULT_REPLAY_LOG_MAX_ENTRIES) / REPLAY_LOG_BUCKETS);
   const retentionMs = positive('retentionMs', options.retentionMs ?? DEFAULT_REPLAY_LOG_RETENTION_MS);
   const maxContextBytes = positive('maxContextBytes', options.maxContextBytes ?? DEFAULT_REPLAY_LOG_MAX_CONTEXT_BYTES);
+  // A bucket's TTL is pushed by this writer at most once per ttlRefreshMs, and that much beyond the
+  // retention, so every append of this writer is covered by a refresh it made at most ttlRefreshMs
+  // earlier: the bucket outlives its last append by at least the retention.
+  const ttlRefreshMs = Math.min(Math.ceil(retentionMs / 16), TTL_REFRESH_MAX_MS);
+  const ttlRefreshedAt: (number | undefined)[] = [];
 
   /** One bucket's entries of the stream-id range, a page at a time, parsed. */
   async function* bucketItems(bucket: number, startMs: number, endMs: number): AsyncGenerator<ReplayLogItem & { sortAt: number }> {
@@ -158,12 +166,20 @@ export function createReplayLog(options: ReplayLogOptions): ReplayLog {
   return {
     async append(input) {
       const { json } = replayRecordOf(input, maxContextBytes);
-      const key = keys.replayLog(shardIndexOf(input.hookId, REPLAY_LOG_BUCKETS));
+      const bucket = shardIndexOf(input.hookId, REPLAY_LOG_BUCKETS);
+      const key = keys.replayLog(bucket);
       // Issued in one tick: node-redis writes them together (one round trip, same node under Cluster).
-      const writes: Promise<unknown>[] = [
-        redis.xAdd(key, '*', { r: json }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: perBucket } }),
-        redis.pExpire(key, retentionMs),
-      ];
+      const writes: Promise<unknown>[] = [redis.xAdd(key, '*', { r: json }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: perBucket } })];
+      const now = Date.now();
+      if (now - (ttlRefreshedAt[bucket] ?? -Infinity) >= ttlRefreshMs) {
+        ttlRefreshedAt[bucket] = now;
+        writes.push(
+          redis.pExpire(key, retentionMs + ttlRefreshMs).catch((error: unknown) => {
+            ttlRefreshedAt[bucket] = undefined;
+            throw error;
+          }),
+        );
+      }
       // The writer's clock against a retention of days: seconds of skew do not matter.
       if (Math.random() * AGE_TRIM_EVERY < 1) writes.push(redis.xTrim(key, 'MINID', Math.max(0, Date.now() - retentionMs), { strategyModifier: '~' }));
       await Promise.all(writes);

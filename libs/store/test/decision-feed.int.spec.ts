@@ -4,7 +4,7 @@
  */
 import { provideRedis, type RedisHandle } from '@ahp/embedded-redis';
 import type { HookDecision } from '@ahp/protocol';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createDecisionFeed,
   createRedisStores,
@@ -65,6 +65,31 @@ describe('DecisionFeed', () => {
     await eventually(() => (received.length >= 2 ? true : undefined), 'two decisions');
     expect(received).toEqual([first, second]);
     expect(received).not.toContainEqual(before);
+  });
+
+  it('keeps its stream from expiring while it runs: the TTL is refreshed every quarter of it, and no longer once stopped', async () => {
+    const streamTtlMs = 60_000;
+    await decideFor(stores, 'gw-a');
+    const stream = keys.gatewayDecisions('gw-a');
+    // Only the feed's refresh interval is faked: Redis, XREAD and the waits below run on real time.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const feed = createDecisionFeed({ redis, keys, gatewayId: 'gw-a', logger: recordingLogger(), streamTtlMs });
+      feeds.push(feed);
+      await feed.start(() => undefined);
+      await eventually(async () => ((await redis.pTTL(stream)) > streamTtlMs - 5_000 ? true : undefined), 'the TTL refreshed at start');
+
+      await redis.pExpire(stream, 1_000);
+      vi.advanceTimersByTime(streamTtlMs / 4);
+      await eventually(async () => ((await redis.pTTL(stream)) > streamTtlMs - 5_000 ? true : undefined), 'the TTL refreshed a quarter TTL later');
+
+      await feed.stop();
+      await redis.pExpire(stream, 1_000);
+      vi.advanceTimersByTime(streamTtlMs);
+      expect(await redis.pTTL(stream)).toBeLessThanOrEqual(1_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('skips and logs an entry that does not parse, then goes on', async () => {

@@ -288,6 +288,25 @@ describe('decide', () => {
     expect(await redis.pTTL(keys.gatewayDecisions('gw-b'))).toBeGreaterThan(0);
   });
 
+  it('gives a decision stream it creates the stream TTL, and leaves the TTL of one that exists to its gateway', async () => {
+    const stream = keys.gatewayDecisions('gw-a');
+    const first = openInput();
+    await stores.hooks.open(first);
+    await stores.hooks.decide(first.hookId, makeDecision(first.hookId), first.now);
+    const created = await redis.pTTL(stream);
+    expect(created).toBeGreaterThan(DECISION_TTL_MS - 5_000);
+    expect(created).toBeLessThanOrEqual(DECISION_TTL_MS);
+
+    // The running gateway's feed refreshes the TTL (here: set far longer, so a refresh by decide would show).
+    await redis.pExpire(stream, 10 * DECISION_TTL_MS);
+    const second = openInput();
+    await stores.hooks.open(second);
+    const decision = makeDecision(second.hookId, [makeSignal('control')]);
+    await stores.hooks.decide(second.hookId, decision, second.now);
+    expect((await routed('gw-a')).at(-1)).toEqual(decision);
+    expect(await redis.pTTL(stream)).toBeGreaterThan(9 * DECISION_TTL_MS);
+  });
+
   it("stores the gateway's failure-policy decision like any other, and a late worker gets it back", async () => {
     const input = openInput();
     await stores.hooks.open(input);

@@ -439,6 +439,8 @@ describe('plan gate', () => {
     expect(await stores.hooks.open(hook('pre-tool-use'))).toMatchObject({ kind: 'plan_required', status: 'expired', requestId: 'req_p2' });
 
     await stores.requests.create(plan('req_p4'), T0 + 3_000);
+    // A pending plan beside a settled verdict: the pending one gates.
+    expect(await stores.hooks.open(hook('pre-tool-use'))).toMatchObject({ kind: 'gated', requestId: 'req_p4' });
     await stores.requests.decide('req_p4', answer('req_p4', 'plan_approval_response', false), { kind: 'agent', id: 'lead' }, T0 + 3_001);
     expect(await stores.hooks.open(hook('pre-tool-use'))).toMatchObject({ kind: 'plan_required', status: 'rejected', requestId: 'req_p4' });
 

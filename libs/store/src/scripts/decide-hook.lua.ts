@@ -68,7 +68,7 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[9]  decision stream key before the owner id (<prefix>:gw:{)
   ARGV[10] decision stream key after the owner id (}:decisions)
   ARGV[11] decision stream MAXLEN (approximate trimming)
-  ARGV[12] decision stream TTL (ms)
+  ARGV[12] decision stream TTL (ms), set when this script creates the stream
   ARGV[13] answer grace (ms): how long the agent has to answer a signal it must answer
   ARGV[14] unanswered-signals key before the session id (<prefix>:unanswered:{)
   ARGV[15] unanswered-signals key after the session id (})
@@ -105,7 +105,9 @@ export const DECIDE_HOOK_LUA = `--[[
   owner's decision stream <prefix>:gw:{<owner>}:decisions, whose name is built from ARGV[9..10]
   because the owner is only known once the hash is read. That key is not declared in KEYS, which
   a single Redis allows and Redis Cluster does not (see keys.ts: under Cluster the route becomes a
-  second call). Routing on 'stored' as well means that a re-run after any failure re-delivers;
+  second call). The append does not create a stream that is missing unless it can give it
+  the TTL (XADD NOMKSTREAM first; only when that finds no stream, XADD and PEXPIRE): a running
+  gateway refreshes its stream's TTL itself. Routing on 'stored' as well means that a re-run after any failure re-delivers;
   receivers tolerate duplicates. Nothing is routed while the hook has no owner (the caller
   reports that hash as corrupt).
 
@@ -115,12 +117,19 @@ export const DECIDE_HOOK_LUA = `--[[
 local function route(decision, owner, hookId)
   if owner == nil or owner == '' then return end
   local stream = ARGV[9] .. owner .. ARGV[10]
+  local entry = { 'hook_id', hookId, 'decision', decision }
   if ARGV[19] ~= '' then
-    redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', hookId, 'decision', decision, 'traceparent', ARGV[19])
-  else
-    redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', 'hook_id', hookId, 'decision', decision)
+    entry[5] = 'traceparent'
+    entry[6] = ARGV[19]
   end
-  redis.call('PEXPIRE', stream, ARGV[12])
+  -- The owner's feed keeps its own stream alive while it runs (GatewayFeed: PEXPIRE every quarter
+  -- of the TTL), so an append to a stream that exists costs nothing more. A stream that does not
+  -- exist (its gateway stopped and the stream expired, or Redis lost it) is created here with the
+  -- TTL, so the streams of gateways that are gone still expire.
+  if not redis.call('XADD', stream, 'NOMKSTREAM', 'MAXLEN', '~', ARGV[11], '*', unpack(entry)) then
+    redis.call('XADD', stream, 'MAXLEN', '~', ARGV[11], '*', unpack(entry))
+    redis.call('PEXPIRE', stream, ARGV[12])
+  end
 end
 ${decideHookRecord(7, "  route(h[2] or '', h[3], h[7] or '')\n  return { 'stored', h[2] or '', h[3] or '' }\n")}local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
 local latency = nil

@@ -102,8 +102,14 @@ if ARGV[9] ~= '' then
 end
 local key = KEYS[1]
 local function open_hook()
-if redis.call('EXISTS', key) == 0 then
-  if ARGV[12] == '1' then
+-- One read answers for most hooks: a new hook (no hash) of a session that owes no answer (no set of
+-- unanswered signals: Redis deletes it when respond-signal removes its last member). Only when one
+-- of the two exists does it take a second read to tell which.
+local tracked = ARGV[12] == '1'
+local present = tracked and redis.call('EXISTS', key, KEYS[5]) or redis.call('EXISTS', key)
+local exists = present == 2 or (present == 1 and (not tracked or redis.call('EXISTS', key) == 1))
+if not exists then
+  if tracked and present == 1 then
     local due = redis.call('ZRANGEBYSCORE', KEYS[5], ARGV[13], ARGV[6], 'LIMIT', 0, 20)
     if #due > 0 then
       table.insert(due, 1, 'unanswered')
@@ -111,11 +117,22 @@ if redis.call('EXISTS', key) == 0 then
     end
   end
   if ARGV[11] ~= '' then
-    local pendingPlan = redis.call('SRANDMEMBER', KEYS[2])
-    if pendingPlan then
-      return { 'gated', pendingPlan }
+    -- One read for an agent with no plan state at all (most agents, every hook): neither a pending
+    -- plan (the set, deleted by Redis when its last member goes) nor a settled one.
+    local planKeys = redis.call('EXISTS', KEYS[2], KEYS[4])
+    local verdict = { false, false }
+    if planKeys > 0 then
+      -- With one of the two keys, read the verdict first: if it exists, the set does not.
+      if planKeys == 1 then
+        verdict = redis.call('HMGET', KEYS[4], 'status', 'request_id')
+      end
+      if not verdict[1] then
+        local pendingPlan = redis.call('SRANDMEMBER', KEYS[2])
+        if pendingPlan then
+          return { 'gated', pendingPlan }
+        end
+      end
     end
-    local verdict = redis.call('HMGET', KEYS[4], 'status', 'request_id')
     if verdict[1] then
       if verdict[1] ~= 'approved' then
         return { 'plan_required', verdict[1], verdict[2] or '' }
