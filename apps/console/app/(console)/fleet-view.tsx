@@ -7,14 +7,14 @@
 import Link from 'next/link';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { MAX_LIVE_AGENTS, type FleetAgent, type FleetAgentStatus, type FleetClient, type FleetCounts, type FleetSort } from '@ahp/protocol';
-import { fetchFleet } from '../../src/lib/api/fleet';
-import { useFollowAgents, useLiveEvents } from '../../src/lib/live/live-provider';
-import { useNow, useResource } from '../../src/lib/live/use-resource';
-import { applyLiveRow, displayStatus, type FleetViewQuery } from '../../src/lib/view/fleet-state';
-import { StatusBadge } from '../../src/components/badges';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../src/components/states';
-import { DecisionSummary } from '../../src/components/decision-summary';
-import { Ago } from '../../src/components/time';
+import { fetchFleet } from '@/lib/api/fleet';
+import { useFollowAgents, useLiveEvents } from '@/lib/live/live-provider';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { applyLiveRow, displayStatus, type FleetViewQuery } from '@/lib/view/fleet-state';
+import { StatusBadge } from '@/components/badges';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { DecisionSummary } from '@/components/decision-summary';
+import { Ago } from '@/components/time';
 
 function Counts({ counts, gateways }: { counts: FleetCounts; gateways: number }) {
   const items: [string, number, string][] = [

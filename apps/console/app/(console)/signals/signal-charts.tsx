@@ -4,8 +4,8 @@
  * its numbers as a table for screen readers; colour is paired with a legend and labels.
  */
 import { INTENSITIES, type Intensity } from '@ahp/protocol';
-import type { IntensityBucket, IntensityResponses } from '../../../src/lib/view/signal-buckets';
-import { formatTimestamp } from '../../../src/lib/view/format';
+import type { IntensityBucket, IntensityResponses } from '@/lib/view/signal-buckets';
+import { formatTimestamp } from '@/lib/view/format';
 
 const WIDTH = 720;
 const HEIGHT = 220;

@@ -7,15 +7,15 @@
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import type { OperatorLiveEvent, SignalLogGroupStats, SignalLogLine } from '@ahp/protocol';
-import { hookHref } from '../../../src/lib/api/hooks';
-import { fetchSignalLines, fetchSignalStats, signalExportHref } from '../../../src/lib/api/signals';
-import { useNow, useResource } from '../../../src/lib/live/use-resource';
-import { formatMs } from '../../../src/lib/view/format';
-import { bucketByIntensity, chartRange, responseBreakdown } from '../../../src/lib/view/signal-buckets';
-import { formFromSearch, resolveFilters, searchFromForm, type SignalFilterForm } from '../../../src/lib/view/signal-filters';
-import { IntensityBadge } from '../../../src/components/badges';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
-import { Timestamp } from '../../../src/components/time';
+import { hookHref } from '@/lib/api/hooks';
+import { fetchSignalLines, fetchSignalStats, signalExportHref } from '@/lib/api/signals';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { formatMs } from '@/lib/view/format';
+import { bucketByIntensity, chartRange, responseBreakdown } from '@/lib/view/signal-buckets';
+import { formFromSearch, resolveFilters, searchFromForm, type SignalFilterForm } from '@/lib/view/signal-filters';
+import { IntensityBadge } from '@/components/badges';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { Timestamp } from '@/components/time';
 import { ResponsesChart, SignalsOverTime } from './signal-charts';
 import { SignalFiltersForm } from './signal-filters-form';
 
