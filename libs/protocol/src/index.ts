@@ -687,6 +687,7 @@ export {
   FleetAgentStatusSchema,
   FleetClientSchema,
   FleetCountsSchema,
+  FleetDecisionFilterSchema,
   FleetLastDecisionSchema,
   FleetLastRefusalSchema,
   FleetLastHookSchema,
@@ -716,6 +717,7 @@ export type {
   FleetAgentStatus,
   FleetClient,
   FleetCounts,
+  FleetDecisionFilter,
   FleetLastDecision,
   FleetLastRefusal,
   FleetLastHook,
@@ -767,7 +769,7 @@ export type {
 // --- what loggers do to a line's fields (see log-fields.ts) ---
 export { prepareLogFields, redactLogText, serializeError } from './log-fields.js';
 // --- the fleet's search, filters, sort and pages (see fleet-query.ts) ---
-export { fleetComparator, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from './fleet-query.js';
+export { fleetComparator, fleetDecisionKind, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from './fleet-query.js';
 // --- what a decision does, as replay and shadow mode classify it (see decision-outcome.ts) ---
 export { DECISION_OUTCOMES, decisionOutcomeOf, isStrongerOutcome, outcomeOfParts, transitionName, type DecisionOutcome } from './decision-outcome.js';
 // --- replaying a candidate configuration over recorded hooks (see config-replay.ts) ---
