@@ -210,6 +210,8 @@ describe('console: fleet filters in the URL; the signal chart (zoom, tooltip, re
     await phone.goto('/signals');
     await phone.getByTestId('signals-time-chart').locator('canvas').waitFor();
     await phone.getByTestId('rules-view').waitFor();
+    // Nothing widens the page past the phone's width.
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
     await suite.screenshot(phone, 'signals-phone');
   });
 });

@@ -186,31 +186,34 @@ export function SignalsTimeChart({ lines, fitted, onFilterRange }: { lines: read
           </button>
         </p>
       ) : null}
-      <table className="visually-hidden">
-        <caption>Signals per time bucket and intensity</caption>
-        <thead>
-          <tr>
-            <th scope="col">From</th>
-            {INTENSITIES.map((intensity) => (
-              <th key={intensity} scope="col">
-                {intensity}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {buckets
-            .filter((bucket) => bucket.total > 0)
-            .map((bucket) => (
-              <tr key={bucket.start}>
-                <th scope="row">{formatTimestamp(new Date(bucket.start).toISOString())}</th>
-                {INTENSITIES.map((intensity) => (
-                  <td key={intensity}>{bucket.counts[intensity]}</td>
-                ))}
-              </tr>
-            ))}
-        </tbody>
-      </table>
+      {/* Hidden on a wrapper: a table never shrinks to the 1 px a visually hidden box has, and would widen the page. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>Signals per time bucket and intensity</caption>
+          <thead>
+            <tr>
+              <th scope="col">From</th>
+              {INTENSITIES.map((intensity) => (
+                <th key={intensity} scope="col">
+                  {intensity}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {buckets
+              .filter((bucket) => bucket.total > 0)
+              .map((bucket) => (
+                <tr key={bucket.start}>
+                  <th scope="row">{formatTimestamp(new Date(bucket.start).toISOString())}</th>
+                  {INTENSITIES.map((intensity) => (
+                    <td key={intensity}>{bucket.counts[intensity]}</td>
+                  ))}
+                </tr>
+              ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
