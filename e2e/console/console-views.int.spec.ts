@@ -3,13 +3,22 @@
 // (`next start`) and Debian's Chromium (playwright-core). SDK agents connect and act; operators
 // filter, reload, go back and forward, share a link, hover, drag and reset the chart.
 // Screenshots at laptop and phone width go to test-results/console-screenshots/.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
-import { PublishConfigResponseSchema } from '@ahp/protocol';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { PublishConfigResponseSchema, type AgentIdentity } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { allWorkersServe } from '../system/config-support.js';
 import { operatorCall } from '../system/team-support.js';
-import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
+import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
+
+/**
+ * A small screenshot for docs/console/ (`docs-<name>.png` beside the full-page ones): one element,
+ * or what a page shows in its viewport — a full page of a phone is thousands of pixels tall.
+ */
+async function docShot(target: Page | Locator, name: string): Promise<void> {
+  await target.screenshot({ path: join(SCREENSHOT_DIR, `docs-${name}.png`) });
+}
 
 /** Two rules: sudo is blocked, `npm install` is rewritten to `npm ci` (a control). */
 const RULES = `version: 1
@@ -35,7 +44,7 @@ const AGENTS = [
   { id: 'bravo', name: 'Bravo', team: 'blue', role: 'teammate' },
   { id: 'charlie', name: 'Charlie', team: 'red', role: 'teammate' },
   { id: 'driver', name: 'Driver', team: 'ops', role: 'lead' },
-];
+] satisfies AgentIdentity[];
 
 describe('console: fleet filters in the URL; the signal chart (zoom, tooltip, reset) and the per-rule view', () => {
   let suite: ConsoleSuite;
@@ -106,6 +115,7 @@ describe('console: fleet filters in the URL; the signal chart (zoom, tooltip, re
     await page.waitForURL(/sort=team&order=desc/);
     await expect.poll(() => rowIds(page)).toEqual(['charlie', 'alpha']);
     await suite.screenshot(page, 'fleet-filtered');
+    await docShot(page, 'fleet-filtered');
 
     // A link shared with another operator opens the same view (at phone width here).
     const other = await operator('op-ada', PHONE_VIEWPORT);
@@ -113,6 +123,7 @@ describe('console: fleet filters in the URL; the signal chart (zoom, tooltip, re
     await expect.poll(() => rowIds(other)).toEqual(['alpha', 'charlie']);
     expect(await other.getByRole('form', { name: 'Fleet search' }).getByLabel('Last decision').inputValue()).toBe('none');
     await suite.screenshot(other, 'fleet-filtered-phone');
+    await docShot(other, 'fleet-filtered-phone');
 
     // A value the gateway would refuse is dropped, not sent: the page still loads every agent.
     await other.goto('/?status=sleeping&sort=name&page=-1');
@@ -172,6 +183,7 @@ describe('console: fleet filters in the URL; the signal chart (zoom, tooltip, re
     }
     expect(await tooltip.textContent()).toMatch(/block \d+/);
     await suite.screenshot(page, 'signals-chart-tooltip');
+    await docShot(page.locator('.charts'), 'signals-charts');
 
     // A drag across the middle fifth zooms in on it; Reset zoom restores the fitted range.
     const fittedFrom = await chart.getAttribute('data-from');
@@ -205,13 +217,16 @@ describe('console: fleet filters in the URL; the signal chart (zoom, tooltip, re
     expect(await row('prefer-ci').getByTestId('rule-overridden').textContent()).toBe('1 (50 %)');
     await rules.getByLabel('Order the rules').selectOption('overridden');
     await suite.screenshot(page, 'signals-rules');
+    await docShot(rules, 'signals-rules');
 
     const phone = await operator('op-viv', PHONE_VIEWPORT);
     await phone.goto('/signals');
     await phone.getByTestId('signals-time-chart').locator('canvas').waitFor();
     await phone.getByTestId('rules-view').waitFor();
     // Nothing widens the page past the phone's width.
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
+    expect(Number(await phone.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
     await suite.screenshot(phone, 'signals-phone');
+    await phone.getByTestId('signals-time-chart').scrollIntoViewIfNeeded();
+    await docShot(phone, 'signals-phone');
   });
 });
