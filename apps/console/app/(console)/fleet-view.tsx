@@ -5,7 +5,7 @@
  * last did. Rows on the page update from live `agent` events; counts follow within seconds.
  */
 import Link from 'next/link';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { usePathname, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { MAX_LIVE_AGENTS, type FleetAgent, type FleetAgentStatus, type FleetClient, type FleetCounts, type FleetDecisionFilter, type FleetSort } from '@ahp/protocol';
 import { fetchFleet } from '@/lib/api/fleet';
@@ -237,7 +237,6 @@ function FleetFilters({ value, gateways, onApply }: { value: FleetViewState; gat
  */
 export function FleetView() {
   const params = useSearchParams();
-  const router = useRouter();
   const pathname = usePathname();
   const search = params.toString();
   const view = fleetViewFromSearch(new URLSearchParams(search));
@@ -273,9 +272,12 @@ export function FleetView() {
     }, REREAD_EVERY_MS);
   });
 
+  // The browser's own pushState, which Next's router follows (useSearchParams updates, back and
+  // forward work): unlike router.push it does not render the page again on the server — a round
+  // trip (with the session check against the gateway) that made every search wait for it.
   const show = (next: FleetViewState) => {
     const qs = searchFromFleetView(next);
-    router.push(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    window.history.pushState(null, '', qs ? `${pathname}?${qs}` : pathname);
   };
   const total = fleet.data?.total ?? 0;
   const shown = fleet.data?.agents.length ?? 0;
