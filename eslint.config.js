@@ -17,12 +17,13 @@ const devFiles = ['**/*.spec.ts', '**/test/**/*.ts', '**/scripts/**/*.ts', '**/s
  * they may also use the test tooling in tools/ (a private Redis, key prefixes) and vitest, which
  * production code of a lib or an app must never import.
  */
-function boundaries(dev) {
+function boundaries(dev, allow = []) {
   const libDeps = dev ? ['type:lib', 'type:tool'] : ['type:lib'];
   return [
     'error',
     {
       enforceBuildableLibDependency: false,
+      allow,
       banTransitiveDependencies: true,
       depConstraints: [
         // The protocol is pure: schemas, types and functions over zod, nothing else. zod/mini is the
@@ -110,6 +111,12 @@ export default tseslint.config(
     // The ops console (Next.js): its components and client modules also run in the browser.
     files: ['apps/console/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    // The console's own path alias (`@/…` → apps/console/src, tsconfig.json `paths`) is its own code, not a package.
+    files: ['apps/console/**/*.{ts,tsx}'],
+    ignores: devFiles,
+    rules: { '@nx/enforce-module-boundaries': boundaries(false, ['@/**']) },
   },
   {
     // Command-line tools talk to a person on purpose.

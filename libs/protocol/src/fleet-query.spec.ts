@@ -42,6 +42,28 @@ describe('queryFleet', () => {
     expect(queryFleet([{ ...rows[0]!, client: 'codex' }, rows[1]!], FleetQuerySchema.parse({ client: 'sdk' })).agents.map((r) => r.agent.id)).toEqual(['alpha']);
   });
 
+  it('filters by the last decision: none, allowed, denied, awaiting approval, failure policy', () => {
+    const at = '2026-11-26T10:00:00.000Z';
+    const hook_id = '00000000-0000-4000-8000-000000000001';
+    const decided = [
+      { ...rows[0]!, last_decision: { hook_id, allowed: true, intensity: null, decided_by: 'oracles' as const, at } },
+      { ...rows[1]!, last_decision: { hook_id, allowed: false, intensity: 'block' as const, decided_by: 'oracles' as const, at } },
+      {
+        ...rows[2]!,
+        last_decision: { hook_id, allowed: false, intensity: 'block' as const, decided_by: 'oracles' as const, at, awaiting_approval: { request_id: 'req-1', deadline: at } },
+      },
+      { ...rows[3]!, last_decision: { hook_id, allowed: false, intensity: null, decided_by: 'failure_policy' as const, at } },
+      rows[4]!,
+    ];
+    const by = (decision: string) => queryFleet(decided, FleetQuerySchema.parse({ decision })).agents.map((r) => r.agent.id);
+    expect(by('allowed')).toEqual(['delta']);
+    expect(by('denied')).toEqual(['alpha']);
+    expect(by('awaiting_approval')).toEqual(['charlie']);
+    expect(by('failure_policy')).toEqual(['bravo']);
+    expect(by('none')).toEqual(['echo']);
+    expect(FleetQuerySchema.safeParse({ decision: 'blocked' }).success).toBe(false);
+  });
+
   it('sorts by status (working first), team and last seen, ties by agent id, either way', () => {
     expect(ids({ sort: 'status' })).toEqual(['alpha', 'echo', 'bravo', 'charlie', 'delta']);
     expect(ids({ sort: 'last_seen', order: 'desc' })).toEqual(['echo', 'delta', 'charlie', 'bravo', 'alpha']);

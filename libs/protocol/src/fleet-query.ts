@@ -3,7 +3,7 @@
  * fleet of tens of thousands of agents, and the console applies the same rules to a live row
  * (does it belong on the page it shows?). Pure: rows in, one page out.
  */
-import type { FleetAgent, FleetQuery, FleetSort } from './fleet.js';
+import type { FleetAgent, FleetDecisionFilter, FleetQuery, FleetSort } from './fleet.js';
 
 /** A page of the rows matching a query, and how many matched in all. */
 export interface FleetPage {
@@ -26,7 +26,16 @@ const COMPARE: Record<FleetSort, (a: FleetAgent, b: FleetAgent) => number> = {
 };
 
 /** The filter part of a query: the fields a live row is checked against. */
-export type FleetFilter = Pick<FleetQuery, 'q' | 'status' | 'team' | 'gateway' | 'client'>;
+export type FleetFilter = Pick<FleetQuery, 'q' | 'status' | 'team' | 'gateway' | 'client' | 'decision'>;
+
+/** Which {@link FleetDecisionFilter} the row's last decision falls under. */
+export function fleetDecisionKind(row: Pick<FleetAgent, 'last_decision'>): FleetDecisionFilter {
+  const decision = row.last_decision;
+  if (decision === undefined) return 'none';
+  if (decision.awaiting_approval !== undefined) return 'awaiting_approval';
+  if (decision.decided_by === 'failure_policy') return 'failure_policy';
+  return decision.allowed ? 'allowed' : 'denied';
+}
 
 function searchNeedle(q: string | undefined): string | undefined {
   return q?.trim().toLowerCase() || undefined;
@@ -49,6 +58,7 @@ function matches(row: FleetAgent, query: FleetFilter, needle: string | undefined
   if (query.team !== undefined && row.agent.team !== query.team) return false;
   if (query.gateway !== undefined && row.gateway_id !== query.gateway) return false;
   if (query.client !== undefined && (row.client ?? 'sdk') !== query.client) return false;
+  if (query.decision !== undefined && fleetDecisionKind(row) !== query.decision) return false;
   if (needle === undefined) return true;
   return row.agent.id.toLowerCase().includes(needle) || row.agent.name.toLowerCase().includes(needle) || (row.agent.team ?? '').toLowerCase().includes(needle);
 }

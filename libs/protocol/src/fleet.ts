@@ -138,6 +138,14 @@ export function countFleet(agents: readonly Pick<FleetAgent, 'status'>[]): Fleet
 export const MAX_FLEET_PAGE = 5_000;
 
 /** What the fleet can be sorted by: agent id, status, team, or when it was last seen. */
+/**
+ * The fleet's filter on the last decision an agent received: `none` (never decided), `allowed`,
+ * `denied` (by the oracles), `awaiting_approval` (a block waiting for a person: paused, not
+ * denied), `failure_policy` (decided by the failure policy, the oracles not having answered).
+ */
+export const FleetDecisionFilterSchema = z.enum(['none', 'allowed', 'denied', 'awaiting_approval', 'failure_policy']);
+export type FleetDecisionFilter = z.infer<typeof FleetDecisionFilterSchema>;
+
 export const FleetSortSchema = z.enum(['agent', 'status', 'team', 'last_seen']);
 export type FleetSort = z.infer<typeof FleetSortSchema>;
 
@@ -154,6 +162,8 @@ export const FleetQuerySchema = z
     gateway: IdSchema.optional(),
     /** How the agent reaches AHP: `sdk` (the WebSocket) or a coding agent's hooks. */
     client: z.enum(['sdk', ...FleetClientSchema.options]).optional(),
+    /** The last decision received ({@link FleetDecisionFilterSchema}). */
+    decision: FleetDecisionFilterSchema.optional(),
     /** @defaultValue `agent` */
     sort: FleetSortSchema.default('agent'),
     /** @defaultValue `asc` (`last_seen` reads best `desc`: most recent first) */
@@ -163,7 +173,7 @@ export const FleetQuerySchema = z
     /** @defaultValue {@link MAX_FLEET_PAGE} */
     limit: queryInt(1, MAX_FLEET_PAGE, MAX_FLEET_PAGE),
   })
-  .meta({ id: 'FleetQuery', description: 'Fleet search, filters (status, team, gateway, client), sort and page.' });
+  .meta({ id: 'FleetQuery', description: 'Fleet search, filters (status, team, gateway, client, last decision), sort and page.' });
 export type FleetQuery = z.infer<typeof FleetQuerySchema>;
 
 export const FleetResponseSchema = z

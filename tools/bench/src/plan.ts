@@ -58,6 +58,9 @@ export interface BenchPlan {
   capacityHoldMs: number;
   /** Approvals decided across gateways, one at a time. */
   approvals: number;
+  /** Agents connected for the console phase (the fleet the page lists), and how often its page load and its search are timed. */
+  consoleAgents: number;
+  consoleSamples: number;
   /** CPU-profiling window (gateway and workers under saturation), ms; 0 skips the phase. */
   profileMs: number;
   /** Well-behaved agents of the noisy-neighbour phase, their steady total rate (/s) and each window, ms. */
@@ -106,6 +109,8 @@ const SMOKE: BenchPlan = {
   capacitySteps: [100],
   capacityHoldMs: 1500,
   approvals: 3,
+  consoleAgents: 50,
+  consoleSamples: 2,
   mcpCalls: 10,
   mcpWorkers: 1,
   shardsMs: 0,
@@ -145,6 +150,8 @@ const QUICK: BenchPlan = {
   capacitySteps: [2000],
   capacityHoldMs: 5000,
   approvals: 50,
+  consoleAgents: 5000,
+  consoleSamples: 10,
   mcpCalls: 300,
   mcpWorkers: 2,
   shardsMs: 3000,
@@ -184,6 +191,8 @@ const FULL: BenchPlan = {
   capacitySteps: [5000, 10_000, 20_000, 30_000, 40_000],
   capacityHoldMs: 35_000,
   approvals: 500,
+  consoleAgents: 5000,
+  consoleSamples: 20,
   mcpCalls: 2000,
   mcpWorkers: 2,
   shardsMs: 10_000,

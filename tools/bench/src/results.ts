@@ -133,6 +133,19 @@ export interface NoisyNeighbourResult {
 
 export type ApprovalsResult = { status: 'skipped'; reason: string } | { status: 'measured'; latency: Measured };
 
+/** The ops console at fleet scale (phases/console-scale.ts): the fleet page and a search in Chromium, each beside the operator API answering the same query. */
+export type ConsoleScaleMeasured = {
+  status: 'measured';
+  agents: number;
+  /** The Chromium binary driven. */
+  browser: string;
+  pageLoad: { browser: LatencySummary; api: LatencySummary };
+  search: { browser: LatencySummary; api: LatencySummary };
+  /** The issue's goals (fleet page ≤ 2 s, search ≤ 500 ms): reported beside the figures, never asserted. */
+  goalsMs: { pageLoad: number; search: number };
+};
+export type ConsoleScaleResult = { status: 'skipped'; reason: string } | ConsoleScaleMeasured;
+
 /** One process's CPU profile, summarised over one load window. */
 export interface ProcessProfile {
   process: string;
@@ -196,6 +209,7 @@ export interface BenchResults {
     /** `ahp hook claude-code` as a process per call against the gateway (the command-hook phase). */
     commandHook?: { roundTrip: Measured; cpu: CpuWindow };
     approvals?: ApprovalsResult;
+    console?: ConsoleScaleResult;
     noisyNeighbour?: NoisyNeighbourResult;
     /** MCP tools/call one at a time, directly to the fixture and through the gateway, alternating (phases/mcp.ts). */
     mcp?: { direct: Measured; gateway: Measured; overheadMs: { p50: number; p99: number } };

@@ -5,16 +5,18 @@
  * last did. Rows on the page update from live `agent` events; counts follow within seconds.
  */
 import Link from 'next/link';
+import { usePathname, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { MAX_LIVE_AGENTS, type FleetAgent, type FleetAgentStatus, type FleetClient, type FleetCounts, type FleetSort } from '@ahp/protocol';
-import { fetchFleet } from '../../src/lib/api/fleet';
-import { useFollowAgents, useLiveEvents } from '../../src/lib/live/live-provider';
-import { useNow, useResource } from '../../src/lib/live/use-resource';
-import { applyLiveRow, displayStatus, type FleetViewQuery } from '../../src/lib/view/fleet-state';
-import { StatusBadge } from '../../src/components/badges';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../src/components/states';
-import { DecisionSummary } from '../../src/components/decision-summary';
-import { Ago } from '../../src/components/time';
+import { MAX_LIVE_AGENTS, type FleetAgent, type FleetAgentStatus, type FleetClient, type FleetCounts, type FleetDecisionFilter, type FleetSort } from '@ahp/protocol';
+import { fetchFleet } from '@/lib/api/fleet';
+import { useFollowAgents, useLiveEvents } from '@/lib/live/live-provider';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { applyLiveRow, displayStatus, type FleetViewQuery } from '@/lib/view/fleet-state';
+import { FLEET_PAGE_SIZE, defaultOrder, fleetQueryOf, fleetViewFromSearch, isFiltered, searchFromFleetView, type FleetView as FleetViewState } from '@/lib/view/fleet-filters';
+import { StatusBadge } from '@/components/badges';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { DecisionSummary } from '@/components/decision-summary';
+import { Ago } from '@/components/time';
 
 function Counts({ counts, gateways }: { counts: FleetCounts; gateways: number }) {
   const items: [string, number, string][] = [
@@ -103,7 +105,6 @@ function AgentRow({ agent, now }: { agent: FleetAgent; now: number }) {
   );
 }
 
-const PAGE_SIZE = 100;
 /** A fleet page re-reads counts and order at most this often while live rows arrive. */
 const REREAD_EVERY_MS = 3_000;
 /** Re-read of the page and its counts when no followed row changed: other pages' agents still do. */
@@ -111,24 +112,45 @@ const IDLE_REREAD_MS = 5_000;
 
 const SORT_LABELS: Record<FleetSort, string> = { agent: 'Agent id', status: 'Status (working first)', team: 'Team', last_seen: 'Last seen' };
 const STATUS_FILTERS: readonly FleetAgentStatus[] = ['working', 'connected', 'idle', 'offline'];
+const DECISION_LABELS: Record<FleetDecisionFilter, string> = {
+  none: 'None yet',
+  allowed: 'Allowed',
+  denied: 'Denied',
+  awaiting_approval: 'Awaiting approval',
+  failure_policy: 'By the failure policy',
+};
 
-interface Filters {
+/** The form's text and select values; empty means "any". */
+interface FilterDraft {
   q: string;
-  status: FleetAgentStatus | '';
-  client: FleetClient | 'sdk' | '';
+  status: string;
+  client: string;
   team: string;
+  gateway: string;
+  decision: string;
   sort: FleetSort;
   order: 'asc' | 'desc';
 }
 
-const NO_FILTERS: Filters = { q: '', status: '', client: '', team: '', sort: 'agent', order: 'asc' };
+function draftOf(view: FleetViewState): FilterDraft {
+  return { q: view.q ?? '', status: view.status ?? '', client: view.client ?? '', team: view.team ?? '', gateway: view.gateway ?? '', decision: view.decision ?? '', sort: view.sort, order: view.order };
+}
 
-function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Filters): void }) {
-  const [draft, setDraft] = useState(value);
+/** The form back into a view (first page); the values go through the URL's own parser, so a bad one is dropped there. */
+function viewOfDraft(draft: FilterDraft): FleetViewState {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(draft)) if (value.trim() !== '') params.set(key, value.trim());
+  return fleetViewFromSearch(params);
+}
+
+function FleetFilters({ value, gateways, onApply }: { value: FleetViewState; gateways: readonly string[]; onApply(view: FleetViewState): void }) {
+  const [draft, setDraft] = useState(() => draftOf(value));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    onApply({ ...draft, q: draft.q.trim(), team: draft.team.trim() });
+    onApply(viewOfDraft(draft));
   };
+  // The gateway filter offers the live gateways, and keeps one from the URL that is not live (any more).
+  const gatewayOptions = draft.gateway && !gateways.includes(draft.gateway) ? [...gateways, draft.gateway] : gateways;
   return (
     <form className="filters card" onSubmit={submit} aria-label="Fleet search">
       <div className="field">
@@ -137,7 +159,7 @@ function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Fil
       </div>
       <div className="field">
         <label htmlFor="fleet-status">Status</label>
-        <select id="fleet-status" value={draft.status} onChange={(event) => setDraft({ ...draft, status: event.target.value as Filters['status'] })}>
+        <select id="fleet-status" value={draft.status} onChange={(event) => setDraft({ ...draft, status: event.target.value })}>
           <option value="">Any status</option>
           {STATUS_FILTERS.map((status) => (
             <option key={status} value={status}>
@@ -148,7 +170,7 @@ function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Fil
       </div>
       <div className="field">
         <label htmlFor="fleet-client">Client</label>
-        <select id="fleet-client" value={draft.client} onChange={(event) => setDraft({ ...draft, client: event.target.value as Filters['client'] })}>
+        <select id="fleet-client" value={draft.client} onChange={(event) => setDraft({ ...draft, client: event.target.value })}>
           <option value="">Any client</option>
           <option value="sdk">SDK (WebSocket)</option>
           {(Object.keys(CLIENT_LABELS) as FleetClient[]).map((client) => (
@@ -163,8 +185,30 @@ function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Fil
         <input id="fleet-team" value={draft.team} placeholder="team" onChange={(event) => setDraft({ ...draft, team: event.target.value })} />
       </div>
       <div className="field">
+        <label htmlFor="fleet-gateway">Gateway</label>
+        <select id="fleet-gateway" value={draft.gateway} onChange={(event) => setDraft({ ...draft, gateway: event.target.value })}>
+          <option value="">Any gateway</option>
+          {gatewayOptions.map((gateway) => (
+            <option key={gateway} value={gateway}>
+              {gateway}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="fleet-decision">Last decision</label>
+        <select id="fleet-decision" value={draft.decision} onChange={(event) => setDraft({ ...draft, decision: event.target.value })}>
+          <option value="">Any decision</option>
+          {(Object.keys(DECISION_LABELS) as FleetDecisionFilter[]).map((decision) => (
+            <option key={decision} value={decision}>
+              {DECISION_LABELS[decision]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
         <label htmlFor="fleet-sort">Sort by</label>
-        <select id="fleet-sort" value={draft.sort} onChange={(event) => setDraft({ ...draft, sort: event.target.value as FleetSort, order: event.target.value === 'last_seen' ? 'desc' : 'asc' })}>
+        <select id="fleet-sort" value={draft.sort} onChange={(event) => setDraft({ ...draft, sort: event.target.value as FleetSort, order: defaultOrder(event.target.value as FleetSort) })}>
           {(Object.keys(SORT_LABELS) as FleetSort[]).map((sort) => (
             <option key={sort} value={sort}>
               {SORT_LABELS[sort]}
@@ -174,7 +218,7 @@ function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Fil
       </div>
       <div className="field">
         <label htmlFor="fleet-order">Order</label>
-        <select id="fleet-order" value={draft.order} onChange={(event) => setDraft({ ...draft, order: event.target.value as Filters['order'] })}>
+        <select id="fleet-order" value={draft.order} onChange={(event) => setDraft({ ...draft, order: event.target.value as FilterDraft['order'] })}>
           <option value="asc">Ascending</option>
           <option value="desc">Descending</option>
         </select>
@@ -186,19 +230,18 @@ function FleetFilters({ value, onApply }: { value: Filters; onApply(filters: Fil
   );
 }
 
+/**
+ * The view lives in the URL (`?q=…&status=…&page=2`): applying filters or turning a page pushes a
+ * history entry, so back and forward step through views, and a reload or a shared link opens the
+ * same one.
+ */
 export function FleetView() {
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [offset, setOffset] = useState(0);
-  const query: FleetViewQuery = {
-    ...(filters.q ? { q: filters.q } : {}),
-    ...(filters.status ? { status: filters.status } : {}),
-    ...(filters.client ? { client: filters.client } : {}),
-    ...(filters.team ? { team: filters.team } : {}),
-    sort: filters.sort,
-    order: filters.order,
-    offset,
-    limit: PAGE_SIZE,
-  };
+  const params = useSearchParams();
+  const pathname = usePathname();
+  const search = params.toString();
+  const view = fleetViewFromSearch(new URLSearchParams(search));
+  const query: FleetViewQuery = fleetQueryOf(view);
+  const { offset } = query;
   const key = JSON.stringify(query);
   const fleet = useResource(`fleet:${key}`, (signal) => fetchFleet(query, signal));
   const now = useNow(5_000);
@@ -229,13 +272,16 @@ export function FleetView() {
     }, REREAD_EVERY_MS);
   });
 
-  const apply = (next: Filters) => {
-    setFilters(next);
-    setOffset(0);
+  // The browser's own pushState, which Next's router follows (useSearchParams updates, back and
+  // forward work): unlike router.push it does not render the page again on the server — a round
+  // trip (with the session check against the gateway) that made every search wait for it.
+  const show = (next: FleetViewState) => {
+    const qs = searchFromFleetView(next);
+    window.history.pushState(null, '', qs ? `${pathname}?${qs}` : pathname);
   };
   const total = fleet.data?.total ?? 0;
   const shown = fleet.data?.agents.length ?? 0;
-  const filtered = filters.q !== '' || filters.status !== '' || filters.client !== '' || filters.team !== '';
+  const filtered = isFiltered(view);
 
   return (
     <>
@@ -244,7 +290,7 @@ export function FleetView() {
         <p className="muted">Every agent the control plane has seen, live. Search, filters and pages are served by the gateway.</p>
       </div>
       {fleet.data ? <Counts counts={fleet.data.counts} gateways={fleet.data.gateways.length} /> : null}
-      <FleetFilters value={filters} onApply={apply} />
+      <FleetFilters key={search} value={view} gateways={fleet.data?.gateways.map((gateway) => gateway.gateway_id) ?? []} onApply={show} />
       {fleet.status === 'loading' ? <Loading label="Loading the fleet" /> : null}
       {fleet.status === 'error' && fleet.error ? <ErrorState title="Could not load the fleet." error={fleet.error} onRetry={fleet.reload} /> : null}
       {fleet.data ? (
@@ -264,7 +310,7 @@ export function FleetView() {
               <div className="table-scroll">
                 <table className="table table-cards" aria-describedby="fleet-caption">
                   <caption id="fleet-caption" className="visually-hidden">
-                    Agents, sorted by {SORT_LABELS[filters.sort].toLowerCase()}
+                    Agents, sorted by {SORT_LABELS[view.sort].toLowerCase()}
                   </caption>
                   <thead>
                     <tr>
@@ -286,10 +332,10 @@ export function FleetView() {
                 </table>
               </div>
               <nav className="pager" aria-label="Fleet pages">
-                <button type="button" className="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+                <button type="button" className="button" disabled={view.page === 0} onClick={() => show({ ...view, page: Math.max(0, view.page - 1) })}>
                   Previous
                 </button>
-                <button type="button" className="button" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+                <button type="button" className="button" disabled={offset + FLEET_PAGE_SIZE >= total} onClick={() => show({ ...view, page: view.page + 1 })}>
                   Next
                 </button>
               </nav>

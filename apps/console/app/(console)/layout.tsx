@@ -4,8 +4,8 @@
  */
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
-import { AppShell } from '../../src/components/app-shell';
-import { operatorSession } from '../../src/lib/server/operator-session';
+import { AppShell } from '@/components/app-shell';
+import { operatorSession } from '@/lib/server/operator-session';
 
 export const dynamic = 'force-dynamic';
 

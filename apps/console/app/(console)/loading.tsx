@@ -1,4 +1,4 @@
-import { Loading } from '../../src/components/states';
+import { Loading } from '@/components/states';
 
 export default function ConsoleLoading() {
   return <Loading label="Loading" />;

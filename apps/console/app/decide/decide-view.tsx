@@ -8,12 +8,12 @@
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { DecisionLinkTokenSchema, type DecisionLinkInspectResponse, type ProtocolState } from '@ahp/protocol';
-import { isApiError } from '../../src/lib/api/client';
-import { inspectLink, redeemLink } from '../../src/lib/api/links';
-import { linkNotice, type LinkNotice } from '../../src/lib/view/link-refusal';
-import { JsonBlock } from '../../src/components/json-block';
-import { PlanView } from '../../src/components/plan-view';
-import { Loading } from '../../src/components/states';
+import { isApiError } from '@/lib/api/client';
+import { inspectLink, redeemLink } from '@/lib/api/links';
+import { linkNotice, type LinkNotice } from '@/lib/view/link-refusal';
+import { JsonBlock } from '@/components/json-block';
+import { PlanView } from '@/components/plan-view';
+import { Loading } from '@/components/states';
 
 /** Where the token waits while the operator signs in (this tab only; removed once used). */
 const STORAGE_KEY = 'ahp:decide-token';

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { safeNextPath } from '../../src/lib/view/safe-next';
+import { safeNextPath } from '@/lib/view/safe-next';
 import { SignInForm } from './sign-in-form';
 
 export const metadata: Metadata = { title: 'Sign in' };

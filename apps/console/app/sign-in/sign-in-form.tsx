@@ -1,8 +1,8 @@
 'use client';
 import { useState, type FormEvent } from 'react';
-import { isApiError } from '../../src/lib/api/client';
-import { signIn } from '../../src/lib/api/session';
-import { describeError } from '../../src/components/states';
+import { isApiError } from '@/lib/api/client';
+import { signIn } from '@/lib/api/session';
+import { describeError } from '@/components/states';
 
 export function SignInForm({ next }: { next: string }) {
   const [token, setToken] = useState('');

@@ -7,10 +7,10 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState, type ReactNode } from 'react';
 import type { OperatorIdentity } from '@ahp/protocol';
-import { fetchApprovalQueue } from '../lib/api/requests';
-import { signOut } from '../lib/api/session';
-import { LiveProvider } from '../lib/live/live-provider';
-import { useResource } from '../lib/live/use-resource';
+import { fetchApprovalQueue } from '@/lib/api/requests';
+import { signOut } from '@/lib/api/session';
+import { LiveProvider } from '@/lib/live/live-provider';
+import { useResource } from '@/lib/live/use-resource';
 import { ConnectionBanner, LiveIndicator } from './connection-banner';
 import { OperatorProvider, scopeLabel } from './operator-context';
 

@@ -1,6 +1,6 @@
 'use client';
 /** The live feed's health, shown above every page: a clear alert while the gateway is unreachable, nothing while all is well. */
-import { useLive } from '../lib/live/live-provider';
+import { useLive } from '@/lib/live/live-provider';
 
 export function ConnectionBanner({ sessionProblem }: { sessionProblem?: string | undefined }) {
   const { status } = useLive();

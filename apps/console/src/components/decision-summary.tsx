@@ -5,7 +5,7 @@
  */
 import Link from 'next/link';
 import type { FleetLastDecision } from '@ahp/protocol';
-import { formatDeadline, formatTimestamp } from '../lib/view/format';
+import { formatDeadline, formatTimestamp } from '@/lib/view/format';
 import { IntensityBadge } from './badges';
 
 export function DecisionSummary({ decision, now }: { decision: FleetLastDecision; now: number }) {

@@ -1,5 +1,5 @@
 /** A JSON value, indented, in a scrollable block with a label for screen readers. */
-import { prettyJson } from '../lib/view/json-input';
+import { prettyJson } from '@/lib/view/json-input';
 
 export function JsonBlock({ value, label }: { value: unknown; label: string }) {
   return (

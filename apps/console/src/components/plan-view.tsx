@@ -1,6 +1,6 @@
 /** A plan as a table of its steps: id, what, dependencies, status and the tools it expects. */
 import type { Plan } from '@ahp/protocol';
-import { planProgress } from '../lib/view/timeline-merge';
+import { planProgress } from '@/lib/view/timeline-merge';
 
 export function PlanView({ plan, caption }: { plan: Plan; caption?: string }) {
   const progress = planProgress(plan.steps);

@@ -3,7 +3,7 @@
  * is announced to screen readers (status / alert) and says what to do next.
  */
 import type { ReactNode } from 'react';
-import { ApiError } from '../lib/api/client';
+import { ApiError } from '@/lib/api/client';
 
 export function Loading({ label }: { label: string }) {
   return (

@@ -1,5 +1,5 @@
 /** A time on screen: relative text, the exact UTC time in a tooltip and in `dateTime`. */
-import { formatAgo, formatTimestamp } from '../lib/view/format';
+import { formatAgo, formatTimestamp } from '@/lib/view/format';
 
 export function Ago({ at, now }: { at: string; now: number }) {
   return (

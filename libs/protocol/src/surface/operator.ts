@@ -177,6 +177,7 @@ export {
   FleetAgentStatusSchema,
   FleetClientSchema,
   FleetCountsSchema,
+  FleetDecisionFilterSchema,
   FleetLastDecisionSchema,
   FleetLastRefusalSchema,
   FleetLastHookSchema,
@@ -206,6 +207,7 @@ export type {
   FleetAgentStatus,
   FleetClient,
   FleetCounts,
+  FleetDecisionFilter,
   FleetLastDecision,
   FleetLastRefusal,
   FleetLastHook,
@@ -236,7 +238,7 @@ export type {
   GrantRevokeResponse,
   ToolGrant,
 } from '../tool-approval.js';
-export { fleetComparator, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from '../fleet-query.js';
+export { fleetComparator, fleetDecisionKind, fleetRowMatches, queryFleet, type FleetFilter, type FleetPage } from '../fleet-query.js';
 export { DECISION_OUTCOMES, MAX_RULE_NAME_LENGTH, decisionOutcomeOf, isStrongerOutcome, outcomeOfParts, signalRuleName, transitionName, type DecisionOutcome } from '../decision-outcome.js';
 export {
   ConfigReplayIdSchema,

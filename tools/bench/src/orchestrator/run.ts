@@ -10,6 +10,7 @@ import { findWorkspaceRoot, provideRedis } from '@ahp/embedded-redis';
 import { mintCredentials, writeTokensFile } from '@ahp/stack';
 import type { AgentLogin } from '../loadgen/protocol.js';
 import { approvals } from '../phases/approvals.js';
+import { consoleScale } from '../phases/console-scale.js';
 import { bullmqBaseline } from '../phases/bullmq-baseline.js';
 import { commandHook } from '../phases/command-hook.js';
 import { connections } from '../phases/connections.js';
@@ -74,6 +75,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
     ...(plan.profileMs > 0 ? [cpuProfilePhase(resultsDir)] : []),
     connections,
     approvals,
+    consoleScale,
     mcp,
     shards,
     noisyNeighbour,
@@ -82,7 +84,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
 
 /** Open files the run needs: a socket per connected agent in the gateway and in the load generator, plus room for everything else. */
 function filesNeeded(plan: BenchPlan): number {
-  return Math.max(plan.idleConnections, ...plan.capacitySteps) * 2 + 8192;
+  return Math.max(plan.idleConnections, plan.consoleAgents, ...plan.capacitySteps) * 2 + 8192;
 }
 
 export async function runBenchmark(options: RunOptions): Promise<BenchResults> {
@@ -100,7 +102,7 @@ export async function runBenchmark(options: RunOptions): Promise<BenchResults> {
   let loadgen: LoadGenerator | undefined;
   let mainStack: Promise<ProductStack> | undefined;
   try {
-    const agentCount = plan.agents + Math.max(plan.idleConnections, ...plan.capacitySteps);
+    const agentCount = plan.agents + Math.max(plan.idleConnections, plan.consoleAgents, ...plan.capacitySteps);
     say(`private Redis ${redis.version ?? ''} on ${redis.url}; minting ${agentCount.toLocaleString('en-US')} agent tokens`);
     const credentials = mintCredentials(
       Array.from({ length: agentCount }, (_, index) => ({ id: `bench-agent-${index}`, name: `Benchmark agent ${index}`, team: 'bench' })),

@@ -3,6 +3,7 @@
  * and where the CPU went. Printed at the end of every run and kept in BENCHMARKS.md.
  */
 import type { BenchResults, Measured, ProcessProfile, ShardsResult } from '../results.js';
+import type { LatencySummary } from '../stats/latency.js';
 import type { CpuPerOperation, CpuWindow } from '../system/cpu-meter.js';
 import { count, duration, kib, loadName, ms } from './format.js';
 import { formatVerdict, type TargetResult } from './targets.js';
@@ -30,6 +31,18 @@ export function cpuLine(cpu: CpuWindow | undefined): string {
     .filter((process) => process.cpuPercent >= 1)
     .map((process) => `${process.name} ${Math.round(process.cpuPercent)}%${process.waitPercent >= 5 ? ` (waited ${Math.round(process.waitPercent)}%)` : ''}`)
     .join(', ');
+}
+
+/** The console phase: the fleet page and a search in Chromium, each with the operator API's own time and the goal beside it. */
+function consoleRows(result: BenchResults['product']['console']): string[] {
+  if (result === undefined) return [];
+  if (result.status === 'skipped') return [`${pad('console: fleet page, search', 46)}skipped: ${result.reason}`];
+  const line = (label: string, figure: { browser: LatencySummary; api: LatencySummary }, goal: number) =>
+    `${pad(label, 46)}${pad(ms(figure.browser.p50), 11)}${pad(ms(figure.browser.p99), 11)}${pad(ms(figure.browser.p999), 11)}API p50 ${ms(figure.api.p50)}; goal ≤ ${ms(goal)}`;
+  return [
+    line(`console fleet page, ${count(result.agents)} agents`, result.pageLoad, result.goalsMs.pageLoad),
+    line(`console search, ${count(result.agents)} agents`, result.search, result.goalsMs.search),
+  ];
 }
 
 /** `, 0.41 ms CPU/decision`: the process's busy time in the window over the decisions completed in it. */
@@ -143,6 +156,7 @@ export function renderTable(results: BenchResults): string {
   );
   const approvals = product.approvals;
   lines.push(row('approval across gateways', approvals?.status === 'measured' ? approvals.latency : undefined, approvals?.status === 'skipped' ? `skipped: ${approvals.reason}` : ''));
+  lines.push(...consoleRows(product.console));
   const mcp = product.mcp;
   lines.push(row('MCP tools/call, direct to the fixture', mcp?.direct, ''));
   lines.push(row('MCP tools/call through the gateway', mcp?.gateway, mcp === undefined ? '' : `overhead p50 ${ms(mcp.overheadMs.p50)}, p99 ${ms(mcp.overheadMs.p99)}`));

@@ -7,14 +7,14 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { ProtocolState } from '@ahp/protocol';
-import { fetchApprovalQueue, fetchRequest } from '../../../src/lib/api/requests';
-import { useLiveEvents } from '../../../src/lib/live/live-provider';
-import { useNow, useResource } from '../../../src/lib/live/use-resource';
-import { settledBySomeoneElse, type DecisionNotice } from '../../../src/lib/view/decision-outcome';
-import { formatTimestamp } from '../../../src/lib/view/format';
-import { QUEUE_SHORTCUTS, moveSelection, queueShortcut } from '../../../src/lib/view/queue-shortcuts';
-import { mayDecide, useOperator, useRoleAllows } from '../../../src/components/operator-context';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
+import { fetchApprovalQueue, fetchRequest } from '@/lib/api/requests';
+import { useLiveEvents } from '@/lib/live/live-provider';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { settledBySomeoneElse, type DecisionNotice } from '@/lib/view/decision-outcome';
+import { formatTimestamp } from '@/lib/view/format';
+import { QUEUE_SHORTCUTS, moveSelection, queueShortcut } from '@/lib/view/queue-shortcuts';
+import { mayDecide, useOperator, useRoleAllows } from '@/components/operator-context';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
 import { ApprovalsTabs } from './approvals-tabs';
 import { PushToggle } from './push-toggle';
 import { RequestCard, type Settlement } from './request-card';

@@ -5,11 +5,11 @@
  */
 import { useId, useState, type FormEvent } from 'react';
 import type { ApprovalScope, JsonObject, ProtocolState } from '@ahp/protocol';
-import { isApiError } from '../../../src/lib/api/client';
-import { decideRequest, type Decision } from '../../../src/lib/api/requests';
-import { noticeForDecision, noticeForRefusal, type DecisionNotice } from '../../../src/lib/view/decision-outcome';
-import { parseJsonObjectInput, prettyJson } from '../../../src/lib/view/json-input';
-import { describeError } from '../../../src/components/states';
+import { isApiError } from '@/lib/api/client';
+import { decideRequest, type Decision } from '@/lib/api/requests';
+import { noticeForDecision, noticeForRefusal, type DecisionNotice } from '@/lib/view/decision-outcome';
+import { parseJsonObjectInput, prettyJson } from '@/lib/view/json-input';
+import { describeError } from '@/components/states';
 
 /** How a request was settled, as far as the page knows. */
 export interface SettledState {

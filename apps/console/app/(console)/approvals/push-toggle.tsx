@@ -6,7 +6,7 @@
  * channels that name the operator then reach this device. Hidden where push is not supported.
  */
 import { useEffect, useState } from 'react';
-import { fetchVapidKey, removePushSubscription, savePushSubscription } from '../../../src/lib/api/push';
+import { fetchVapidKey, removePushSubscription, savePushSubscription } from '@/lib/api/push';
 
 type State = { kind: 'unsupported' | 'checking' | 'off' | 'on' | 'busy' } | { kind: 'error'; message: string };
 

@@ -2,12 +2,12 @@
 /** One request of the queue: what is asked (a plan, a tool call, a shutdown), by whom, how old, until when, and the decision controls. */
 import Link from 'next/link';
 import type { ProtocolState } from '@ahp/protocol';
-import { formatDeadline, formatTimestamp } from '../../../src/lib/view/format';
-import type { DecisionNotice } from '../../../src/lib/view/decision-outcome';
-import { JsonBlock } from '../../../src/components/json-block';
-import { PlanView } from '../../../src/components/plan-view';
-import { RequestStatusBadge } from '../../../src/components/badges';
-import { Ago, Timestamp } from '../../../src/components/time';
+import { formatDeadline, formatTimestamp } from '@/lib/view/format';
+import type { DecisionNotice } from '@/lib/view/decision-outcome';
+import { JsonBlock } from '@/components/json-block';
+import { PlanView } from '@/components/plan-view';
+import { RequestStatusBadge } from '@/components/badges';
+import { Ago, Timestamp } from '@/components/time';
 import { DecisionForm, type SettledState } from './decision-form';
 
 const TYPE_LABEL: Record<ProtocolState['type'], string> = {

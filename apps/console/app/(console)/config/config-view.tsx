@@ -6,11 +6,11 @@
  */
 import { useState } from 'react';
 import type { ConfigVersionDetail } from '@ahp/protocol';
-import { fetchConfigHistory, fetchConfigVersion, fetchCurrentConfig, publishConfig } from '../../../src/lib/api/config';
-import { useResource } from '../../../src/lib/live/use-resource';
-import { useMayPublish, useOperator } from '../../../src/components/operator-context';
-import { Empty, ErrorState, Loading, describeError } from '../../../src/components/states';
-import { Timestamp } from '../../../src/components/time';
+import { fetchConfigHistory, fetchConfigVersion, fetchCurrentConfig, publishConfig } from '@/lib/api/config';
+import { useResource } from '@/lib/live/use-resource';
+import { useMayPublish, useOperator } from '@/components/operator-context';
+import { Empty, ErrorState, Loading, describeError } from '@/components/states';
+import { Timestamp } from '@/components/time';
 import { DiffView } from './diff-view';
 import { PublishForm } from './publish-form';
 import { ReplayPanel } from './replay-panel';

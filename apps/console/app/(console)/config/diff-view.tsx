@@ -5,7 +5,7 @@
  * change never rests on colour alone.
  */
 import { useMemo } from 'react';
-import { hunks, lineDiff } from '../../../src/lib/view/config-diff';
+import { hunks, lineDiff } from '@/lib/view/config-diff';
 
 export function DiffView({ before, after, label, testId }: { before: string; after: string; label: string; testId?: string }) {
   const diff = useMemo(() => lineDiff(before, after), [before, after]);

@@ -7,10 +7,10 @@
  */
 import { useRef, useState, type FormEvent } from 'react';
 import type { ConfigVersionDetail } from '@ahp/protocol';
-import { isApiError } from '../../../src/lib/api/client';
-import { publishConfig, validateConfig } from '../../../src/lib/api/config';
-import { configIssues, offsetOfLine, type ConfigIssue } from '../../../src/lib/view/config-issues';
-import { describeError } from '../../../src/components/states';
+import { isApiError } from '@/lib/api/client';
+import { publishConfig, validateConfig } from '@/lib/api/config';
+import { configIssues, offsetOfLine, type ConfigIssue } from '@/lib/view/config-issues';
+import { describeError } from '@/components/states';
 import { DiffView } from './diff-view';
 
 type Outcome =

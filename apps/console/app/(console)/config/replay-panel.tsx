@@ -10,14 +10,14 @@
  */
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { HOOK_TRIGGERS, replayOutcomeOf, type ConfigReplayReport, type ConfigReplayStatus, type ReplayExample, type ReplayTransition } from '@ahp/protocol';
-import { isApiError } from '../../../src/lib/api/client';
-import { publishConfig } from '../../../src/lib/api/config';
-import { cancelReplay, fetchReplay, submitReplay } from '../../../src/lib/api/config-replay';
-import { setShadow } from '../../../src/lib/api/config-shadow';
-import { configIssues, type ConfigIssue } from '../../../src/lib/view/config-issues';
-import { describeError } from '../../../src/components/states';
-import { JsonBlock } from '../../../src/components/json-block';
-import { Timestamp } from '../../../src/components/time';
+import { isApiError } from '@/lib/api/client';
+import { publishConfig } from '@/lib/api/config';
+import { cancelReplay, fetchReplay, submitReplay } from '@/lib/api/config-replay';
+import { setShadow } from '@/lib/api/config-shadow';
+import { configIssues, type ConfigIssue } from '@/lib/view/config-issues';
+import { describeError } from '@/components/states';
+import { JsonBlock } from '@/components/json-block';
+import { Timestamp } from '@/components/time';
 
 const WINDOWS = [
   { label: 'last hour', ms: 3_600_000 },

@@ -9,12 +9,12 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ShadowStatusResponse } from '@ahp/protocol';
-import { isApiError } from '../../../src/lib/api/client';
-import { dropShadow, fetchShadow, promoteShadow, setShadow } from '../../../src/lib/api/config-shadow';
-import { configIssues, type ConfigIssue } from '../../../src/lib/view/config-issues';
-import { useResource } from '../../../src/lib/live/use-resource';
-import { describeError, Empty, ErrorState, Loading } from '../../../src/components/states';
-import { Timestamp } from '../../../src/components/time';
+import { isApiError } from '@/lib/api/client';
+import { dropShadow, fetchShadow, promoteShadow, setShadow } from '@/lib/api/config-shadow';
+import { configIssues, type ConfigIssue } from '@/lib/view/config-issues';
+import { useResource } from '@/lib/live/use-resource';
+import { describeError, Empty, ErrorState, Loading } from '@/components/states';
+import { Timestamp } from '@/components/time';
 
 /** "12.5 %" of `part` in `whole`; "—" before anything was evaluated. */
 function rate(part: number, whole: number): string {

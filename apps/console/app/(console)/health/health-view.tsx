@@ -4,12 +4,12 @@
  * decision latency and (for fleet-wide admins) notification deliveries. Re-read on every live `ready`, after fleet activity (debounced), and on demand.
  */
 import type { LatencyPercentiles } from '@ahp/protocol';
-import { fetchHealth } from '../../../src/lib/api/fleet';
-import { useFollowAgents } from '../../../src/lib/live/live-provider';
-import { useNow, useResource } from '../../../src/lib/live/use-resource';
-import { formatMs } from '../../../src/lib/view/format';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
-import { Ago, Timestamp } from '../../../src/components/time';
+import { fetchHealth } from '@/lib/api/fleet';
+import { useFollowAgents } from '@/lib/live/live-provider';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { formatMs } from '@/lib/view/format';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { Ago, Timestamp } from '@/components/time';
 import { NotificationsView } from './notifications-view';
 
 function Latency({ value }: { value: LatencyPercentiles | undefined }) {

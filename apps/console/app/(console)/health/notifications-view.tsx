@@ -6,12 +6,12 @@
  */
 import { useState } from 'react';
 import type { NotificationDeadLetter, NotificationDelivery } from '@ahp/protocol';
-import { fetchNotificationDeliveries } from '../../../src/lib/api/notifications';
-import { replayDeadLetter } from '../../../src/lib/api/links';
-import { useMayPublish } from '../../../src/components/operator-context';
-import { useNow, useResource } from '../../../src/lib/live/use-resource';
-import { Empty, ErrorState, Loading, StaleNotice, describeError } from '../../../src/components/states';
-import { Ago } from '../../../src/components/time';
+import { fetchNotificationDeliveries } from '@/lib/api/notifications';
+import { replayDeadLetter } from '@/lib/api/links';
+import { useMayPublish } from '@/components/operator-context';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { Empty, ErrorState, Loading, StaleNotice, describeError } from '@/components/states';
+import { Ago } from '@/components/time';
 
 const STATUS_BADGE: Readonly<Record<NotificationDelivery['status'], string>> = {
   pending: 'badge badge-request-pending',

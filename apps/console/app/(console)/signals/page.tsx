@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { Loading } from '../../../src/components/states';
+import { Loading } from '@/components/states';
 import { SignalsView } from './signals-view';
 
 export const metadata: Metadata = { title: 'Signal log' };

@@ -2,7 +2,7 @@
 /** The signal log's filters: time window (or a custom range), agent, hook, oracle, intensity. Applying them updates the URL. */
 import { useState, type FormEvent } from 'react';
 import { HOOK_TRIGGERS, INTENSITIES, type HookTrigger, type Intensity } from '@ahp/protocol';
-import { SIGNAL_WINDOWS, fromLocalInput, toLocalInput, type SignalFilterForm, type SignalWindow } from '../../../src/lib/view/signal-filters';
+import { SIGNAL_WINDOWS, fromLocalInput, toLocalInput, type SignalFilterForm, type SignalWindow } from '@/lib/view/signal-filters';
 
 const WINDOW_LABELS: Record<SignalWindow, string> = { '15m': 'Last 15 minutes', '1h': 'Last hour', '6h': 'Last 6 hours', '24h': 'Last 24 hours', '7d': 'Last 7 days', custom: 'Custom range' };
 

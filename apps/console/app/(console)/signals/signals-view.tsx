@@ -7,16 +7,17 @@
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import type { OperatorLiveEvent, SignalLogGroupStats, SignalLogLine } from '@ahp/protocol';
-import { hookHref } from '../../../src/lib/api/hooks';
-import { fetchSignalLines, fetchSignalStats, signalExportHref } from '../../../src/lib/api/signals';
-import { useNow, useResource } from '../../../src/lib/live/use-resource';
-import { formatMs } from '../../../src/lib/view/format';
-import { bucketByIntensity, chartRange, responseBreakdown } from '../../../src/lib/view/signal-buckets';
-import { formFromSearch, resolveFilters, searchFromForm, type SignalFilterForm } from '../../../src/lib/view/signal-filters';
-import { IntensityBadge } from '../../../src/components/badges';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../../src/components/states';
-import { Timestamp } from '../../../src/components/time';
-import { ResponsesChart, SignalsOverTime } from './signal-charts';
+import { hookHref } from '@/lib/api/hooks';
+import { fetchSignalLines, fetchSignalStats, signalExportHref } from '@/lib/api/signals';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { formatMs } from '@/lib/view/format';
+import { chartRange, responseBreakdown } from '@/lib/view/signal-buckets';
+import { formFromSearch, resolveFilters, searchFromForm, type SignalFilterForm } from '@/lib/view/signal-filters';
+import { IntensityBadge } from '@/components/badges';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { Timestamp } from '@/components/time';
+import { ResponsesChart, RulesView } from './signal-charts';
+import { SignalsTimeChart } from './signals-time-chart';
 import { SignalFiltersForm } from './signal-filters-form';
 
 /** Lines fetched for the table and the time chart; the statistics count every matching line. */
@@ -205,7 +206,13 @@ export function SignalsView() {
       {stats.data && stats.data.total.signals === 0 ? <Empty title="No signals match.">Widen the time window or clear a filter; signals appear as oracles send them.</Empty> : null}
       {stats.data && stats.data.total.signals > 0 ? (
         <div className="charts">
-          {lines.data && range ? <SignalsOverTime buckets={bucketByIntensity(lines.data.lines, range.from, range.to, 24)} /> : null}
+          {lines.data && range ? (
+            <SignalsTimeChart
+              lines={lines.data.lines}
+              fitted={range}
+              onFilterRange={(zoomed) => apply({ ...form, window: 'custom', since: new Date(zoomed.from).toISOString(), until: new Date(zoomed.to).toISOString() })}
+            />
+          ) : null}
           <ResponsesChart rows={responseBreakdown(stats.data)} />
         </div>
       ) : null}
@@ -220,6 +227,7 @@ export function SignalsView() {
           <GroupTable title="By oracle" groups={stats.data.by_source} />
         </div>
       ) : null}
+      {stats.data && stats.data.total.signals > 0 ? <RulesView stats={stats.data} /> : null}
       {lines.data && lines.data.lines.length > 0 ? <LinesTable lines={lines.data.lines} /> : null}
     </>
   );

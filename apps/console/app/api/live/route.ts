@@ -4,10 +4,10 @@
  * browser connection; it is aborted as soon as the browser goes away.
  */
 import type { NextRequest } from 'next/server';
-import { consoleEnv } from '../../../src/lib/server/console-env';
-import { gatewayFetch } from '../../../src/lib/server/gateway-fetch';
-import { sessionToken } from '../../../src/lib/server/request-guard';
-import { errorResponse, gatewayUnavailable } from '../../../src/lib/server/responses';
+import { consoleEnv } from '@/lib/server/console-env';
+import { gatewayFetch } from '@/lib/server/gateway-fetch';
+import { sessionToken } from '@/lib/server/request-guard';
+import { errorResponse, gatewayUnavailable } from '@/lib/server/responses';
 
 export const dynamic = 'force-dynamic';
 

@@ -4,11 +4,11 @@
  */
 import { NextResponse, type NextRequest } from 'next/server';
 import { OperatorErrorBodySchema, OperatorMeResponseSchema } from '@ahp/protocol';
-import { consoleEnv } from '../../../src/lib/server/console-env';
-import { gatewayFetch } from '../../../src/lib/server/gateway-fetch';
-import { csrfRefusal } from '../../../src/lib/server/request-guard';
-import { errorResponse, gatewayUnavailable } from '../../../src/lib/server/responses';
-import { SESSION_COOKIE, isHttps, sessionCookieOptions, tokenFromSignInBody } from '../../../src/lib/server/session-cookie';
+import { consoleEnv } from '@/lib/server/console-env';
+import { gatewayFetch } from '@/lib/server/gateway-fetch';
+import { csrfRefusal } from '@/lib/server/request-guard';
+import { errorResponse, gatewayUnavailable } from '@/lib/server/responses';
+import { SESSION_COOKIE, isHttps, sessionCookieOptions, tokenFromSignInBody } from '@/lib/server/session-cookie';
 
 export const dynamic = 'force-dynamic';
 

@@ -8,7 +8,7 @@ import {
   type SignalLogListResponse,
   type SignalLogStats,
 } from '@ahp/protocol';
-import type { SignalFilters } from '../view/signal-filters';
+import type { SignalFilters } from '@/lib/view/signal-filters';
 import { callJson, operatorUrl } from './client';
 
 /** The query parameters of the operator API for `filters`. */

@@ -18,7 +18,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useRouter } from 'next/navigation';
 import type { OperatorLiveEvent } from '@ahp/protocol';
-import { callJson } from '../api/client';
+import { callJson } from '@/lib/api/client';
 import { LIVE_EVENT_KINDS, parseLiveEvent } from './live-events';
 import { livePath, type AgentInterest } from './live-path';
 import { clockOffsetMs, DEFAULT_HEARTBEAT_MS, isStalled } from './feed-health';

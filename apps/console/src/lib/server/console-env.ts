@@ -5,6 +5,7 @@
  *   @defaultValue `http://127.0.0.1:8080`
  * - `PORT`: read by `next start` itself. @defaultValue 3000
  */
+import 'server-only';
 
 export interface ConsoleEnv {
   /** Without a trailing slash. */

@@ -6,6 +6,7 @@
  *   cross-site `fetch` cannot send without a CORS preflight the console never answers;
  * - when the browser says where the request comes from (`Origin`), it must be the console itself.
  */
+import 'server-only';
 
 /** The header the console's own client sends on every mutating call. */
 export const CSRF_HEADER = 'x-ahp-csrf';

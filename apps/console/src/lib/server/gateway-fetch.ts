@@ -3,6 +3,7 @@
  * handlers (the proxy, the live feed, sign-in) and by server components; never shipped to the
  * browser (it imports `next/headers` through its callers only, and reads the environment).
  */
+import 'server-only';
 import { consoleEnv } from './console-env';
 
 export interface GatewayFetchOptions {

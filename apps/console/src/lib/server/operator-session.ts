@@ -3,6 +3,7 @@
  * gateway's `GET /v1/operator/me` on every page load (roles can change; a revoked token must stop
  * working at once).
  */
+import 'server-only';
 import { cookies } from 'next/headers';
 import { OperatorMeResponseSchema, type OperatorIdentity } from '@ahp/protocol';
 import { consoleEnv } from './console-env';

@@ -4,6 +4,7 @@
  * crafted path (`..`, encoded slashes, another host) can never carry the operator's token
  * anywhere else.
  */
+import 'server-only';
 
 type Method = 'GET' | 'POST' | 'DELETE';
 

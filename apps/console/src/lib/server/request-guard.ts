@@ -2,6 +2,7 @@
  * What every console route handler checks first: the CSRF rule for mutating calls, then the
  * session cookie. Returns the operator token, or the refusal to send back.
  */
+import 'server-only';
 import type { NextRequest } from 'next/server';
 import { CSRF_HEADER, checkCsrf, ownOrigin } from './csrf';
 import { errorResponse } from './responses';

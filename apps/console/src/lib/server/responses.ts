@@ -3,6 +3,7 @@
  * (`{ "error": AhpError }`), so the browser handles the console's refusals and the gateway's
  * exactly alike.
  */
+import 'server-only';
 import { makeError, type ErrorCode, type JsonObject } from '@ahp/protocol';
 
 /** A JSON error response with `status` and a typed error. */

@@ -3,6 +3,7 @@
  * the page can read it. Only the console's route handlers see it, and they forward it to the
  * gateway as `Authorization: Bearer`.
  */
+import 'server-only';
 
 export const SESSION_COOKIE = 'ahp_operator';
 

@@ -23,7 +23,7 @@ export function upsertAgent(fleet: FleetResponse, agent: FleetAgent): FleetRespo
 }
 
 /** What the fleet page shows: the gateway's query, with the page size as `limit`. */
-export type FleetViewQuery = Pick<FleetQuery, 'q' | 'status' | 'team' | 'gateway' | 'client' | 'sort' | 'order' | 'offset' | 'limit'>;
+export type FleetViewQuery = Pick<FleetQuery, 'q' | 'status' | 'team' | 'gateway' | 'client' | 'decision' | 'sort' | 'order' | 'offset' | 'limit'>;
 
 /**
  * A live row applied to the page on screen, by the same rules the gateway pages with: replaced

@@ -5,21 +5,21 @@
  */
 import { useState } from 'react';
 import type { FleetAgent, Plan, TimelineEntry } from '@ahp/protocol';
-import { fetchFleet } from '../../../../src/lib/api/fleet';
-import { fetchAgentRequests } from '../../../../src/lib/api/requests';
-import { fetchSignalLines } from '../../../../src/lib/api/signals';
-import { fetchTimeline } from '../../../../src/lib/api/timeline';
-import { useFollowAgents, useLiveEvents } from '../../../../src/lib/live/live-provider';
-import { useNow, useResource } from '../../../../src/lib/live/use-resource';
-import { displayStatus, upsertAgent } from '../../../../src/lib/view/fleet-state';
-import { SIGNAL_WINDOWS } from '../../../../src/lib/view/signal-filters';
-import { mergeTimeline } from '../../../../src/lib/view/timeline-merge';
-import { StatusBadge } from '../../../../src/components/badges';
-import { PlanView } from '../../../../src/components/plan-view';
-import { Empty, ErrorState, Loading } from '../../../../src/components/states';
-import { DecisionSummary } from '../../../../src/components/decision-summary';
-import { Ago } from '../../../../src/components/time';
-import { useRoleAllows } from '../../../../src/components/operator-context';
+import { fetchFleet } from '@/lib/api/fleet';
+import { fetchAgentRequests } from '@/lib/api/requests';
+import { fetchSignalLines } from '@/lib/api/signals';
+import { fetchTimeline } from '@/lib/api/timeline';
+import { useFollowAgents, useLiveEvents } from '@/lib/live/live-provider';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { displayStatus, upsertAgent } from '@/lib/view/fleet-state';
+import { SIGNAL_WINDOWS } from '@/lib/view/signal-filters';
+import { mergeTimeline } from '@/lib/view/timeline-merge';
+import { StatusBadge } from '@/components/badges';
+import { PlanView } from '@/components/plan-view';
+import { Empty, ErrorState, Loading } from '@/components/states';
+import { DecisionSummary } from '@/components/decision-summary';
+import { Ago } from '@/components/time';
+import { useRoleAllows } from '@/components/operator-context';
 import { SignalForm } from './signal-form';
 import { TimelineEntryRow } from './timeline-item';
 

@@ -5,9 +5,9 @@
  */
 import { useId, useState, type FormEvent } from 'react';
 import type { OperatorSignalBodyInput, Severity } from '@ahp/protocol';
-import { isApiError } from '../../../../src/lib/api/client';
-import { sendAgentSignal } from '../../../../src/lib/api/signals';
-import { describeError } from '../../../../src/components/states';
+import { isApiError } from '@/lib/api/client';
+import { sendAgentSignal } from '@/lib/api/signals';
+import { describeError } from '@/components/states';
 
 type Notice = { tone: 'success' | 'error'; text: string };
 

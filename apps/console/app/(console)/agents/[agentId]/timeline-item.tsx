@@ -1,13 +1,13 @@
 /** One line of an agent's timeline: a signal, a response, a reported event or a request. */
 import Link from 'next/link';
 import type { AgentEvent, ProtocolState } from '@ahp/protocol';
-import type { TimelineItem } from '../../../../src/lib/view/timeline-merge';
-import { planProgress } from '../../../../src/lib/view/timeline-merge';
-import { hookHref } from '../../../../src/lib/api/hooks';
-import { formatMs } from '../../../../src/lib/view/format';
-import { IntensityBadge, RequestStatusBadge } from '../../../../src/components/badges';
-import { PlanView } from '../../../../src/components/plan-view';
-import { Timestamp } from '../../../../src/components/time';
+import type { TimelineItem } from '@/lib/view/timeline-merge';
+import { planProgress } from '@/lib/view/timeline-merge';
+import { hookHref } from '@/lib/api/hooks';
+import { formatMs } from '@/lib/view/format';
+import { IntensityBadge, RequestStatusBadge } from '@/components/badges';
+import { PlanView } from '@/components/plan-view';
+import { Timestamp } from '@/components/time';
 
 const REQUEST_LABEL: Record<ProtocolState['type'], string> = { plan_approval: 'plan approval', tool_approval: 'tool approval', shutdown: 'shutdown', intervention: 'intervention' };
 

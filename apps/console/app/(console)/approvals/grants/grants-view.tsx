@@ -6,12 +6,12 @@
  */
 import { useState } from 'react';
 import type { ToolGrant } from '@ahp/protocol';
-import { fetchGrants, revokeGrant } from '../../../../src/lib/api/grants';
-import { useNow, useResource } from '../../../../src/lib/live/use-resource';
-import { formatDeadline } from '../../../../src/lib/view/format';
-import { useRoleAllows } from '../../../../src/components/operator-context';
-import { describeError, Empty, ErrorState, Loading, StaleNotice } from '../../../../src/components/states';
-import { Ago, Timestamp } from '../../../../src/components/time';
+import { fetchGrants, revokeGrant } from '@/lib/api/grants';
+import { useNow, useResource } from '@/lib/live/use-resource';
+import { formatDeadline } from '@/lib/view/format';
+import { useRoleAllows } from '@/components/operator-context';
+import { describeError, Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { Ago, Timestamp } from '@/components/time';
 import { ApprovalsTabs } from '../approvals-tabs';
 
 function GrantRow({ grant, now, canRevoke, onRevoked }: { grant: ToolGrant; now: number; canRevoke: boolean; onRevoked(): void }) {

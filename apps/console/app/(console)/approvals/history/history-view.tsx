@@ -7,12 +7,12 @@
  */
 import { useState, type FormEvent } from 'react';
 import type { ProtocolState } from '@ahp/protocol';
-import { fetchRequestHistory, type HistoryFilters } from '../../../../src/lib/api/requests';
-import { useResource } from '../../../../src/lib/live/use-resource';
-import { historyCsv, historyRow } from '../../../../src/lib/view/request-history';
-import { RequestStatusBadge } from '../../../../src/components/badges';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../../../src/components/states';
-import { Timestamp } from '../../../../src/components/time';
+import { fetchRequestHistory, type HistoryFilters } from '@/lib/api/requests';
+import { useResource } from '@/lib/live/use-resource';
+import { historyCsv, historyRow } from '@/lib/view/request-history';
+import { RequestStatusBadge } from '@/components/badges';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { Timestamp } from '@/components/time';
 import { ApprovalsTabs } from '../approvals-tabs';
 
 const STATUSES: readonly HistoryFilters['status'][] = ['settled', 'approved', 'rejected', 'expired', 'cancelled'];

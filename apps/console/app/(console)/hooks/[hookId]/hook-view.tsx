@@ -7,15 +7,15 @@
  */
 import Link from 'next/link';
 import type { HookDrillDown, OperatorLiveEvent } from '@ahp/protocol';
-import { fetchHookDrillDown } from '../../../../src/lib/api/hooks';
-import { ApiError } from '../../../../src/lib/api/client';
-import { useResource } from '../../../../src/lib/live/use-resource';
-import { formatMs } from '../../../../src/lib/view/format';
-import { formatOracleMs, stageRows } from '../../../../src/lib/view/hook-stages';
-import { IntensityBadge } from '../../../../src/components/badges';
-import { JsonBlock } from '../../../../src/components/json-block';
-import { Empty, ErrorState, Loading, StaleNotice } from '../../../../src/components/states';
-import { Timestamp } from '../../../../src/components/time';
+import { fetchHookDrillDown } from '@/lib/api/hooks';
+import { ApiError } from '@/lib/api/client';
+import { useResource } from '@/lib/live/use-resource';
+import { formatMs } from '@/lib/view/format';
+import { formatOracleMs, stageRows } from '@/lib/view/hook-stages';
+import { IntensityBadge } from '@/components/badges';
+import { JsonBlock } from '@/components/json-block';
+import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
+import { Timestamp } from '@/components/time';
 
 function Stages({ drill }: { drill: HookDrillDown }) {
   const { rows, totalMs } = stageRows(drill.stages);

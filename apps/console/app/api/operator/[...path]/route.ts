@@ -5,11 +5,11 @@
  * forwarded (see proxy-paths.ts).
  */
 import type { NextRequest } from 'next/server';
-import { consoleEnv } from '../../../../src/lib/server/console-env';
-import { gatewayFetch } from '../../../../src/lib/server/gateway-fetch';
-import { operatorApiPath } from '../../../../src/lib/server/proxy-paths';
-import { csrfRefusal, sessionToken } from '../../../../src/lib/server/request-guard';
-import { errorResponse, gatewayUnavailable } from '../../../../src/lib/server/responses';
+import { consoleEnv } from '@/lib/server/console-env';
+import { gatewayFetch } from '@/lib/server/gateway-fetch';
+import { operatorApiPath } from '@/lib/server/proxy-paths';
+import { csrfRefusal, sessionToken } from '@/lib/server/request-guard';
+import { errorResponse, gatewayUnavailable } from '@/lib/server/responses';
 
 export const dynamic = 'force-dynamic';
 
