@@ -1,9 +1,13 @@
 /**
  * The hook track's traffic: each agent runs a few lanes that send stamped hooks one after the
- * other, entering the hook in the ledger before it is sent and how it settled after.
+ * other, entering the hook in the ledger before it is sent and how it settled after. Like a
+ * well-behaved agent, each answers the block and control signals it must answer: a session that
+ * leaves one unanswered past its grace has its next hooks refused (E_SIGNAL_UNANSWERED), and a
+ * run whose hooks are mostly refused at the door would test the door, not the decision path.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { actionsForIntensity, mustAnswer, type Signal } from '@ahp/protocol';
 import { isAhpClientError } from '@ahp/sdk';
 import type { AgentFleet, FleetAgent } from './agent-fleet.js';
 import type { HookLedger, HookStamp } from './hook-ledger.js';
@@ -67,6 +71,7 @@ export class HookTraffic {
         sentAt: Date.now(),
         deadlineMs: hookDeadlineMs,
       });
+      let toAnswer: readonly Signal[] = [];
       try {
         const result = await agent.client.hook(plan.trigger, plan.context, { hookId, deadlineMs: hookDeadlineMs });
         ledger.settled(stamp, {
@@ -77,6 +82,7 @@ export class HookTraffic {
           fingerprint: decisionFingerprint(result.decision),
           ...(result.error ? { errorCode: result.error.code } : {}),
         });
+        toAnswer = result.signals;
       } catch (error) {
         ledger.settled(
           stamp,
@@ -85,7 +91,24 @@ export class HookTraffic {
             : { kind: 'error', at: Date.now(), code: error instanceof Error ? error.message : String(error), typed: false },
         );
       }
+      await this.#answer(agent, toAnswer);
       if (!this.#stopping) await sleep(plan.thinkMs);
+    }
+  }
+
+  /**
+   * Answers what must be answered, with the first action the intensity allows. An answer lost to
+   * a fault is left lost: the refusal that follows is the enforcement the run should see.
+   */
+  async #answer(agent: FleetAgent, signals: readonly Signal[]): Promise<void> {
+    for (const signal of signals) {
+      const action = mustAnswer(signal) ? actionsForIntensity(signal.header.intensity)[0] : undefined;
+      if (action === undefined) continue;
+      try {
+        await agent.client.respond(signal, action);
+      } catch (error) {
+        if (!isAhpClientError(error)) throw error;
+      }
     }
   }
 }
