@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLUSTER_SLOTS, slotRanges, startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 import { isProcessAlive } from './redis-process.js';
-import { withRespClient } from './resp-client.js';
+import { withRedisConnection } from './redis-connection.js';
 
 const clusters: RedisClusterHandle[] = [];
 afterEach(async () => {
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function run(port: number, ...args: string[]): Promise<unknown> {
-  return withRespClient({ port }, (client) => client.command(...args));
+  return withRedisConnection({ port }, (client) => client.sendCommand(args));
 }
 
 describe('slotRanges', () => {
