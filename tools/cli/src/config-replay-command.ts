@@ -32,15 +32,6 @@ export interface ReplayValues extends GlobalValues, GatewayValues {
   poll?: string | undefined;
 }
 
-export const REPLAY_OPTIONS = {
-  since: { type: 'string' },
-  until: { type: 'string' },
-  agent: { type: 'string' },
-  trigger: { type: 'string' },
-  limit: { type: 'string' },
-  poll: { type: 'string' },
-} as const;
-
 const PATH = '/v1/operator/config/replay';
 
 function unexpected(what: string): CliError {

@@ -27,26 +27,6 @@ export interface LogValues extends GlobalValues {
   out?: string | undefined;
 }
 
-export const FILTER_OPTIONS = {
-  since: { type: 'string' },
-  until: { type: 'string' },
-  agent: { type: 'string' },
-  session: { type: 'string' },
-  hook: { type: 'string' },
-  intensity: { type: 'string' },
-  source: { type: 'string' },
-} as const;
-
-export const FILTER_HELP = `Filters (combined with AND):
-  --since T        signals sent at or after T: an ISO 8601 time (2026-02-09T10:00:00Z),
-                   a date (2026-02-09, UTC) or a duration back from now (90s, 15m, 2h, 7d)
-  --until T        signals sent before T (same forms)
-  --agent ID       one agent
-  --session ID     one session
-  --hook TRIGGER   one hook trigger, e.g. pre-issue-submit
-  --intensity I    block, control, prompt or aid
-  --source NAME    one oracle, e.g. checklist-validator`;
-
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** A `--since`/`--until` value as an ISO timestamp: ISO time, date, or a duration back from `now`. */

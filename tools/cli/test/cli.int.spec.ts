@@ -90,16 +90,17 @@ describe('ahp: help and usage', () => {
     expect(main.code).toBe(0);
     expect(main.stdout).toContain('ahp config publish <file>');
     expect(main.stdout).toContain('Exit codes: 0 ok, 1 invalid input or configuration, 2 usage error, 3 Redis unreachable.');
-    expect((await ahp(['config', '--help'])).stdout).toContain('ahp config history');
+    expect((await ahp(['config', '--help'])).stdout).toMatch(/history \[options\]\s+list published versions/);
     const exportHelp = await ahp(['log', 'export', '--help']);
     expect(exportHelp.code).toBe(0);
-    expect(exportHelp.stdout).toContain('--intensity I');
+    expect(exportHelp.stdout).toContain('--intensity <I>');
 
     expect(await ahp([])).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: ahp') });
-    expect(await ahp(['nope'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "nope"') });
-    expect(await ahp(['config', 'frobnicate'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "config frobnicate"') });
-    expect(await ahp(['config', 'validate'])).toMatchObject({ code: 2, stderr: expect.stringContaining('missing <file>') });
-    expect(await ahp(['config', 'validate', 'good.yaml', '--since', '1h'])).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--since'") });
+    expect(await ahp(['nope'])).toMatchObject({ code: 2, stderr: `ahp: unknown command 'nope'; see "ahp --help"\n` });
+    expect(await ahp(['config', 'frobnicate'])).toMatchObject({ code: 2, stderr: `ahp: unknown command 'frobnicate'; see "ahp config --help"\n` });
+    expect(await ahp(['config', 'validate'])).toMatchObject({ code: 2, stderr: `ahp: missing required argument 'file'; see "ahp config validate --help"\n` });
+    expect(await ahp(['config', 'validate', 'good.yaml', '--since', '1h'])).toMatchObject({ code: 2, stderr: `ahp: unknown option '--since'; see "ahp config validate --help"\n` });
+    expect(await ahp(['config', 'history', '--limit'])).toMatchObject({ code: 2, stderr: `ahp: option '--limit <N>' argument missing; see "ahp config history --help"\n` });
     expect(await ahp(['config', 'history', '--limit', 'ten'])).toMatchObject({ code: 2 });
   });
 });
