@@ -297,8 +297,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     async roles() {
       const roles = new Map<number, 'master' | 'replica'>();
       for (const node of nodes.filter((candidate) => !candidate.proc.exited)) {
-        const { role } = await onNode(node.port, (client) => client.role());
-        roles.set(node.port, role === 'master' ? 'master' : 'replica');
+        const reply = await onNode(node.port, (client) => client.role());
+        roles.set(node.port, reply?.role === 'master' ? 'master' : 'replica');
       }
       return roles;
     },
