@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findFreePort } from './free-port.js';
-import { withRedisConnection } from './redis-connection.js';
-import { runCli, type CliIo } from './run-cli.js';
+import { findFreePort } from '../src/free-port.js';
+import { withRedisConnection } from '../src/redis-connection.js';
+import { runCli, type CliIo } from '../src/run-cli.js';
 
 /** Output captured from runCli, with a way to wait for the URL line. */
 function captureIo(env: NodeJS.ProcessEnv) {

@@ -9,12 +9,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { registeredCleanupCount } from './exit-cleanup.js';
-import { findFreePort } from './free-port.js';
-import { findRedisServer } from './find-redis-server.js';
-import { findWorkspaceRoot, PID_FILE_NAME, provideRedis, type ProvideRedisOptions, type RedisHandle } from './provide-redis.js';
-import { RedisPortInUseError, RedisStartError, startRedisServer, type RedisExitInfo } from './redis-process.js';
-import { withRedisConnection } from './redis-connection.js';
+import { registeredCleanupCount } from '../src/exit-cleanup.js';
+import { findFreePort } from '../src/free-port.js';
+import { findRedisServer } from '../src/find-redis-server.js';
+import { findWorkspaceRoot, PID_FILE_NAME, provideRedis, type ProvideRedisOptions, type RedisHandle } from '../src/provide-redis.js';
+import { RedisPortInUseError, RedisStartError, startRedisServer, type RedisExitInfo } from '../src/redis-process.js';
+import { withRedisConnection } from '../src/redis-connection.js';
 
 /** Runs one command on a fresh connection. */
 async function redis(url: string, ...args: string[]): Promise<unknown> {

@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLUSTER_SLOTS, slotRanges, startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
-import { isProcessAlive } from './redis-process.js';
-import { withRedisConnection } from './redis-connection.js';
+import { CLUSTER_SLOTS, slotRanges, startRedisCluster, type RedisClusterHandle } from '../src/redis-cluster.js';
+import { isProcessAlive } from '../src/redis-process.js';
+import { withRedisConnection } from '../src/redis-connection.js';
 
 const clusters: RedisClusterHandle[] = [];
 afterEach(async () => {

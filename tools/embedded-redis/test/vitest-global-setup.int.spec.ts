@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { withRedisConnection } from './redis-connection.js';
-import setup from './vitest-global-setup.js';
+import { withRedisConnection } from '../src/redis-connection.js';
+import setup from '../src/vitest-global-setup.js';
 
 async function ping(url: string): Promise<string> {
   return withRedisConnection({ url }, (client) => client.ping());

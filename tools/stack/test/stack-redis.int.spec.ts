@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { withRedisConnection } from '@ahp/embedded-redis';
 import { describe, expect, it } from 'vitest';
-import { provideStackRedis } from './stack-redis.js';
+import { provideStackRedis } from '../src/stack-redis.js';
 
 describe('provideStackRedis with --redis-cluster', () => {
   it('starts a cluster of N masters, logs each with its log file, and removes it on stop', async () => {
