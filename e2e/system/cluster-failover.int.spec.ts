@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slotRanges, startRedisCluster, withRespClient, type RedisClusterHandle, type RedisClusterNode } from '@ahp/embedded-redis';
+import { slotRanges, startRedisCluster, withRedisConnection, type RedisClusterHandle, type RedisClusterNode } from '@ahp/embedded-redis';
 import { connect, isAhpClientError, type AhpClient, type HookResult } from '@ahp/sdk';
 import { createKeys, keySlot, shardIndexOf } from '@ahp/store';
 import { eventually, startSystem, type System } from './harness.js';
@@ -41,7 +41,7 @@ interface Outcome {
 }
 
 async function respCommand(node: Pick<RedisClusterNode, 'host' | 'port'>, ...args: string[]): Promise<unknown> {
-  return withRespClient({ host: node.host, port: node.port, connectTimeoutMs: 2000, commandTimeoutMs: 5000 }, (client) => client.command(...args));
+  return withRedisConnection({ host: node.host, port: node.port, connectTimeoutMs: 2000, idleTimeoutMs: 5000 }, (client) => client.sendCommand(args));
 }
 
 /** The master's replication offset and its replica's acknowledged one, from the master's INFO. */

@@ -54,6 +54,11 @@ export interface ExportSignalLogOptions {
    * @defaultValue every agent
    */
   agentAllowed?: (agentId: string) => boolean;
+  /**
+   * Called after each page with the entries read so far and the id of the last one (its time is
+   * how far the pass has come): what a caller needs to show progress on a long export.
+   */
+  onPage?: (progress: { scanned: number; lastId: string }) => void;
 }
 
 /** What {@link exportSignalLog} returns. */
@@ -206,6 +211,7 @@ export async function exportSignalLog(redis: RedisClient, keys: StoreKeys, optio
       waiting.set(signalId, pending);
     }
     const lastId = page[page.length - 1]?.id;
+    if (lastId !== undefined) options.onPage?.({ scanned, lastId });
     if (lastId === undefined || page.length < pageSize || (!takingSignals && waiting.size === 0)) break;
     start = `(${lastId}`;
   }

@@ -5,7 +5,7 @@
  * replica itself), and likewise a request's settlement; asking for more replicas than exist
  * costs the timeout, keeps the write and reports the shortfall.
  */
-import { startRedisCluster, withRespClient, type RedisClusterHandle, type RedisClusterNode } from '@ahp/embedded-redis';
+import { startRedisCluster, withRedisConnection, type RedisClusterHandle, type RedisClusterNode } from '@ahp/embedded-redis';
 import { createRequest } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, createKeys, createRedisStores, createReplicaAcks, keySlot, type RedisClient, type StoreKeys } from '../src/index.js';
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function command(node: Pick<RedisClusterNode, 'host' | 'port'>, ...args: string[]): Promise<unknown> {
-  return withRespClient({ host: node.host, port: node.port, connectTimeoutMs: 2000, commandTimeoutMs: 5000 }, (client) => client.command(...args));
+  return withRedisConnection({ host: node.host, port: node.port, connectTimeoutMs: 2000, idleTimeoutMs: 5000 }, (client) => client.sendCommand(args));
 }
 
 /** The replica serving `key`'s slot, from the cluster's own view (`CLUSTER SHARDS` is Redis 7.0+). */
@@ -47,9 +47,9 @@ async function replicaFor(key: string): Promise<RedisClusterNode> {
 /** Reads a hash field on the replica itself (READONLY in the same connection, so the replica answers instead of redirecting). */
 async function onReplica(key: string, field: string): Promise<unknown> {
   const replica = await replicaFor(key);
-  return withRespClient({ host: replica.host, port: replica.port, connectTimeoutMs: 2000, commandTimeoutMs: 5000 }, async (client) => {
-    await client.command('READONLY');
-    return client.command('HGET', key, field);
+  return withRedisConnection({ host: replica.host, port: replica.port, connectTimeoutMs: 2000, idleTimeoutMs: 5000 }, async (client) => {
+    await client.readonly();
+    return client.hGet(key, field);
   });
 }
 

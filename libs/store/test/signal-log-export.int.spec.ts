@@ -168,9 +168,13 @@ describe('exportSignalLog', () => {
     const limited = await exportSignalLog(redis, keys, { limit: 3, pageSize: 2 });
     expect(limited.lines.map((l) => l.source)).toEqual(['o-0', 'o-1', 'o-2']);
     expect(limited.truncated).toBe(true);
-    const all = await exportSignalLog(redis, keys, { pageSize: 2 });
+    const pages: { scanned: number; lastId: string }[] = [];
+    const all = await exportSignalLog(redis, keys, { pageSize: 2, onPage: (progress) => pages.push(progress) });
     expect(all.lines).toHaveLength(7);
     expect(all.skipped).toBe(1);
+    // Progress after every page: entries read so far, and the last entry's id.
+    expect(pages.map((page) => page.scanned)).toEqual([2, 4, 6, 8]);
+    expect(pages.at(-1)?.lastId).toBe((await redis.xRevRange(keys.signalLog, '+', '-', { COUNT: 1 }))?.[0]?.id);
   });
 
   it('writes latency and rule into the raw log entries too', async () => {

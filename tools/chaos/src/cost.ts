@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { provideRedis, RespClient, type RedisHandle } from '@ahp/embedded-redis';
+import { provideRedis, withRedisConnection, type RedisHandle } from '@ahp/embedded-redis';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { mintCredentials, startStack, writeTokensFile, type ServiceProcess, type Stack } from '@ahp/stack';
 import { EvaluationLog } from './evaluation-log.js';
@@ -113,15 +113,11 @@ export interface MeasureCostOptions {
 }
 
 async function sample(redis: RedisHandle, windowMs: number): Promise<RedisLoad> {
-  const client = await RespClient.fromUrl(redis.url);
-  try {
-    await client.command('CONFIG', 'RESETSTAT');
-    await sleep(windowMs);
-    const info = await client.command('INFO', 'commandstats');
-    return loadOf(parseCommandStats(typeof info === 'string' ? info : ''), windowMs);
-  } finally {
-    await client.close();
-  }
+  // One connection each side of the window: an idle connection would be closed after its idle timeout.
+  await withRedisConnection({ url: redis.url }, (client) => client.configResetStat());
+  await sleep(windowMs);
+  const info = await withRedisConnection({ url: redis.url }, (client) => client.info('commandstats'));
+  return loadOf(parseCommandStats(info), windowMs);
 }
 
 /** Polls `probe` every 100 ms until it returns true or `timeoutMs` passed. */

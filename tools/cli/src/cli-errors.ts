@@ -17,7 +17,8 @@ export const EXIT = {
 /** Where the CLI writes and what it reads from its surroundings; injectable for tests. */
 export interface CliIo {
   stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  /** `isTTY` and `columns` as on process.stderr: long commands draw their progress in place on a terminal (progress.ts). */
+  stderr: { write(text: string): unknown; isTTY?: boolean | undefined; columns?: number | undefined };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
 }

@@ -7,26 +7,6 @@ import { connectRedis, createKeys, DEFAULT_KEY_PREFIX, parseClusterNodes, type L
 
 export { CliError, EXIT, invalidInput, usageError, wholeNumber, type CliIo } from './cli-errors.js';
 
-/** Options every command takes (those about Redis are ignored by commands that do not use it). */
-export const GLOBAL_OPTIONS = {
-  'redis-url': { type: 'string' },
-  'redis-cluster-nodes': { type: 'string' },
-  prefix: { type: 'string' },
-  'connect-timeout': { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-export const GLOBAL_HELP = `Global options:
-  --redis-url URL        Redis to use (default: $REDIS_URL)
-  --redis-cluster-nodes LIST
-                         a Redis Cluster, host:port,host:port… (default: $REDIS_CLUSTER_NODES);
-                         with it, --redis-url gives only the scheme and credentials
-  --prefix P             key prefix of the deployment (default: $AHP_KEY_PREFIX, else "${DEFAULT_KEY_PREFIX}")
-  --connect-timeout MS   give up connecting to Redis after this long (default 5000; exit code 3)
-  --json                 machine-readable output
-  -h, --help             help for the command`;
-
 /** The parsed global options. */
 export interface GlobalValues {
   'redis-url'?: string | undefined;

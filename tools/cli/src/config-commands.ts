@@ -8,6 +8,7 @@ import { loadOraclePlugins, validateHooksConfig, type ConfigIssue, type ConfigWa
 import type { HooksConfig, StoredConfigVersion } from '@ahp/protocol';
 import { configDigest, createConfigStore } from '@ahp/store';
 import { EXIT, connectDeployment, invalidInput, printJson, table, usageError, wholeNumber, type CliIo, type GlobalValues } from './cli-support.js';
+import { progressReporter } from './progress.js';
 import { unifiedDiff } from './unified-diff.js';
 
 /** The values of the options of the config commands (all of them; each command reads its own). */
@@ -126,7 +127,11 @@ export async function configPublish(file: string | undefined, values: ConfigValu
   const input = await readSource(file, io);
   const by = values.by ?? defaultPublisher(io);
   if (by.trim() === '' || by.length > 256) throw usageError('--by must be 1 to 256 characters');
+  // Stages, not a share: loading oracle plugins, reaching Redis (or a cluster) are what can take a while.
+  const progress = progressReporter(io.stderr, 'config publish');
+  progress.update(`validating ${input.label}`);
   const result = await validate(input, values, io);
+  progress.done();
   if (!result.ok) {
     if (values.json) printJson(io, { published: false, file: input.label, issues: result.issues });
     io.stderr.write(`${formatIssues(result.issues, input.label)}\n${input.label}: not published (${plural(result.issues.length, 'issue')}); the current version stays in force\n`);
@@ -134,10 +139,18 @@ export async function configPublish(file: string | undefined, values: ConfigValu
   }
   // Warnings do not stop a publish: they go to stderr, beside the outcome.
   if (result.warnings.length > 0) io.stderr.write(`${formatIssues(result.warnings, input.label, 'warning: ')}\n`);
-  const deployment = await connectDeployment(values, io);
+  progress.update('connecting to Redis');
+  let deployment;
+  try {
+    deployment = await connectDeployment(values, io);
+  } finally {
+    progress.done();
+  }
   try {
     const store = createConfigStore({ redis: deployment.redis, keys: deployment.keys });
+    progress.update(`publishing ${input.label}`);
     const outcome = await store.publish({ source: input.source, config: result.config, publishedBy: by, now: Date.now() });
+    progress.done();
     if (values.json) {
       printJson(io, { published: !outcome.unchanged, version: outcome.version, unchanged: outcome.unchanged, digest: configDigest(input.source), file: input.label, warnings: result.warnings });
     }

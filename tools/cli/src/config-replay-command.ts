@@ -21,6 +21,7 @@ import { formatIssues } from './config-commands.js';
 import { refusalDetail, tokenFrom, type GatewayValues } from './gateway-client.js';
 import { requestGateway } from './gateway-http.js';
 import { parseTimeOption } from './log-commands.js';
+import { progressReporter } from './progress.js';
 
 /** Parsed options of `ahp config replay`. */
 export interface ReplayValues extends GlobalValues, GatewayValues {
@@ -31,15 +32,6 @@ export interface ReplayValues extends GlobalValues, GatewayValues {
   limit?: string | undefined;
   poll?: string | undefined;
 }
-
-export const REPLAY_OPTIONS = {
-  since: { type: 'string' },
-  until: { type: 'string' },
-  agent: { type: 'string' },
-  trigger: { type: 'string' },
-  limit: { type: 'string' },
-  poll: { type: 'string' },
-} as const;
 
 const PATH = '/v1/operator/config/replay';
 
@@ -150,10 +142,12 @@ export async function configReplay(file: string | undefined, values: ReplayValue
   };
   process.once('SIGINT', onInterrupt);
   let status: ConfigReplayStatus = submitted.data;
-  let shown = -1;
+  // Off a terminal, a line at every percent, as before the bar existed (scripts read them).
+  const progress = progressReporter(io.stderr, `replay ${id}`, { lineStepPercent: 1 });
   try {
     while (status.state === 'waiting' || status.state === 'active') {
       if (interrupted) {
+        progress.done();
         const cancelled = await requestGateway(io, values, token, 'DELETE', `${PATH}/${id}`);
         io.stderr.write(`replay ${id}: cancel asked (${cancelled.ok ? ConfigReplayStatusSchema.safeParse(cancelled.json).data?.state ?? 'unknown' : refusalDetail(cancelled.status, cancelled.json)})\n`);
         return 130;
@@ -164,13 +158,10 @@ export async function configReplay(file: string | undefined, values: ReplayValue
       const parsed = ConfigReplayStatusSchema.safeParse(polled.json);
       if (!parsed.success) throw unexpected('replay status');
       status = parsed.data;
-      const percent = Math.floor(status.progress.fraction * 100);
-      if (status.state === 'active' && percent !== shown) {
-        shown = percent;
-        io.stderr.write(`replay ${id}: ${percent}% of the window (${status.progress.read} hooks read)\n`);
-      }
+      if (status.state === 'active') progress.update(`of the window (${status.progress.read} hooks read)`, status.progress.fraction);
     }
   } finally {
+    progress.done();
     process.removeListener('SIGINT', onInterrupt);
   }
   if (status.state !== 'completed' || status.report === undefined) {

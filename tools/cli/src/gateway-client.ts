@@ -6,7 +6,7 @@ import { OperatorErrorBodySchema } from '@ahp/protocol';
 import { CliError, EXIT, type CliIo } from './cli-errors.js';
 import { requestGateway, type GatewayValues } from './gateway-http.js';
 
-export { GATEWAY_OPTIONS, gatewayUrl, tokenFrom, type GatewayValues } from './gateway-http.js';
+export { gatewayUrl, tokenFrom, type GatewayValues } from './gateway-http.js';
 
 /** The message of a refusal: the typed error's code and message, or the HTTP status. */
 export function refusalDetail(status: number, json: unknown): string {

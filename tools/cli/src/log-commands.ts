@@ -12,7 +12,8 @@ import {
   type SignalLogStats,
 } from '@ahp/protocol';
 import { exportSignalLog, readSignalLogStats, toJsonl } from '@ahp/store';
-import { EXIT, connectDeployment, invalidInput, percent, printJson, table, usageError, wholeNumber, type CliIo, type GlobalValues } from './cli-support.js';
+import { progressReporter } from './progress.js';
+import { EXIT, connectDeployment, invalidInput, percent, printJson, table, usageError, wholeNumber, type CliIo, type Deployment, type GlobalValues } from './cli-support.js';
 
 /** The values of the options of the log commands. */
 export interface LogValues extends GlobalValues {
@@ -26,26 +27,6 @@ export interface LogValues extends GlobalValues {
   limit?: string | undefined;
   out?: string | undefined;
 }
-
-export const FILTER_OPTIONS = {
-  since: { type: 'string' },
-  until: { type: 'string' },
-  agent: { type: 'string' },
-  session: { type: 'string' },
-  hook: { type: 'string' },
-  intensity: { type: 'string' },
-  source: { type: 'string' },
-} as const;
-
-export const FILTER_HELP = `Filters (combined with AND):
-  --since T        signals sent at or after T: an ISO 8601 time (2026-02-09T10:00:00Z),
-                   a date (2026-02-09, UTC) or a duration back from now (90s, 15m, 2h, 7d)
-  --until T        signals sent before T (same forms)
-  --agent ID       one agent
-  --session ID     one session
-  --hook TRIGGER   one hook trigger, e.g. pre-issue-submit
-  --intensity I    block, control, prompt or aid
-  --source NAME    one oracle, e.g. checklist-validator`;
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -85,14 +66,39 @@ export function filterFrom(values: LogValues, now: number): SignalLogFilter {
   return parsed.data;
 }
 
+/** The time part of a stream id (`1764141000000-0`), in ms. */
+function idTime(id: string | undefined): number | undefined {
+  const ms = Number(id?.split('-')[0]);
+  return id === undefined || !Number.isFinite(ms) ? undefined : ms;
+}
+
+/**
+ * How far an export has come, as a share of the part of the log it reads: from `since` (or the
+ * first entry) to `until` (or the last entry), by the time in the stream ids.
+ */
+async function exportWindow(deployment: Deployment, filter: SignalLogFilter): Promise<(lastId: string) => number> {
+  const [first] = (await deployment.redis.xRange(deployment.keys.signalLog, '-', '+', { COUNT: 1 })) ?? [];
+  const [last] = (await deployment.redis.xRevRange(deployment.keys.signalLog, '+', '-', { COUNT: 1 })) ?? [];
+  const from = Math.max(idTime(first?.id) ?? 0, filter.since === undefined ? 0 : Date.parse(filter.since));
+  const to = Math.min(idTime(last?.id) ?? 0, filter.until === undefined ? Number.POSITIVE_INFINITY : Date.parse(filter.until));
+  return (lastId) => (to <= from ? 1 : Math.min(1, Math.max(0, ((idTime(lastId) ?? to) - from) / (to - from))));
+}
+
 export async function logExport(values: LogValues, io: CliIo): Promise<number> {
   const filter = filterFrom(values, Date.now());
   const limit = values.limit === undefined ? undefined : wholeNumber('--limit', values.limit, 1);
   const deployment = await connectDeployment(values, io);
+  const progress = progressReporter(io.stderr, 'log export');
   let exported;
   try {
-    exported = await exportSignalLog(deployment.redis, deployment.keys, { filter, ...(limit === undefined ? {} : { limit }) });
+    const share = await exportWindow(deployment, filter);
+    exported = await exportSignalLog(deployment.redis, deployment.keys, {
+      filter,
+      ...(limit === undefined ? {} : { limit }),
+      onPage: ({ scanned, lastId }) => progress.update(`(${scanned} log entries read)`, share(lastId)),
+    });
   } finally {
+    progress.done();
     await deployment.close();
   }
   const jsonl = toJsonl(exported.lines);

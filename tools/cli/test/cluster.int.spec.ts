@@ -56,7 +56,7 @@ afterAll(async () => {
 describe('ahp on a Redis Cluster', () => {
   it('publishes and reads the configuration through the cluster client (REDIS_CLUSTER_NODES)', async () => {
     const published = await ahp(['config', 'publish', 'hooks.yaml'], { REDIS_CLUSTER_NODES: cluster.nodeList });
-    expect(published.stderr).toBe('');
+    expect(published.stderr).toBe('config publish: validating hooks.yaml\nconfig publish: connecting to Redis\nconfig publish: publishing hooks.yaml\n');
     expect(published.code).toBe(0);
     const shown = await ahp(['config', 'show', '--redis-cluster-nodes', cluster.nodeList], {});
     expect(shown.code).toBe(0);

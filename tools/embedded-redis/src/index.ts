@@ -6,7 +6,8 @@
  * - Test suites get a private throwaway Redis, through the vitest global setup
  *   (`@ahp/embedded-redis/vitest-global-setup`) or `provideRedis({ mode: 'ephemeral' })`.
  *
- * Only Node built-ins are used; the RESP client here is for checks and tests, not for the app.
+ * Short checks (readiness, a data dir's owner, building a cluster) talk to Redis through
+ * node-redis, one connection each, opened by `withRedisConnection`.
  */
 export {
   DEFAULT_PERSISTENT_PORT,
@@ -37,10 +38,8 @@ export type { RedisExitInfo, RedisProbe } from './redis-process.js';
 
 export { findFreePort, isPortFree } from './free-port.js';
 
-export { RespError, RespParser, RespProtocolError, encodeCommand } from './resp.js';
-export type { RespArgument, RespValue } from './resp.js';
-export { RespClient, RespConnectionError, parseRedisUrl, redactRedisUrl, withRespClient } from './resp-client.js';
-export type { RedisUrlParts, RespClientOptions } from './resp-client.js';
+export { redactRedisUrl, withRedisConnection } from './redis-connection.js';
+export type { RedisConnection, RedisConnectionOptions } from './redis-connection.js';
 
 export { CLUSTER_SLOTS, RedisClusterStartError, slotRanges, startRedisCluster } from './redis-cluster.js';
 export type { RedisClusterHandle, RedisClusterNode, RedisClusterOptions } from './redis-cluster.js';

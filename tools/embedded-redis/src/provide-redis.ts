@@ -18,7 +18,7 @@ import {
   startRedisServer,
   type RedisExitInfo,
 } from './redis-process.js';
-import { redactRedisUrl, withRespClient } from './resp-client.js';
+import { redactRedisUrl, withRedisConnection } from './redis-connection.js';
 
 /**
  * - `persistent`: the main job. Honours `REDIS_URL`; otherwise one long-lived Redis whose AOF
@@ -293,8 +293,7 @@ async function readPidFile(file: string): Promise<PidFile | undefined> {
 async function servesDataDir(record: PidFile, dataDir: string): Promise<boolean> {
   if ((await probeRedis(record.host, record.port, record.pid)) !== 'ready') return false;
   try {
-    const reply = await withRespClient({ host: record.host, port: record.port }, (client) => client.command('CONFIG', 'GET', 'dir'));
-    const dir = Array.isArray(reply) ? reply[1] : undefined;
+    const dir = await withRedisConnection({ host: record.host, port: record.port }, async (client) => (await client.configGet('dir'))['dir']);
     return typeof dir === 'string' && (await realpath(dir)) === (await realpath(dataDir));
   } catch {
     return false;

@@ -19,7 +19,7 @@ import { ensureRedisServer } from './find-redis-server.js';
 import { findFreePort } from './free-port.js';
 import { REDIS_HOST, LOG_FILE_NAME } from './provide-redis.js';
 import { RedisPortInUseError, RedisStartError, startRedisServer, type RedisProcess } from './redis-process.js';
-import { withRespClient } from './resp-client.js';
+import { withRedisConnection, type RedisConnection } from './redis-connection.js';
 
 /** Number of hash slots of every Redis Cluster. */
 export const CLUSTER_SLOTS = 16384;
@@ -120,8 +120,9 @@ export function slotRanges(masters: number): Array<[number, number]> {
   return ranges;
 }
 
-async function command(port: number, ...args: string[]): Promise<unknown> {
-  return withRespClient({ host: REDIS_HOST, port, connectTimeoutMs: 2000, commandTimeoutMs: 5000 }, (client) => client.command(...args));
+/** Runs `fn` on a fresh connection to one node (a plain client: each command is meant for that very node). */
+function onNode<T>(port: number, fn: (client: RedisConnection) => Promise<T>): Promise<T> {
+  return withRedisConnection({ host: REDIS_HOST, port, connectTimeoutMs: 2000, idleTimeoutMs: 5000 }, fn);
 }
 
 /** Starts one cluster-enabled node on a free port (with a free bus port: port + 10000 may not exist). */
@@ -177,7 +178,7 @@ async function waitFor(what: string, deadline: number, check: () => Promise<bool
 
 /** `CLUSTER INFO` of one node as a map. */
 async function clusterInfo(port: number): Promise<Map<string, string>> {
-  const text = String(await command(port, 'CLUSTER', 'INFO'));
+  const text = await onNode(port, (client) => client.clusterInfo());
   return new Map(
     text
       .split(/\r?\n/)
@@ -228,30 +229,31 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     for (let index = 0; index < total; index++) {
       const dataDir = path.join(root, `node-${index}`);
       const { proc, busPort } = await startNode(binary, dataDir, options);
-      const id = String(await command(proc.port, 'CLUSTER', 'MYID'));
+      const id = await onNode(proc.port, (client) => client.clusterMyId());
       nodes.push({ proc, port: proc.port, busPort, id, createdAs: index < masters ? 'master' : 'replica', dataDir });
     }
     log(`redis cluster: ${total} nodes on ports ${nodes.map((node) => node.port).join(', ')}; joining them`);
 
     // Distinct config epochs up front, as redis-cli does, so the masters need not resolve epoch collisions first.
-    for (const [index, node] of nodes.entries()) await command(node.port, 'CLUSTER', 'SET-CONFIG-EPOCH', String(index + 1));
+    for (const [index, node] of nodes.entries()) await onNode(node.port, (client) => client.clusterSetConfigEpoch(index + 1));
     const masterNodes = nodes.slice(0, masters);
     const [first] = nodes;
     if (first) {
-      for (const node of nodes.slice(1)) await command(node.port, 'CLUSTER', 'MEET', REDIS_HOST, String(first.port), String(first.busPort));
+      // node-redis's clusterMeet has no bus-port argument, and ours is not port + 10000.
+      for (const node of nodes.slice(1)) await onNode(node.port, (client) => client.sendCommand(['CLUSTER', 'MEET', REDIS_HOST, String(first.port), String(first.busPort)]));
     }
     for (const [index, [from, to]] of slotRanges(masters).entries()) {
       const owner = masterNodes[index];
-      if (owner) await command(owner.port, 'CLUSTER', 'ADDSLOTSRANGE', String(from), String(to));
+      if (owner) await onNode(owner.port, (client) => client.clusterAddSlotsRange({ start: from, end: to }));
     }
     // A replica can only follow a master it already knows, so wait for the gossip to reach it.
     for (const [index, node] of nodes.slice(masters).entries()) {
       const master = masterNodes[index % masters];
       if (!master) continue;
       await waitFor(`node ${node.port} to learn of master ${master.port}`, deadline, async () =>
-        String(await command(node.port, 'CLUSTER', 'NODES')).includes(master.id),
+        (await onNode(node.port, (client) => client.clusterNodes())).includes(master.id),
       );
-      await command(node.port, 'CLUSTER', 'REPLICATE', master.id);
+      await onNode(node.port, (client) => client.clusterReplicate(master.id));
     }
     for (const node of nodes) {
       await waitFor(`cluster_state:ok on node ${node.port}`, deadline, async () => {
@@ -262,7 +264,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     }
     // Replicas answer only once their first sync is done; a test that kills a master right away needs it.
     for (const node of nodes.filter((candidate) => candidate.createdAs === 'replica')) {
-      await waitFor(`replica ${node.port} to sync`, deadline, async () => /master_link_status:up/.test(String(await command(node.port, 'INFO', 'replication'))));
+      await waitFor(`replica ${node.port} to sync`, deadline, async () => /master_link_status:up/.test(await onNode(node.port, (client) => client.info('replication'))));
     }
     log(`redis cluster ready: ${masters} masters, ${replicas} replica(s) each`);
   } catch (error) {
@@ -295,8 +297,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     async roles() {
       const roles = new Map<number, 'master' | 'replica'>();
       for (const node of nodes.filter((candidate) => !candidate.proc.exited)) {
-        const reply = await command(node.port, 'ROLE');
-        roles.set(node.port, Array.isArray(reply) && reply[0] === 'master' ? 'master' : 'replica');
+        const reply = await onNode(node.port, (client) => client.role());
+        roles.set(node.port, reply?.role === 'master' ? 'master' : 'replica');
       }
       return roles;
     },

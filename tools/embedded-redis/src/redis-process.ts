@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { withRespClient } from './resp-client.js';
+import { withRedisConnection } from './redis-connection.js';
 
 /** How a Redis process ended. */
 export interface RedisExitInfo {
@@ -141,10 +141,9 @@ export type RedisProbe = 'ready' | 'not-ready' | 'other-process';
  */
 export async function probeRedis(host: string, port: number, expectedPid?: number, timeoutMs = 1000): Promise<RedisProbe> {
   try {
-    return await withRespClient({ host, port, connectTimeoutMs: timeoutMs, commandTimeoutMs: timeoutMs }, async (client) => {
-      if ((await client.command('PING')) !== 'PONG') return 'not-ready';
-      const info = await client.command('INFO');
-      if (typeof info !== 'string') return 'not-ready';
+    return await withRedisConnection({ host, port, connectTimeoutMs: timeoutMs, idleTimeoutMs: timeoutMs }, async (client) => {
+      if ((await client.ping()) !== 'PONG') return 'not-ready';
+      const info = await client.info();
       const pid = /^process_id:(\d+)\r?$/m.exec(info)?.[1];
       if (expectedPid !== undefined && pid !== String(expectedPid)) return 'other-process';
       return /^loading:0\r?$/m.test(info) ? 'ready' : 'not-ready';

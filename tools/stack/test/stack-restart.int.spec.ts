@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { provideRedis, type RedisHandle } from '@ahp/embedded-redis';
 import { connect } from '@ahp/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintCredentials, writeTokensFile, type AgentCredential } from './agent-tokens.js';
-import { agentEndpoint, startStack, type Stack } from './start-stack.js';
-import type { SupervisorEvent } from './supervisor.js';
+import { mintCredentials, writeTokensFile, type AgentCredential } from '../src/agent-tokens.js';
+import { agentEndpoint, startStack, type Stack } from '../src/start-stack.js';
+import type { SupervisorEvent } from '../src/supervisor.js';
 
 let redisHandle: RedisHandle;
 let dir: string;

@@ -4,11 +4,11 @@
 // machine: nothing lost, nothing delivered twice (beyond the known issues), no hang.
 // A new seed each run widens what CI explores; AHP_CHAOS_SEED replays one.
 import { describe, expect, it } from 'vitest';
-import { FAULT_KINDS } from './fault-plan.js';
-import { formatReport } from './format.js';
-import { ciChaosOptions } from './options.js';
-import { parseSeed, randomSeed } from './random.js';
-import { runChaos } from './run-chaos.js';
+import { FAULT_KINDS } from '../src/fault-plan.js';
+import { formatReport } from '../src/format.js';
+import { ciChaosOptions } from '../src/options.js';
+import { parseSeed, randomSeed } from '../src/random.js';
+import { runChaos } from '../src/run-chaos.js';
 
 const seedText = process.env['AHP_CHAOS_SEED'];
 const seed = seedText === undefined || seedText === '' ? randomSeed() : parseSeed(seedText);

@@ -1,15 +1,10 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { RespClient } from './resp-client.js';
-import setup from './vitest-global-setup.js';
+import { withRedisConnection } from '../src/redis-connection.js';
+import setup from '../src/vitest-global-setup.js';
 
-async function ping(url: string): Promise<unknown> {
-  const client = await RespClient.fromUrl(url);
-  try {
-    return await client.command('PING');
-  } finally {
-    await client.close();
-  }
+async function ping(url: string): Promise<string> {
+  return withRedisConnection({ url }, (client) => client.ping());
 }
 
 describe('vitest global setup', () => {
@@ -32,15 +27,12 @@ describe('vitest global setup', () => {
     expect(url).not.toBe(before);
     expect(process.env['REDIS_URL']).toBe(url);
     await expect(ping(url)).resolves.toBe('PONG');
-    const dataDir = (await RespClient.fromUrl(url).then(async (client) => {
-      const reply = await client.command('CONFIG', 'GET', 'dir');
-      await client.close();
-      return reply;
-    })) as string[];
+    const dataDir = await withRedisConnection({ url }, async (client) => (await client.configGet('dir'))['dir']);
 
     await teardown();
     expect(process.env['REDIS_URL']).toBe(before);
     await expect(ping(url)).rejects.toThrow();
-    expect(existsSync(dataDir[1]!)).toBe(false);
+    expect(dataDir).toBeDefined();
+    expect(existsSync(dataDir!)).toBe(false);
   });
 });

@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLUSTER_SLOTS, slotRanges, startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
-import { isProcessAlive } from './redis-process.js';
-import { withRespClient } from './resp-client.js';
+import { CLUSTER_SLOTS, slotRanges, startRedisCluster, type RedisClusterHandle } from '../src/redis-cluster.js';
+import { isProcessAlive } from '../src/redis-process.js';
+import { withRedisConnection } from '../src/redis-connection.js';
 
 const clusters: RedisClusterHandle[] = [];
 afterEach(async () => {
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function run(port: number, ...args: string[]): Promise<unknown> {
-  return withRespClient({ port }, (client) => client.command(...args));
+  return withRedisConnection({ port }, (client) => client.sendCommand(args));
 }
 
 describe('slotRanges', () => {

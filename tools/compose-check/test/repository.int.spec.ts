@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_PROFILE, describeComposeApps } from './app-config.js';
-import { checkCompose } from './check-compose.js';
+import { CLUSTER_PROFILE, describeComposeApps } from '../src/app-config.js';
+import { checkCompose } from '../src/check-compose.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findFreePort } from './free-port.js';
-import { RespClient } from './resp-client.js';
-import { runCli, type CliIo } from './run-cli.js';
+import { findFreePort } from '../src/free-port.js';
+import { withRedisConnection } from '../src/redis-connection.js';
+import { runCli, type CliIo } from '../src/run-cli.js';
 
 /** Output captured from runCli, with a way to wait for the URL line. */
 function captureIo(env: NodeJS.ProcessEnv) {
@@ -30,13 +30,8 @@ function captureIo(env: NodeJS.ProcessEnv) {
   return { io, url, stop: () => controller.abort(), out: () => stdout, err: () => stderr };
 }
 
-async function ping(url: string): Promise<unknown> {
-  const client = await RespClient.fromUrl(url);
-  try {
-    return await client.command('PING');
-  } finally {
-    await client.close();
-  }
+async function ping(url: string): Promise<string> {
+  return withRedisConnection({ url }, (client) => client.ping());
 }
 
 const NO_REDIS_URL: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: '' };

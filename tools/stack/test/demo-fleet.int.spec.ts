@@ -11,10 +11,10 @@ import { findWorkspaceRoot, provideRedis, type RedisHandle } from '@ahp/embedded
 import { AgentCredentialsFileSchema, AgentTokensFileSchema } from '@ahp/protocol';
 import { connectRedis, createKeys, createRedisStores, readSignalLog, type RedisClient } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenDigest } from './agent-tokens.js';
-import { DEMO_FLEET, ensureDemoCredentials, startDemoFleet } from './demo-fleet.js';
-import { publishHooksFile } from './hooks-config-file.js';
-import { agentEndpoint, startStack, type Stack } from './start-stack.js';
+import { tokenDigest } from '../src/agent-tokens.js';
+import { DEMO_FLEET, ensureDemoCredentials, startDemoFleet } from '../src/demo-fleet.js';
+import { publishHooksFile } from '../src/hooks-config-file.js';
+import { agentEndpoint, startStack, type Stack } from '../src/start-stack.js';
 
 const KEY_PREFIX = 'demo-fleet-test';
 let redisHandle: RedisHandle;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { provideRedis, type RedisHandle } from '@ahp/embedded-redis';
 import { connectRedis, createConfigStore, createKeys } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishHooksFile } from './hooks-config-file.js';
+import { publishHooksFile } from '../src/hooks-config-file.js';
 
 const CONFIG = `version: 1
 hooks:

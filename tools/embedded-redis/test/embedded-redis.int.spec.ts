@@ -9,33 +9,28 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { registeredCleanupCount } from './exit-cleanup.js';
-import { findFreePort } from './free-port.js';
-import { findRedisServer } from './find-redis-server.js';
-import { findWorkspaceRoot, PID_FILE_NAME, provideRedis, type ProvideRedisOptions, type RedisHandle } from './provide-redis.js';
-import { RedisPortInUseError, RedisStartError, startRedisServer, type RedisExitInfo } from './redis-process.js';
-import { RespClient, RespConnectionError } from './resp-client.js';
-import type { RespArgument, RespValue } from './resp.js';
+import { registeredCleanupCount } from '../src/exit-cleanup.js';
+import { findFreePort } from '../src/free-port.js';
+import { findRedisServer } from '../src/find-redis-server.js';
+import { findWorkspaceRoot, PID_FILE_NAME, provideRedis, type ProvideRedisOptions, type RedisHandle } from '../src/provide-redis.js';
+import { RedisPortInUseError, RedisStartError, startRedisServer, type RedisExitInfo } from '../src/redis-process.js';
+import { withRedisConnection } from '../src/redis-connection.js';
 
 /** Runs one command on a fresh connection. */
-async function redis(url: string, ...args: RespArgument[]): Promise<RespValue> {
-  const client = await RespClient.fromUrl(url);
-  try {
-    return await client.command(...args);
-  } finally {
-    await client.close();
-  }
+async function redis(url: string, ...args: string[]): Promise<unknown> {
+  return withRedisConnection({ url }, (client) => client.sendCommand(args));
 }
 
 /** Whether something still accepts connections on the handle's port. */
 async function accepting(port: number): Promise<boolean> {
-  try {
-    (await RespClient.connect({ port, connectTimeoutMs: 1000 })).destroy();
-    return true;
-  } catch (error) {
-    if (error instanceof RespConnectionError) return false;
-    throw error;
-  }
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** The global setup points REDIS_URL at the run's Redis; persistent-mode tests must not see it. */
@@ -85,7 +80,7 @@ describe('ephemeral mode', () => {
 
   it('is configured as documented: loopback only, AOF every second rewritten from 256 MB, no RDB, no eviction', async () => {
     const handle = await start({ mode: 'ephemeral' });
-    const config = async (name: string): Promise<RespValue> => ((await redis(handle.url, 'CONFIG', 'GET', name)) as RespValue[])[1]!;
+    const config = async (name: string): Promise<string | undefined> => withRedisConnection({ url: handle.url }, async (client) => (await client.configGet(name))[name]);
     expect(await config('bind')).toBe('127.0.0.1');
     expect(await config('appendonly')).toBe('yes');
     expect(await config('appendfsync')).toBe('everysec');
@@ -129,7 +124,7 @@ describe('ephemeral mode', () => {
     expect(await accepting(handle.port!)).toBe(false);
     expect(existsSync(path.join(handle.dataDir!, 'appendonlydir'))).toBe(true);
     await handle.restart();
-    await expect(redis(handle.url, 'LRANGE', 'queue', 0, -1)).resolves.toEqual(['a', 'b']);
+    await expect(redis(handle.url, 'LRANGE', 'queue', '0', '-1')).resolves.toEqual(['a', 'b']);
     await handle.stop();
     expect(existsSync(handle.dataDir!)).toBe(false);
     await expect(handle.restart()).rejects.toThrow(/cannot be restarted/);

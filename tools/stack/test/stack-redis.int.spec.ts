@@ -1,8 +1,8 @@
 /** `--redis-cluster N` against real redis-server processes: a local cluster started, named, and removed. */
 import { existsSync } from 'node:fs';
-import { withRespClient } from '@ahp/embedded-redis';
+import { withRedisConnection } from '@ahp/embedded-redis';
 import { describe, expect, it } from 'vitest';
-import { provideStackRedis } from './stack-redis.js';
+import { provideStackRedis } from '../src/stack-redis.js';
 
 describe('provideStackRedis with --redis-cluster', () => {
   it('starts a cluster of N masters, logs each with its log file, and removes it on stop', async () => {
@@ -17,8 +17,8 @@ describe('provideStackRedis with --redis-cluster', () => {
       expect(logs.filter((_, index) => index % 2 === 0)).toEqual(nodes);
       for (const file of logs.filter((_, index) => index % 2 === 1)) expect(existsSync(file)).toBe(true);
       const [host, port] = (nodes[0] ?? '').split(':');
-      const info = await withRespClient({ host: host ?? '', port: Number(port) }, (client) => client.command('CLUSTER', 'INFO'));
-      expect(String(info)).toMatch(/cluster_state:ok/);
+      const info = await withRedisConnection({ host: host ?? '', port: Number(port) }, (client) => client.clusterInfo());
+      expect(info).toMatch(/cluster_state:ok/);
     } finally {
       await redis.stop();
     }
