@@ -487,6 +487,9 @@ export {
   makeError,
 } from './errors.js';
 export type { AhpError, CloseCode, CloseCodeName, ErrorCode, ErrorCodeInfo, MakeErrorOptions } from './errors.js';
+// --- schema issues as errors report them (`details.issues`) and messages summarise them ---
+export { MAX_REPORTED_ISSUES, describeIssues, formatPath, issueDetails, reportIssues } from './issues.js';
+export type { ReportOptions, ReportedIssue, SchemaIssue } from './issues.js';
 export {
   AckFrameSchema,
   AckResultSchema,

@@ -16,6 +16,7 @@ import {
   actionsForIntensity,
   awaitingApproval,
   isActionValidFor,
+  issueDetails,
 } from '@ahp/protocol';
 import type {
   InterventionPayload,
@@ -39,6 +40,7 @@ import type {
   SendableMessageType,
   Signal,
   SignalResponseFrame,
+  SchemaIssue,
 } from '@ahp/protocol';
 import type { BackoffOptions } from './backoff.js';
 import { resolveBackoffOptions } from './backoff.js';
@@ -428,10 +430,8 @@ export function toHookResult(decision: HookDecision): HookResult {
   return decision.allowed ? { ...base, allowed: true } : { ...base, allowed: false, block: blockOf(decision) };
 }
 
-function invalidFrame(message: string, issues: readonly { path: PropertyKey[]; message: string }[]): AhpClientError {
-  return new AhpClientError('E_INVALID_FRAME', message, {
-    details: { issues: issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) },
-  });
+function invalidFrame(message: string, issues: readonly SchemaIssue[]): AhpClientError {
+  return new AhpClientError('E_INVALID_FRAME', message, { details: issueDetails(issues) });
 }
 
 // --- the client ------------------------------------------------------------------------------
