@@ -85,6 +85,8 @@ export {
   parseHookContext,
 } from './hook-context.js';
 export type { HookContextParseResult } from './hook-context.js';
+export { hookToolCall } from './hook-tool-call.js';
+export type { HookToolCallView } from './hook-tool-call.js';
 export {
   SIGNAL_TYPES,
   SignalCategorySchema,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import {
   failurePolicyDecision,
+  hookToolCall,
   makeError,
   type AgentIdentity,
   type AhpError,
@@ -529,9 +530,7 @@ export class HooksService implements OnModuleDestroy {
   }
 }
 
-/** The tool a hook names, for the fleet view and metrics: `context.tool.name` (a checked context has it at the tool triggers). */
+/** The tool a hook names, for the fleet view and metrics (a checked context has it at the tool triggers). */
 function toolName(context: JsonObject): string | undefined {
-  const tool = context['tool'];
-  const name = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? (tool as JsonObject)['name'] : undefined;
-  return typeof name === 'string' && name.length > 0 ? name.slice(0, 200) : undefined;
+  return hookToolCall(context)?.name;
 }
