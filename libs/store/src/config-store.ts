@@ -34,11 +34,8 @@ export interface ConfigStoreOptions {
   logger?: Logger;
 }
 
-/** What the Redis ConfigStore offers beyond {@link ConfigStore}: versions typed with the protocol's schema, and the bare current number. */
+/** What the Redis ConfigStore offers beyond {@link ConfigStore}: the bare current number. */
 export interface RedisConfigStore extends ConfigStore {
-  current(): Promise<StoredConfigVersion | null>;
-  get(version: number): Promise<StoredConfigVersion | null>;
-  history(limit: number): Promise<ConfigVersionSummary[]>;
   /** The current version number, or `null` when nothing was ever published (one cheap read). */
   currentVersion(): Promise<number | null>;
 }

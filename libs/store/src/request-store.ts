@@ -47,6 +47,7 @@ import {
   PresenceEntrySchema,
   ProtocolResponseSchema,
   ProtocolStateSchema,
+  RequestHistoryEntrySchema,
   TimestampSchema,
   applyResponse,
   cancelRequest,
@@ -56,8 +57,10 @@ import {
   type InboxMessage,
   type ProtocolResponse,
   type ProtocolState,
+  type RequestActor,
+  type RequestHistoryEntry,
 } from '@ahp/protocol';
-import type { DecideRequestOutcome, RequestActor, RequestHistoryEntry, RequestStore } from './contracts.js';
+import type { DecideRequestOutcome, RequestStore } from './contracts.js';
 import { RequestForbiddenError, StoreDataError, StoreInputError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
 import { isRequestActor, type RequestEvent } from './request-events.js';
@@ -165,22 +168,6 @@ function iso(now: number): string {
   if (!Number.isFinite(now)) throw new StoreInputError(`now must be epoch milliseconds, got ${now}`);
   return new Date(now).toISOString();
 }
-
-/** A history entry read back: the contract has no schema of its own, so the shape is checked here. */
-const HistoryEntryParser = {
-  safeParse(value: unknown) {
-    const entry = value as Partial<RequestHistoryEntry> | null;
-    const problems: { path: PropertyKey[]; message: string }[] = [];
-    if (typeof entry !== 'object' || entry === null) return { success: false as const, error: { issues: [{ path: [], message: 'not an object' }] } };
-    if (!TimestampSchema.safeParse(entry.at).success) problems.push({ path: ['at'], message: 'not a timestamp' });
-    if (!isRequestActor(entry.actor)) problems.push({ path: ['actor'], message: 'not an actor' });
-    if (typeof entry.event !== 'string') problems.push({ path: ['event'], message: 'not a string' });
-    if (typeof entry.status !== 'string') problems.push({ path: ['status'], message: 'not a string' });
-    if (entry.feedback !== undefined && typeof entry.feedback !== 'string') problems.push({ path: ['feedback'], message: 'not a string' });
-    if (problems.length > 0) return { success: false as const, error: { issues: problems } };
-    return { success: true as const, data: entry as RequestHistoryEntry };
-  },
-};
 
 /**
  * Under Redis Cluster, what a transition's follow-ups need beyond the state stored with them
@@ -752,7 +739,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       const stored = parseRecord(requestId, fields);
       if (stored === null) return null;
       const historyKey = keys.requestHistory(requestId);
-      const history = rawHistory.map((raw, index) => parseStored(HistoryEntryParser, parseStoredJson(raw, historyKey, String(index)), historyKey, String(index)));
+      const history = rawHistory.map((raw, index) => parseStored(RequestHistoryEntrySchema, parseStoredJson(raw, historyKey, String(index)), historyKey, String(index)));
       return { state: stored.state, history };
     },
 

@@ -27,6 +27,7 @@ import {
   type ShadowExample,
   type ShadowOutcome,
   type ShadowRuleStats,
+  type ShadowStatusResponse,
   type StoredShadowConfig,
 } from '@ahp/protocol';
 import { configDigest } from './config-store.js';
@@ -83,17 +84,11 @@ export interface ShadowObservation {
   readonly differing: readonly string[];
 }
 
-/** Disagreement counters of one shadow. */
-export interface ShadowStats {
-  evaluated: number;
-  errors: number;
-  disagreements: number;
-  /** `live→shadow` → count. */
-  transitions: Record<string, number>;
-  /** Most disagreements first, then most firings; at most {@link MAX_SHADOW_RULES}. */
-  rules: ShadowRuleStats[];
-  examples: ShadowExample[];
-}
+/**
+ * Disagreement counters of one shadow: the counting part of the operator API's answer
+ * (`rules`: most disagreements first, then most firings; at most {@link MAX_SHADOW_RULES}).
+ */
+export type ShadowStats = Pick<ShadowStatusResponse, 'evaluated' | 'errors' | 'disagreements' | 'transitions' | 'rules' | 'examples'>;
 
 export type PromoteOutcome =
   | { outcome: 'none' }
