@@ -83,7 +83,7 @@ describe('configuration page: the shadow panel', () => {
     expect(await panel.getByTestId('shadow-disagreements').textContent()).toBe('1');
     expect(await panel.getByTestId('shadow-rate').textContent()).toBe('50 %');
     const rule = panel.locator('tr[data-rule="shell/no-force-push"]');
-    expect(await rule.locator('td').allTextContents()).toEqual(['1', '1', '50 %', 'allow→block 1']);
+    expect(await rule.locator('td').allTextContents()).toEqual(['1', '1', '50 %', 'allow → block 1']);
     const example = panel.locator(`tr[data-hook-id="${forced.hookId}"]`);
     await example.getByText('allow → block').waitFor();
     await example.getByText('pusher').waitFor();

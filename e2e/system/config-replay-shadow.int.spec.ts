@@ -7,13 +7,12 @@
 // the same transitions. The candidate tightens (blocks `git push --force`), escalates (`rm` becomes
 // interactive, then is blocked), holds a call for approval (`curl … | sh`) and loosens (drops the live block of
 // `npm publish`), so every kind of change is compared, not only allow → block.
-import { ConfigReplayReportSchema, ConfigReplayStatusSchema, ShadowStatusResponseSchema, replayOutcomeOf, transitionName, type JsonObject, type ShadowStatusResponse } from '@ahp/protocol';
+import { ConfigReplayReportSchema, ShadowStatusResponseSchema, replayOutcomeOf, transitionName, type JsonObject, type ShadowStatusResponse } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
-import { createKeys, createReplayLog } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allWorkersServe, allWorkersShadow, publishThroughStore } from './config-support.js';
-import { eventually, startSystem, type System } from './harness.js';
-import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
+import { allWorkersShadow, replayLogHolds, replayThroughApi, startConfigSystem, type ConfigSystem } from './config-support.js';
+import { eventually, type System } from './harness.js';
+import { operatorCall, type OperatorTokens } from './team-support.js';
 
 const LIVE = `version: 1
 hooks:
@@ -73,6 +72,7 @@ const TRAFFIC: { agent: 'ada' | 'bo'; command: string; change?: string }[] = [
 ];
 
 describe('a shadow version and a replay of the same traffic agree (gateway + 2 worker processes)', () => {
+  let started: ConfigSystem | undefined;
   let system: System;
   let operators: OperatorTokens;
   let api: string;
@@ -90,19 +90,18 @@ describe('a shadow version and a replay of the same traffic agree (gateway + 2 w
   }
 
   beforeAll(async () => {
-    operators = await writeOperatorTokens([{ id: 'op-root', name: 'Root', role: 'admin' }]);
-    system = await startSystem({
+    started = await startConfigSystem({
+      operators: [{ id: 'op-root', name: 'Root', role: 'admin' }],
+      live: LIVE,
       name: 'config-replay-shadow',
       workers: 2,
       agents: [
         { id: 'ada', name: 'Ada' },
         { id: 'bo', name: 'Bo' },
       ],
-      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
       workerEnv: { AHP_CONFIG_RECHECK_MS: '500' },
     });
-    api = operatorApi(system.stack.gateways[0]!);
-    await allWorkersServe(system, await publishThroughStore(system, LIVE));
+    ({ system, operators, api } = started);
     const set = await admin('POST', '/config/shadow', { source: CANDIDATE });
     expect(set.status).toBe(201);
     await allWorkersShadow(system, 1);
@@ -119,29 +118,22 @@ describe('a shadow version and a replay of the same traffic agree (gateway + 2 w
       await eventually(async () => ((await shadowStatus()).evaluated === i + 1 ? true : undefined), `the shadow to evaluate hook ${i + 1}`);
     }
     until = new Date(Date.now() + 1000).toISOString();
-    const log = createReplayLog({ redis: system.redis, keys: createKeys({ prefix: system.keyPrefix }) });
-    await eventually(async () => {
-      const ids = new Set<string>();
-      for await (const item of log.read({ sinceMs: Date.parse(since), untilMs: Date.parse(until) })) if (item.kind === 'record') ids.add(item.record.hook_id);
-      return sent.every((hook) => ids.has(hook.hookId)) ? true : undefined;
-    }, 'every hook in the replay log');
+    await replayLogHolds(
+      system,
+      sent.map((hook) => hook.hookId),
+      Date.parse(since),
+      Date.parse(until),
+    );
   });
 
   afterAll(async () => {
     await Promise.allSettled(Object.values(clients).map((client) => client.close()));
-    await system?.stop();
-    await operators?.remove();
+    await started?.stop();
   });
 
   it("the shadow's disagreements are the replay's changed hooks, with the same transitions", async () => {
     const shadow = await shadowStatus();
-    const submitted = await admin('POST', '/config/replay', { source: CANDIDATE, since, until });
-    expect(submitted.status).toBe(202);
-    const { id } = ConfigReplayStatusSchema.parse(submitted.json);
-    const status = await eventually(async () => {
-      const parsed = ConfigReplayStatusSchema.parse((await admin('GET', `/config/replay/${id}`)).json);
-      return parsed.state === 'completed' || parsed.state === 'failed' ? parsed : undefined;
-    }, 'the replay to finish');
+    const status = await replayThroughApi(api, operators.token('op-root'), { source: CANDIDATE, since, until });
     expect(status.error).toBeUndefined();
     const report = ConfigReplayReportSchema.parse(status.report);
 

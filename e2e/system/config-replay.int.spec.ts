@@ -8,13 +8,12 @@
 // allow → block, per rule and per agent — and nothing else.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigReplayReportSchema, ConfigReplayStatusSchema, type ConfigReplayStatus, type JsonObject } from '@ahp/protocol';
+import { ConfigReplayReportSchema, type ConfigReplayStatus, type JsonObject } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
-import { createKeys, createReplayLog } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allWorkersServe, publishThroughStore, runAhp } from './config-support.js';
-import { eventually, startSystem, type System } from './harness.js';
-import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
+import { replayLogHolds, replayThroughApi as replay, runAhp, startConfigSystem, type ConfigSystem } from './config-support.js';
+import type { System } from './harness.js';
+import type { OperatorTokens } from './team-support.js';
 
 /** The live configuration: sudo is blocked, nothing else. */
 const LIVE = `version: 1
@@ -60,6 +59,7 @@ const TRAFFIC: { agent: string; command: string; forcePush?: true }[] = [
 ];
 
 describe('configuration replay (gateway + 2 worker processes)', () => {
+  let started: ConfigSystem | undefined;
   let system: System;
   let operators: OperatorTokens;
   let api: string;
@@ -70,8 +70,9 @@ describe('configuration replay (gateway + 2 worker processes)', () => {
   const forcePushes: string[] = [];
 
   beforeAll(async () => {
-    operators = await writeOperatorTokens([{ id: 'op-root', name: 'Root', role: 'admin' }]);
-    system = await startSystem({
+    started = await startConfigSystem({
+      operators: [{ id: 'op-root', name: 'Root', role: 'admin' }],
+      live: LIVE,
       name: 'config-replay',
       gateways: 1,
       workers: 2,
@@ -79,10 +80,8 @@ describe('configuration replay (gateway + 2 worker processes)', () => {
         { id: 'alice', name: 'Alice' },
         { id: 'bob', name: 'Bob' },
       ],
-      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
     });
-    api = operatorApi(system.stack.gateways[0]!);
-    await allWorkersServe(system, await publishThroughStore(system, LIVE));
+    ({ system, operators, api } = started);
     since = new Date(Date.now() - 1000).toISOString();
     const agents: Record<string, AhpClient> = {};
     for (const id of ['alice', 'bob']) {
@@ -98,33 +97,17 @@ describe('configuration replay (gateway + 2 worker processes)', () => {
       recorded.push(result.hookId);
       if (call.forcePush) forcePushes.push(result.hookId);
     }
-    // The workers record after the decision is stored: wait until every hook is in the log.
-    const log = createReplayLog({ redis: system.redis, keys: createKeys({ prefix: system.keyPrefix }) });
-    await eventually(async () => {
-      const ids = new Set<string>();
-      for await (const item of log.read({ sinceMs: Date.parse(since), untilMs: Date.now() + 1000 })) if (item.kind === 'record') ids.add(item.record.hook_id);
-      return recorded.every((id) => ids.has(id)) ? true : undefined;
-    }, 'every hook in the replay log');
+    await replayLogHolds(system, recorded, Date.parse(since), Date.now() + 1000);
   });
 
   afterAll(async () => {
     await Promise.allSettled(clients.map((client) => client.close()));
-    await system?.stop();
-    await operators?.remove();
+    await started?.stop();
   });
 
   const root = () => operators.token('op-root');
 
-  async function replayThroughApi(body: JsonObject): Promise<ConfigReplayStatus> {
-    const submitted = await operatorCall(api, root(), 'POST', '/config/replay', body);
-    expect(submitted.status).toBe(202);
-    const { id } = ConfigReplayStatusSchema.parse(submitted.json);
-    return eventually(async () => {
-      const { json } = await operatorCall(api, root(), 'GET', `/config/replay/${id}`);
-      const status = ConfigReplayStatusSchema.parse(json);
-      return status.state === 'completed' || status.state === 'failed' ? status : undefined;
-    }, 'the replay to finish');
-  }
+  const replayThroughApi = (body: JsonObject): Promise<ConfigReplayStatus> => replay(api, root(), body);
 
   /** The report of a replay that must complete (a failure shows its reason). */
   async function reportOf(body: JsonObject) {

@@ -9,9 +9,9 @@ import { connect, type AhpClient } from '@ahp/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { allWorkersServe, allWorkersShadow, publishThroughStore, runAhp, serviceLog } from './config-support.js';
-import { eventually, startSystem, type System } from './harness.js';
-import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
+import { allWorkersServe, allWorkersShadow, runAhp, serviceLog, startConfigSystem, type ConfigSystem } from './config-support.js';
+import { eventually, type System } from './harness.js';
+import { operatorCall, type OperatorTokens } from './team-support.js';
 
 const LIVE = `version: 1
 hooks:
@@ -35,6 +35,7 @@ const SHADOW = `${LIVE}          - id: no-force-push
 const bash = (command: string) => ({ tool: { name: 'bash', input: { command } } });
 
 describe('shadow configuration: evaluated beside the live one, disagreements recorded, promote and drop audited', () => {
+  let started: ConfigSystem | undefined;
   let system: System;
   let operators: OperatorTokens;
   let api: string;
@@ -46,30 +47,28 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
   const viewer = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => operatorCall(api, operators.token('op-vic'), method, path, body);
 
   beforeAll(async () => {
-    operators = await writeOperatorTokens([
-      { id: 'op-root', name: 'Root', role: 'admin' },
-      { id: 'op-vic', name: 'Vic', role: 'viewer' },
-    ]);
-    system = await startSystem({
+    started = await startConfigSystem({
+      operators: [
+        { id: 'op-root', name: 'Root', role: 'admin' },
+        { id: 'op-vic', name: 'Vic', role: 'viewer' },
+      ],
+      live: LIVE,
       name: 'config-shadow',
       workers: 2,
       agents: [
         { id: 'ada', name: 'Ada' },
         { id: 'bo', name: 'Bo' },
       ],
-      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
       workerEnv: { AHP_CONFIG_RECHECK_MS: '500' },
     });
-    api = operatorApi(system.stack.gateways[0]!);
-    await allWorkersServe(system, await publishThroughStore(system, LIVE));
+    ({ system, operators, api } = started);
     [ada, bo] = await Promise.all([connect({ url: system.stack.gatewayUrls(), token: system.token('ada') }), connect({ url: system.stack.gatewayUrls(), token: system.token('bo') })]);
   });
 
   afterAll(async () => {
     await ada?.close();
     await bo?.close();
-    await system?.stop();
-    await operators?.remove();
+    await started?.stop();
   });
 
   it('records exactly the hooks where the shadow would decide otherwise, and never changes a live decision', async () => {

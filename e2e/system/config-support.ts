@@ -6,13 +6,73 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigReplayStatusSchema, type ConfigReplayStatus, type JsonObject, type OperatorIdentity } from '@ahp/protocol';
 import { loadOraclePlugins, validateHooksConfig } from '@ahp/oracles';
-import { createConfigStore, createKeys, type RedisConfigStore } from '@ahp/store';
-import { inject } from 'vitest';
-import { eventually, type System } from './harness.js';
+import { createConfigStore, createKeys, createReplayLog, type RedisConfigStore } from '@ahp/store';
+import { expect, inject } from 'vitest';
+import { eventually, startSystem, type System, type SystemOptions } from './harness.js';
+import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
 /** The built CLI (Nx builds `@ahp/cli` before the e2e tests run). */
 export const AHP_CLI = fileURLToPath(new URL('../../tools/cli/dist/cli.js', import.meta.url));
+
+/** A started system with operator tokens and a live configuration every worker serves. */
+export interface ConfigSystem {
+  readonly system: System;
+  readonly operators: OperatorTokens;
+  /** The operator API's base URL on the first gateway. */
+  readonly api: string;
+  /** Stops the system and removes the token file (safe after a failed start). */
+  stop(): Promise<void>;
+}
+
+/**
+ * The set-up the configuration tests share: operator tokens written, the system started with them,
+ * `live` published through the store and served by every worker before the first hook is sent.
+ */
+export async function startConfigSystem(
+  options: SystemOptions & { readonly operators: readonly OperatorIdentity[]; readonly live: string },
+): Promise<ConfigSystem> {
+  const { operators: identities, live, ...systemOptions } = options;
+  const operators = await writeOperatorTokens(identities);
+  let system: System | undefined;
+  const stop = async () => {
+    await system?.stop();
+    await operators.remove();
+  };
+  try {
+    system = await startSystem({ ...systemOptions, gatewayEnv: { ...systemOptions.gatewayEnv, AHP_OPERATOR_TOKENS_FILE: operators.file } });
+    const gateway = system.stack.gateways[0];
+    if (gateway === undefined) throw new Error('the system started no gateway');
+    const api = operatorApi(gateway);
+    await allWorkersServe(system, await publishThroughStore(system, live));
+    return { system, operators, api, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Waits until the workers have recorded every hook of `hookIds` in the replay log (they record after the decision is stored). */
+export async function replayLogHolds(system: System, hookIds: readonly string[], sinceMs: number, untilMs: number): Promise<void> {
+  const log = createReplayLog({ redis: system.redis, keys: createKeys({ prefix: system.keyPrefix }) });
+  await eventually(async () => {
+    const ids = new Set<string>();
+    for await (const item of log.read({ sinceMs, untilMs })) if (item.kind === 'record') ids.add(item.record.hook_id);
+    return hookIds.every((id) => ids.has(id)) ? true : undefined;
+  }, 'every hook in the replay log');
+}
+
+/** Submits a replay through the operator API and waits until it completed or failed. */
+export async function replayThroughApi(api: string, token: string, body: JsonObject): Promise<ConfigReplayStatus> {
+  const submitted = await operatorCall(api, token, 'POST', '/config/replay', body);
+  expect(submitted.status).toBe(202);
+  const { id } = ConfigReplayStatusSchema.parse(submitted.json);
+  return eventually(async () => {
+    const status = ConfigReplayStatusSchema.parse((await operatorCall(api, token, 'GET', `/config/replay/${id}`)).json);
+    return status.state === 'completed' || status.state === 'failed' ? status : undefined;
+  }, 'the replay to finish');
+}
 
 /** The config store of a system's deployment. */
 export function configStore(system: System): RedisConfigStore {

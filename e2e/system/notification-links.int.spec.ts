@@ -22,9 +22,9 @@ import { NotificationBodySchema, NotificationDeliveriesResponseSchema, PushPaylo
 import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
 import { createKeys, loadDecisionLinkSecret, newLinkId, signDecisionLink } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allWorkersServe, publishThroughStore } from './config-support.js';
-import { eventually, startSystem, type System } from './harness.js';
-import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
+import { startConfigSystem, type ConfigSystem } from './config-support.js';
+import { eventually, type System } from './harness.js';
+import { operatorCall, type OperatorTokens } from './team-support.js';
 
 const SECRET = 'e2e-links-webhook-secret-0123456789';
 
@@ -141,6 +141,7 @@ hooks:
 const tokenOf = (url: string) => url.slice(url.indexOf('#') + 1);
 
 describe('decision links in notifications', () => {
+  let started: ConfigSystem | undefined;
   let system: System;
   let operators: OperatorTokens;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -151,12 +152,13 @@ describe('decision links in notifications', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     smtp = await startSmtp();
-    operators = await writeOperatorTokens([
-      { id: 'op-ada', name: 'Ada', role: 'admin' },
-      { id: 'op-bob', name: 'Bob', role: 'approver' },
-      { id: 'op-vic', name: 'Vic', role: 'viewer' },
-    ]);
-    system = await startSystem({
+    started = await startConfigSystem({
+      operators: [
+        { id: 'op-ada', name: 'Ada', role: 'admin' },
+        { id: 'op-bob', name: 'Bob', role: 'approver' },
+        { id: 'op-vic', name: 'Vic', role: 'viewer' },
+      ],
+      live: config(receiver.port, smtp.port),
       name: 'notification-links',
       gateways: 1,
       workers: 1,
@@ -165,7 +167,6 @@ describe('decision links in notifications', () => {
         { id: 'webber', name: 'Webber', team: 'web' },
         { id: 'mobi', name: 'Mobi', team: 'mobile' },
       ],
-      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file },
       workerEnv: {
         AHP_E2E_WEBHOOK_SECRET: SECRET,
         AHP_NOTIFY_ATTEMPTS: '2',
@@ -175,14 +176,12 @@ describe('decision links in notifications', () => {
         AHP_PUSH_ALLOW_HTTP: 'true',
       },
     });
-    api = operatorApi(system.stack.gateways[0]!);
-    await allWorkersServe(system, await publishThroughStore(system, config(receiver.port, smtp.port)));
+    ({ system, operators, api } = started);
   });
 
   afterAll(async () => {
     await Promise.allSettled(clients.map((client) => client.close()));
-    await system?.stop();
-    await operators?.remove();
+    await started?.stop();
     await new Promise((resolve) => receiver?.server.close(resolve));
     await new Promise<void>((resolve) => (smtp ? smtp.server.close(() => resolve()) : resolve()));
   });

@@ -15,9 +15,10 @@ import {
   type HookJobData,
   type JsonObject,
   type ProtocolState,
+  type RequestActor,
   type ToolGrant,
 } from '@ahp/protocol';
-import type { HookStore, Logger, RequestActor, StoredToolApproval, ToolApprovalStore, ToolGrantStore } from '@ahp/store';
+import type { HookStore, Logger, StoredToolApproval, ToolApprovalStore, ToolGrantStore } from '@ahp/store';
 import { approvalBindsTo, toolInputDigest } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';

@@ -34,6 +34,7 @@ import {
   aggregateSignals,
   approvalRequirementOf,
   approvalRuleOf,
+  hookToolCall,
   presentedApproval,
 } from '@ahp/protocol';
 import type { ApprovalRequirement, HookDecision, HookJobData, JsonObject, Modification, ProtocolState, Signal, SignalPayload, ToolGrant } from '@ahp/protocol';
@@ -67,15 +68,10 @@ export function inputModifications(original: JsonObject, approved: JsonObject, r
   });
 }
 
-/** The tool call of a `pre-tool-use` context (`tool.name`, `tool.input`), or undefined when it names no tool. */
+/** The tool call of a `pre-tool-use` job, or undefined when its context names none (see `hookToolCall`). */
 export function toolCallOf(job: HookJobData): ToolCall | undefined {
-  const tool = job.context['tool'];
-  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return undefined;
-  const name = (tool as JsonObject)['name'];
-  const input = (tool as JsonObject)['input'];
-  if (typeof name !== 'string' || name.length === 0 || name.length > 256) return undefined;
-  const object = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as JsonObject) : {};
-  return { agentId: job.agent.id, sessionId: job.session_id, tool: name, input: object };
+  const call = hookToolCall(job.context);
+  return call === undefined ? undefined : { agentId: job.agent.id, sessionId: job.session_id, tool: call.name, input: call.input };
 }
 
 /**

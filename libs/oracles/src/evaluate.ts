@@ -13,6 +13,7 @@ import {
   aggregateSignals,
   approvalRequirementOf,
   defaultFailurePolicy,
+  describeIssues,
   failurePolicyDecision,
   intensityForLevel,
   isIntensityAllowed,
@@ -217,7 +218,7 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
   // Parsed once here: the hook store takes this very object without parsing it again (parseOnce).
   const checked = parseOnce(HookDecisionSchema, decision);
   if (!checked.success) {
-    return fail('E_INTERNAL', `the aggregated decision is invalid: ${formatIssues(checked.error.issues)}`);
+    return fail('E_INTERNAL', `the aggregated decision is invalid: ${describeIssues(checked.error.issues, { max: 3 })}`);
   }
   return checked.data;
 }
@@ -318,7 +319,7 @@ function buildSignals(oracle: Oracle, answer: unknown, options: EvaluateHookOpti
     }
     const payload = SignalPayloadSchema.safeParse(fields['payload']);
     if (!payload.success) {
-      return { ok: false, problem: `${at}: invalid payload: ${formatIssues(payload.error.issues, ['payload'])}` };
+      return { ok: false, problem: `${at}: invalid payload: ${describeIssues(payload.error.issues, { prefix: ['payload'], max: 3 })}` };
     }
     if (intensityForLevel(payload.data.level) !== intensity.data) {
       return {
@@ -359,24 +360,10 @@ function buildSignals(oracle: Oracle, answer: unknown, options: EvaluateHookOpti
       context,
       payload: payload.data,
     });
-    if (!signal.success) return { ok: false, problem: `${at}: ${formatIssues(signal.error.issues)}` };
+    if (!signal.success) return { ok: false, problem: `${at}: ${describeIssues(signal.error.issues, { max: 3 })}` };
     signals.push(signal.data);
   }
   return { ok: true, signals };
-}
-
-interface IssueLike {
-  readonly path: readonly PropertyKey[];
-  readonly message: string;
-}
-
-/** The first few schema issues as one line: `header.type: must be lowercase kebab-case; …`. */
-function formatIssues(issues: readonly IssueLike[], prefix: readonly PropertyKey[] = []): string {
-  const shown = issues.slice(0, 3).map((issue) => {
-    const path = [...prefix, ...issue.path].map(String).join('.');
-    return path === '' ? issue.message : `${path}: ${issue.message}`;
-  });
-  return issues.length > 3 ? `${shown.join('; ')} (and ${issues.length - 3} more)` : shown.join('; ');
 }
 
 function errorMessage(error: unknown): string {

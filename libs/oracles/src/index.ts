@@ -30,7 +30,7 @@ export { OracleSetupError } from './errors.js';
 export type { OracleSetupErrorCode } from './errors.js';
 
 // --- the hooks.yaml rule engine --------------------------------------------------------------
-export { ConfigCompileError, formatConfigIssues, formatConfigPath } from './config/issues.js';
+export { ConfigCompileError, formatConfigIssues } from './config/issues.js';
 export type { ConfigIssue } from './config/issues.js';
 export { MAX_HOOKS_CONFIG_CHARS, parseHooksConfig } from './config/parse.js';
 export type { ParseResult } from './config/parse.js';

@@ -312,14 +312,14 @@ const INVALID_CLIENT: [string, Record<string, unknown>, string][] = [
   ['hello without protocol', { ...VALID_CLIENT.hello, protocol: undefined }, 'protocol'],
   ['hello with a string protocol', { ...VALID_CLIENT.hello, protocol: '1' }, 'protocol'],
   ['hello with last_seq but no session', { type: 'hello', id: 'h', protocol: 1, client: { name: 'a', version: '1' }, last_seq: 3 }, 'last_seq'],
-  ['hello with an extra client key', { ...VALID_CLIENT.hello, client: { name: 'a', version: '1', token: 'secret' } }, 'client'],
+  ['hello with an extra client key', { ...VALID_CLIENT.hello, client: { name: 'a', version: '1', token: 'secret' } }, 'client.token'],
   ['hook whose id is not a uuid', { ...VALID_CLIENT.hook, id: 'hook-1' }, 'id'],
   ['hook with an unknown trigger', { ...VALID_CLIENT.hook, trigger: 'pre-lunch' }, 'trigger'],
   ['hook whose context is an array', { ...VALID_CLIENT.hook, context: [1, 2] }, 'context'],
   ['hook with a zero deadline', { ...VALID_CLIENT.hook, deadline_ms: 0 }, 'deadline_ms'],
   ['hook with a deadline beyond the limit', { ...VALID_CLIENT.hook, deadline_ms: FRAME_LIMITS.maxHookDeadlineMs + 1 }, 'deadline_ms'],
   ['signal_response with an unknown action', { ...VALID_CLIENT.signal_response, response: { signal_id: SIGNAL_ID, consumed_at: AT, action: 'ignore' } }, 'response.action'],
-  ['request with a mismatched payload', { type: 'request', id: 'r', request: { request_id: 'req_1', type: 'shutdown', target: { kind: 'operators' }, payload: { plan } } }, 'request.payload'],
+  ['request with a mismatched payload', { type: 'request', id: 'r', request: { request_id: 'req_1', type: 'shutdown', target: { kind: 'operators' }, payload: { plan } } }, 'request.payload.plan'],
   ['request with an unknown request type', { type: 'request', id: 'r', request: { request_id: 'req_1', type: 'coffee', target: { kind: 'operators' }, payload: {} } }, 'request.type'],
   ['request with a bad request id', { type: 'request', id: 'r', request: { request_id: '42', type: 'shutdown', target: { kind: 'operators' }, payload: {} } }, 'request.request_id'],
   ['response modifying a plan approval', { type: 'response', id: 'r', response: { request_id: 'req_1', type: 'plan_approval_response', approve: true, modified_input: { a: 1 } } }, 'response.modified_input'],
@@ -328,7 +328,7 @@ const INVALID_CLIENT: [string, Record<string, unknown>, string][] = [
   ['inbox_ack with no ids', { type: 'inbox_ack', id: 'a', message_ids: [] }, 'message_ids'],
   ['event of an unknown kind', { type: 'event', id: 'e', event: { kind: 'telemetry' } }, 'event.kind'],
   ['event with a cyclic plan', { type: 'event', id: 'e', event: { kind: 'plan_progress', plan: { title: 't', steps: [{ id: 'a', description: 'a', dependencies: ['a'], status: 'pending', tools_expected: [] }] } } }, 'event.plan.steps[0].dependencies[0]'],
-  ['frame with an extra top-level key', { ...VALID_CLIENT.inbox_ack, extra: true }, ''],
+  ['frame with an extra top-level key', { ...VALID_CLIENT.inbox_ack, extra: true }, 'extra'],
   ['frame without id', { type: 'inbox_ack', message_ids: ['m'] }, 'id'],
 ];
 
@@ -345,7 +345,7 @@ const INVALID_SERVER: [string, Record<string, unknown>, string][] = [
   ['request_update pending with feedback', { ...VALID_SERVER.request_update, request: { ...pendingPlanApproval, feedback: 'no' } }, 'request.feedback'],
   ['inbox response without approve', { ...VALID_SERVER.inbox, message: { ...inboxMessage, type: 'shutdown_response', metadata: { request_id: 'req_1' } } }, 'message.metadata.approve'],
   ['goaway with a negative delay', { ...VALID_SERVER.goaway, reconnect_after_ms: -1 }, 'reconnect_after_ms'],
-  ['push with a request id', { ...VALID_SERVER.goaway, id: 'x' }, ''],
+  ['push with a request id', { ...VALID_SERVER.goaway, id: 'x' }, 'id'],
 ];
 
 describe('invalid frames', () => {

@@ -11,6 +11,7 @@ import type { AhpError } from './errors.js';
 import type { ClientFrame } from './client-frames.js';
 import { FRAME_LIMITS } from './frame-primitives.js';
 import { CLIENT_FRAME_SCHEMAS, SERVER_FRAME_SCHEMAS, isClientFrameType, isServerFrameType } from './frame-types.js';
+import { formatPath, oneLine, reportIssues } from './issues.js';
 import { FRAME_SHAPE_LIMITS, measureJsonShape, type JsonShape } from './json-shape-limits.js';
 import { FORBIDDEN_KEYS, IdSchema } from './primitives.js';
 import type { JsonObject } from './primitives.js';
@@ -56,27 +57,6 @@ function exceedsBytes(text: string, maxBytes: number): boolean {
   if (text.length > maxBytes) return true;
   if (text.length * 3 <= maxBytes) return false;
   return utf8ByteLength(text) > maxBytes;
-}
-
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** Renders a zod issue path the way people write it: `a.b[0]["odd key"]`. Bounded to 256 characters. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else {
-      const name = String(key).slice(0, 64);
-      out += IDENTIFIER.test(name) ? (out === '' ? name : `.${name}`) : `[${JSON.stringify(name)}]`;
-    }
-    if (out.length > 256) return `${out.slice(0, 253)}...`;
-  }
-  return out;
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 }
 
 /**
@@ -195,10 +175,7 @@ function parseFrame<F>(
 
     const result = schema.safeParse(record);
     if (result.success) return { ok: true, frame: result.data as F };
-    const issues = result.error.issues
-      .slice(0, FRAME_LIMITS.maxReportedIssues)
-      .map((issue) => ({ path: formatPath(issue.path), message: oneLine(issue.message, 256) }));
-    return invalidFrame(type, issues, result.error.issues.length, id);
+    return invalidFrame(type, reportIssues(result.error.issues, { max: FRAME_LIMITS.maxReportedIssues }), result.error.issues.length, id);
   } catch {
     return { ok: false, id: null, error: makeError('E_INTERNAL', 'the frame could not be checked') };
   }

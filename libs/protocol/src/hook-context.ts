@@ -18,15 +18,12 @@
  */
 import { z } from 'zod';
 import { makeError, type AhpError } from './errors.js';
-import { formatPath } from './frames.js';
+import { reportIssues } from './issues.js';
 import { IdSchema, JsonObjectSchema, JsonValueSchema, LongTextSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
 import type { JsonObject } from './primitives.js';
 import { HookApprovalRefSchema } from './tool-approval.js';
 import { HookMcpCallSchema } from './mcp-gateway.js';
 import type { HookTrigger } from './trigger.js';
-
-/** Issues listed in `details.issues` of an `E_INVALID_CONTEXT` error. */
-const MAX_REPORTED_ISSUES = 10;
 
 const Count = z.int().min(0).max(1_000_000_000);
 
@@ -267,7 +264,7 @@ export function parseHookContext(trigger: HookTrigger, context: unknown): HookCo
     const result = HOOK_CONTEXT_SCHEMAS[trigger].safeParse(context);
     if (result.success) return { ok: true, context: context as JsonObject };
     const all = result.error.issues;
-    const issues = all.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({ path: formatPath(['context', ...issueKeys(issue)]), message: issue.message.slice(0, 256) }));
+    const issues = reportIssues(all, { prefix: ['context'] });
     const first = issues[0];
     const more = all.length > 1 ? ` (and ${all.length - 1} more issue${all.length > 2 ? 's' : ''})` : '';
     const message = `invalid ${trigger} context: ${first === undefined ? 'invalid' : `${first.path}: ${first.message}`}${more}; see docs/protocol.md, "Hook contexts"`;
@@ -275,10 +272,4 @@ export function parseHookContext(trigger: HookTrigger, context: unknown): HookCo
   } catch {
     return { ok: false, error: makeError('E_INTERNAL', 'the hook context could not be checked') };
   }
-}
-
-/** An issue's path; for unknown keys, the path of the (first) key itself, so the message names it. */
-function issueKeys(issue: z.core.$ZodIssue): PropertyKey[] {
-  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) return [...issue.path, issue.keys[0] as string];
-  return issue.path;
 }

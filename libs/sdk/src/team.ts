@@ -18,6 +18,7 @@ import {
   RequestFrameSchema,
   ResponseFrameSchema,
   isProtocolMessage,
+  issueDetails,
   isTerminalStatus,
   requestIdOf,
   responseTypeFor,
@@ -269,7 +270,7 @@ export class TeamChannel {
     const checked = RequestFrameSchema.safeParse(frame);
     if (!checked.success) {
       throw new AhpClientError('E_INVALID_FRAME', `invalid request: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, {
-        details: { issues: checked.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) },
+        details: issueDetails(checked.error.issues),
       });
     }
     let opened = this.#opened.get(open.request_id);
@@ -347,7 +348,7 @@ export class TeamChannel {
     const checked = ResponseFrameSchema.safeParse(frame);
     if (!checked.success) {
       throw new AhpClientError('E_INVALID_FRAME', `invalid answer: ${checked.error.issues[0]?.message ?? 'schema mismatch'}`, {
-        details: { issues: checked.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) },
+        details: issueDetails(checked.error.issues),
       });
     }
     const reply = await this.#sendAnswer(requestId, frame);

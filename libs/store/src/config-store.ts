@@ -14,7 +14,8 @@ import type { ConfigStore } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
-import { attachLogging, type RedisClient } from './redis-client.js';
+import { watchChannel } from './channel-watch.js';
+import type { RedisClient } from './redis-client.js';
 import { PUBLISH_CONFIG_LUA } from './scripts/publish-config.lua.js';
 import { describeIssues } from './validate.js';
 
@@ -35,11 +36,8 @@ export interface ConfigStoreOptions {
   logger?: Logger;
 }
 
-/** What the Redis ConfigStore offers beyond {@link ConfigStore}: versions typed with the protocol's schema, and the bare current number. */
+/** What the Redis ConfigStore offers beyond {@link ConfigStore}: the bare current number. */
 export interface RedisConfigStore extends ConfigStore {
-  current(): Promise<StoredConfigVersion | null>;
-  get(version: number): Promise<StoredConfigVersion | null>;
-  history(limit: number): Promise<ConfigVersionSummary[]>;
   /** The current version number, or `null` when nothing was ever published (one cheap read). */
   currentVersion(): Promise<number | null>;
 }
@@ -147,60 +145,21 @@ export function createConfigStore(options: ConfigStoreOptions): RedisConfigStore
       return summaries;
     },
 
-    async watch(onVersion, watchOptions = {}): Promise<{ stop(): Promise<void> }> {
-      const recheckMs = watchOptions.recheckMs ?? DEFAULT_CONFIG_RECHECK_MS;
-      if (!Number.isFinite(recheckMs) || recheckMs <= 0) throw new StoreInputError(`recheckMs must be a positive number, got ${recheckMs}`);
-      let last = 0;
-      let stopped = false;
-      const deliver = (version: number) => {
-        if (stopped || version <= last) return;
-        last = version;
-        try {
-          onVersion(version);
-        } catch (error) {
-          logger.error({ configVersion: version, error }, 'config watch callback threw; ignored');
-        }
-      };
-      const recheck = async () => {
-        try {
-          const version = await currentVersion();
-          if (version !== null) deliver(version);
-        } catch (error) {
-          if (!stopped) logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'config watch: re-reading the current version failed; will retry');
-        }
-      };
-
-      const name = `${keys.prefix}:config-watch`.replace(/[^A-Za-z0-9._:-]/g, '-').slice(0, 128);
-      const subscriber: RedisClient = redis.duplicate({ name });
-      attachLogging(subscriber, name, logger);
-      // After a reconnect, node-redis subscribes again by itself; announcements sent meanwhile are lost, so re-read.
-      let connected = false;
-      subscriber.on('ready', () => {
-        if (connected) void recheck();
-        connected = true;
-      });
-      await subscriber.connect();
-      try {
-        await subscriber.subscribe(keys.configChannel, (message: string) => {
-          const version = Number(message);
-          if (Number.isSafeInteger(version) && version > 0) deliver(version);
-          else logger.warn({ channel: keys.configChannel, message: message.slice(0, 100) }, 'config watch: ignored a message that is not a version number');
-        });
-      } catch (error) {
-        subscriber.destroy();
-        throw error;
-      }
-      await recheck();
-      const timer = setInterval(() => void recheck(), recheckMs);
-      timer.unref();
-      return {
-        async stop() {
-          if (stopped) return;
-          stopped = true;
-          clearInterval(timer);
-          if (subscriber.isOpen) subscriber.destroy();
+    watch(onVersion, watchOptions = {}): Promise<{ stop(): Promise<void> }> {
+      return watchChannel<number | null>({
+        redis,
+        logger,
+        prefix: keys.prefix,
+        what: 'config',
+        channel: keys.configChannel,
+        recheckMs: watchOptions.recheckMs ?? DEFAULT_CONFIG_RECHECK_MS,
+        read: currentVersion,
+        // Versions only grow: an older one read late is not news.
+        isNews: (next, last) => next !== null && next > (last ?? 0),
+        onValue: (version) => {
+          if (version !== null) onVersion(version);
         },
-      };
+      });
     },
   };
 }

@@ -8,10 +8,13 @@
  */
 import type {
   AgentIdentity,
+  ConfigVersionSummary,
   ConsumptionAction,
   InboxMessage,
   ProtocolResponse,
   ProtocolState,
+  RequestActor,
+  RequestHistoryEntry,
   RequestStatus,
   RequestType,
   GatewayInfo,
@@ -24,6 +27,7 @@ import type {
   PresenceEntry,
   SignalRecord,
   SignalResponse,
+  StoredConfigVersion,
 } from '@ahp/protocol';
 import type { LeaseRequest, RateLimit } from './rate-limiter.js';
 
@@ -290,19 +294,6 @@ export interface HookQueue {
 
 // --- hooks configuration, rule counters (issue: rule engine) ---------------------------------
 
-/** One published version of the hooks configuration, as stored. `config` is the validated JSON form. */
-export interface StoredConfigVersion {
-  version: number;
-  /** The YAML text as published, for history, diff and display. */
-  source: string;
-  /** SHA-256 of `source`: publishing identical text again is a no-op. */
-  digest: string;
-  published_at: string;
-  published_by: string;
-  /** The parsed configuration (validated with the protocol's hooks-config schema before storing). */
-  config: unknown;
-}
-
 /**
  * Versions of the hooks configuration.
  *
@@ -313,27 +304,16 @@ export interface StoredConfigVersion {
  */
 export interface ConfigStore {
   publish(input: { source: string; config: unknown; publishedBy: string; now: number }): Promise<{ version: number; unchanged: boolean }>;
+  /** The current version (the protocol's `StoredConfigVersion`: `config` is the validated form), or null before the first publish. */
   current(): Promise<StoredConfigVersion | null>;
   get(version: number): Promise<StoredConfigVersion | null>;
   /** Newest first, without `source` and `config`. */
-  history(limit: number): Promise<Omit<StoredConfigVersion, 'source' | 'config'>[]>;
+  history(limit: number): Promise<ConfigVersionSummary[]>;
   watch(onVersion: (version: number) => void, options?: { recheckMs?: number }): Promise<{ stop(): Promise<void> }>;
 }
 
 // --- requests and inboxes (issue: request/response protocols, teams) -------------------------
 
-/** Who decided or changed a request. */
-export type RequestActor = { kind: 'agent'; id: string } | { kind: 'operator'; id: string } | { kind: 'system'; id: string };
-
-/** One entry of a request's history (its audit trail). */
-export interface RequestHistoryEntry {
-  at: string;
-  actor: RequestActor;
-  /** created | approved | rejected | expired | cancelled | refused (a contrary or mistyped answer) */
-  event: string;
-  status: string;
-  feedback?: string;
-}
 
 
 /** What `RequestStore.decide` / `cancel` did. Every outcome but `applied` changed nothing. */

@@ -18,6 +18,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DecisionLinkClaimsSchema, type DecisionLinkClaims, type LinkRefusal } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
+import { describeIssues } from './validate.js';
 import type { StoreKeys } from './keys.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -54,7 +55,7 @@ export function newLinkId(): string {
 /** Mints a token for `claims`. @throws StoreInputError for claims that do not parse. */
 export function signDecisionLink(secret: string, claims: DecisionLinkClaims): string {
   const checked = DecisionLinkClaimsSchema.safeParse(claims);
-  if (!checked.success) throw new StoreInputError(`invalid decision link claims: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!checked.success) throw new StoreInputError(`invalid decision link claims: ${describeIssues(checked.error.issues)}`);
   const signed = `v1.${Buffer.from(JSON.stringify(checked.data), 'utf8').toString('base64url')}`;
   return `${signed}.${mac(secret, signed)}`;
 }

@@ -14,8 +14,6 @@ export type {
   InboxEntry,
   InboxNotice,
   InboxStore,
-  RequestActor,
-  RequestHistoryEntry,
   RequestStore,
   EnqueueOptions,
   HookQueue,

@@ -2,6 +2,7 @@
  * Running the library's Lua scripts, and decoding what they and Redis return.
  */
 import { createHash } from 'node:crypto';
+import { reportIssues, type SchemaIssue } from '@ahp/protocol';
 import { StoreDataError, type StoreDataIssue } from './errors.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -66,7 +67,7 @@ export function pairsToRecord(reply: unknown, key: string, script: string): Reco
 
 /** The result shape every zod schema's `safeParse` has; kept structural so this library needs no direct zod import. */
 interface SafeParser<T> {
-  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly SchemaIssue[] } };
 }
 
 /**
@@ -76,10 +77,7 @@ interface SafeParser<T> {
 export function parseStored<T>(schema: SafeParser<T>, value: unknown, key: string, field?: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues: StoreDataIssue[] = result.error.issues.slice(0, 10).map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
+  const issues: StoreDataIssue[] = reportIssues(result.error.issues);
   const summary = issues.map((issue) => (issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`)).join('; ');
   throw new StoreDataError(key, `does not match its schema: ${summary}`, { ...(field === undefined ? {} : { field }), issues });
 }

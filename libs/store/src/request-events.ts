@@ -10,17 +10,17 @@
  * (`RequestStore.get`) is the durable trail of one request for as long as the request is kept.
  */
 import {
-  IdSchema,
   ProtocolStateSchema,
+  RequestActorSchema,
   RequestIdSchema,
   RequestStatusSchema,
   RequestTypeSchema,
   TimestampSchema,
   type ProtocolState,
+  type RequestActor,
   type RequestStatus,
   type RequestType,
 } from '@ahp/protocol';
-import type { RequestActor } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
@@ -64,9 +64,7 @@ export interface ReadRequestEventsOptions {
 
 /** Whether `value` is a {@link RequestActor} with a valid id. */
 export function isRequestActor(value: unknown): value is RequestActor {
-  if (typeof value !== 'object' || value === null) return false;
-  const { kind, id, ...rest } = value as Record<string, unknown>;
-  return (kind === 'agent' || kind === 'operator' || kind === 'system') && IdSchema.safeParse(id).success && Object.keys(rest).length === 0;
+  return RequestActorSchema.safeParse(value).success;
 }
 
 /** Parses one entry's fields; `key` and `id` name it in a StoreDataError. */

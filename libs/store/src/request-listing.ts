@@ -2,12 +2,12 @@
  * Reading requests: one with its history, a filtered listing newest first (through the smallest
  * index among the filters), and the plan approval an agent's tool calls wait for.
  */
-import type { ProtocolState } from '@ahp/protocol';
+import { RequestHistoryEntrySchema, type ProtocolState } from '@ahp/protocol';
 import type { RequestStore } from './contracts.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
 import type { RedisClient } from './redis-client.js';
-import { HistoryEntryParser, MAX_LIMIT, checkLimit, parseRecord, type StoredRequest } from './request-records.js';
+import { MAX_LIMIT, checkLimit, parseRecord, type StoredRequest } from './request-records.js';
 import type { RequestTransitions } from './request-transitions.js';
 
 /** The reads of {@link RequestStore}. */
@@ -38,7 +38,7 @@ export function createRequestListing(redis: RedisClient, keys: StoreKeys, transi
       const stored = parseRecord(keys, requestId, fields);
       if (stored === null) return null;
       const historyKey = keys.requestHistory(requestId);
-      const history = rawHistory.map((raw, index) => parseStored(HistoryEntryParser, parseStoredJson(raw, historyKey, String(index)), historyKey, String(index)));
+      const history = rawHistory.map((raw, index) => parseStored(RequestHistoryEntrySchema, parseStoredJson(raw, historyKey, String(index)), historyKey, String(index)));
       return { state: stored.state, history };
     },
 

@@ -3,8 +3,7 @@
  * the parsers of what is read back, and the checks of what callers pass in. Shared by the parts
  * of the request store (see `request-store.ts`).
  */
-import { IdSchema, PresenceEntrySchema, ProtocolStateSchema, TimestampSchema, type ProtocolState } from '@ahp/protocol';
-import type { RequestActor, RequestHistoryEntry } from './contracts.js';
+import { IdSchema, PresenceEntrySchema, ProtocolStateSchema, type ProtocolState, type RequestActor } from '@ahp/protocol';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
@@ -63,22 +62,6 @@ export function iso(now: number): string {
   if (!Number.isFinite(now)) throw new StoreInputError(`now must be epoch milliseconds, got ${now}`);
   return new Date(now).toISOString();
 }
-
-/** A history entry read back: the contract has no schema of its own, so the shape is checked here. */
-export const HistoryEntryParser = {
-  safeParse(value: unknown) {
-    const entry = value as Partial<RequestHistoryEntry> | null;
-    const problems: { path: PropertyKey[]; message: string }[] = [];
-    if (typeof entry !== 'object' || entry === null) return { success: false as const, error: { issues: [{ path: [], message: 'not an object' }] } };
-    if (!TimestampSchema.safeParse(entry.at).success) problems.push({ path: ['at'], message: 'not a timestamp' });
-    if (!isRequestActor(entry.actor)) problems.push({ path: ['actor'], message: 'not an actor' });
-    if (typeof entry.event !== 'string') problems.push({ path: ['event'], message: 'not a string' });
-    if (typeof entry.status !== 'string') problems.push({ path: ['status'], message: 'not a string' });
-    if (entry.feedback !== undefined && typeof entry.feedback !== 'string') problems.push({ path: ['feedback'], message: 'not a string' });
-    if (problems.length > 0) return { success: false as const, error: { issues: problems } };
-    return { success: true as const, data: entry as RequestHistoryEntry };
-  },
-};
 
 /** A list of team ids read back. */
 const TeamsParser = {

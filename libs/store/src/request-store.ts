@@ -20,8 +20,8 @@
  * its index entries once that time has passed.
  */
 import { randomUUID } from 'node:crypto';
-import { ProtocolResponseSchema, ProtocolStateSchema, applyResponse, cancelRequest, type ProtocolResponse, type ProtocolState } from '@ahp/protocol';
-import type { DecideRequestOutcome, RequestActor, RequestStore } from './contracts.js';
+import { ProtocolResponseSchema, ProtocolStateSchema, applyResponse, cancelRequest, type ProtocolResponse, type ProtocolState, type RequestActor } from '@ahp/protocol';
+import type { DecideRequestOutcome, RequestStore } from './contracts.js';
 import { RequestForbiddenError, StoreInputError } from './errors.js';
 import { redactRequestText, redactResponseText } from './free-text.js';
 import { badReply } from './lua.js';

@@ -27,6 +27,7 @@ import {
   type ShadowExample,
   type ShadowOutcome,
   type ShadowRuleStats,
+  type ShadowStatusResponse,
   type StoredShadowConfig,
 } from '@ahp/protocol';
 import { configDigest } from './config-store.js';
@@ -34,7 +35,8 @@ import { silentLogger, type Logger } from '@ahp/protocol';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
-import { attachLogging, type RedisClient } from './redis-client.js';
+import { watchChannel } from './channel-watch.js';
+import type { RedisClient } from './redis-client.js';
 import { DROP_SHADOW_LUA, PROMOTE_SHADOW_LUA, RECORD_SHADOW_LUA, SET_SHADOW_LUA } from './scripts/shadow-config.lua.js';
 import { describeIssues } from './validate.js';
 
@@ -83,17 +85,11 @@ export interface ShadowObservation {
   readonly differing: readonly string[];
 }
 
-/** Disagreement counters of one shadow. */
-export interface ShadowStats {
-  evaluated: number;
-  errors: number;
-  disagreements: number;
-  /** `live→shadow` → count. */
-  transitions: Record<string, number>;
-  /** Most disagreements first, then most firings; at most {@link MAX_SHADOW_RULES}. */
-  rules: ShadowRuleStats[];
-  examples: ShadowExample[];
-}
+/**
+ * Disagreement counters of one shadow: the counting part of the operator API's answer
+ * (`rules`: most disagreements first, then most firings; at most {@link MAX_SHADOW_RULES}).
+ */
+export type ShadowStats = Pick<ShadowStatusResponse, 'evaluated' | 'errors' | 'disagreements' | 'transitions' | 'rules' | 'examples'>;
 
 export type PromoteOutcome =
   | { outcome: 'none' }
@@ -340,55 +336,19 @@ export function createShadowConfigStore(options: ShadowConfigStoreOptions): Shad
       return { ...parseStats(hash as Record<string, string>, keys.stats(shadow)), examples };
     },
 
-    async watch(onShadow, watchOptions = {}) {
-      const recheckMs = watchOptions.recheckMs ?? 5_000;
-      if (!Number.isFinite(recheckMs) || recheckMs <= 0) throw new StoreInputError(`recheckMs must be a positive number, got ${recheckMs}`);
-      // `undefined`: nothing delivered yet, so the first read is always delivered (even `null`).
-      let last: number | null | undefined;
-      let stopped = false;
-      const deliver = (shadow: number | null) => {
-        if (stopped || shadow === last) return;
-        last = shadow;
-        try {
-          onShadow(shadow);
-        } catch (error) {
-          logger.error({ shadow, error }, 'shadow watch callback threw; ignored');
-        }
-      };
-      const recheck = async () => {
-        try {
-          deliver(await currentNumber());
-        } catch (error) {
-          if (!stopped) logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'shadow watch: re-reading the current shadow failed; will retry');
-        }
-      };
-      const name = `${options.keys.prefix}:shadow-watch`.replace(/[^A-Za-z0-9._:-]/g, '-').slice(0, 128);
-      const subscriber: RedisClient = redis.duplicate({ name });
-      attachLogging(subscriber, name, logger);
-      let connected = false;
-      subscriber.on('ready', () => {
-        if (connected) void recheck();
-        connected = true;
+    watch(onShadow, watchOptions = {}) {
+      return watchChannel<number | null>({
+        redis,
+        logger,
+        prefix: options.keys.prefix,
+        what: 'shadow',
+        channel: keys.channel,
+        recheckMs: watchOptions.recheckMs ?? 5_000,
+        read: currentNumber,
+        // The first read is always news (even "no shadow"); then every change, a drop included.
+        isNews: (next, last) => last === undefined || next !== last,
+        onValue: onShadow,
       });
-      await subscriber.connect();
-      try {
-        // The message is only a hint: re-read, so an old message racing a newer change cannot win.
-        await subscriber.subscribe(keys.channel, () => void recheck());
-      } catch (error) {
-        subscriber.destroy();
-        throw error;
-      }
-      await recheck();
-      const timer = setInterval(() => void recheck(), recheckMs);
-      timer.unref();
-      return {
-        async stop() {
-          if (stopped) return;
-          stopped = true;
-          clearInterval(timer);
-          if (subscriber.isOpen) subscriber.destroy();
-        },
-      };
     },
   };
 }

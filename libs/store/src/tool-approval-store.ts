@@ -28,8 +28,10 @@ import {
   type ApprovalOnExpiry,
   type JsonObject,
   type ProtocolState,
+  type RequestActor,
+  type RequestHistoryEntry,
 } from '@ahp/protocol';
-import type { RequestActor, RequestHistoryEntry, RequestStore } from './contracts.js';
+import type { RequestStore } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, stringAt } from './lua.js';

@@ -2,13 +2,8 @@
  * Small helpers for checking what callers hand to the store.
  */
 
-/** A zod issue list as one line for an error message (at most five issues). */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join('.')}: ${issue.message}`))
-    .join('; ');
-}
+/** A zod issue list as one line for an error message: the protocol's summary, one path style everywhere. */
+export { describeIssues } from '@ahp/protocol';
 
 /**
  * JSON with every object's keys sorted, so that two equal values are equal strings whatever order

@@ -3,7 +3,7 @@
  * cancel, expire), the inbox messages each transition produces, list, retention, the audit stream
  * and the plan gate in open-hook.
  */
-import { createRequest, type CreateRequestInput, type InboxMessage, type ProtocolResponse, type ProtocolState, type ResponseType } from '@ahp/protocol';
+import { createRequest, type CreateRequestInput, type InboxMessage, type ProtocolResponse, type ProtocolState, type RequestActor, type ResponseType } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   RequestForbiddenError,
@@ -14,7 +14,6 @@ import {
   type OpenHookInput,
   type RedisClient,
   type RedisStores,
-  type RequestActor,
   type StoreKeys,
 } from '../src/index.js';
 import { openClient, randomUUID, testKeys } from './support.js';

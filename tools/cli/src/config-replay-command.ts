@@ -10,6 +10,7 @@ import {
   ConfigReplayStatusSchema,
   HooksConfigIssueSchema,
   OperatorErrorBodySchema,
+  hookToolCall,
   replayOutcomeOf,
   type ConfigReplayReport,
   type ConfigReplayStatus,
@@ -44,14 +45,10 @@ const transitionsText = (list: readonly ReplayTransition[]) => list.map((t) => `
 
 /** What a recorded call was, in a few words: `bash: git push --force` for a tool call, else the context's JSON, shortened. */
 export function contextSummary(context: ReplayExample['context']): string {
-  const tool = context['tool'];
-  if (typeof tool === 'object' && tool !== null && !Array.isArray(tool)) {
-    const name = tool['name'];
-    const input = tool['input'];
-    const command = typeof input === 'object' && input !== null && !Array.isArray(input) ? input['command'] : undefined;
-    if (typeof name === 'string') return clip(`${name}: ${typeof command === 'string' ? command : JSON.stringify(input ?? {})}`, 80);
-  }
-  return clip(JSON.stringify(context), 80);
+  const call = hookToolCall(context);
+  if (call === undefined) return clip(JSON.stringify(context), 80);
+  const command = call.input['command'];
+  return clip(`${call.name}: ${typeof command === 'string' ? command : JSON.stringify(call.input)}`, 80);
 }
 
 function clip(text: string, max: number): string {

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ClaudeCodeSettingsSchema, type ClaudeCodeSettings } from '@ahp/protocol';
+import { ClaudeCodeSettingsSchema, describeIssues, type ClaudeCodeSettings } from '@ahp/protocol';
 import { EXIT, invalidInput, printJson, usageError, type CliIo, type GlobalValues } from './cli-support.js';
 import { withAhpHooks, type HookForm } from './claude-code-settings.js';
 import { gatewayUrl, type GatewayValues } from './gateway-http.js';
@@ -71,8 +71,7 @@ export async function readConfigFile<T extends object>(path: string, schema: { s
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw invalidInput(`${path}: ${issue === undefined ? 'not a settings object' : `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`}; nothing was changed`);
+    throw invalidInput(`${path}: ${describeIssues(parsed.error.issues, { max: 1 }) || 'not a settings object'}; nothing was changed`);
   }
   return json as T;
 }

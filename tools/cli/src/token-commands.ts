@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { AgentTokensFileSchema, OperatorTokensFileSchema } from '@ahp/protocol';
+import { AgentTokensFileSchema, OperatorTokensFileSchema, describeIssues, type SchemaIssue } from '@ahp/protocol';
 import { mintToken, tokenDigest } from '@ahp/stack';
 import { EXIT, invalidInput, printJson, usageError, type CliIo, type GlobalValues } from './cli-support.js';
 
@@ -57,9 +57,8 @@ async function readJson(path: string, empty: unknown): Promise<unknown> {
 }
 
 /** The first schema issue, for the message (the structural type keeps zod out of this tool's imports). */
-function issues(path: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): Error {
-  const first = error.issues[0];
-  return invalidInput(`${path}: ${first === undefined ? 'invalid' : `${first.path.map(String).join('.')}: ${first.message}`}`);
+function issues(path: string, error: { issues: readonly SchemaIssue[] }): Error {
+  return invalidInput(`${path}: ${describeIssues(error.issues, { max: 1 }) || 'invalid'}`);
 }
 
 /** Writes next to the file and renames over it, so a gateway reloading meanwhile never reads half a file. */

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { AgentTokensFileSchema, type AgentIdentity } from '@ahp/protocol';
+import { AgentTokensFileSchema, describeIssues, type AgentIdentity } from '@ahp/protocol';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { GatewayConfigError, type GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
@@ -85,8 +85,7 @@ async function loadTokenTable(path: string): Promise<TokenTable> {
   }
   const parsed = AgentTokensFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new Error(`${path} does not match the agent tokens schema: ${issues.join('; ')}`);
+    throw new Error(`${path} does not match the agent tokens schema: ${describeIssues(parsed.error.issues)}`);
   }
   const byDigest = new Map<string, AgentIdentity>();
   const byId = new Map<string, AgentIdentity>();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import {
   failurePolicyDecision,
+  hookToolCall,
   makeError,
   type AgentIdentity,
   type AhpError,
@@ -25,28 +26,21 @@ import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js'
 import { checkHookContext } from './hook-context-validation.js';
 import { hookQueuePriority } from './queue-priority.js';
 import { HookTracing } from './hook-tracing.js';
-import { MAX_WAITERS_PER_HOOK } from './hook-waiters.js';
+import { HookWaiters, MAX_WAITERS_PER_HOOK, type HookWaiter } from './hook-waiters.js';
 
-/** A hook this gateway waits a decision for, and one socket that asked (a hook id may wait on several). */
-interface PendingHook {
-  readonly hookId: string;
-  readonly trigger: HookTrigger;
+/** A socket waiting for a hook's decision: the decision goes out as a frame. */
+interface SocketWaiter extends HookWaiter {
+  readonly via: 'ws';
   readonly connection: AgentConnection;
-  readonly deadlineAt: number;
-  readonly timer: NodeJS.Timeout;
-  /** When this gateway received the hook (epoch ms), for the decision latency. */
-  readonly receivedAt: number;
 }
 
-/** A hook asked over plain HTTP (no socket): its caller waits on a promise instead. */
-interface DirectHook {
-  readonly hookId: string;
-  readonly trigger: HookTrigger;
-  readonly agentId: string;
-  readonly timer: NodeJS.Timeout;
+/** A caller of plain HTTP (no socket) waiting for a hook's decision: it waits on a promise. */
+interface HttpWaiter extends HookWaiter {
+  readonly via: 'http';
   readonly resolve: (decision: HookDecision) => void;
-  readonly receivedAt: number;
 }
+
+type Waiter = SocketWaiter | HttpWaiter;
 
 /** A hook asked without a connection (the Claude Code endpoint): who asks, about what, and how long it may take. */
 export interface DirectHookInput {
@@ -81,10 +75,13 @@ const MAX_CACHED_SESSIONS = 256;
  */
 @Injectable()
 export class HooksService implements OnModuleDestroy {
-  /** Per hook id, every connection waiting for its decision (at most MAX_WAITERS_PER_HOOK). */
-  private readonly pending = new Map<string, PendingHook[]>();
-  private readonly direct = new Map<string, DirectHook>();
-  private idleWaiters: (() => void)[] = [];
+  /** Per hook id, who waits for its decision: up to MAX_WAITERS_PER_HOOK sockets, or one HTTP caller. */
+  private readonly waiters = new HookWaiters<Waiter>(
+    (hookId) => void this.onDeadline(hookId),
+    (waiter) => {
+      if (waiter.via === 'ws') waiter.connection.pendingHooks.delete(waiter.hookId);
+    },
+  );
   private readonly log: JsonLogger;
 
   constructor(
@@ -108,7 +105,7 @@ export class HooksService implements OnModuleDestroy {
 
   /** Hooks waiting for a decision on this gateway. */
   get pendingCount(): number {
-    return this.pending.size + this.direct.size;
+    return this.waiters.size;
   }
 
   /** Serves one hook frame; every path ends in exactly one reply (decision or error) or a wait for one. */
@@ -293,9 +290,8 @@ export class HooksService implements OnModuleDestroy {
         break;
     }
     const decided = new Promise<HookDecision>((resolve) => {
-      const timer = setTimeout(() => void this.offerPolicy(hookId, trigger, 'E_TIMEOUT', 'no decision arrived before the hook deadline'), Math.max(0, outcome.correlation.deadline_at - now));
-      timer.unref();
-      this.direct.set(hookId, { hookId, trigger, agentId: agent.id, timer, resolve, receivedAt: now });
+      // A fresh hook id: no one else waits for it, so the waiter is always taken.
+      this.waiters.add({ via: 'http', hookId, trigger, agentId: agent.id, owner: undefined, receivedAt: now, resolve }, outcome.correlation.deadline_at, now);
     });
     this.events.emit('hookReceived', { agentId: agent.id, sessionId, hookId, trigger, tool: toolName(input.context), via: 'http', at: now });
     try {
@@ -303,72 +299,48 @@ export class HooksService implements OnModuleDestroy {
       this.log.debug({ ...fields, jobId: hookId }, 'hook enqueued');
     } catch (error) {
       this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
-      await this.offerPolicy(hookId, trigger, 'E_UNAVAILABLE', 'the hook could not be queued for evaluation');
+      await this.decideByPolicy(hookId, 'E_UNAVAILABLE', 'the hook could not be queued for evaluation');
     }
     return decided;
   }
 
   /**
-   * Sends a decision to every connection waiting for it, once each: the entries are removed
-   * before the sends, so a decision arriving twice (the feed is at-least-once; the deadline path
-   * also sends) produces one frame per connection. Returns whether a waiting connection was found.
+   * Hands a decision to everyone waiting for it, once each: the waiters are removed before they
+   * are answered, so a decision arriving twice (the feed is at-least-once; the deadline path also
+   * delivers) produces one answer per waiter. Returns whether anyone here waited for it.
    */
   deliver(decision: HookDecision, via: 'feed' | 'deadline', traceparent?: string): boolean {
     this.tracing.delivered(decision.hook_id, via, traceparent);
-    const waiter = this.direct.get(decision.hook_id);
-    if (waiter !== undefined) {
-      this.settleDirect(waiter, decision);
-      this.log.debug({ agentId: waiter.agentId, correlationId: decision.hook_id, via }, 'decision delivered over http');
-      return true;
-    }
-    const entries = this.pending.get(decision.hook_id);
-    if (entries === undefined) return false;
-    for (const entry of [...entries]) {
-      this.untrack(entry);
-      this.sendDecision(entry.connection, decision);
-      const at = Date.now();
-      this.events.emit('decisionDelivered', { agentId: entry.connection.agentId, decision, latencyMs: at - entry.receivedAt, via: 'ws', at });
-      entry.connection.log.debug({ sessionId: entry.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
-    }
-    return true;
+    const waiting = this.waiters.take(decision.hook_id);
+    for (const waiter of waiting) this.answer(waiter, decision, via);
+    return waiting.length > 0;
   }
 
   /** Whether `connection` waits here for the decision of `hookId` (the frame router frees its in-flight place otherwise). */
   isWaiting(connection: AgentConnection, hookId: string): boolean {
-    return this.waiterOf(connection, hookId) !== undefined;
+    return this.waiters.find(hookId, connection) !== undefined;
   }
 
   /** Forgets the hooks a closed connection waited for; their decisions stay in Redis for the re-send. */
   connectionClosed(connection: AgentConnection): void {
     for (const hookId of [...connection.pendingHooks.keys()]) {
-      const entry = this.waiterOf(connection, hookId);
-      if (entry !== undefined) this.untrack(entry);
+      const waiter = this.waiters.find(hookId, connection);
+      if (waiter !== undefined) this.waiters.remove(waiter);
     }
     connection.pendingHooks.clear();
   }
 
   /** Resolves true once no hook waits on this gateway, false after `timeoutMs`. */
   waitForIdle(timeoutMs: number): Promise<boolean> {
-    if (this.pendingCount === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.idleWaiters = this.idleWaiters.filter((waiter) => waiter !== done);
-        resolve(false);
-      }, timeoutMs);
-      const done = (): void => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      this.idleWaiters.push(done);
-    });
+    return this.waiters.whenIdle(timeoutMs);
   }
 
   /** Clears every deadline timer (shutdown); the hooks stay pending in Redis. */
   stop(): void {
-    for (const entry of [...this.pending.values()].flat()) this.untrack(entry);
-    // An HTTP caller has no re-send to fall back on: it gets the failure policy now.
-    for (const waiter of [...this.direct.values()]) {
-      this.settleDirect(waiter, this.policyDecision(waiter.hookId, waiter.trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down'));
+    for (const waiter of this.waiters.takeAll()) {
+      // A socket's SDK re-sends the hook to another gateway; an HTTP caller has no re-send to fall
+      // back on: it gets the failure policy now.
+      if (waiter.via === 'http') this.answer(waiter, this.policyDecision(waiter.hookId, waiter.trigger, 'E_SHUTTING_DOWN', 'the gateway is shutting down'), 'shutdown');
     }
   }
 
@@ -378,108 +350,59 @@ export class HooksService implements OnModuleDestroy {
     this.events.emit('hookRefused', { agentId: connection.agentId, sessionId, hookId, trigger, error, via: 'ws', at: now });
   }
 
-  /** The agent's frame limit, counted by the open-hook script (see RateLimitsService.counts). */
   /**
    * Adds `connection` to the waiters of `hookId` (a re-send on the same connection replaces its
-   * own entry). False when MAX_WAITERS_PER_HOOK other connections already wait for it.
+   * own entry and keeps its first arrival). False when MAX_WAITERS_PER_HOOK other connections
+   * already wait for it.
    */
   private track(connection: AgentConnection, hookId: string, trigger: HookTrigger, deadlineAt: number, now: number): boolean {
-    const previous = this.waiterOf(connection, hookId);
-    if (previous !== undefined) this.untrack(previous);
-    const waiters = this.pending.get(hookId) ?? [];
-    if (waiters.length >= MAX_WAITERS_PER_HOOK) return false;
-    const timer = setTimeout(() => void this.onDeadline(hookId), Math.max(0, deadlineAt - now));
-    timer.unref();
-    waiters.push({ hookId, trigger, connection, deadlineAt, timer, receivedAt: previous?.receivedAt ?? now });
-    this.pending.set(hookId, waiters);
+    const previous = this.waiters.find(hookId, connection);
+    const waiter: SocketWaiter = { via: 'ws', hookId, trigger, agentId: connection.agentId, owner: connection, connection, receivedAt: previous?.receivedAt ?? now };
+    if (!this.waiters.add(waiter, deadlineAt, now)) return false;
     if (!connection.pendingHooks.has(hookId)) connection.pendingHooks.set(hookId, connection.pendingHooks.size + 1);
     return true;
   }
 
-  private untrack(entry: PendingHook): void {
-    clearTimeout(entry.timer);
-    const waiters = this.pending.get(entry.hookId);
-    const index = waiters?.indexOf(entry) ?? -1;
-    if (waiters !== undefined && index >= 0) {
-      waiters.splice(index, 1);
-      if (waiters.length === 0) this.pending.delete(entry.hookId);
+  /** Gives one waiter its decision: a frame on its socket or its promise resolved; the fleet view learns the latency. */
+  private answer(waiter: Waiter, decision: HookDecision, via: 'feed' | 'deadline' | 'shutdown'): void {
+    if (waiter.via === 'ws') {
+      this.sendDecision(waiter.connection, decision);
+      waiter.connection.log.debug({ sessionId: waiter.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
+    } else {
+      waiter.resolve(decision);
+      this.log.debug({ agentId: waiter.agentId, correlationId: decision.hook_id, via }, 'decision delivered over http');
     }
-    entry.connection.pendingHooks.delete(entry.hookId);
-    this.notifyIfIdle();
-  }
-
-  private waiterOf(connection: AgentConnection, hookId: string): PendingHook | undefined {
-    return this.pending.get(hookId)?.find((entry) => entry.connection === connection);
-  }
-
-  private settleDirect(waiter: DirectHook, decision: HookDecision): void {
-    clearTimeout(waiter.timer);
-    if (this.direct.get(waiter.hookId) !== waiter) return;
-    this.direct.delete(waiter.hookId);
-    waiter.resolve(decision);
     const at = Date.now();
-    this.events.emit('decisionDelivered', { agentId: waiter.agentId, decision, latencyMs: at - waiter.receivedAt, via: 'http', at });
-    this.notifyIfIdle();
-  }
-
-  private notifyIfIdle(): void {
-    if (this.pendingCount === 0 && this.idleWaiters.length > 0) {
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const waiter of waiters) waiter();
-    }
+    this.events.emit('decisionDelivered', { agentId: waiter.agentId, decision, latencyMs: at - waiter.receivedAt, via: waiter.via, at });
   }
 
   private async onDeadline(hookId: string): Promise<void> {
-    const entry = this.pending.get(hookId)?.[0];
-    if (entry === undefined) return;
-    this.log.info(
-      { agentId: entry.connection.agentId, sessionId: entry.connection.sessionId, correlationId: hookId, trigger: entry.trigger },
-      'hook deadline reached; applying the failure policy',
-    );
+    const waiter = this.waiters.first(hookId);
+    if (waiter === undefined) return;
+    this.log.info({ agentId: waiter.agentId, correlationId: hookId, trigger: waiter.trigger, via: waiter.via }, 'hook deadline reached; applying the failure policy');
     await this.decideByPolicy(hookId, 'E_TIMEOUT', 'no decision arrived before the hook deadline');
   }
 
   /**
    * Offers the trigger's failure-policy decision to the store and delivers whatever decision the
-   * store holds afterwards (the worker's, if it was first). If the store cannot be reached, the
-   * agent gets `E_UNAVAILABLE` for the hook: it may retry, and the retry finds whatever decision
-   * was stored by then.
+   * store holds afterwards (the worker's, if it was first). If the store cannot be reached, a
+   * socket gets `E_UNAVAILABLE` for the hook: it may retry, and the retry finds whatever decision
+   * was stored by then; an HTTP caller, which cannot retry the same hook, gets the policy decision.
    */
   private async decideByPolicy(hookId: string, code: 'E_TIMEOUT' | 'E_UNAVAILABLE', message: string): Promise<void> {
-    const entry = this.pending.get(hookId)?.[0];
-    if (entry === undefined) return;
+    const first = this.waiters.first(hookId);
+    if (first === undefined) return;
     const now = Date.now();
-    const decision = this.policyDecision(hookId, entry.trigger, code, message, undefined, now);
+    const decision = this.policyDecision(hookId, first.trigger, code, message, undefined, now);
     try {
       const stored = await this.hooks.decide(hookId, decision, now);
       this.deliver(stored.decision, 'deadline');
     } catch (error) {
-      this.log.error({ agentId: entry.connection.agentId, correlationId: hookId, error }, 'storing the failure-policy decision failed');
-      for (const current of [...(this.pending.get(hookId) ?? [])]) {
-        this.untrack(current);
-        current.connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook could not be decided; re-send it', undefined, { retryAfterMs: 1000 }));
+      this.log.error({ agentId: first.agentId, correlationId: hookId, error }, 'storing the failure-policy decision failed');
+      for (const waiter of this.waiters.take(hookId)) {
+        if (waiter.via === 'http') this.answer(waiter, decision, 'deadline');
+        else waiter.connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook could not be decided; re-send it', undefined, { retryAfterMs: 1000 }));
       }
-    }
-  }
-
-  /**
-   * {@link decideByPolicy} for an HTTP waiter: offers the policy decision to the store and settles
-   * the waiter with what the store keeps; when the store is unreachable, with the policy decision
-   * itself (an HTTP caller cannot retry the same hook).
-   */
-  private async offerPolicy(hookId: string, trigger: HookTrigger, code: 'E_TIMEOUT' | 'E_UNAVAILABLE', message: string): Promise<void> {
-    const waiter = this.direct.get(hookId);
-    if (waiter === undefined) return;
-    const now = Date.now();
-    const decision = this.policyDecision(hookId, trigger, code, message, undefined, now);
-    this.log.info({ agentId: waiter.agentId, correlationId: hookId, trigger, code }, 'http hook: applying the failure policy');
-    try {
-      const stored = await this.hooks.decide(hookId, decision, now);
-      this.deliver(stored.decision, 'deadline');
-    } catch (error) {
-      this.log.error({ agentId: waiter.agentId, correlationId: hookId, error }, 'storing the failure-policy decision failed; answering with it anyway');
-      this.settleDirect(waiter, decision);
     }
   }
 
@@ -529,9 +452,7 @@ export class HooksService implements OnModuleDestroy {
   }
 }
 
-/** The tool a hook names, for the fleet view and metrics: `context.tool.name` (a checked context has it at the tool triggers). */
+/** The tool a hook names, for the fleet view and metrics (a checked context has it at the tool triggers). */
 function toolName(context: JsonObject): string | undefined {
-  const tool = context['tool'];
-  const name = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? (tool as JsonObject)['name'] : undefined;
-  return typeof name === 'string' && name.length > 0 ? name.slice(0, 200) : undefined;
+  return hookToolCall(context)?.name;
 }

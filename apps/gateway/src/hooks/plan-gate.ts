@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { matchesToolPattern, planGatePolicy, type AgentIdentity, type HookTrigger, type JsonObject, type TeamPolicies } from '@ahp/protocol';
+import { hookToolCall, matchesToolPattern, planGatePolicy, type AgentIdentity, type HookTrigger, type JsonObject, type TeamPolicies } from '@ahp/protocol';
 import type { OpenHookInput, RedisConfigStore } from '@ahp/store';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
@@ -51,7 +51,7 @@ export class PlanGateService implements OnModuleInit, OnModuleDestroy {
   gateFor(agent: AgentIdentity, trigger: HookTrigger, context: JsonObject): NonNullable<OpenHookInput['planGate']> {
     if (trigger !== 'pre-tool-use') return 'open';
     const policy = planGatePolicy(this.teams, agent);
-    const tool = toolNameOf(context);
+    const tool = hookToolCall(context)?.name;
     if (tool !== undefined && matchesToolPattern(policy.planningTools, tool)) return 'open';
     return policy.requirePlan ? 'require' : 'gate';
   }
@@ -75,10 +75,3 @@ export class PlanGateService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** `context.tool.name`, the shape the rules read; a bare string `context.tool` is not accepted here (fail closed). */
-function toolNameOf(context: JsonObject): string | undefined {
-  const tool = context['tool'];
-  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return undefined;
-  const name = (tool as JsonObject)['name'];
-  return typeof name === 'string' ? name : undefined;
-}

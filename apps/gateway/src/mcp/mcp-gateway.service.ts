@@ -5,6 +5,7 @@ import {
   LIMITS,
   McpGatewayConfigSchema,
   applyModifications,
+  describeIssues,
   inspectJsonValue,
   makeError,
   mcpToolName,
@@ -49,8 +50,7 @@ export async function loadMcpConfig(file: string): Promise<McpGatewayConfig> {
   }
   const parsed = McpGatewayConfigSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`);
-    throw new McpConfigError(`AHP_MCP_CONFIG_FILE ${file} is invalid: ${issues.join('; ')}`);
+    throw new McpConfigError(`AHP_MCP_CONFIG_FILE ${file} is invalid: ${describeIssues(parsed.error.issues)}`);
   }
   return parsed.data;
 }

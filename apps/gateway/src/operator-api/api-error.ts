@@ -2,7 +2,7 @@
  * Errors of the operator API: an {@link AhpError} (the same typed codes agents get) with the HTTP
  * status that fits its code. Every failed call answers `{ "error": AhpError }`.
  */
-import { makeError, type AhpError, type ErrorCode } from '@ahp/protocol';
+import { issueDetails, makeError, type AhpError, type ErrorCode } from '@ahp/protocol';
 import { isStoreUnavailable } from '@ahp/store';
 import type { ZodError } from 'zod';
 
@@ -67,10 +67,10 @@ export function typedOperatorError(error: unknown): OperatorApiError | undefined
 
 /** An `E_INVALID_FRAME` (400) listing where `what` failed its schema, like the WebSocket side does. */
 export function invalidInput(what: string, error: ZodError): OperatorApiError {
-  const issues = error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-  const first = issues[0];
+  const details = issueDetails(error.issues);
+  const first = details.issues[0];
   const where = first === undefined ? '' : `: ${first.path === '' ? '' : `${first.path}: `}${first.message}`;
-  return new OperatorApiError(makeError('E_INVALID_FRAME', `invalid ${what}${where}`, { issue_count: error.issues.length, issues }));
+  return new OperatorApiError(makeError('E_INVALID_FRAME', `invalid ${what}${where}`, details));
 }
 
 /** Parses `value` with `schema`, or throws a 400 naming what was invalid. */

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { OperatorTokensFileSchema, type OperatorIdentity } from '@ahp/protocol';
+import { OperatorTokensFileSchema, describeIssues, type OperatorIdentity } from '@ahp/protocol';
 import { tokenDigest } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { GatewayConfigError, type GatewayConfig } from '../config/gateway-config.js';
@@ -38,8 +38,7 @@ async function loadOperatorTable(path: string): Promise<OperatorTable> {
   }
   const parsed = OperatorTokensFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new Error(`${path} does not match the operator tokens schema: ${issues.join('; ')}`);
+    throw new Error(`${path} does not match the operator tokens schema: ${describeIssues(parsed.error.issues)}`);
   }
   const byDigest = new Map<string, OperatorIdentity>();
   const revoked = new Set<string>();

@@ -4,6 +4,7 @@ import {
   ProtocolResponseSchema,
   RequestHistoryEntrySchema,
   createRequest,
+  issueDetails,
   makeError,
   responseTypeFor,
   scopeCoversTeam,
@@ -261,7 +262,7 @@ export class RequestsService {
         ok: false,
         error: makeError('E_INVALID_FRAME', `this decision does not fit a ${stored.state.type} request: ${response.error.issues[0]?.message ?? 'invalid'}`, {
           request_id: requestId,
-          issues: response.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+          ...issueDetails(response.error.issues),
         }),
       };
     }

@@ -43,16 +43,6 @@ export interface RawIssue {
   at?: 'key' | 'none';
 }
 
-/** `['hooks', 'pre-tool-use', 'oracles', 0, 'name']` → `hooks.pre-tool-use.oracles[0].name`. */
-export function formatConfigPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return out;
-}
-
 /**
  * Issues as text, one per line, compiler style: `.ahp/hooks.yaml:12:20: hooks.pre-tool-use…: message`
  * (the position is left out when it is unknown).

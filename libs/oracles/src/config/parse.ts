@@ -2,12 +2,11 @@
  * Loading `.ahp/hooks.yaml`: YAML text → validated {@link HooksConfig}, every problem located by
  * line, column and field path (positions from the `yaml` package's node ranges).
  */
-import { HooksConfigSchema } from '@ahp/protocol';
+import { HooksConfigSchema, formatPath } from '@ahp/protocol';
 import type { HooksConfig } from '@ahp/protocol';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Document, Node as YamlNode, Scalar } from 'yaml';
 import type { z } from 'zod';
-import { formatConfigPath } from './issues.js';
 import type { ConfigIssue, PathSegment, RawIssue } from './issues.js';
 
 /** Largest configuration text accepted: 1 MiB (a hooks.yaml is a few KB). */
@@ -75,7 +74,7 @@ export function locateAll(located: LocatedDocument | undefined, issues: readonly
   const out: ConfigIssue[] = [];
   for (const issue of issues) {
     const at = located === undefined || issue.at === 'none' ? { line: 0, column: 0 } : locate(located, issue);
-    const result = { ...at, path: formatConfigPath(issue.path), message: issue.message };
+    const result = { ...at, path: formatPath(issue.path), message: issue.message };
     const key = JSON.stringify(result);
     if (seen.has(key)) continue;
     seen.add(key);

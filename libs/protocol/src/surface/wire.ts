@@ -76,6 +76,8 @@ export {
   parseHookContext,
 } from '../hook-context.js';
 export type { HookContextParseResult } from '../hook-context.js';
+export { hookToolCall } from '../hook-tool-call.js';
+export type { HookToolCallView } from '../hook-tool-call.js';
 export {
   SIGNAL_TYPES,
   SignalCategorySchema,
@@ -232,6 +234,9 @@ export {
   makeError,
 } from '../errors.js';
 export type { AhpError, CloseCode, CloseCodeName, ErrorCode, ErrorCodeInfo, MakeErrorOptions } from '../errors.js';
+// --- schema issues as errors report them (`details.issues`) and messages summarise them ---
+export { MAX_REPORTED_ISSUES, describeIssues, formatPath, issueDetails, reportIssues } from '../issues.js';
+export type { ReportOptions, ReportedIssue, SchemaIssue } from '../issues.js';
 export { FRAME_LIMITS, FrameIdSchema, PROTOCOL_VERSION, SeqSchema, SUPPORTED_PROTOCOL_VERSIONS } from '../frame-primitives.js';
 export { AgentEventSchema, CancelFrameSchema, ClientFrameSchema, EventFrameSchema, HelloFrameSchema, HookFrameSchema, InboxAckFrameSchema, OpenRequestSchema, OutgoingMessageSchema, RequestFrameSchema, ResponseFrameSchema, SendableMessageTypeSchema, SendFrameSchema, SignalResponseFrameSchema, TeamActivityEventSchema } from '../client-frames.js';
 export type { AgentEvent, CancelFrame, ClientFrame, ClientFrameInput, ClientFrameType, EventFrame, HelloFrame, HookFrame, InboxAckFrame, OpenRequest, OutgoingMessage, RequestFrame, ResponseFrame, SendableMessageType, SendFrame, SignalResponseFrame, TeamActivityEvent } from '../client-frames.js';

@@ -15,7 +15,9 @@ import { publishConfig } from '@/lib/api/config';
 import { cancelReplay, fetchReplay, submitReplay } from '@/lib/api/config-replay';
 import { setShadow } from '@/lib/api/config-shadow';
 import { configIssues, type ConfigIssue } from '@/lib/view/config-issues';
+import { transitionsText } from '@/lib/view/transitions';
 import { describeError } from '@/components/states';
+import { ActionOutcomeNotice, actionOutcome, type ActionOutcome } from '@/components/action-outcome';
 import { JsonBlock } from '@/components/json-block';
 import { Timestamp } from '@/components/time';
 
@@ -31,7 +33,6 @@ const POLL_MS = 500;
 type Run = { kind: 'idle' } | { kind: 'invalid'; issues: ConfigIssue[]; message: string } | { kind: 'failed'; message: string } | { kind: 'running' | 'done'; status: ConfigReplayStatus; source: string };
 
 const arrow = (t: Pick<ReplayTransition, 'from' | 'to'>) => `${t.from} → ${t.to}`;
-const transitionsText = (list: readonly ReplayTransition[]) => list.map((t) => `${arrow(t)} ${t.count}`).join(', ');
 
 /** Bars of the transitions, widths relative to the largest. */
 function TransitionChart({ transitions }: { transitions: readonly ReplayTransition[] }) {
@@ -191,7 +192,6 @@ function Report({ report }: { report: ConfigReplayReport }) {
   );
 }
 
-type Step = { kind: 'ok'; message: string } | { kind: 'invalid'; message: string; issues: ConfigIssue[] } | { kind: 'failed'; message: string };
 
 /**
  * The last step after a completed replay: publish the replayed text, or shadow it first. Only for
@@ -199,7 +199,7 @@ type Step = { kind: 'ok'; message: string } | { kind: 'invalid'; message: string
  */
 function NextStep({ source, edited, mayAct, onPublished, onShadowed }: { source: string; edited: boolean; mayAct: boolean; onPublished(): void; onShadowed(): void }) {
   const [busy, setBusy] = useState(false);
-  const [step, setStep] = useState<Step | null>(null);
+  const [step, setStep] = useState<ActionOutcome | null>(null);
 
   if (!mayAct) {
     return (
@@ -211,14 +211,8 @@ function NextStep({ source, edited, mayAct, onPublished, onShadowed }: { source:
 
   const act = async (action: () => Promise<string>) => {
     setBusy(true);
-    try {
-      setStep({ kind: 'ok', message: await action() });
-    } catch (error) {
-      if (isApiError(error, 'E_INVALID_FRAME')) setStep({ kind: 'invalid', message: error.error.message, issues: configIssues(error.error.details) });
-      else setStep({ kind: 'failed', message: describeError(error instanceof Error ? error : new Error(String(error))) });
-    } finally {
-      setBusy(false);
-    }
+    setStep(await actionOutcome(action));
+    setBusy(false);
   };
 
   const publish = () =>
@@ -249,31 +243,7 @@ function NextStep({ source, edited, mayAct, onPublished, onShadowed }: { source:
           Set it as the shadow version
         </button>
       </div>
-      {step?.kind === 'ok' ? (
-        <p className="notice notice-success" role="status">
-          {step.message}
-        </p>
-      ) : null}
-      {step?.kind === 'failed' ? (
-        <p className="notice notice-error" role="alert">
-          {step.message}
-        </p>
-      ) : null}
-      {step?.kind === 'invalid' ? (
-        <div className="notice notice-error" role="alert">
-          <p>
-            <strong>Not applied.</strong> {step.message}
-          </p>
-          <ul className="issues">
-            {step.issues.map((issue, i) => (
-              <li key={i}>
-                {issue.line > 0 ? `Line ${issue.line}: ` : ''}
-                {issue.message}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <ActionOutcomeNotice outcome={step} refused="Not applied." />
     </section>
   );
 }

@@ -9,11 +9,11 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ShadowStatusResponse } from '@ahp/protocol';
-import { isApiError } from '@/lib/api/client';
 import { dropShadow, fetchShadow, promoteShadow, setShadow } from '@/lib/api/config-shadow';
-import { configIssues, type ConfigIssue } from '@/lib/view/config-issues';
+import { transitionsText } from '@/lib/view/transitions';
 import { useResource } from '@/lib/live/use-resource';
-import { describeError, Empty, ErrorState, Loading } from '@/components/states';
+import { Empty, ErrorState, Loading } from '@/components/states';
+import { ActionOutcomeNotice, actionOutcome, type ActionOutcome } from '@/components/action-outcome';
 import { Timestamp } from '@/components/time';
 
 /** "12.5 %" of `part` in `whole`; "—" before anything was evaluated. */
@@ -23,12 +23,6 @@ function rate(part: number, whole: number): string {
   return `${percent >= 10 || percent === 0 ? percent.toFixed(0) : percent.toFixed(1)} %`;
 }
 
-function transitionsText(transitions: Record<string, number>): string {
-  const entries = Object.entries(transitions).sort((a, b) => b[1] - a[1]);
-  return entries.length === 0 ? '—' : entries.map(([t, n]) => `${t} ${n}`).join(', ');
-}
-
-type Outcome = { kind: 'ok'; message: string } | { kind: 'invalid'; message: string; issues: ConfigIssue[] } | { kind: 'failed'; message: string };
 
 function ShadowStats({ shadow }: { shadow: ShadowStatusResponse }) {
   return (
@@ -135,19 +129,13 @@ export function ShadowPanel({ mayAct, initial, onPromoted, reloadKey = 0 }: { ma
   }, [reloadKey, reload]);
   const [source, setSource] = useState(initial);
   const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [outcome, setOutcome] = useState<ActionOutcome | null>(null);
 
   const act = async (action: () => Promise<string>) => {
     setBusy(true);
-    try {
-      setOutcome({ kind: 'ok', message: await action() });
-    } catch (error) {
-      if (isApiError(error, 'E_INVALID_FRAME')) setOutcome({ kind: 'invalid', message: error.error.message, issues: configIssues(error.error.details) });
-      else setOutcome({ kind: 'failed', message: describeError(error instanceof Error ? error : new Error(String(error))) });
-    } finally {
-      setBusy(false);
-      shadow.reload();
-    }
+    setOutcome(await actionOutcome(action));
+    setBusy(false);
+    shadow.reload();
   };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -227,31 +215,7 @@ export function ShadowPanel({ mayAct, initial, onPromoted, reloadKey = 0 }: { ma
           Setting, promoting or dropping a shadow version needs the admin role and a fleet-wide token.
         </p>
       )}
-      {outcome?.kind === 'ok' ? (
-        <p className="notice notice-success" role="status">
-          {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'failed' ? (
-        <p className="notice notice-error" role="alert">
-          {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'invalid' ? (
-        <div className="notice notice-error" role="alert">
-          <p>
-            <strong>Not shadowed.</strong> {outcome.message}
-          </p>
-          <ul className="issues">
-            {outcome.issues.map((issue, i) => (
-              <li key={i}>
-                {issue.line > 0 ? `Line ${issue.line}: ` : ''}
-                {issue.message}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <ActionOutcomeNotice outcome={outcome} refused="Not shadowed." />
     </section>
   );
 }

@@ -3,7 +3,7 @@
  * (`/api/operator/…`, `/api/session`), which add the operator's token. Responses are parsed with
  * the protocol's schemas; failures become {@link ApiError}s carrying the typed `AhpError`.
  */
-import { OperatorErrorBodySchema, makeError, type AhpError } from '@ahp/protocol';
+import { OperatorErrorBodySchema, describeIssues, makeError, type AhpError } from '@ahp/protocol';
 
 /** A failed call: the HTTP status and the operator API's typed error. */
 export class ApiError extends Error {
@@ -76,8 +76,7 @@ export async function callJson<T>(url: string, schema: ResponseSchema<T>, option
   const json: unknown = response.status === 204 ? null : await response.json();
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const where = parsed.error.issues[0];
-    throw new ApiError(response.status, makeError('E_INTERNAL', `unexpected answer from ${url}: ${where ? `${where.path.map(String).join('.')} ${where.message}` : 'schema mismatch'}`));
+    throw new ApiError(response.status, makeError('E_INTERNAL', `unexpected answer from ${url}: ${describeIssues(parsed.error.issues, { max: 1 }) || 'schema mismatch'}`));
   }
   return parsed.data;
 }

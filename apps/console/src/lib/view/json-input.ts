@@ -1,5 +1,5 @@
 /** Checks what an operator typed as a tool's edited input before it is sent. */
-import { JsonObjectSchema, type JsonObject } from '@ahp/protocol';
+import { JsonObjectSchema, describeIssues, type JsonObject } from '@ahp/protocol';
 
 export type JsonObjectInput = { ok: true; value: JsonObject } | { ok: false; message: string };
 
@@ -16,8 +16,7 @@ export function parseJsonObjectInput(text: string): JsonObjectInput {
   }
   const checked = JsonObjectSchema.safeParse(value);
   if (!checked.success) {
-    const issue = checked.error.issues[0];
-    return { ok: false, message: `the input is not acceptable: ${issue ? `${issue.path.length ? `${issue.path.map(String).join('.')}: ` : ''}${issue.message}` : 'schema mismatch'}` };
+    return { ok: false, message: `the input is not acceptable: ${describeIssues(checked.error.issues, { max: 1 }) || 'schema mismatch'}` };
   }
   return { ok: true, value: checked.data };
 }
