@@ -5,7 +5,7 @@
  * hears of each new value at least once. Pub/sub alone is best-effort: a message sent while the
  * subscriber reconnects is lost, and the timer bounds how long that can go unnoticed.
  */
-import type { Logger } from './contracts.js';
+import type { Logger } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import { attachLogging, type RedisClient } from './redis-client.js';
 

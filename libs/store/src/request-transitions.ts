@@ -6,8 +6,7 @@
  * follow-ups it owes with the state; they run right after, and again on the next read if the
  * writer died in between.
  */
-import { InboxMessageSchema, TimestampSchema, type InboxMessage, type ProtocolState } from '@ahp/protocol';
-import type { RequestActor, RequestHistoryEntry } from './contracts.js';
+import { InboxMessageSchema, TimestampSchema, type InboxMessage, type ProtocolState, type RequestActor, type RequestHistoryEntry } from '@ahp/protocol';
 import { StoreDataError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
 import { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
