@@ -10,6 +10,14 @@ import { join } from 'node:path';
 const dir = process.argv[2];
 const totals = { passed: 0, failed: 0, skipped: 0, failedFiles: 0 };
 const firstLine = (text) => (text ?? '').replace(/\x1b\[[0-9;]*m/g, '').split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 400) ?? '(no message)';
+// Vitest writes a timeout into the JSON report as the stack of the placeholder error it created
+// when the test was declared, so the report's first line reads "Error: STACK_TRACE_ERROR" and the
+// words "timed out" are gone (seen in CI: a cluster start past the 5 s default). Say what it was.
+const failureLine = (test) => {
+  const line = firstLine(test.failureMessages?.[0]);
+  if (line !== 'Error: STACK_TRACE_ERROR') return line;
+  return `timed out after ${Math.round(test.duration ?? 0)} ms (Vitest's test or hook timeout; its report keeps no message)`;
+};
 const failures = [];
 let files = [];
 try {
@@ -24,7 +32,7 @@ for (const file of files.sort()) {
   const project = file.replace(/\.json$/, '');
   for (const suite of report.testResults ?? []) {
     const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === 'failed');
-    for (const test of failedTests) failures.push(`${project} ${suite.name}: ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+    for (const test of failedTests) failures.push(`${project} ${suite.name}: ${test.fullName}: ${failureLine(test)}`);
     if (suite.status === 'failed' && failedTests.length === 0) {
       totals.failedFiles += 1;
       failures.push(`${project} ${suite.name} (the file failed outside its tests): ${firstLine(suite.message)}`);
