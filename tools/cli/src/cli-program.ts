@@ -3,22 +3,20 @@
  * prose. Help (`--help` at every level), errors for unknown commands, unknown options, missing
  * arguments and missing option values, and the shell completion script are all generated from it.
  */
+// Each command's module is imported when the command runs, not before: `ahp --help` or a token
+// command need not load Redis, BullMQ and the rule engine (measured: @ahp/store alone was most of
+// a second of every start on an idle machine).
 import { Argument, Command, Option } from 'commander';
-import { DEFAULT_KEY_PREFIX } from '@ahp/store';
-import { type CliIo } from './cli-support.js';
-import { hookClaudeCode } from './claude-code-hook.js';
-import { hookCodex } from './codex-hook.js';
-import { configDiff, configHistory, configPublish, configShow, configValidate, type ConfigValues } from './config-commands.js';
-import { configReplay, type ReplayValues } from './config-replay-command.js';
-import { hookCopilot } from './copilot-hook.js';
+import { DEFAULT_KEY_PREFIX } from '@ahp/store/keys';
+import type { CliIo } from './cli-errors.js';
+import type { ConfigValues } from './config-commands.js';
+import type { ReplayValues } from './config-replay-command.js';
 import { DELEGATED_COMMANDS } from './delegated-commands.js';
-import { doctor, type DoctorValues } from './doctor-command.js';
-import { initClaudeCode, type InitValues } from './init-command.js';
-import { initCodex } from './init-codex.js';
-import { initCopilot } from './init-copilot.js';
-import { logExport, logStats, type LogValues } from './log-commands.js';
-import { agentsList, requestsDecide, requestsList, type OperatorValues } from './operator-commands.js';
-import { shadowDrop, shadowPromote, shadowSet, shadowStatus, type ShadowValues } from './shadow-commands.js';
+import type { DoctorValues } from './doctor-command.js';
+import type { InitValues } from './init-command.js';
+import type { LogValues } from './log-commands.js';
+import type { OperatorValues } from './operator-commands.js';
+import type { ShadowValues } from './shadow-commands.js';
 import { bashCompletion, zshCompletion } from './shell-completion.js';
 import type { TokenValues } from './token-commands.js';
 
@@ -99,7 +97,7 @@ Then lints a valid file and prints each warning as "file:line:column path: warni
 a trigger that can never deny, a rule that reads a field its trigger never has, a rule
 shadowed by an earlier one (docs/hooks.md, "Lint warnings"). Warnings leave the exit code 0.`,
         options: [['--strict', 'exit code 1 when there are warnings too (for CI)'], PLUGINS],
-        run: ([file], values, io) => configValidate(file, values as ConfigValues, io),
+        run: async ([file], values, io) => (await import('./config-commands.js')).configValidate(file, values as ConfigValues, io),
       },
       publish: {
         args: ['<file>'],
@@ -108,27 +106,27 @@ shadowed by an earlier one (docs/hooks.md, "Lint warnings"). Warnings leave the 
 stores it as the next version and tells every running worker, which switch to it without a
 restart. Publishing the text of the current version again changes nothing ("unchanged").`,
         options: [['--by <NAME>', 'who publishes, recorded with the version (default: user@host)'], PLUGINS],
-        run: ([file], values, io) => configPublish(file, values as ConfigValues, io),
+        run: async ([file], values, io) => (await import('./config-commands.js')).configPublish(file, values as ConfigValues, io),
       },
       diff: {
         args: ['<file>'],
         summary: 'unified diff from the current version to a file',
         details: 'Shows what publishing the file would change, as a unified diff of the texts.',
         options: [['--version <N>', 'compare with version N instead of the current one']],
-        run: ([file], values, io) => configDiff(file, values as ConfigValues, io),
+        run: async ([file], values, io) => (await import('./config-commands.js')).configDiff(file, values as ConfigValues, io),
       },
       show: {
         summary: 'print the text of the current version (or of --version N)',
         details: `Prints the YAML of a version exactly as it was published (a header line on stderr says
 which version); --json prints the whole stored version, parsed configuration included.`,
         options: [['--version <N>', 'this version instead of the current one']],
-        run: (_args, values, io) => configShow(values as ConfigValues, io),
+        run: async (_args, values, io) => (await import('./config-commands.js')).configShow(values as ConfigValues, io),
       },
       history: {
         summary: 'list published versions, newest first',
         details: 'Lists versions with their time, publisher and digest; * marks the current one.',
         options: [['--limit <N>', 'at most N versions (default 20)']],
-        run: (_args, values, io) => configHistory(values as ConfigValues, io),
+        run: async (_args, values, io) => (await import('./config-commands.js')).configHistory(values as ConfigValues, io),
       },
       replay: {
         args: ['<file>'],
@@ -152,7 +150,7 @@ ${OPERATOR_NOTE}`,
           ['--poll <MS>', 'how often to ask for progress (default 500)'],
           ...GATEWAY,
         ],
-        run: ([file], values, io) => configReplay(file, values as ReplayValues, io),
+        run: async ([file], values, io) => (await import('./config-replay-command.js')).configReplay(file, values as ReplayValues, io),
       },
     },
   },
@@ -167,7 +165,7 @@ session_id, correlation_id, latency_ms, stages (gateway_ms, queue_ms, worker_ms)
 responded_at (see docs/signal-log.md). Oldest first. A count of lines goes to stderr, and the
 entries read so far while it runs (a bar on a terminal). ${FILTERS_NOTE}`,
         options: [...FILTERS, ['--limit <N>', 'at most N lines (the oldest that match)'], ['--out <FILE>', 'write to FILE instead of stdout']],
-        run: (_args, values, io) => logExport(values as LogValues, io),
+        run: async (_args, values, io) => (await import('./log-commands.js')).logExport(values as LogValues, io),
       },
       stats: {
         summary: 'statistics per hook, oracle, intensity, action, rule and version',
@@ -175,7 +173,7 @@ entries read so far while it runs (a bar on a terminal). ${FILTERS_NOTE}`,
 followed by retry_after_fix and by abort), per hook, oracle, rule and configuration version, and
 the decision latency. ${FILTERS_NOTE}`,
         options: FILTERS,
-        run: (_args, values, io) => logStats(values as LogValues, io),
+        run: async (_args, values, io) => (await import('./log-commands.js')).logStats(values as LogValues, io),
       },
     },
   },
@@ -192,7 +190,7 @@ Claude Code treats as a blocking error. A PermissionRequest waiting for an opera
 is held by the gateway until the operator decides, or its fallback answers. See
 docs/claude-code.md.`,
         options: [WAIT, ...HOOK_GATEWAY],
-        run: (_args, values, io) => hookClaudeCode(values, io),
+        run: async (_args, values, io) => (await import('./claude-code-hook.js')).hookClaudeCode(values, io),
       },
       codex: {
         summary: "OpenAI Codex's command hook: hook input on stdin, the answer on stdout",
@@ -203,7 +201,7 @@ PermissionRequest is denied explicitly (tool calls fail closed) and other events
 systemMessage. Input that is not JSON, or an event AHP does not map, exits 2 with the reason on
 stderr, which Codex treats as a blocking error. See docs/coding-agents.md.`,
         options: [TOKEN_FILE, WAIT, ...HOOK_GATEWAY],
-        run: (_args, values, io) => hookCodex(values, io),
+        run: async (_args, values, io) => (await import('./codex-hook.js')).hookCodex(values, io),
       },
       copilot: {
         args: ['<event>'],
@@ -217,7 +215,7 @@ closed) and other events get {}. errorOccurred, subagentStart and notification a
 without asking (no trigger evaluates them). Input that is not a JSON object, or an event AHP
 does not know, exits 2 with the reason on stderr. See docs/coding-agents.md.`,
         options: [TOKEN_FILE, WAIT, ...HOOK_GATEWAY],
-        run: ([event], values, io) => hookCopilot(event, values, io),
+        run: async ([event], values, io) => (await import('./copilot-hook.js')).hookCopilot(event, values, io),
       },
     },
   },
@@ -240,7 +238,7 @@ docs/claude-code.md.`,
           ...MINT,
           ...GATEWAY,
         ],
-        run: (_args, values, io) => initClaudeCode(values as InitValues, io),
+        run: async (_args, values, io) => (await import('./init-command.js')).initClaudeCode(values as InitValues, io),
       },
       codex: {
         summary: 'set OpenAI Codex up to ask AHP: token, command hooks in .codex/hooks.json, merged',
@@ -256,7 +254,7 @@ new hooks in Codex (/hooks). See docs/coding-agents.md.`,
           ...MINT,
           ...GATEWAY,
         ],
-        run: (_args, values, io) => initCodex(values as InitValues, io),
+        run: async (_args, values, io) => (await import('./init-codex.js')).initCodex(values as InitValues, io),
       },
       copilot: {
         summary: 'set GitHub Copilot (CLI, cloud agent) up to ask AHP: command hooks in .github/hooks/ahp.json, merged',
@@ -273,7 +271,7 @@ and --agent give the token, kept in ~/.copilot/ahp-token (mode 0600). See docs/c
           ...MINT,
           ...GATEWAY,
         ],
-        run: (_args, values, io) => initCopilot(values as InitValues, io),
+        run: async (_args, values, io) => (await import('./init-copilot.js')).initCopilot(values as InitValues, io),
       },
     },
   },
@@ -290,7 +288,7 @@ and AHP_TOKEN, else from the settings "ahp init claude-code" wrote. "ahp doctor"
 "ahp doctor claude-code". Exit 0 when all pass, 1 when a check fails, 3 when the gateway
 cannot be reached.`,
         options: [['--user', "read the user's settings (~/.claude/settings.json) instead of the project's"], ...GATEWAY],
-        run: (_args, values, io) => doctor(values as DoctorValues, io),
+        run: async (_args, values, io) => (await import('./doctor-command.js')).doctor(values as DoctorValues, io),
       },
     },
   },
@@ -307,7 +305,7 @@ shadow. Needs the admin role and a fleet-wide token; audited.
 
 ${OPERATOR_NOTE}`,
         options: GATEWAY,
-        run: ([file], values, io) => shadowSet(file, values as ShadowValues, io),
+        run: async ([file], values, io) => (await import('./shadow-commands.js')).shadowSet(file, values as ShadowValues, io),
       },
       status: {
         summary: 'the shadow version and where it disagrees with the live one (operator API)',
@@ -316,7 +314,7 @@ per rule and the most recent disagreements. Any role. Exit code 1 when no shadow
 
 ${OPERATOR_NOTE}`,
         options: GATEWAY,
-        run: (_args, values, io) => shadowStatus(values as ShadowValues, io),
+        run: async (_args, values, io) => (await import('./shadow-commands.js')).shadowStatus(values as ShadowValues, io),
       },
       promote: {
         summary: 'publish the shadow as the next live version and stop shadowing it (operator API)',
@@ -324,7 +322,7 @@ ${OPERATOR_NOTE}`,
 
 ${OPERATOR_NOTE}`,
         options: [['--shadow <N>', 'only if shadow N is still the shadow (exit code 1 when another replaced it)'], ...GATEWAY],
-        run: (_args, values, io) => shadowPromote(values as ShadowValues, io),
+        run: async (_args, values, io) => (await import('./shadow-commands.js')).shadowPromote(values as ShadowValues, io),
       },
       drop: {
         summary: 'stop shadowing (operator API)',
@@ -332,7 +330,7 @@ ${OPERATOR_NOTE}`,
 
 ${OPERATOR_NOTE}`,
         options: [['--shadow <N>', 'only if shadow N is still the shadow'], ...GATEWAY],
-        run: (_args, values, io) => shadowDrop(values as ShadowValues, io),
+        run: async (_args, values, io) => (await import('./shadow-commands.js')).shadowDrop(values as ShadowValues, io),
       },
     },
   },
@@ -345,7 +343,7 @@ ${OPERATOR_NOTE}`,
 
 ${OPERATOR_NOTE}`,
         options: GATEWAY,
-        run: (_args, values, io) => agentsList(values as OperatorValues, io),
+        run: async (_args, values, io) => (await import('./operator-commands.js')).agentsList(values as OperatorValues, io),
       },
     },
   },
@@ -363,7 +361,7 @@ ${OPERATOR_NOTE}`,
           ['--limit <N>', 'at most N requests (default 100)'],
           ...GATEWAY,
         ],
-        run: (_args, values, io) => requestsList(values as OperatorValues, io),
+        run: async (_args, values, io) => (await import('./operator-commands.js')).requestsList(values as OperatorValues, io),
       },
       approve: {
         args: ['<id>'],
@@ -373,7 +371,7 @@ ${OPERATOR_NOTE}`,
 
 ${OPERATOR_NOTE}`,
         options: [['--feedback <TEXT>', 'a note for the agent'], ...GATEWAY],
-        run: ([id = ''], values, io) => requestsDecide(id, true, values as OperatorValues, io),
+        run: async ([id = ''], values, io) => (await import('./operator-commands.js')).requestsDecide(id, true, values as OperatorValues, io),
       },
       reject: {
         args: ['<id>'],
@@ -382,7 +380,7 @@ ${OPERATOR_NOTE}`,
 
 ${OPERATOR_NOTE}`,
         options: [['--feedback <TEXT>', 'why, for the agent'], ...GATEWAY],
-        run: ([id = ''], values, io) => requestsDecide(id, false, values as OperatorValues, io),
+        run: async ([id = ''], values, io) => (await import('./operator-commands.js')).requestsDecide(id, false, values as OperatorValues, io),
       },
     },
   },

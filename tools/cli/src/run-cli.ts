@@ -3,11 +3,11 @@
  * returns its exit code. In-process and injectable (`CliIo`) so that the bin stays a two-line wrapper.
  */
 import { CommanderError } from 'commander';
-import { CliError, EXIT, type CliIo } from './cli-support.js';
+import { CliError, EXIT, type CliIo } from './cli-errors.js';
 import { buildProgram } from './cli-program.js';
 import { DELEGATED_COMMANDS, runDelegated } from './delegated-commands.js';
 
-export { EXIT, type CliIo } from './cli-support.js';
+export { EXIT, type CliIo } from './cli-errors.js';
 
 /** Commander's ways of ending without an error: help asked for, and shown. */
 const HELP_SHOWN = new Set(['commander.helpDisplayed', 'commander.version']);
