@@ -34,7 +34,8 @@ export interface SpawnServiceOptions {
   readyLine?: (line: string) => ReadyLine | undefined;
   /**
    * How long to wait for the ready line.
-   * @defaultValue 20000
+   * @defaultValue 45000 (a gateway starts in about a second on an idle machine, but took over 20 s
+   * beside a whole test run on two busy cores: a slow start is not a failed one)
    */
   readyTimeoutMs?: number;
   /** Append the service's stdout and stderr to this file as well. */
@@ -106,7 +107,7 @@ export async function spawnService(options: SpawnServiceOptions): Promise<Servic
   if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => remember(line, 'stdout'));
   if (child.stderr) createInterface({ input: child.stderr }).on('line', (line) => remember(line, 'stderr'));
 
-  const timeoutMs = options.readyTimeoutMs ?? 20_000;
+  const timeoutMs = options.readyTimeoutMs ?? 45_000;
   const ready = await new Promise<ReadyLine>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
