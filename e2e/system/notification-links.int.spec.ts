@@ -14,7 +14,7 @@
 // an operator's subscription (saved through the operator API) receives the request encrypted to
 // its browser keys at a local push endpoint stub (a real push service cannot be reached here),
 // and the decision link inside, bound to that operator, decides.
-import { createDecipheriv, createECDH, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -24,6 +24,7 @@ import { createKeys, loadDecisionLinkSecret, newLinkId, signDecisionLink } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConfigSystem, type ConfigSystem } from './config-support.js';
 import { eventually, type System } from './harness.js';
+import { browserKeys, decryptPush, subscriptionFor } from './push-stub.js';
 import { operatorCall, type OperatorTokens } from './team-support.js';
 
 const SECRET = 'e2e-links-webhook-secret-0123456789';
@@ -33,31 +34,6 @@ interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   raw: Buffer;
-}
-
-/** A browser's side of a push subscription: its P-256 key pair and auth secret. */
-function browserKeys() {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return { ecdh, auth: randomBytes(16) };
-}
-
-/** What the browser does with an aes128gcm push message (RFC 8291, one record). */
-function decryptPush(body: Buffer, browser: ReturnType<typeof browserKeys>): string {
-  const salt = body.subarray(0, 16);
-  const idlen = body.readUInt8(20);
-  const senderKey = body.subarray(21, 21 + idlen);
-  const ciphertext = body.subarray(21 + idlen);
-  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), browser.ecdh.getPublicKey(), senderKey]);
-  const ikm = Buffer.from(hkdfSync('sha256', browser.ecdh.computeSecret(senderKey), browser.auth, keyInfo, 32));
-  const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-  const decipher = createDecipheriv('aes-128-gcm', cek, nonce);
-  decipher.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
-  const plain = Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - 16)), decipher.final()]);
-  let end = plain.length;
-  while (end > 0 && plain[end - 1] === 0) end -= 1;
-  return plain.subarray(0, end - 1).toString('utf8');
 }
 
 function startReceiver(): Promise<{ server: Server; port: number; received: Received[] }> {
@@ -339,7 +315,7 @@ describe('decision links in notifications', () => {
     const key = await operatorCall(api, operators.token('op-ada'), 'GET', '/push/vapid-key');
     const { public_key: vapidKey } = VapidKeyResponseSchema.parse(key.json);
     const browser = browserKeys();
-    const subscription = { endpoint: `http://127.0.0.1:${receiver.port}/push/ada-phone`, expirationTime: null, keys: { p256dh: browser.ecdh.getPublicKey().toString('base64url'), auth: browser.auth.toString('base64url') } };
+    const subscription = subscriptionFor(`http://127.0.0.1:${receiver.port}/push/ada-phone`, browser);
     const saved = await operatorCall(api, operators.token('op-ada'), 'POST', '/push/subscriptions', subscription);
     expect(saved.status, JSON.stringify(saved.json)).toBe(200);
     expect(saved.json).toMatchObject({ subscriptions: [{ endpoint: subscription.endpoint }] });
