@@ -10,7 +10,10 @@
 // is refused; a request decided before its escalation was due is not escalated. Dead delivery
 // replay: a channel that always fails is replayed by an admin, audited, and retried. Deadlines are
 // the request's own: a request whose deadline comes before its escalation expires as configured,
-// its escalation never queued, while its failing channel is dead-lettered. Web Push:
+// its escalation never queued, while its failing channel is dead-lettered; a rule that allows on
+// expiry (on_expiry: approve) lets the call through at its deadline while its failing channel is
+// dead-lettered. Two escalation tiers: the team's lead (a channel bound to one operator) after
+// 2 s, then the admins after 5 s, in that order; the lead's link works for the lead only. Web Push:
 // an operator's subscription (saved through the operator API) receives the request encrypted to
 // its browser keys at a local push endpoint stub (a real push service cannot be reached here),
 // and the decision link inside, bound to that operator, decides.
@@ -89,6 +92,7 @@ notifications:
     admins: { type: slack, url: "http://127.0.0.1:${port}/admins" }
     down: { type: webhook, url: "http://127.0.0.1:${port}/down", secret_env: AHP_E2E_WEBHOOK_SECRET }
     phones: { type: push, operators: [op-ada] }
+    lead: { type: slack, url: "http://127.0.0.1:${port}/lead", operator: op-bob }
   routes:
     - types: [tool_approval]
       teams: [payments]
@@ -99,6 +103,11 @@ notifications:
       channels: [down]
     - teams: [mobile]
       channels: [phones]
+    - teams: [ops]
+      channels: [on-call]
+      escalate:
+        - { after: 2s, channels: [lead] }
+        - { after: 5s, channels: [admins], role: admin }
 hooks:
   pre-tool-use:
     oracles:
@@ -111,6 +120,9 @@ hooks:
           - id: flash
             condition: 'tool.name == "flash"'
             require_approval: { deadline: 2s }
+          - id: lenient
+            condition: 'tool.name == "glow"'
+            require_approval: { deadline: 2s, on_expiry: approve }
 `;
 
 /** The token of a link (`…/decide#<token>`). */
@@ -142,6 +154,7 @@ describe('decision links in notifications', () => {
         { id: 'builder', name: 'Builder', team: 'payments' },
         { id: 'webber', name: 'Webber', team: 'web' },
         { id: 'mobi', name: 'Mobi', team: 'mobile' },
+        { id: 'opsy', name: 'Opsy', team: 'ops' },
       ],
       workerEnv: {
         AHP_E2E_WEBHOOK_SECRET: SECRET,
@@ -309,6 +322,49 @@ describe('decision links in notifications', () => {
     expect(failing.allowed).toBe(false);
     const dead = await eventually(async () => (await deliveries()).dead_letters.find((d) => d.channel === 'down' && webhooksFor('/down', d.request_id).some((r) => r.body.includes('"tool":"flash"'))), 'the failing channel dead-lettered');
     expect((await operatorCall(api, operators.token('op-ada'), 'GET', `/requests/${dead.request_id}`)).json).toMatchObject({ request: { status: 'expired' } });
+  });
+
+  it("two escalation tiers: the team's lead first, then the admins; the lead's link works for the lead only", async () => {
+    const client = await agent('opsy');
+    const waits: AwaitingApprovalInfo[] = [];
+    const result = client.hook('pre-tool-use', { tool: { name: 'deploy', input: { env: 'ops' } } }, { onAwaitingApproval: (info) => waits.push(info) });
+    const { requestId } = await eventually(() => waits[0], 'the hook to wait for an approval');
+    const fromTiers = () => receiver.received.filter((r) => (r.path === '/lead' || r.path === '/admins') && r.body.includes(requestId));
+    const both = await eventually(() => (fromTiers().length === 2 ? fromTiers() : undefined), 'both escalation tiers', 30_000);
+    // In order: the lead's tier (2 s), then the admins' (5 s), each saying which escalation it is.
+    expect(both.map((r) => r.path)).toEqual(['/lead', '/admins']);
+    const [lead, admins] = both.map((r) => JSON.parse(r.body) as { text: string; blocks: { type: string; elements?: { action_id: string; url: string }[] }[] });
+    expect(lead!.text).toContain('Still waiting (escalation 1)');
+    expect(admins!.text).toContain('Still waiting (escalation 2)');
+    const tiers = (await deliveries()).deliveries.filter((d) => d.request_id === requestId).map((d) => [d.channel, d.tier ?? 0, d.status]);
+    expect(tiers).toEqual(expect.arrayContaining([['on-call', 0, 'delivered'], ['lead', 1, 'delivered'], ['admins', 2, 'delivered']]));
+
+    // The lead's link is bound to op-bob: even an admin who may decide the request cannot use it.
+    const leadApprove = lead!.blocks.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'ahp-approve')?.url;
+    expect(leadApprove).toBeDefined();
+    const inspected = await operatorCall(api, operators.token('op-bob'), 'POST', '/links/inspect', { token: tokenOf(leadApprove!) });
+    expect(inspected.json).toMatchObject({ link: { request_id: requestId, channel: 'lead', tier: 1, operator: 'op-bob' } });
+    const byAdmin = await operatorCall(api, operators.token('op-ada'), 'POST', '/links/redeem', { token: tokenOf(leadApprove!) });
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.json).toMatchObject({ error: { code: 'E_FORBIDDEN', details: { link: 'not_yours' } } });
+    const byLead = await operatorCall(api, operators.token('op-bob'), 'POST', '/links/redeem', { token: tokenOf(leadApprove!) });
+    expect(byLead.status, JSON.stringify(byLead.json)).toBe(200);
+    expect(byLead.json).toMatchObject({ outcome: 'applied', request: { request_id: requestId, status: 'approved', decided_by: 'op-bob' } });
+    expect((await result).allowed).toBe(true);
+  });
+
+  it('allow on expiry: a rule with on_expiry approve lets the call through at its deadline while its failing channel is dead-lettered', async () => {
+    const web = await agent('webber');
+    const waits: AwaitingApprovalInfo[] = [];
+    // Nobody decides: at the rule's 2 s deadline the request expires and, as the rule says, allows.
+    const outcome = await web.hook('pre-tool-use', { tool: { name: 'glow', input: {} } }, { onAwaitingApproval: (info) => waits.push(info) });
+    expect(outcome.allowed).toBe(true);
+    const requestId = waits[0]?.requestId;
+    expect(requestId).toBeDefined();
+    expect((await operatorCall(api, operators.token('op-ada'), 'GET', `/requests/${requestId}`)).json).toMatchObject({ request: { status: 'expired' } });
+    const dead = await eventually(async () => (await deliveries()).dead_letters.find((d) => d.request_id === requestId), 'the failing channel dead-lettered');
+    expect(dead).toMatchObject({ channel: 'down', attempts: 2 });
+    expect(webhooksFor('/down', requestId!)).toHaveLength(2);
   });
 
   it("Web Push: the operator's subscribed browser gets the request encrypted to it, and its link, bound to that operator, decides", async () => {
