@@ -10,11 +10,14 @@
 // is refused; a request decided before its escalation was due is not escalated. Dead delivery
 // replay: a channel that always fails is replayed by an admin, audited, and retried. Deadlines are
 // the request's own: a request whose deadline comes before its escalation expires as configured,
-// its escalation never queued, while its failing channel is dead-lettered. Web Push:
+// its escalation never queued, while its failing channel is dead-lettered; a rule that allows on
+// expiry (on_expiry: approve) lets the call through at its deadline while its failing channel is
+// dead-lettered. Two escalation tiers: the team's lead (a channel bound to one operator) after
+// 2 s, then the admins after 5 s, in that order; the lead's link works for the lead only. Web Push:
 // an operator's subscription (saved through the operator API) receives the request encrypted to
 // its browser keys at a local push endpoint stub (a real push service cannot be reached here),
 // and the decision link inside, bound to that operator, decides.
-import { createDecipheriv, createECDH, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -24,6 +27,7 @@ import { createKeys, loadDecisionLinkSecret, newLinkId, signDecisionLink } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConfigSystem, type ConfigSystem } from './config-support.js';
 import { eventually, type System } from './harness.js';
+import { browserKeys, decryptPush, subscriptionFor } from './push-stub.js';
 import { operatorCall, type OperatorTokens } from './team-support.js';
 
 const SECRET = 'e2e-links-webhook-secret-0123456789';
@@ -33,31 +37,6 @@ interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   raw: Buffer;
-}
-
-/** A browser's side of a push subscription: its P-256 key pair and auth secret. */
-function browserKeys() {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return { ecdh, auth: randomBytes(16) };
-}
-
-/** What the browser does with an aes128gcm push message (RFC 8291, one record). */
-function decryptPush(body: Buffer, browser: ReturnType<typeof browserKeys>): string {
-  const salt = body.subarray(0, 16);
-  const idlen = body.readUInt8(20);
-  const senderKey = body.subarray(21, 21 + idlen);
-  const ciphertext = body.subarray(21 + idlen);
-  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), browser.ecdh.getPublicKey(), senderKey]);
-  const ikm = Buffer.from(hkdfSync('sha256', browser.ecdh.computeSecret(senderKey), browser.auth, keyInfo, 32));
-  const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-  const decipher = createDecipheriv('aes-128-gcm', cek, nonce);
-  decipher.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
-  const plain = Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - 16)), decipher.final()]);
-  let end = plain.length;
-  while (end > 0 && plain[end - 1] === 0) end -= 1;
-  return plain.subarray(0, end - 1).toString('utf8');
 }
 
 function startReceiver(): Promise<{ server: Server; port: number; received: Received[] }> {
@@ -113,6 +92,7 @@ notifications:
     admins: { type: slack, url: "http://127.0.0.1:${port}/admins" }
     down: { type: webhook, url: "http://127.0.0.1:${port}/down", secret_env: AHP_E2E_WEBHOOK_SECRET }
     phones: { type: push, operators: [op-ada] }
+    lead: { type: slack, url: "http://127.0.0.1:${port}/lead", operator: op-bob }
   routes:
     - types: [tool_approval]
       teams: [payments]
@@ -123,6 +103,11 @@ notifications:
       channels: [down]
     - teams: [mobile]
       channels: [phones]
+    - teams: [ops]
+      channels: [on-call]
+      escalate:
+        - { after: 2s, channels: [lead] }
+        - { after: 5s, channels: [admins], role: admin }
 hooks:
   pre-tool-use:
     oracles:
@@ -135,6 +120,9 @@ hooks:
           - id: flash
             condition: 'tool.name == "flash"'
             require_approval: { deadline: 2s }
+          - id: lenient
+            condition: 'tool.name == "glow"'
+            require_approval: { deadline: 2s, on_expiry: approve }
 `;
 
 /** The token of a link (`…/decide#<token>`). */
@@ -166,6 +154,7 @@ describe('decision links in notifications', () => {
         { id: 'builder', name: 'Builder', team: 'payments' },
         { id: 'webber', name: 'Webber', team: 'web' },
         { id: 'mobi', name: 'Mobi', team: 'mobile' },
+        { id: 'opsy', name: 'Opsy', team: 'ops' },
       ],
       workerEnv: {
         AHP_E2E_WEBHOOK_SECRET: SECRET,
@@ -335,11 +324,54 @@ describe('decision links in notifications', () => {
     expect((await operatorCall(api, operators.token('op-ada'), 'GET', `/requests/${dead.request_id}`)).json).toMatchObject({ request: { status: 'expired' } });
   });
 
+  it("two escalation tiers: the team's lead first, then the admins; the lead's link works for the lead only", async () => {
+    const client = await agent('opsy');
+    const waits: AwaitingApprovalInfo[] = [];
+    const result = client.hook('pre-tool-use', { tool: { name: 'deploy', input: { env: 'ops' } } }, { onAwaitingApproval: (info) => waits.push(info) });
+    const { requestId } = await eventually(() => waits[0], 'the hook to wait for an approval');
+    const fromTiers = () => receiver.received.filter((r) => (r.path === '/lead' || r.path === '/admins') && r.body.includes(requestId));
+    const both = await eventually(() => (fromTiers().length === 2 ? fromTiers() : undefined), 'both escalation tiers', 30_000);
+    // In order: the lead's tier (2 s), then the admins' (5 s), each saying which escalation it is.
+    expect(both.map((r) => r.path)).toEqual(['/lead', '/admins']);
+    const [lead, admins] = both.map((r) => JSON.parse(r.body) as { text: string; blocks: { type: string; elements?: { action_id: string; url: string }[] }[] });
+    expect(lead!.text).toContain('Still waiting (escalation 1)');
+    expect(admins!.text).toContain('Still waiting (escalation 2)');
+    const tiers = (await deliveries()).deliveries.filter((d) => d.request_id === requestId).map((d) => [d.channel, d.tier ?? 0, d.status]);
+    expect(tiers).toEqual(expect.arrayContaining([['on-call', 0, 'delivered'], ['lead', 1, 'delivered'], ['admins', 2, 'delivered']]));
+
+    // The lead's link is bound to op-bob: even an admin who may decide the request cannot use it.
+    const leadApprove = lead!.blocks.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'ahp-approve')?.url;
+    expect(leadApprove).toBeDefined();
+    const inspected = await operatorCall(api, operators.token('op-bob'), 'POST', '/links/inspect', { token: tokenOf(leadApprove!) });
+    expect(inspected.json).toMatchObject({ link: { request_id: requestId, channel: 'lead', tier: 1, operator: 'op-bob' } });
+    const byAdmin = await operatorCall(api, operators.token('op-ada'), 'POST', '/links/redeem', { token: tokenOf(leadApprove!) });
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.json).toMatchObject({ error: { code: 'E_FORBIDDEN', details: { link: 'not_yours' } } });
+    const byLead = await operatorCall(api, operators.token('op-bob'), 'POST', '/links/redeem', { token: tokenOf(leadApprove!) });
+    expect(byLead.status, JSON.stringify(byLead.json)).toBe(200);
+    expect(byLead.json).toMatchObject({ outcome: 'applied', request: { request_id: requestId, status: 'approved', decided_by: 'op-bob' } });
+    expect((await result).allowed).toBe(true);
+  });
+
+  it('allow on expiry: a rule with on_expiry approve lets the call through at its deadline while its failing channel is dead-lettered', async () => {
+    const web = await agent('webber');
+    const waits: AwaitingApprovalInfo[] = [];
+    // Nobody decides: at the rule's 2 s deadline the request expires and, as the rule says, allows.
+    const outcome = await web.hook('pre-tool-use', { tool: { name: 'glow', input: {} } }, { onAwaitingApproval: (info) => waits.push(info) });
+    expect(outcome.allowed).toBe(true);
+    const requestId = waits[0]?.requestId;
+    expect(requestId).toBeDefined();
+    expect((await operatorCall(api, operators.token('op-ada'), 'GET', `/requests/${requestId}`)).json).toMatchObject({ request: { status: 'expired' } });
+    const dead = await eventually(async () => (await deliveries()).dead_letters.find((d) => d.request_id === requestId), 'the failing channel dead-lettered');
+    expect(dead).toMatchObject({ channel: 'down', attempts: 2 });
+    expect(webhooksFor('/down', requestId!)).toHaveLength(2);
+  });
+
   it("Web Push: the operator's subscribed browser gets the request encrypted to it, and its link, bound to that operator, decides", async () => {
     const key = await operatorCall(api, operators.token('op-ada'), 'GET', '/push/vapid-key');
     const { public_key: vapidKey } = VapidKeyResponseSchema.parse(key.json);
     const browser = browserKeys();
-    const subscription = { endpoint: `http://127.0.0.1:${receiver.port}/push/ada-phone`, expirationTime: null, keys: { p256dh: browser.ecdh.getPublicKey().toString('base64url'), auth: browser.auth.toString('base64url') } };
+    const subscription = subscriptionFor(`http://127.0.0.1:${receiver.port}/push/ada-phone`, browser);
     const saved = await operatorCall(api, operators.token('op-ada'), 'POST', '/push/subscriptions', subscription);
     expect(saved.status, JSON.stringify(saved.json)).toBe(200);
     expect(saved.json).toMatchObject({ subscriptions: [{ endpoint: subscription.endpoint }] });
