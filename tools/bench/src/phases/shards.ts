@@ -2,9 +2,10 @@
  * One Redis against a Redis Cluster, in one run: the same flat-out decision load (the SDK agents,
  * the same workers) first on the run's own Redis, then on a private cluster of
  * `plan.shardsMasters` masters (tools/embedded-redis) with as many hook queue shards. Each side
- * reports decisions/s, p50/p99 and the Redis commands per decision of each master (each master's
- * own `INFO commandstats` delta), and the cluster side how far its busiest master is above an
- * even share of the commands (goal ≤ 1.3×).
+ * reports decisions/s, p50/p99, the Redis commands per decision of each master (each master's
+ * own `INFO commandstats` delta) and its CPU per decision (its `INFO cpu` delta: what a master's
+ * capacity is made of, and what the projection per added master in BENCHMARKS.md starts from),
+ * and the cluster side how far its busiest master is above an even share of the commands (goal ≤ 1.3×).
  *
  * A side that cannot run (a cross-slot script refused by the cluster, agents that cannot connect,
  * a side that does not finish in time) is recorded as failed with the first error, the other side
@@ -17,7 +18,7 @@ import { measured, throughput, type Phase, type PhaseContext } from '../orchestr
 import { ProductStack } from '../orchestrator/product-stack.js';
 import type { StackRedisTarget } from '../orchestrator/publish-rules.js';
 import { diffCommandStats, parseCommandStats, type CommandDelta, type CommandStats } from '../redis/commandstats.js';
-import { SHARD_SKEW_GOAL, shardSpread } from '../redis/shard-share.js';
+import { cpuSpreadText, parseRedisCpuSeconds, SHARD_SKEW_GOAL, shardSpread } from '../redis/shard-share.js';
 import { count } from '../report/format.js';
 import type { ShardsSide } from '../results.js';
 import { latencyLine } from './common.js';
@@ -25,15 +26,23 @@ import { latencyLine } from './common.js';
 /** How long one side may take beyond its measuring window (stack start, warm-up, agents, drain) before it counts as hung. */
 const SIDE_SLACK_MS = 120_000;
 
-/** `INFO commandstats` of each node (`host:port`), read on a short-lived connection each. */
-async function readStats(nodes: readonly string[]): Promise<Map<string, CommandStats>> {
+/** One node's counters at one instant. */
+interface NodeReading {
+  commands: CommandStats;
+  /** Its CPU seconds so far (user + system). */
+  cpuSeconds: number;
+}
+
+/** `INFO commandstats` and `INFO cpu` of each node (`host:port`), read on a short-lived connection each. */
+async function readStats(nodes: readonly string[]): Promise<Map<string, NodeReading>> {
   const readings = await Promise.all(
     nodes.map(async (node) => {
       const client = createClient({ url: `redis://${node}`, name: 'bench-orchestrator', socket: { reconnectStrategy: false, connectTimeout: 5000 } });
       client.on('error', () => undefined); // the failed command below reports it
       await client.connect();
       try {
-        return [node, parseCommandStats(await client.info('commandstats'))] as const;
+        const commands = parseCommandStats(await client.info('commandstats'));
+        return [node, { commands, cpuSeconds: parseRedisCpuSeconds(await client.info('cpu')) }] as const;
       } finally {
         client.destroy();
       }
@@ -70,9 +79,10 @@ async function measureSide(ctx: PhaseContext, name: string, redis: StackRedisTar
     const run = await ctx.loadgen.run('sdk', { kind: 'closed', concurrency: plan.shardsInFlight, durationMs: plan.shardsMs });
     const after = await readStats(masters);
     if (run.completed === 0) throw new Error(`no decision completed in ${plan.shardsMs / 1000} s (${describeErrors(run.errorCodes)})`);
-    const deltas = new Map<string, CommandDelta>(masters.map((node) => [node, diffCommandStats(before.get(node) ?? new Map(), after.get(node) ?? new Map())]));
+    const deltas = new Map<string, CommandDelta>(masters.map((node) => [node, diffCommandStats(before.get(node)?.commands ?? new Map(), after.get(node)?.commands ?? new Map())]));
+    const cpu = new Map(masters.map((node) => [node, (after.get(node)?.cpuSeconds ?? Number.NaN) - (before.get(node)?.cpuSeconds ?? Number.NaN)]));
     ctx.say(`${label}: ${count(throughput(run))} decisions/s`);
-    return { redis: label, status: 'measured', decisionsPerSecond: throughput(run), concurrency: plan.shardsInFlight, spread: shardSpread(deltas, run.completed), ...measured(run) };
+    return { redis: label, status: 'measured', decisionsPerSecond: throughput(run), concurrency: plan.shardsInFlight, spread: shardSpread(deltas, run.completed, cpu), ...measured(run) };
   } finally {
     await within(30_000, 'closing the SDK agents', ctx.loadgen.close('sdk')).catch(() => undefined);
     await stack.stop();
@@ -95,11 +105,12 @@ async function side(ctx: PhaseContext, label: string, work: () => Promise<Shards
   }
 }
 
-/** `12,345 decisions/s, p50 …, 9.1 commands/decision, busiest master 1.12× an even share`. */
+/** `12,345 decisions/s, p50 …, 9.1 commands/decision, busiest master 1.12× an even share, 30.2 µs Redis CPU/decision (…)`. */
 function sideLine(result: ShardsSide): string {
   if (result.status === 'failed') return `${result.redis}: FAILED (${result.error.split('\n')[0]})`;
   const skew = result.spread.shards.length > 1 ? `, busiest master ${result.spread.skew}× an even share` : '';
-  return `${result.redis}: ${count(result.decisionsPerSecond)} decisions/s, ${latencyLine(result)}, ${result.spread.perDecision} commands/decision${skew}`;
+  const cpu = cpuSpreadText(result.spread);
+  return `${result.redis}: ${count(result.decisionsPerSecond)} decisions/s, ${latencyLine(result)}, ${result.spread.perDecision} commands/decision${skew}${cpu ? `, ${cpu}` : ''}`;
 }
 
 export const shards: Phase = {
