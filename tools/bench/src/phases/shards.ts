@@ -5,6 +5,7 @@
  * reports decisions/s, p50/p99, the Redis commands per decision of each master (each master's
  * own `INFO commandstats` delta) and its CPU per decision (its `INFO cpu` delta: what a master's
  * capacity is made of, and what the projection per added master in BENCHMARKS.md starts from),
+ * in all and above its idle rate (read over a short window with the agents connected just before),
  * and the cluster side how far its busiest master is above an even share of the commands (goal ≤ 1.3×).
  *
  * A side that cannot run (a cross-slot script refused by the cluster, agents that cannot connect,
@@ -22,6 +23,9 @@ import { cpuSpreadText, parseRedisCpuSeconds, SHARD_SKEW_GOAL, shardSpread } fro
 import { count } from '../report/format.js';
 import type { ShardsSide } from '../results.js';
 import { latencyLine } from './common.js';
+
+/** The idle window before the measured one, ms (at most the measured window). */
+const IDLE_WINDOW_MS = 2000;
 
 /** How long one side may take beyond its measuring window (stack start, warm-up, agents, drain) before it counts as hung. */
 const SIDE_SLACK_MS = 120_000;
@@ -75,14 +79,32 @@ async function measureSide(ctx: PhaseContext, name: string, redis: StackRedisTar
     if (opened.failed > 0) throw new Error(`${opened.failed} of ${agents.length} SDK agents could not connect: ${opened.failures[0] ?? '?'}`);
     const warm = await ctx.loadgen.run('sdk', { kind: 'closed', concurrency: 8, count: plan.warmupDecisions });
     if (warm.completed === 0) throw new Error(`no warm-up decision completed (${describeErrors(warm.errorCodes)})`);
+    // What each master spends with the agents connected and the workers waiting, no decision
+    // running (timers, blocked reads, heartbeats): taken out of the window's CPU, it leaves what
+    // the decisions cost, which is what grows with the rate.
+    const idleFrom = await readStats(masters);
+    const idleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(IDLE_WINDOW_MS, plan.shardsMs)));
     const before = await readStats(masters);
+    const started = performance.now();
+    const idleSeconds = (started - idleStarted) / 1000;
     const run = await ctx.loadgen.run('sdk', { kind: 'closed', concurrency: plan.shardsInFlight, durationMs: plan.shardsMs });
     const after = await readStats(masters);
+    const windowSeconds = (performance.now() - started) / 1000;
     if (run.completed === 0) throw new Error(`no decision completed in ${plan.shardsMs / 1000} s (${describeErrors(run.errorCodes)})`);
     const deltas = new Map<string, CommandDelta>(masters.map((node) => [node, diffCommandStats(before.get(node)?.commands ?? new Map(), after.get(node)?.commands ?? new Map())]));
-    const cpu = new Map(masters.map((node) => [node, (after.get(node)?.cpuSeconds ?? Number.NaN) - (before.get(node)?.cpuSeconds ?? Number.NaN)]));
+    const cpuDelta = (from: Map<string, NodeReading>, to: Map<string, NodeReading>) =>
+      new Map(masters.map((node) => [node, (to.get(node)?.cpuSeconds ?? Number.NaN) - (from.get(node)?.cpuSeconds ?? Number.NaN)]));
+    const idleRate = new Map([...cpuDelta(idleFrom, before)].map(([node, seconds]) => [node, seconds / idleSeconds]));
     ctx.say(`${label}: ${count(throughput(run))} decisions/s`);
-    return { redis: label, status: 'measured', decisionsPerSecond: throughput(run), concurrency: plan.shardsInFlight, spread: shardSpread(deltas, run.completed, cpu), ...measured(run) };
+    return {
+      redis: label,
+      status: 'measured',
+      decisionsPerSecond: throughput(run),
+      concurrency: plan.shardsInFlight,
+      spread: shardSpread(deltas, run.completed, { seconds: cpuDelta(before, after), windowSeconds, idleRate }),
+      ...measured(run),
+    };
   } finally {
     await within(30_000, 'closing the SDK agents', ctx.loadgen.close('sdk')).catch(() => undefined);
     await stack.stop();
