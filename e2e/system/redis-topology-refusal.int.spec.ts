@@ -1,7 +1,8 @@
 /**
  * The built gateway and oracle worker (apps/…/dist/main.js) as processes, given a Redis topology
- * that cannot work: the run's standalone Redis listed in REDIS_CLUSTER_NODES, and a Redis Cluster
- * node given as REDIS_URL (a one-master cluster started here). Each refuses to start — the worker
+ * that cannot work: the run's standalone Redis listed in REDIS_CLUSTER_NODES, a Redis Cluster
+ * node given as REDIS_URL, and a cluster with slots no master serves (two one-master clusters
+ * started here, the second with slots 0-99 taken away). Each refuses to start — the worker
  * with its configuration exit code (78), the gateway with 1 — and says what is wrong with which
  * node, instead of retrying or failing later on a MOVED or a cross-slot reply.
  */
@@ -10,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startRedisCluster, type RedisClusterHandle } from '@ahp/embedded-redis';
+import { startRedisCluster, withRedisConnection, type RedisClusterHandle } from '@ahp/embedded-redis';
 import { uniqueKeyPrefix } from '@ahp/embedded-redis/testing';
 import type {} from '@ahp/embedded-redis/vitest-global-setup';
 import { mintCredentials, writeTokensFile } from '@ahp/stack';
@@ -24,16 +25,19 @@ const ENTRIES = {
 let dir: string;
 let tokensFile: string;
 let cluster: RedisClusterHandle;
+let uncovered: RedisClusterHandle;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ahp-e2e-topology-'));
   tokensFile = join(dir, 'agent-tokens.json');
   await writeTokensFile(tokensFile, mintCredentials([{ id: 'a', name: 'A', team: 't', role: 'lead' }]));
-  cluster = await startRedisCluster({ masters: 1 });
+  [cluster, uncovered] = await Promise.all([startRedisCluster({ masters: 1 }), startRedisCluster({ masters: 1 })]);
+  const [node] = uncovered.masters;
+  await withRedisConnection({ host: node?.host ?? '', port: node?.port ?? 0 }, (client) => client.sendCommand(['CLUSTER', 'DELSLOTSRANGE', '0', '99']));
 });
 
 afterAll(async () => {
-  await cluster?.stop();
+  await Promise.all([cluster?.stop(), uncovered?.stop()]);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -71,5 +75,11 @@ describe.each(['gateway', 'worker'] as const)('the %s refuses a Redis topology t
     const { code, stderr } = await run(app, { REDIS_URL: `redis://${node?.host ?? ''}:${String(node?.port)}` });
     expect(code, stderr).toBe(EXIT[app]);
     expect(stderr).toContain('REDIS_URL points at a Redis Cluster node (cluster_enabled:1)');
+  });
+
+  it('exits naming a cluster whose slots are not all served', async () => {
+    const { code, stderr } = await run(app, { REDIS_CLUSTER_NODES: uncovered.nodeList });
+    expect(code, stderr).toBe(EXIT[app]);
+    expect(stderr).toContain(`the Redis Cluster of ${uncovered.nodeList} has uncovered slots: 16284 of 16384 assigned`);
   });
 });
