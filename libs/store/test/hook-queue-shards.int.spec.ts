@@ -2,7 +2,8 @@
  * The sharded hook queue on a real 3-master Redis Cluster (started here with
  * tools/embedded-redis startRedisCluster): real BullMQ over an ioredis Cluster connection, three
  * queues under their own hash tags, one per master; a re-sent hook id lands on its shard and is
- * deduplicated there; one worker consumes every shard; the shard count is fixed per deployment.
+ * deduplicated there; one worker consumes every shard, or a worker given a subset exactly that
+ * subset; the shard count is fixed per deployment.
  */
 import { startRedisCluster, type RedisClusterHandle } from '@ahp/embedded-redis';
 import type { HookJobData } from '@ahp/protocol';
@@ -84,6 +85,42 @@ describe('sharded hook queue on a Redis Cluster', () => {
         expect(await queue.counts()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
       } finally {
         await worker.close();
+      }
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('lets a worker consume a subset of the shards (AHP_WORKER_SHARDS): exactly those, the others left to another worker', async () => {
+    const keys = createKeys({ prefix: `ahp:test:sub:${randomUUID().slice(0, 8)}` });
+    const queue = createHookQueue({ redis, keys, shards: 3 });
+    const hooks = Array.from({ length: 45 }, () => jobData());
+    const onShard = (index: number) => hooks.filter((job) => shardIndexOf(job.hook_id, 3) === index).map((job) => job.hook_id);
+    try {
+      for (const job of hooks) await queue.enqueue(job);
+      expect(onShard(1).length).toBeGreaterThan(0);
+      expect(() => createHookWorker({ redis, keys, shards: 3, consumeShards: [5], logger: recordingLogger(), processor: async () => undefined })).toThrow(RangeError);
+
+      const outer: string[] = [];
+      const first = createHookWorker({ redis, keys, shards: 3, consumeShards: [0, 2], logger: recordingLogger(), processor: async (job) => void outer.push(job.hook_id) });
+      try {
+        const expected = [...onShard(0), ...onShard(2)];
+        await eventually(() => (outer.length >= expected.length ? true : undefined), 'the hooks of shards 0 and 2 evaluated', 20_000);
+        expect(outer.sort()).toEqual(expected.sort());
+        // Shard 1 is nobody's yet: its hooks wait, untouched.
+        expect(await queue.queues[1]?.getJobCounts('waiting', 'active')).toEqual({ waiting: onShard(1).length, active: 0 });
+      } finally {
+        await first.close();
+      }
+
+      const middle: string[] = [];
+      const second = createHookWorker({ redis, keys, shards: 3, consumeShards: [1], logger: recordingLogger(), processor: async (job) => void middle.push(job.hook_id) });
+      try {
+        await eventually(() => (middle.length >= onShard(1).length ? true : undefined), 'the hooks of shard 1 evaluated', 20_000);
+        expect(middle.sort()).toEqual(onShard(1).sort());
+        expect(await queue.counts()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+      } finally {
+        await second.close();
       }
     } finally {
       await queue.close();

@@ -2,9 +2,11 @@
  * One Redis against a Redis Cluster, in one run: the same flat-out decision load (the SDK agents,
  * the same workers) first on the run's own Redis, then on a private cluster of
  * `plan.shardsMasters` masters (tools/embedded-redis) with as many hook queue shards. Each side
- * reports decisions/s, p50/p99 and the Redis commands per decision of each master (each master's
- * own `INFO commandstats` delta), and the cluster side how far its busiest master is above an
- * even share of the commands (goal ≤ 1.3×).
+ * reports decisions/s, p50/p99, the Redis commands per decision of each master (each master's
+ * own `INFO commandstats` delta) and its CPU per decision (its `INFO cpu` delta: what a master's
+ * capacity is made of, and what the projection per added master in BENCHMARKS.md starts from),
+ * in all and above its idle rate (read over a short window with the agents connected just before),
+ * and the cluster side how far its busiest master is above an even share of the commands (goal ≤ 1.3×).
  *
  * A side that cannot run (a cross-slot script refused by the cluster, agents that cannot connect,
  * a side that does not finish in time) is recorded as failed with the first error, the other side
@@ -17,23 +19,34 @@ import { measured, throughput, type Phase, type PhaseContext } from '../orchestr
 import { ProductStack } from '../orchestrator/product-stack.js';
 import type { StackRedisTarget } from '../orchestrator/publish-rules.js';
 import { diffCommandStats, parseCommandStats, type CommandDelta, type CommandStats } from '../redis/commandstats.js';
-import { SHARD_SKEW_GOAL, shardSpread } from '../redis/shard-share.js';
+import { cpuSpreadText, parseRedisCpuSeconds, SHARD_SKEW_GOAL, shardSpread } from '../redis/shard-share.js';
 import { count } from '../report/format.js';
 import type { ShardsSide } from '../results.js';
 import { latencyLine } from './common.js';
 
+/** The idle window before the measured one, ms (at most the measured window). */
+const IDLE_WINDOW_MS = 2000;
+
 /** How long one side may take beyond its measuring window (stack start, warm-up, agents, drain) before it counts as hung. */
 const SIDE_SLACK_MS = 120_000;
 
-/** `INFO commandstats` of each node (`host:port`), read on a short-lived connection each. */
-async function readStats(nodes: readonly string[]): Promise<Map<string, CommandStats>> {
+/** One node's counters at one instant. */
+interface NodeReading {
+  commands: CommandStats;
+  /** Its CPU seconds so far (user + system). */
+  cpuSeconds: number;
+}
+
+/** `INFO commandstats` and `INFO cpu` of each node (`host:port`), read on a short-lived connection each. */
+async function readStats(nodes: readonly string[]): Promise<Map<string, NodeReading>> {
   const readings = await Promise.all(
     nodes.map(async (node) => {
       const client = createClient({ url: `redis://${node}`, name: 'bench-orchestrator', socket: { reconnectStrategy: false, connectTimeout: 5000 } });
       client.on('error', () => undefined); // the failed command below reports it
       await client.connect();
       try {
-        return [node, parseCommandStats(await client.info('commandstats'))] as const;
+        const commands = parseCommandStats(await client.info('commandstats'));
+        return [node, { commands, cpuSeconds: parseRedisCpuSeconds(await client.info('cpu')) }] as const;
       } finally {
         client.destroy();
       }
@@ -66,13 +79,32 @@ async function measureSide(ctx: PhaseContext, name: string, redis: StackRedisTar
     if (opened.failed > 0) throw new Error(`${opened.failed} of ${agents.length} SDK agents could not connect: ${opened.failures[0] ?? '?'}`);
     const warm = await ctx.loadgen.run('sdk', { kind: 'closed', concurrency: 8, count: plan.warmupDecisions });
     if (warm.completed === 0) throw new Error(`no warm-up decision completed (${describeErrors(warm.errorCodes)})`);
+    // What each master spends with the agents connected and the workers waiting, no decision
+    // running (timers, blocked reads, heartbeats): taken out of the window's CPU, it leaves what
+    // the decisions cost, which is what grows with the rate.
+    const idleFrom = await readStats(masters);
+    const idleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(IDLE_WINDOW_MS, plan.shardsMs)));
     const before = await readStats(masters);
+    const started = performance.now();
+    const idleSeconds = (started - idleStarted) / 1000;
     const run = await ctx.loadgen.run('sdk', { kind: 'closed', concurrency: plan.shardsInFlight, durationMs: plan.shardsMs });
     const after = await readStats(masters);
+    const windowSeconds = (performance.now() - started) / 1000;
     if (run.completed === 0) throw new Error(`no decision completed in ${plan.shardsMs / 1000} s (${describeErrors(run.errorCodes)})`);
-    const deltas = new Map<string, CommandDelta>(masters.map((node) => [node, diffCommandStats(before.get(node) ?? new Map(), after.get(node) ?? new Map())]));
+    const deltas = new Map<string, CommandDelta>(masters.map((node) => [node, diffCommandStats(before.get(node)?.commands ?? new Map(), after.get(node)?.commands ?? new Map())]));
+    const cpuDelta = (from: Map<string, NodeReading>, to: Map<string, NodeReading>) =>
+      new Map(masters.map((node) => [node, (to.get(node)?.cpuSeconds ?? Number.NaN) - (from.get(node)?.cpuSeconds ?? Number.NaN)]));
+    const idleRate = new Map([...cpuDelta(idleFrom, before)].map(([node, seconds]) => [node, seconds / idleSeconds]));
     ctx.say(`${label}: ${count(throughput(run))} decisions/s`);
-    return { redis: label, status: 'measured', decisionsPerSecond: throughput(run), concurrency: plan.shardsInFlight, spread: shardSpread(deltas, run.completed), ...measured(run) };
+    return {
+      redis: label,
+      status: 'measured',
+      decisionsPerSecond: throughput(run),
+      concurrency: plan.shardsInFlight,
+      spread: shardSpread(deltas, run.completed, { seconds: cpuDelta(before, after), windowSeconds, idleRate }),
+      ...measured(run),
+    };
   } finally {
     await within(30_000, 'closing the SDK agents', ctx.loadgen.close('sdk')).catch(() => undefined);
     await stack.stop();
@@ -95,11 +127,12 @@ async function side(ctx: PhaseContext, label: string, work: () => Promise<Shards
   }
 }
 
-/** `12,345 decisions/s, p50 …, 9.1 commands/decision, busiest master 1.12× an even share`. */
+/** `12,345 decisions/s, p50 …, 9.1 commands/decision, busiest master 1.12× an even share, 30.2 µs Redis CPU/decision (…)`. */
 function sideLine(result: ShardsSide): string {
   if (result.status === 'failed') return `${result.redis}: FAILED (${result.error.split('\n')[0]})`;
   const skew = result.spread.shards.length > 1 ? `, busiest master ${result.spread.skew}× an even share` : '';
-  return `${result.redis}: ${count(result.decisionsPerSecond)} decisions/s, ${latencyLine(result)}, ${result.spread.perDecision} commands/decision${skew}`;
+  const cpu = cpuSpreadText(result.spread);
+  return `${result.redis}: ${count(result.decisionsPerSecond)} decisions/s, ${latencyLine(result)}, ${result.spread.perDecision} commands/decision${skew}${cpu ? `, ${cpu}` : ''}`;
 }
 
 export const shards: Phase = {

@@ -2,6 +2,7 @@
  * The human table of a run: conditions, baselines, product figures, targets with their verdicts,
  * and where the CPU went. Printed at the end of every run and kept in BENCHMARKS.md.
  */
+import { cpuSpreadText } from '../redis/shard-share.js';
 import type { BenchResults, Measured, ProcessProfile, ShardsResult } from '../results.js';
 import type { LatencySummary } from '../stats/latency.js';
 import type { CpuPerOperation, CpuWindow } from '../system/cpu-meter.js';
@@ -75,7 +76,8 @@ function shardsRows(shards: ShardsResult | undefined): string[] {
     const { spread } = side;
     const perShard = spread.shards.length > 1 ? ` (${spread.shards.map((shard) => shard.perDecision).join(' / ')} per master)` : '';
     const skew = spread.shards.length > 1 ? `; busiest master ${spread.skew}× an even share (goal ≤ ${shards.skewGoal}×)` : '';
-    return row(label, side, `${count(side.decisionsPerSecond)} decisions/s, ${spread.perDecision} Redis commands/decision${perShard}${skew}`);
+    const cpu = cpuSpreadText(spread);
+    return row(label, side, `${count(side.decisionsPerSecond)} decisions/s, ${spread.perDecision} Redis commands/decision${perShard}${skew}${cpu ? `; ${cpu}` : ''}`);
   });
 }
 
