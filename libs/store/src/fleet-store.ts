@@ -6,6 +6,9 @@
  * Guarantees:
  * - A row is merged field by field (fleet-update script), so what one gateway reports never
  *   erases what another reported (an agent's last hook survives its move to another gateway).
+ * - `activityBatch` writes many rows in one script call on a single Redis (the rows returned are
+ *   the merge the script applied to the row it read, not a second read); under Cluster one call
+ *   per row, sent together, then one index update.
  * - Only the gateway that holds the agent's current connection can mark it offline or set its
  *   in-flight count (see the script's header).
  * - `list` crosses the rows with presence: a row still marked connected whose gateway died
@@ -33,7 +36,7 @@ import {
 } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
-import { LuaScript, pairsToRecord, parseStored, parseStoredJson } from './lua.js';
+import { LuaScript, arrayReply, badReply, pairsToRecord, parseStored, parseStoredJson } from './lua.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
 import { FLEET_UPDATE_CORE_LUA, FLEET_UPDATE_LUA } from './scripts/fleet-update.lua.js';
 import { describeIssues } from './validate.js';
@@ -50,6 +53,12 @@ export const DEFAULT_LIVE_MAX_LEN = 10_000;
  * with room to spare, while one read stays bounded (the gateway pages and filters it for operators).
  */
 export const MAX_FLEET_ROWS = 25_000;
+
+/**
+ * Rows one fleet-update call writes at most: a larger batch is split, so that one script (three
+ * commands per row) never holds Redis for more than a fraction of a millisecond.
+ */
+const ROWS_PER_CALL = 256;
 
 /** Options of {@link createFleetStore}. */
 export interface FleetStoreOptions {
@@ -84,6 +93,12 @@ export interface FleetStore {
   connect(input: { agent: AgentIdentity; gatewayId: string; sessionId: string; connectedAt: number; now: number; client?: FleetClient }): Promise<FleetAgent>;
   /** Records activity; null when the agent has no row (it was never connected, or its row expired). */
   activity(input: FleetActivity): Promise<FleetAgent | null>;
+  /**
+   * {@link FleetStore.activity} of many agents reported by one gateway (`gatewayId` replaces each
+   * input's own), in one round trip on a single Redis: the rows in input order, null for an agent
+   * without a row. Invalid input fails the whole call before anything is written (StoreInputError).
+   */
+  activityBatch(gatewayId: string, inputs: readonly Omit<FleetActivity, 'gatewayId'>[]): Promise<(FleetAgent | null)[]>;
   /** The agent's connection to `gatewayId` closed; returns its row, or null when it has none. */
   disconnect(input: { agentId: string; gatewayId: string; now: number }): Promise<FleetAgent | null>;
   /** Every row seen within the retention period (at most {@link MAX_FLEET_ROWS}, most recently seen first), sorted by agent id, with status from `presence`. */
@@ -98,28 +113,79 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
   const retentionMs = options.retentionMs ?? DEFAULT_FLEET_RETENTION_MS;
   const liveMaxLen = options.liveMaxLen ?? DEFAULT_LIVE_MAX_LEN;
 
-  async function update(agentId: string, gatewayId: string, mode: 'connect' | 'activity' | 'disconnect', now: number, pairs: string[]): Promise<FleetAgent | null> {
-    const key = keys.fleetAgent(agentId);
-    const args = [agentId, gatewayId, mode, now, retentionMs, ...pairs];
-    const cluster = isClusterClient(redis);
-    // Under Redis Cluster the row and the index have different hash tags: the row first, then the index.
-    const reply = cluster ? await fleetUpdateCore.run(redis, [key], args) : await fleetUpdate.run(redis, [key, keys.fleetAgents], args);
+  /** What one row of a fleet-update call sends after the gateway id and the retention. */
+  interface RowUpdate {
+    agentId: string;
+    mode: 'connect' | 'activity' | 'disconnect';
+    now: number;
+    pairs: string[];
+  }
+
+  function rowArgs({ agentId, mode, now, pairs }: RowUpdate): (string | number)[] {
+    return [agentId, mode, now, pairs.length, ...pairs];
+  }
+
+  function rowOf(reply: unknown, key: string, now: number): FleetAgent | null {
     const row = pairsToRecord(reply, key, 'fleet-update');
-    if (cluster && row['agent'] !== undefined) await redis.zAdd(keys.fleetAgents, { score: now, value: agentId });
-    if (row['agent'] === undefined) {
-      // Activity for an agent whose row expired (or was never written): drop the orphan fields.
-      await redis.del(key);
-      await redis.zRem(keys.fleetAgents, agentId);
-      return null;
+    return row['agent'] === undefined ? null : rowToFleetAgent(row, key, now, undefined);
+  }
+
+  /** A single Redis: every row and the index in one script call per {@link ROWS_PER_CALL} rows. */
+  async function updateOneStep(gatewayId: string, updates: readonly RowUpdate[]): Promise<(FleetAgent | null)[]> {
+    const calls: Promise<(FleetAgent | null)[]>[] = [];
+    for (let start = 0; start < updates.length; start += ROWS_PER_CALL) {
+      const chunk = updates.slice(start, start + ROWS_PER_CALL);
+      const rowKeys = chunk.map(({ agentId }) => keys.fleetAgent(agentId));
+      calls.push(
+        fleetUpdate.run(redis, [keys.fleetAgents, ...rowKeys], [gatewayId, retentionMs, ...chunk.flatMap(rowArgs)]).then((reply) => {
+          const rows = arrayReply(reply, keys.fleetAgents, 'fleet-update');
+          if (rows.length !== chunk.length) throw badReply(keys.fleetAgents, 'fleet-update', reply);
+          return rows.map((row, i) => rowOf(row, rowKeys[i] ?? '', chunk[i]?.now ?? 0));
+        }),
+      );
     }
-    return rowToFleetAgent(row, key, now, undefined);
+    return (await Promise.all(calls)).flat();
+  }
+
+  /**
+   * Redis Cluster: the rows have their own tags, so one fleet-update-core per row (sent together),
+   * then the index: one ZADD of the kept rows, one ZREM of the deleted ones.
+   */
+  async function updateSplit(gatewayId: string, updates: readonly RowUpdate[]): Promise<(FleetAgent | null)[]> {
+    const replies = await Promise.all(
+      updates.map(async (update) => {
+        const key = keys.fleetAgent(update.agentId);
+        const reply = arrayReply(await fleetUpdateCore.run(redis, [key], [gatewayId, retentionMs, ...rowArgs(update)]), key, 'fleet-update-core');
+        if (reply.length !== 1) throw badReply(key, 'fleet-update-core', reply);
+        return { update, key, row: pairsToRecord(reply[0], key, 'fleet-update-core') };
+      }),
+    );
+    const kept = replies.filter(({ row }) => row['agent'] !== undefined).map(({ update }) => ({ score: update.now, value: update.agentId }));
+    const gone = replies.filter(({ row }) => row['agent'] === undefined).map(({ update }) => update.agentId);
+    for (let start = 0; start < kept.length; start += ROWS_PER_CALL) await redis.zAdd(keys.fleetAgents, kept.slice(start, start + ROWS_PER_CALL));
+    for (let start = 0; start < gone.length; start += ROWS_PER_CALL) await redis.zRem(keys.fleetAgents, gone.slice(start, start + ROWS_PER_CALL));
+    return replies.map(({ update, key, row }) => (row['agent'] === undefined ? null : rowToFleetAgent(row, key, update.now, undefined)));
+  }
+
+  function update(gatewayId: string, updates: readonly RowUpdate[]): Promise<(FleetAgent | null)[]> {
+    if (updates.length === 0) return Promise.resolve([]);
+    return isClusterClient(redis) ? updateSplit(gatewayId, updates) : updateOneStep(gatewayId, updates);
+  }
+
+  function activityUpdate({ agentId, now, lastHook, lastDecision, lastRefusal, hooksInFlight }: Omit<FleetActivity, 'gatewayId'>): RowUpdate {
+    const pairs = ['last_seen_at', new Date(now).toISOString()];
+    if (lastHook !== undefined) pairs.push('last_hook', JSON.stringify(checked(FleetLastHookSchema, lastHook, 'last hook')));
+    if (lastDecision !== undefined) pairs.push('last_decision', JSON.stringify(checked(FleetLastDecisionSchema, lastDecision, 'last decision')));
+    if (lastRefusal !== undefined) pairs.push('last_refusal', JSON.stringify(checked(FleetLastRefusalSchema, lastRefusal, 'last refusal')));
+    if (hooksInFlight !== undefined) pairs.push('hooks_in_flight', String(Math.max(0, Math.trunc(hooksInFlight))));
+    return { agentId, mode: 'activity', now, pairs };
   }
 
   return {
     async connect({ agent, gatewayId, sessionId, connectedAt, now, client }) {
       const identity = checked(AgentIdentitySchema, agent, 'agent');
       const at = new Date(now).toISOString();
-      const row = await update(identity.id, gatewayId, 'connect', now, [
+      const pairs = [
         'agent', JSON.stringify(identity),
         'session_id', sessionId,
         'connected_at', new Date(connectedAt).toISOString(),
@@ -127,22 +193,24 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
         'hooks_in_flight', '0',
         // '' clears it: an agent id that moved from Claude Code to the WebSocket is an SDK agent again.
         'client', client === undefined ? '' : checked(FleetClientSchema, client, 'client'),
-      ]);
-      if (row === null) throw new StoreInputError(`fleet row of ${identity.id} vanished while it was written`);
+      ];
+      const [row] = await update(gatewayId, [{ agentId: identity.id, mode: 'connect', now, pairs }]);
+      if (row === null || row === undefined) throw new StoreInputError(`fleet row of ${identity.id} vanished while it was written`);
       return row;
     },
 
-    activity({ agentId, gatewayId, now, lastHook, lastDecision, lastRefusal, hooksInFlight }) {
-      const pairs = ['last_seen_at', new Date(now).toISOString()];
-      if (lastHook !== undefined) pairs.push('last_hook', JSON.stringify(checked(FleetLastHookSchema, lastHook, 'last hook')));
-      if (lastDecision !== undefined) pairs.push('last_decision', JSON.stringify(checked(FleetLastDecisionSchema, lastDecision, 'last decision')));
-      if (lastRefusal !== undefined) pairs.push('last_refusal', JSON.stringify(checked(FleetLastRefusalSchema, lastRefusal, 'last refusal')));
-      if (hooksInFlight !== undefined) pairs.push('hooks_in_flight', String(Math.max(0, Math.trunc(hooksInFlight))));
-      return update(agentId, gatewayId, 'activity', now, pairs);
+    async activity(input) {
+      const [row] = await update(input.gatewayId, [activityUpdate(input)]);
+      return row ?? null;
     },
 
-    disconnect({ agentId, gatewayId, now }) {
-      return update(agentId, gatewayId, 'disconnect', now, ['last_seen_at', new Date(now).toISOString()]);
+    async activityBatch(gatewayId, inputs) {
+      return update(gatewayId, inputs.map(activityUpdate));
+    },
+
+    async disconnect({ agentId, gatewayId, now }) {
+      const [row] = await update(gatewayId, [{ agentId, mode: 'disconnect', now, pairs: ['last_seen_at', new Date(now).toISOString()] }]);
+      return row ?? null;
     },
 
     async list(now, presence) {

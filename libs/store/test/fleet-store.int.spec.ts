@@ -5,7 +5,7 @@
 import type { OperatorLiveEvent, PresenceEntry } from '@ahp/protocol';
 import { LATENCY_BUCKET_BOUNDS_MS, createRequest } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createFleetStore, createHealthStore, createLiveTail, createRedisStores, type FleetStore, type RedisClient, type StoreKeys } from '../src/index.js';
+import { createFleetStore, createHealthStore, createLiveTail, createRedisStores, rowToFleetAgent, type FleetStore, type RedisClient, type StoreKeys } from '../src/index.js';
 import { openClient, testKeys } from './support.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
@@ -27,6 +27,20 @@ beforeEach((context) => {
   keys = testKeys(context.task.name);
   fleet = createFleetStore({ redis, keys, retentionMs: 60_000 });
 });
+
+/** `client`, noting the name of every method called on it (each is one command or script call, one round trip). */
+function counting(client: RedisClient, calls: string[]): RedisClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
 
 function presence(agentId: string, gatewayId: string, at: number): PresenceEntry {
   const iso = new Date(at).toISOString();
@@ -89,6 +103,51 @@ describe('FleetStore', () => {
     expect(await fleet.activity({ agentId: 'ghost', gatewayId: 'gw-a', now: T0, hooksInFlight: 1 })).toBeNull();
     expect(await redis.exists(keys.fleetAgent('ghost'))).toBe(0);
     expect(await fleet.list(T0, [])).toEqual([]);
+  });
+
+  it('writes a flush of many agents in one round trip (one per agent and one for the index on a cluster), the same rows as one at a time', async () => {
+    const one = fleet;
+    const manyKeys = testKeys('fleet flush batched');
+    const many = createFleetStore({ redis, keys: manyKeys, retentionMs: 60_000 });
+    const agents = ['alice', 'bob', 'carol', 'dave'].map((id) => ({ id, name: id }));
+    for (const store of [one, many]) {
+      for (const agent of agents) await store.connect({ agent, gatewayId: 'gw-a', sessionId: `s-${agent.id}`, connectedAt: T0, now: T0 });
+      // dave moved to gw-b: gw-a's in-flight count for him is not taken.
+      await store.connect({ agent: agents[3]!, gatewayId: 'gw-b', sessionId: 's-dave-2', connectedAt: T0 + 1, now: T0 + 1 });
+    }
+    const at = (ms: number) => new Date(T0 + ms).toISOString();
+    const flush = [
+      { agentId: 'alice', now: T0 + 10, lastHook: { hook_id: HOOK, trigger: 'pre-tool-use' as const, tool: 'bash', at: at(10) }, hooksInFlight: 1 },
+      { agentId: 'bob', now: T0 + 11, lastDecision: { hook_id: HOOK, allowed: false, intensity: 'block' as const, decided_by: 'oracles' as const, at: at(11) }, hooksInFlight: 0 },
+      { agentId: 'carol', now: T0 + 12, lastRefusal: { hook_id: HOOK, trigger: 'pre-tool-use' as const, code: 'E_SIGNAL_UNANSWERED', signal_ids: [HOOK], at: at(12) } },
+      { agentId: 'dave', now: T0 + 13, hooksInFlight: 5 },
+      { agentId: 'ghost', now: T0 + 14, hooksInFlight: 1 },
+    ];
+    const alone = [];
+    for (const input of flush) alone.push(await one.activity({ ...input, gatewayId: 'gw-a' }));
+
+    const calls: string[] = [];
+    const counted = createFleetStore({ redis: counting(redis, calls), keys: manyKeys, retentionMs: 60_000 });
+    const batched = await counted.activityBatch('gw-a', flush);
+    const cluster = 'masters' in redis;
+    // (An `eval` after NOSCRIPT loads the script once per server, not once per flush.)
+    expect(calls.filter((call) => call !== 'eval')).toEqual(cluster ? [...flush.map(() => 'evalSha'), 'zAdd', 'zRem'] : ['evalSha']);
+
+    expect(batched).toEqual(alone);
+    expect(batched[3]).toMatchObject({ gateway_id: 'gw-b', hooks_in_flight: 0 });
+    expect(batched[4]).toBeNull();
+    for (const input of flush) {
+      // The rows returned (the live events) are what Redis now holds, field for field.
+      const stored = await redis.hGetAll(manyKeys.fleetAgent(input.agentId));
+      expect(stored).toEqual(await redis.hGetAll(keys.fleetAgent(input.agentId)));
+      const row = batched[flush.indexOf(input)];
+      if (row) expect(rowToFleetAgent(stored, 'k', input.now, undefined)).toEqual(row);
+      const ttl = await redis.pTTL(manyKeys.fleetAgent(input.agentId));
+      if (input.agentId === 'ghost') expect(ttl).toBe(-2);
+      else expect(ttl).toBeGreaterThan(0);
+    }
+    expect(await redis.zRangeWithScores(manyKeys.fleetAgents, 0, -1)).toEqual(await redis.zRangeWithScores(keys.fleetAgents, 0, -1));
+    expect(await redis.exists(manyKeys.fleetAgent('ghost'))).toBe(0);
   });
 
   it('refuses invalid input before writing anything', async () => {

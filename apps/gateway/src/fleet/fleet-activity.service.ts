@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { awaitingApproval, type FleetAgent, type FleetLastDecision, type FleetLastHook, type FleetLastRefusal, type OperatorLiveEvent } from '@ahp/protocol';
-import type { FleetStore } from '@ahp/store';
+import { StoreDataError, StoreInputError, type FleetStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayEvents } from '../events/gateway-events.js';
@@ -25,8 +25,9 @@ interface PendingActivity {
  *
  * Connections and disconnections are written at once (rare, and the console should see them
  * immediately). Hooks and decisions are the hot path: they only mark the agent dirty in memory,
- * and a flush every {@link FLEET_FLUSH_MS} writes each dirty agent once — so a busy agent costs
- * the same few Redis commands per flush whatever its hook rate. What is pending in memory when
+ * and a flush every {@link FLEET_FLUSH_MS} writes each dirty agent once, all of them in one round
+ * trip — so a busy agent costs the same few Redis commands per flush whatever its hook rate, and
+ * the live events are the rows that write returns (no read-back). What is pending in memory when
  * the process dies is only a view (the hooks themselves are in Redis); the rows catch up with the
  * agent's next hook on whichever gateway it reconnects to.
  *
@@ -137,24 +138,38 @@ export class FleetActivityService implements OnModuleInit, OnModuleDestroy {
     this.pending.clear();
     const live = this.liveQueue;
     this.liveQueue = [];
-    const rows = await Promise.all(
-      batch.map(async ([agentId, entry]) => {
-        try {
-          return await this.fleet.activity({
-            agentId,
-            gatewayId: this.config.gatewayId,
-            now: entry.lastSeenAt,
-            ...(entry.lastHook === undefined ? {} : { lastHook: entry.lastHook }),
-            ...(entry.lastDecision === undefined ? {} : { lastDecision: entry.lastDecision }),
-            ...(entry.lastRefusal === undefined ? {} : { lastRefusal: entry.lastRefusal }),
-            ...(entry.inFlightChanged ? { hooksInFlight: this.hooksInFlight(agentId) } : {}),
-          });
-        } catch (error) {
-          this.log.warn({ agentId, error }, 'writing fleet activity failed');
-          return null;
-        }
-      }),
-    );
+    const inputs = batch.map(([agentId, entry]) => ({
+      agentId,
+      now: entry.lastSeenAt,
+      ...(entry.lastHook === undefined ? {} : { lastHook: entry.lastHook }),
+      ...(entry.lastDecision === undefined ? {} : { lastDecision: entry.lastDecision }),
+      ...(entry.lastRefusal === undefined ? {} : { lastRefusal: entry.lastRefusal }),
+      ...(entry.inFlightChanged ? { hooksInFlight: this.hooksInFlight(agentId) } : {}),
+    }));
+    let rows: (FleetAgent | null)[];
+    try {
+      // Every dirty agent in one round trip (one script call on a single Redis).
+      rows = await this.fleet.activityBatch(this.config.gatewayId, inputs);
+    } catch (batchError) {
+      if (!(batchError instanceof StoreInputError || batchError instanceof StoreDataError)) {
+        // Redis itself failed: the next flush carries these agents' next activity.
+        this.log.warn({ agents: inputs.length, error: batchError }, 'writing fleet activity failed');
+        rows = [];
+      } else {
+        // One agent's bad input or row must not cost the others theirs: each alone, failures
+        // logged per agent. The merge is idempotent: rows the failed batch wrote are written again as they are.
+        rows = await Promise.all(
+          inputs.map(async (input) => {
+            try {
+              return await this.fleet.activity({ ...input, gatewayId: this.config.gatewayId });
+            } catch (error) {
+              this.log.warn({ agentId: input.agentId, error }, 'writing fleet activity failed');
+              return null;
+            }
+          }),
+        );
+      }
+    }
     for (const row of rows) if (row !== null) live.push({ kind: 'agent', agent: row });
     await this.publish(live);
   }
