@@ -6,9 +6,10 @@
  * would pass the copy but not these. Every kind of answer the dialect produces is here — no
  * signal, block, control, prompt, aid, an operator's approval, the failure policy, a refusal
  * before evaluation, a held permission prompt's fallback — which covers every answer the gateway
- * and `ahp hook codex` give in the integration and end-to-end tests.
+ * gives in the integration and end-to-end tests. `ahp hook codex` prints the gateway's answer or,
+ * when it cannot use it, one of its own three (tools/cli/src/codex-hook.ts, codexUnreachableAnswer),
+ * written out here as the command prints them.
  */
-import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import {
   aggregateSignals,
@@ -21,40 +22,9 @@ import {
   type Signal,
   type SignalPayload,
 } from '@ahp/protocol';
-import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { CODEX_SCHEMA_FILES, codexSchemaText, publishedCodexVerdict } from '../../test/support/codex-published-schemas.js';
 import { CODEX_TRIGGERS, codexDialect, codexRefusedOutput, toCodexOutput } from './codex-dialect.js';
-
-/** The published schema file of each event (`<event>.command.output.schema.json`). */
-const FILES: Record<CodexEvent, string> = {
-  SessionStart: 'session-start',
-  PreToolUse: 'pre-tool-use',
-  PermissionRequest: 'permission-request',
-  PostToolUse: 'post-tool-use',
-  UserPromptSubmit: 'user-prompt-submit',
-  Stop: 'stop',
-  PreCompact: 'pre-compact',
-  PostCompact: 'post-compact',
-  SubagentStart: 'subagent-start',
-  SubagentStop: 'subagent-stop',
-  StopFailure: 'stop-failure',
-};
-
-// The schemas are draft-07, ajv 6's default; `default` is an annotation here, never applied.
-const ajv = new Ajv({ allErrors: true });
-const published = Object.fromEntries(
-  CODEX_EVENTS.map((event) => {
-    const schema = JSON.parse(readFileSync(new URL(`../../test/fixtures/codex-schemas/${FILES[event]}.command.output.schema.json`, import.meta.url), 'utf8')) as object;
-    return [event, ajv.compile(schema)];
-  }),
-) as Record<CodexEvent, ReturnType<Ajv.Ajv['compile']>>;
-
-/** Whether OpenAI's schema of `event` accepts `output`, with ajv's complaint when it does not. */
-function publishedVerdict(event: CodexEvent, output: unknown): { ok: boolean; errors: string } {
-  const validate = published[event];
-  const ok = validate(output) === true;
-  return { ok, errors: ok ? '' : ajv.errorsText(validate.errors) };
-}
 
 const HOOK_ID = randomUUID();
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -126,6 +96,13 @@ function everyAnswer(): [CodexEvent, string, unknown][] {
       answers.push([event, `refused before evaluation (${code})`, codexRefusedOutput(event, { code, message: 'refused' })]);
     }
   }
+  // ahp hook codex's own answers when the gateway cannot be asked, refuses, or answers nonsense.
+  const cause = 'AHP could not be asked (the gateway refused the hook (HTTP 400, E_INVALID_FRAME)); denied because tool calls fail closed';
+  answers.push(['PreToolUse', 'ahp hook codex, gateway not usable', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: cause } }]);
+  answers.push(['PermissionRequest', 'ahp hook codex, gateway not usable', { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: cause } } }]);
+  for (const event of CODEX_EVENTS.filter((name) => name !== 'PreToolUse' && name !== 'PermissionRequest')) {
+    answers.push([event, 'ahp hook codex, gateway not usable', { systemMessage: 'AHP could not be asked (connect ECONNREFUSED); continuing without its checks' }]);
+  }
   answers.push(['PermissionRequest', 'held prompt, nobody in time (dialog)', codexDialect.promptFallback(INPUTS.PermissionRequest, 'dialog', 'AHP: not decided in time')]);
   answers.push(['PermissionRequest', 'held prompt, nobody in time (deny)', codexDialect.promptFallback(INPUTS.PermissionRequest, 'deny', 'AHP: not decided in time')]);
   return answers;
@@ -134,15 +111,14 @@ function everyAnswer(): [CodexEvent, string, unknown][] {
 describe('the fixtures', () => {
   it('are the published schemas of every event AHP maps, each titled as its file', () => {
     for (const event of CODEX_EVENTS) {
-      const text = readFileSync(new URL(`../../test/fixtures/codex-schemas/${FILES[event]}.command.output.schema.json`, import.meta.url), 'utf8');
-      expect(JSON.parse(text)).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', title: `${FILES[event]}.command.output`, additionalProperties: false });
+      expect(JSON.parse(codexSchemaText(event))).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', title: `${CODEX_SCHEMA_FILES[event]}.command.output`, additionalProperties: false });
     }
   });
 });
 
 describe('every answer of the Codex dialect', () => {
   it.each(everyAnswer())('%s, %s: accepted by OpenAI\'s published schema and by our copy', (event, _what, output) => {
-    const verdict = publishedVerdict(event, output);
+    const verdict = publishedCodexVerdict(event, output);
     expect(verdict.ok, `${JSON.stringify(output)}: ${verdict.errors}`).toBe(true);
     expect(CODEX_OUTPUT_SCHEMAS[event].safeParse(output).success, JSON.stringify(output)).toBe(true);
   });
@@ -182,7 +158,7 @@ describe('our copy is no looser than the published schemas where it matters', ()
   ];
 
   it.each(refused)('%s with %s', (event, _what, output) => {
-    expect(publishedVerdict(event, output).ok).toBe(false);
+    expect(publishedCodexVerdict(event, output).ok).toBe(false);
     expect(CODEX_OUTPUT_SCHEMAS[event].safeParse(output).success).toBe(false);
   });
 });
