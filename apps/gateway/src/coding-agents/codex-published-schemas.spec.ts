@@ -155,10 +155,21 @@ describe('our copy is no looser than the published schemas where it matters', ()
     ['PostCompact', 'a decision', { decision: 'block', reason: 'no' }],
     ['StopFailure', 'a decision', { decision: 'block', reason: 'no' }],
     ['UserPromptSubmit', 'a systemMessage that is not a string', { systemMessage: 1 }],
+    ['PostToolUse', 'suppressOutput true (only false is allowed there)', { suppressOutput: true }],
   ];
 
   it.each(refused)('%s with %s', (event, _what, output) => {
     expect(publishedCodexVerdict(event, output).ok).toBe(false);
     expect(CODEX_OUTPUT_SCHEMAS[event].safeParse(output).success).toBe(false);
+  });
+
+  it('differs only where Codex\'s output parser reads more than the schema lists: PreToolUse\'s legacy decision "block" with a reason', () => {
+    // codex-rs/hooks/src/engine/output_parser.rs (0ea83813ef86) reads a top-level decision and
+    // reason at PreToolUse; the published schema (3be4afd35fc4) does not list them. The dialect
+    // never sends them at PreToolUse (codexRefusedOutput uses them only for an unknown event).
+    const legacy = { decision: 'block', reason: 'no' };
+    expect(publishedCodexVerdict('PreToolUse', legacy).ok).toBe(false);
+    expect(CODEX_OUTPUT_SCHEMAS.PreToolUse.safeParse(legacy).success).toBe(true);
+    expect(everyAnswer().filter(([event, , output]) => event === 'PreToolUse' && typeof output === 'object' && output !== null && 'decision' in output)).toEqual([]);
   });
 });
