@@ -1,6 +1,7 @@
 // Starts: a private Redis, a gateway process (with operator tokens) and an oracle-worker process
 // (tools/stack), with a hooks configuration that blocks force pushes and asks an operator before
-// an agent's own approval prompt lets a deploy run. Codex and GitHub Copilot are played by the
+// an agent's own approval prompt lets a deploy run. Malformed inputs go through the same commands:
+// a pre-tool-use hook AHP cannot read must come out as a deny, never as an allow. Codex and GitHub Copilot are played by the
 // real `ahp hook codex` / `ahp hook copilot <event>` commands (tools/cli/bin/ahp.js, built), fed
 // their documented hook inputs on stdin exactly as the agents run a command hook; an operator
 // answers over the HTTP API of the second gateway while the first one holds the prompt.
@@ -133,6 +134,28 @@ describe('Codex through ahp hook codex, against a running stack', () => {
     });
   });
 
+  it('denies a PreToolUse and a PermissionRequest it cannot read (a string tool_input, no session_id): exit 0, the deny on stdout, never an allow', async () => {
+    const malformed: [CodexEvent, Record<string, unknown>][] = [
+      ['PreToolUse', input('PreToolUse', { tool_name: 'Bash', tool_input: 'git push --force', tool_use_id: 'call_string' })],
+      ['PermissionRequest', input('PermissionRequest', { tool_name: 'Bash', tool_input: 'git push --force' })],
+      ['PreToolUse', (({ session_id: _dropped, ...rest }) => rest)(input('PreToolUse', bash('ls build')))],
+    ];
+    for (const [event, body] of malformed) {
+      const run = await hook(body);
+      // The gateway refuses the input (400); the command answers in the event's own form.
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('the gateway refused the hook (HTTP 400, E_INVALID_FRAME)');
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      const output = JSON.parse(run.stdout) as Record<string, unknown>;
+      expect(CODEX_OUTPUT_SCHEMAS[event].safeParse(output).success, run.stdout).toBe(true);
+      expect(output).toEqual(
+        event === 'PreToolUse'
+          ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('denied because tool calls fail closed') as unknown } }
+          : { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: expect.stringContaining('denied because tool calls fail closed') as unknown } } },
+      );
+    }
+  });
+
   it('holds Codex\'s approval prompt until an operator approves it on another gateway, then allows it', async () => {
     const deploy = bash('./scripts/deploy.sh production');
     const held = answer('PermissionRequest', deploy);
@@ -202,6 +225,30 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       expect(JSON.parse(run.stdout)).toEqual({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('force pushes are not allowed') as unknown });
     });
 
+    it('denies a tool call whose toolArgs it cannot read (not JSON text, not an object) instead of letting it through', async () => {
+      // The arguments are kept as tool.input.args; the force-push rule reads tool.input.command,
+      // which is then missing, and a rule that can deny fails closed on a missing field
+      // (docs/hooks.md, "Missing fields").
+      for (const toolArgs of ['{"command": "git push --force"', 42, ['git', 'push', '--force']]) {
+        expect(await copilot('preToolUse', { toolName: 'bash', toolArgs })).toEqual({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^Blocked by AHP \(fail-closed\): .*E_INVALID_CONTEXT/) as unknown });
+      }
+      expect(await copilot('permissionRequest', { toolName: 'bash', toolArgs: 'rm -rf /' })).toEqual({ behavior: 'deny', message: expect.stringMatching(/^Blocked by AHP \(fail-closed\): .*E_INVALID_CONTEXT/) as unknown });
+    });
+
+    it('denies a preToolUse and a permissionRequest the gateway refuses as malformed (no sessionId, no toolName): exit 0, the deny on stdout', async () => {
+      for (const [event, body] of [
+        ['preToolUse', { timestamp: Date.now(), cwd: '/workspace/repo', toolName: 'bash', toolArgs: args('git push --force') }],
+        ['permissionRequest', { sessionId: copilotSession, timestamp: Date.now(), cwd: '/workspace/repo', toolArgs: args('git push --force') }],
+      ] as const) {
+        const run = await hook(body, ['copilot', event], 'copilot-ci');
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toContain('the gateway refused the hook (HTTP 400, E_INVALID_FRAME)');
+        const output = JSON.parse(run.stdout) as Record<string, unknown>;
+        expect(COPILOT_OUTPUT_SCHEMAS[event].safeParse(output).success, run.stdout).toBe(true);
+        expect(output).toMatchObject(event === 'preToolUse' ? { permissionDecision: 'deny' } : { behavior: 'deny' });
+      }
+    });
+
     it('is a copilot row of the fleet', async () => {
       await eventually(async () => {
         const { json } = await operatorCall(api, operators.token('op-maria'), 'GET', '/fleet');
@@ -245,6 +292,18 @@ describe('Codex through ahp hook codex, against a running stack', () => {
       expect(response.status).toBe(200);
       return (await response.json()) as Output;
     };
+
+    it('denies the dialog of a call a rule blocks, at once and in the dialog\'s form, over HTTP and through ahp hook claude-code', async () => {
+      const denied = { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: expect.stringContaining('force pushes are not allowed') as unknown } };
+      expect((await post(dialog('git push --force origin main'))).hookSpecificOutput).toEqual(denied);
+      const run = await hook(dialog('git push --force origin release'), ['claude-code'], 'claude-dev');
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      expect((JSON.parse(run.stdout) as Output).hookSpecificOutput).toEqual(denied);
+      // A block opens no approval request: nobody is asked about a call the rules refuse.
+      const { json } = await operatorCall(api, operators.token('op-maria'), 'GET', '/requests?status=pending&type=tool_approval');
+      expect(RequestListResponseSchema.parse(json).requests.filter((request) => request.type === 'tool_approval' && String(request.payload.input['command']).startsWith('git push --force'))).toEqual([]);
+    });
 
     it('waits while an operator decides, then allows with the input the operator edited', async () => {
       const body = dialog('./scripts/deploy.sh production --all');

@@ -18,6 +18,7 @@ import { exportSignalLog } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CODEX_TRIGGERS } from '../src/coding-agents/codex-dialect.js';
 import { agentSessionId } from '../src/coding-agents/hook-dialect.js';
+import { publishedCodexVerdict } from './support/codex-published-schemas.js';
 import { workerDecision } from './support/decisions.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
 
@@ -88,6 +89,9 @@ async function decided(event: CodexEvent, signals: (hookId: string) => Signal[] 
   expect(answer.status).toBe(200);
   const output: unknown = await answer.json();
   expect(CODEX_OUTPUT_SCHEMAS[event].safeParse(output).success, JSON.stringify(output)).toBe(true);
+  // And OpenAI's own schema of the event (test/fixtures/codex-schemas/).
+  const published = publishedCodexVerdict(event, output);
+  expect(published.ok, `${JSON.stringify(output)}: ${published.errors}`).toBe(true);
   return { job, output };
 }
 
@@ -174,8 +178,17 @@ describe('refusals', () => {
     expect(OperatorErrorBodySchema.parse(await response.json()).error.code).toBe('E_UNAUTHORIZED');
   });
 
-  it('answers 400 E_INVALID_FRAME for an event AHP does not map or a malformed input, and E_BAD_FRAME for non-JSON', async () => {
-    for (const body of [{ ...COMMON, hook_event_name: 'SubagentStart' }, { ...COMMON, hook_event_name: 'PreToolUse', tool_input: 'ls' }, { hook_event_name: 'Stop' }]) {
+  it('answers 400 E_INVALID_FRAME for an event AHP does not map and for malformed inputs, and E_BAD_FRAME for non-JSON', async () => {
+    for (const body of [
+      // Events Codex has that AHP does not map (docs/coding-agents.md, "What is not reported").
+      { ...COMMON, hook_event_name: 'SessionEnd' },
+      { ...COMMON, hook_event_name: 'Interrupt' },
+      // Mapped events, malformed: a SubagentStart without its subagent, a tool input that is a string, no session.
+      { ...COMMON, hook_event_name: 'SubagentStart' },
+      { ...COMMON, ...BASH, hook_event_name: 'PreToolUse', tool_input: 'ls' },
+      { ...BASH, hook_event_name: 'PreToolUse', cwd: '/home/dev/repo', model: 'gpt-5-codex', permission_mode: 'default', turn_id: 'turn-1' },
+      { hook_event_name: 'Stop' },
+    ]) {
       const response = await post(body);
       expect(response.status).toBe(400);
       expect(OperatorErrorBodySchema.parse(await response.json()).error.code).toBe('E_INVALID_FRAME');
@@ -191,6 +204,7 @@ describe('refusals', () => {
     expect(response.status).toBe(200);
     const output: unknown = await response.json();
     expect(CODEX_OUTPUT_SCHEMAS.PreToolUse.safeParse(output).success).toBe(true);
+    expect(publishedCodexVerdict('PreToolUse', output).ok).toBe(true);
     expect(output).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('E_FRAME_TOO_LARGE') as unknown } });
   });
 });

@@ -75,6 +75,8 @@ export const CodexPermissionRequestOutputSchema = z.strictObject({
 const blockableWithContext = <E extends 'PostToolUse' | 'UserPromptSubmit'>(event: E) =>
   z.strictObject({
     ...universal,
+    // PostToolUse's published schema allows only `suppressOutput: false` (Codex refuses the answer otherwise).
+    suppressOutput: event === 'PostToolUse' ? z.optional(z.literal(false)) : universal.suppressOutput,
     decision: z.optional(z.literal('block')),
     reason: z.optional(z.string()),
     hookSpecificOutput: z.optional(z.strictObject({ ...specific(event), additionalContext: z.optional(z.string()) })),

@@ -294,6 +294,18 @@ describe('ahp hook copilot', () => {
     expect(received[0]?.body).toEqual({ ...payload, hook_event_name: 'preToolUse' });
   });
 
+  it('exits 2 with the reason on stderr and nothing on stdout for input that is not JSON or not a JSON object, without asking the gateway', async () => {
+    for (const event of ['preToolUse', 'permissionRequest', 'agentStop']) {
+      const text = await ahp(['hook', 'copilot', event, '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, 'not json');
+      expect(text).toMatchObject({ code: 2, stdout: '' });
+      expect(text.stderr).toContain('stdin is not JSON');
+    }
+    const list = await ahp(['hook', 'copilot', 'preToolUse', '--gateway', gatewayUrl], { AHP_TOKEN: 't' }, JSON.stringify([COPILOT_PRE_TOOL_USE]));
+    expect(list).toMatchObject({ code: 2, stdout: '' });
+    expect(list.stderr).toContain('stdin is not a JSON object');
+    expect(received).toEqual([]);
+  });
+
   it('denies a preToolUse and a permissionRequest when the gateway cannot be reached, and answers {} elsewhere', async () => {
     const env = { AHP_GATEWAY_URL: `http://127.0.0.1:${await closedPort()}`, AHP_TOKEN: 't' };
     const pre = await ahp(['hook', 'copilot', 'preToolUse'], env, JSON.stringify(COPILOT_PRE_TOOL_USE));
