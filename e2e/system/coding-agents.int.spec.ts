@@ -226,13 +226,13 @@ describe('Codex through ahp hook codex, against a running stack', () => {
     });
 
     it('denies a tool call whose toolArgs it cannot read (not JSON text, not an object) instead of letting it through', async () => {
-      // The arguments are kept as tool.input.args; the force-push rule reads tool.input.command,
-      // which is then missing, and a rule that can deny fails closed on a missing field
-      // (docs/hooks.md, "Missing fields").
+      // The gateway refuses such a hook before any rule sees it (whatever rules are published: a
+      // configuration whose rules do not read the input must not let it through either), and the
+      // command answers the refusal with a deny.
       for (const toolArgs of ['{"command": "git push --force"', 42, ['git', 'push', '--force']]) {
-        expect(await copilot('preToolUse', { toolName: 'bash', toolArgs })).toEqual({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^Blocked by AHP \(fail-closed\): .*E_INVALID_CONTEXT/) as unknown });
+        expect(await copilot('preToolUse', { toolName: 'bash', toolArgs })).toEqual({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/refused the hook \(HTTP 400, E_INVALID_FRAME\)\); denied because tool calls fail closed/) as unknown });
       }
-      expect(await copilot('permissionRequest', { toolName: 'bash', toolArgs: 'rm -rf /' })).toEqual({ behavior: 'deny', message: expect.stringMatching(/^Blocked by AHP \(fail-closed\): .*E_INVALID_CONTEXT/) as unknown });
+      expect(await copilot('permissionRequest', { toolName: 'bash', toolArgs: 'rm -rf /' })).toEqual({ behavior: 'deny', message: expect.stringMatching(/refused the hook \(HTTP 400, E_INVALID_FRAME\)\); denied because tool calls fail closed/) as unknown });
     });
 
     it('denies a preToolUse and a permissionRequest the gateway refuses as malformed (no sessionId, no toolName): exit 0, the deny on stdout', async () => {

@@ -217,6 +217,9 @@ describe('refusals', () => {
     ['a prompt that is not a string', camel('userPromptSubmitted', { prompt: 1 })],
     ['a PascalCase tool call without its tool', pascal('PreToolUse', { tool_input: { command: 'ls' } })],
     ['an array', [INPUTS.preToolUse]],
+    ['a tool call whose arguments are not JSON text', camel('preToolUse', { toolName: 'bash', toolArgs: '{"command": "rm -rf /"' })],
+    ['a tool call whose arguments are a list', camel('preToolUse', { toolName: 'bash', toolArgs: ['rm', '-rf', '/'] })],
+    ['a permission prompt whose arguments are a number', camel('permissionRequest', { toolName: 'bash', toolArgs: 42 })],
   ])('answers 400 E_INVALID_FRAME for %s', async (_what, body) => {
     const response = await post(body);
     expect(response.status).toBe(400);

@@ -33,8 +33,34 @@ const common = {
   transcriptPath: z.string().max(4096).optional(),
 };
 
-/** A tool's arguments as Copilot sends them: an object, or its JSON text. */
-const tool = { toolName: z.string().min(1).max(256), toolArgs: z.unknown() };
+/**
+ * A tool's arguments as an object, from what Copilot sends (the object, or its JSON text);
+ * `undefined` when they are anything else (text that is not JSON, a number, a list). Absent
+ * arguments read as none (`{}`).
+ */
+export function copilotToolArgs(args: unknown): Record<string, unknown> | undefined {
+  let value = args;
+  if (value === undefined) return {};
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * A tool's arguments as Copilot sends them: an object, or its JSON text. Arguments that cannot be
+ * read are refused with the hook (the command hook answers the refusal with a deny): a tool call
+ * whose input the rules cannot see must not reach them as an empty or odd input, where a
+ * configuration whose rules do not read the input would let it through.
+ */
+const tool = {
+  toolName: z.string().min(1).max(256),
+  toolArgs: z.unknown().refine((args) => copilotToolArgs(args) !== undefined, 'must be an object or the JSON text of one'),
+};
 
 /** The input of one Copilot hook, discriminated on the `hook_event_name` `ahp hook copilot` adds. */
 export const CopilotHookInputSchema = z.discriminatedUnion('hook_event_name', [

@@ -104,6 +104,7 @@ export {
   CopilotStopOutputSchema,
   copilotCamelCaseInput,
   copilotEventName,
+  copilotToolArgs,
 } from './copilot.js';
 export type { CopilotEvent, CopilotHookInput, CopilotHookOutput, CopilotHooksFile, CopilotHooksFileHandler } from './copilot.js';
 export { prepareLogFields, redactLogText, serializeError } from './log-fields.js';

@@ -69,11 +69,25 @@ describe('copilotHookContext', () => {
     expect(copilotHookContext(INPUTS.subagentStop)).toMatchObject({ subagent: true, stop_reason: 'end_turn', client: { agent_name: 'reviewer' } });
   });
 
-  it('keeps arguments that are no object under args', () => {
+  it('reads arguments sent as an object or as its JSON text; none sent read as none', () => {
     expect(copilotToolInput({ path: 'a' })).toEqual({ path: 'a' });
-    expect(copilotToolInput('not json')).toEqual({ args: 'not json' });
-    expect(copilotToolInput('[1,2]')).toEqual({ args: [1, 2] });
+    expect(copilotToolInput('{"command":"ls"}')).toEqual({ command: 'ls' });
     expect(copilotToolInput(undefined)).toEqual({});
+  });
+
+  it('refuses a tool event whose arguments cannot be read, before any rule sees it (fail closed)', () => {
+    for (const event of ['preToolUse', 'permissionRequest', 'postToolUse', 'postToolUseFailure'] as const) {
+      expect(copilotDialect.parse(INPUTS[event])).toMatchObject(INPUTS[event]);
+      for (const toolArgs of ['not json', '{"command":"rm -rf /"', '[1,2]', '42', 42, ['rm'], null, true]) {
+        let caught: unknown;
+        try {
+          copilotDialect.parse({ ...INPUTS[event], toolArgs });
+        } catch (e) {
+          caught = e;
+        }
+        expect((caught as OperatorApiError | undefined)?.error.code, `${event} ${JSON.stringify(toolArgs)}`).toBe('E_INVALID_FRAME');
+      }
+    }
   });
 });
 

@@ -6,7 +6,7 @@
  * evaluated, recorded and shown in the fleet) but cannot act: the answer is `{}`. Pure;
  * docs/coding-agents.md has the same tables.
  */
-import { applyModifications, copilotCamelCaseInput, copilotEventName, CopilotEventSchema, CopilotHookInputSchema } from '@ahp/protocol';
+import { applyModifications, copilotCamelCaseInput, copilotEventName, CopilotEventSchema, CopilotHookInputSchema, copilotToolArgs } from '@ahp/protocol';
 import type { AhpError, CopilotEvent, CopilotHookInput, CopilotHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operator-api/api-error.js';
 import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
@@ -28,20 +28,12 @@ export const COPILOT_TRIGGERS: Readonly<Record<CopilotEvent, HookTrigger>> = Obj
 });
 
 /**
- * A tool's arguments as an object the rules read (`tool.input.command`): Copilot sends them as an
- * object or as their JSON text; anything else is kept under `args`.
+ * A tool's arguments as the object the rules read (`tool.input.command`). The input schema has
+ * already refused arguments that are no object (`copilotToolArgs`), so `{}` here stands only for
+ * none sent.
  */
 export function copilotToolInput(args: unknown): JsonObject {
-  let value = args;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return { args: args as string };
-    }
-  }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as JsonObject;
-  return value === undefined ? {} : ({ args: value } as JsonObject);
+  return (copilotToolArgs(args) ?? {}) as JsonObject;
 }
 
 /** The hook context of a Copilot input, with the Copilot session under `client`. */
