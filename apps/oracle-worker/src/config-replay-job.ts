@@ -9,13 +9,14 @@
  * - it runs in slices of at most `sliceMs` (1 ms) or `yieldEvery` hooks, and yields to the event
  *   loop between two slices, so a hook's Redis reply waits at most one slice;
  * - between two slices, while this worker has hooks to decide ({@link createHookActivity}: a hook
- *   job running, or one that ended less than `quietMs` ago, as the next of a stream of hooks is
+ *   job running, or one that ended less than 20 ms ago, as the next of a stream of hooks is
  *   about to arrive), it waits — up to `maxDeferMs` (50 ms) per slice, so a replay still finishes
  *   under steady hook traffic, more slowly. Waiting leaves the CPU to the hooks' gateway and Redis
  *   too, which a replay in a slice would take from them on a machine with few cores.
  *
  * The bench's `replay` phase measured why (BENCHMARKS.md, "Replays and the hot path"): yielding
- * every 20 hooks alone, a replay on every worker made decisions one at a time ~9× slower at p50.
+ * every 20 hooks alone, a replay on every worker made decisions one at a time ~9× slower at p50;
+ * with slices and giving way, ~1.2×.
  * Its queue's concurrency (`AHP_REPLAY_CONCURRENCY`, default 1) keeps it from taking more than
  * its share of the worker's replays.
  */
@@ -54,9 +55,14 @@ export interface HookActivity {
   busy(): boolean;
 }
 
-/** {@link HookActivity} with a quiet time after each hook job (default 5 ms). */
+/**
+ * {@link HookActivity} with a quiet time after each hook job (default 20 ms: a worker that decides
+ * hooks one after another sees the next within a few ms, and a replay slice between two of them
+ * would meet it). 5 ms let decisions one at a time run ×1.8 slower at p50 beside a replay on every
+ * worker in the bench, 20 ms ×1.2.
+ */
 export function createHookActivity(options: { quietMs?: number; now?: () => number } = {}): HookActivity {
-  const quietMs = options.quietMs ?? 5;
+  const quietMs = options.quietMs ?? 20;
   const now = options.now ?? (() => performance.now());
   let running = 0;
   let lastEnded = -Infinity;
