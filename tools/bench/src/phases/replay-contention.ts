@@ -146,8 +146,8 @@ function replayKeeper(queue: ConfigReplayQueue, job: Omit<ConfigReplayJobData, '
       }
       loop = (async () => {
         while (!stopped) {
-          for (let i = 0; i < running.length; i += 1) {
-            const status = await queue.status(running[i]!);
+          for (const [i, id] of running.entries()) {
+            const status = await queue.status(id);
             if (status === null || status.state === 'active' || status.state === 'waiting') continue;
             if (status.state === 'completed') completed += 1;
             else failures.push(status.state === 'failed' ? (status.error ?? 'failed') : status.state);
@@ -216,10 +216,10 @@ export const replayContentionPhase: Phase = {
 
       const recordStart = Date.now();
       const appends = syntheticAppends(samples, RECORDED_HOOKS, recordStart);
-      let next = 0;
+      const queued = appends.values();
       await Promise.all(
         Array.from({ length: RECORD_IN_FLIGHT }, async () => {
-          while (next < appends.length) await log.append(appends[next++]!);
+          for (let item = queued.next(); item.done !== true; item = queued.next()) await log.append(item.value);
         }),
       );
       const recordMs = Date.now() - recordStart;
