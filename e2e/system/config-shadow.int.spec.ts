@@ -119,7 +119,7 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
       },
       'every hook to be shadowed',
     );
-    expect(status).toMatchObject({ shadow: 1, published_by: 'op-root', live_version: 1, evaluated: 8, disagreements: 3, errors: 0, transitions: { 'allow→block': 3 } });
+    expect(status).toMatchObject({ shadow: 1, published_by: 'op-root', live_version: 1, evaluated: 8, disagreements: 3, errors: 0, skipped_busy: 0, transitions: { 'allow→block': 3 } });
     expect(status.source).toBe(SHADOW);
     expect(status.examples.map((e) => e.hook_id).sort()).toEqual(expected.map((r) => r.result.hookId).sort());
     for (const example of status.examples) {
