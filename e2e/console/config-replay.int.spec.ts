@@ -6,7 +6,10 @@
 // that blocks `git push --force` replayed over the recorded hooks shows exactly the force pushes as
 // allow → block, per rule and per agent, with the recorded commands in its examples. Then the last
 // step: a viewer sees why there is no button; an admin sets the replayed candidate as the shadow,
-// then publishes it, and the workers' store holds exactly the text that was replayed.
+// then publishes it, and the workers' store holds exactly the text that was replayed. Last, a
+// candidate uploaded as a file fills the editor, and a replay cancelled while it waits for a worker
+// (the only worker is stopped first, so the replay cannot finish before the click) is shown as
+// cancelled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import type { JsonObject } from '@ahp/protocol';
@@ -143,5 +146,26 @@ describe('ops console: replaying a candidate configuration', () => {
     await page.getByRole('region', { name: 'Current version' }).getByText('Version 2', { exact: true }).waitFor();
     expect(await configStore(suite.system).current()).toMatchObject({ version: 2, source: CANDIDATE, published_by: 'op-ada' });
     await suite.screenshot(page, 'config-replay-publish');
+  });
+
+  it('uploads a candidate file, and a replay cancelled while it waits for a worker is shown as cancelled', async () => {
+    const { context, page } = await suite.signIn('op-viv');
+    contexts.push(context);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configuration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Configuration' }).waitFor();
+    const panel = page.getByRole('form', { name: 'Replay a candidate' });
+    const uploaded = `${LIVE}# uploaded from a file\n`;
+    await panel.getByLabel('Upload a file').setInputFiles({ name: 'candidate.yaml', mimeType: 'text/yaml', buffer: Buffer.from(uploaded) });
+    await expect.poll(() => panel.getByLabel('Candidate hooks.yaml').inputValue()).toBe(uploaded);
+
+    // No worker takes the replay: it stays running (waiting) until cancelled.
+    for (const worker of suite.system.stack.workers) await worker.stop();
+    await panel.getByRole('button', { name: 'Run replay' }).click();
+    await panel.getByRole('status').getByText('Waiting for a worker…').waitFor();
+    await panel.getByRole('button', { name: 'Cancel' }).click();
+    await panel.getByRole('alert').getByText('Replay cancelled.').waitFor();
+    expect(await panel.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect(await panel.getByLabel('Replay report').count()).toBe(0);
+    expect(await panel.getByRole('button', { name: 'Run replay' }).isEnabled()).toBe(true);
   });
 });

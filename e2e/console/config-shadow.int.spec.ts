@@ -1,8 +1,10 @@
 // The configuration page's shadow panel in a real browser (Debian's Chromium): a private Redis, one
 // gateway, one oracle-worker, the built console. An admin sets a shadow that blocks a force push,
 // an SDK agent's traffic makes it disagree, the panel shows the rate, the rule and the example; a
-// viewer sees it all without the buttons; the admin promotes it, then sets and drops another.
+// viewer sees it all without the buttons; the admin promotes it, then sets and drops another. Hooks
+// a busy worker did not shadow are shown beside the rate, which leaves them out.
 import { connect, type AhpClient } from '@ahp/sdk';
+import { createKeys, createShadowConfigStore } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { allWorkersServe, publishThroughStore, serviceLog } from '../system/config-support.js';
@@ -87,7 +89,15 @@ describe('configuration page: the shadow panel', () => {
     const example = panel.locator(`tr[data-hook-id="${forced.hookId}"]`);
     await example.getByText('allow → block').waitFor();
     await example.getByText('pusher').waitFor();
+    expect(await panel.getByTestId('shadow-skipped').textContent()).toBe('0');
+    expect(await panel.getByText('of the hooks were not shadowed').count()).toBe(0);
     await suite.screenshot(admin, 'config-shadow');
+    // Hooks a busy worker did not shadow, counted as the workers count them: the panel says the rate leaves them out.
+    await createShadowConfigStore({ redis: suite.system.redis, keys: createKeys({ prefix: suite.system.keyPrefix }) }).recordSkipped(1, 2);
+    await panel.getByRole('button', { name: 'Refresh' }).click();
+    await panel.getByRole('note').getByText('50 % of the hooks were not shadowed').waitFor();
+    expect(await panel.getByTestId('shadow-skipped').textContent()).toBe('2');
+    expect(await panel.getByTestId('shadow-rate').textContent()).toBe('50 %');
 
     const viewer = await configPage('op-viv');
     const viewed = viewer.getByTestId('shadow-panel');

@@ -153,7 +153,7 @@ describe('a shadow version and a replay of the same traffic agree (gateway + 2 w
     expect(replayHooks).toEqual(Object.fromEntries(changed.map((hook) => [hook.hookId, hook.change])));
     expect(Object.fromEntries(report.transitions.map((t) => [transitionName(t.from, t.to), t.count]))).toEqual(shadow.transitions);
 
-    // Per rule, the rule each change is attributed to counts the same disagreements in both.
+    // Per rule, the rule each change is attributed to counts the same disagreements in both…
     for (const rule of report.by_rule) {
       const counted = shadow.rules.find((r) => r.rule === rule.rule);
       expect({ rule: rule.rule, disagreements: counted?.disagreements, transitions: counted?.transitions }).toEqual({
@@ -162,6 +162,14 @@ describe('a shadow version and a replay of the same traffic agree (gateway + 2 w
         transitions: Object.fromEntries(rule.transitions.map((t) => [transitionName(t.from, t.to), t.count])),
       });
     }
-    expect(report.by_rule.map((r) => r.rule).sort()).toEqual(['guard/no-force-push', 'guard/no-publish', 'guard/pipe-to-shell', 'guard/rm-ladder']);
+    // And the other way: no rule of the shadow counts disagreements the replay charges to no rule.
+    const rulesWithChanges = ['guard/no-force-push', 'guard/no-publish', 'guard/pipe-to-shell', 'guard/rm-ladder'];
+    expect(report.by_rule.map((r) => r.rule).sort()).toEqual(rulesWithChanges);
+    expect(
+      shadow.rules
+        .filter((r) => r.disagreements > 0)
+        .map((r) => r.rule)
+        .sort(),
+    ).toEqual(rulesWithChanges);
   });
 });

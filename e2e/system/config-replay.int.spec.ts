@@ -153,10 +153,15 @@ describe('configuration replay (gateway + 2 worker processes)', () => {
     for (const call of TRAFFIC.filter((c) => c.forcePush)) expect(text.stdout).toContain(`bash: ${call.command}`);
     expect(text.stdout).not.toContain('--force-with-lease');
 
-    const json = await runAhp(system, ['config', 'replay', 'candidate.yaml', '--since', '1h', '--trigger', 'pre-tool-use', '--json', '--poll', '100'], env);
+    // Narrowed to one agent (and one trigger): only Bob's hooks, only his force pushes.
+    const json = await runAhp(system, ['config', 'replay', 'candidate.yaml', '--since', '1h', '--agent', 'bob', '--trigger', 'pre-tool-use', '--json', '--poll', '100'], env);
     expect(json.code).toBe(0);
     const report = ConfigReplayReportSchema.parse(JSON.parse(json.stdout));
-    expect(report.examples.map((example) => example.hook_id).sort()).toEqual([...forcePushes].sort());
+    const bobs = TRAFFIC.flatMap((call, i) => (call.agent === 'bob' && call.forcePush ? [recorded[i]!] : []));
+    expect(bobs).toHaveLength(2);
+    expect(report).toMatchObject({ total: 4, changed: 2 });
+    expect(report.by_agent.map((row) => row.agent_id)).toEqual(['bob']);
+    expect(report.examples.map((example) => example.hook_id).sort()).toEqual([...bobs].sort());
 
     await writeFile(file, CANDIDATE.replace("matches /^sudo /'", "matches'"));
     const invalid = await runAhp(system, ['config', 'replay', 'candidate.yaml', '--since', '1h'], env);

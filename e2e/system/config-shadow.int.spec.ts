@@ -6,6 +6,7 @@
 // cannot act (its 403 comes before the route, so like every such refusal it is not in the audit trail).
 import { ShadowStatusResponseSchema, type AuditListResponse, type JsonObject } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
+import { createKeys, createShadowConfigStore } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -119,7 +120,7 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
       },
       'every hook to be shadowed',
     );
-    expect(status).toMatchObject({ shadow: 1, published_by: 'op-root', live_version: 1, evaluated: 8, disagreements: 3, errors: 0, transitions: { 'allow→block': 3 } });
+    expect(status).toMatchObject({ shadow: 1, published_by: 'op-root', live_version: 1, evaluated: 8, disagreements: 3, errors: 0, skipped_busy: 0, transitions: { 'allow→block': 3 } });
     expect(status.source).toBe(SHADOW);
     expect(status.examples.map((e) => e.hook_id).sort()).toEqual(expected.map((r) => r.result.hookId).sort());
     for (const example of status.examples) {
@@ -138,6 +139,11 @@ describe('shadow configuration: evaluated beside the live one, disagreements rec
     expect(cli.stdout).toMatch(/shell\/no-force-push\s+4\s+3\s+37\.5%\s+allow→block 3/);
     const json = await runAhp(system, ['shadow', 'status', '--json', '--gateway', gatewayHttp()], { AHP_OPERATOR_TOKEN: operators.token('op-vic') });
     expect(ShadowStatusResponseSchema.parse(JSON.parse(json.stdout))).toEqual(status);
+
+    // Hooks a busy worker did not shadow (counted as the workers count them): the CLI says the rate leaves them out.
+    expect(await createShadowConfigStore({ redis: system.redis, keys: createKeys({ prefix: system.keyPrefix }) }).recordSkipped(1, 2)).toBe(true);
+    const busy = await runAhp(system, ['shadow', 'status', '--gateway', gatewayHttp()], { AHP_OPERATOR_TOKEN: operators.token('op-vic') });
+    expect(busy.stdout).toContain('8 hooks evaluated, 3 disagreements (37.5%), 0 errors; allow→block 3\n2 hooks not shadowed (20.0% of the traffic)');
   });
 
   it('a viewer cannot promote or drop; an admin promotes it into a new live version the workers then serve, audited', async () => {

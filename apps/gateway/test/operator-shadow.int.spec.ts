@@ -68,7 +68,7 @@ describe('operator API: shadow configuration', () => {
     expect(second).toMatchObject({ shadow: shadow + 1, unchanged: false });
 
     const status = ShadowStatusResponseSchema.parse((await call('op-viv', 'GET', '/v1/operator/config/shadow')).json);
-    expect(status).toMatchObject({ shadow: second.shadow, published_by: 'op-root', live_version: null, source: VALID, evaluated: 0, disagreements: 0, rules: [], examples: [] });
+    expect(status).toMatchObject({ shadow: second.shadow, published_by: 'op-root', live_version: null, source: VALID, evaluated: 0, skipped_busy: 0, disagreements: 0, rules: [], examples: [] });
 
     expect(code((await call('op-root', 'POST', '/v1/operator/config/shadow/promote', { shadow })).json)).toBe('E_CONFLICT');
     expect(code((await call('op-root', 'DELETE', `/v1/operator/config/shadow?shadow=${shadow}`)).json)).toBe('E_CONFLICT');

@@ -6,7 +6,7 @@ import type { Oracle } from '@ahp/oracles';
 import { replayDecisionOf, aggregateSignals, type ConfigReplayJobData, type ReplayRecord } from '@ahp/protocol';
 import { ConfigReplayCancelled, type Logger, type ReadReplayLogOptions, type ReplayLogItem } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
-import { CandidateConfigError, createConfigReplayProcessor } from './config-replay-job.js';
+import { CandidateConfigError, createConfigReplayProcessor, createHookActivity } from './config-replay-job.js';
 
 const T0 = Date.parse('2026-11-26T06:00:00.000Z');
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -83,5 +83,62 @@ describe('replay job', () => {
     const run = processor(job(CANDIDATE), { progress: async () => undefined, cancelled: async () => (asked += 1) >= 2 });
     await expect(run).rejects.toThrow(ConfigReplayCancelled);
     expect(asked).toBe(2);
+  });
+
+  describe('sharing the worker with hook jobs', () => {
+    const records = Array.from({ length: 6 }, (_, i) => record(i + 1, 'ls'));
+    const context = { progress: async () => undefined, cancelled: async () => false };
+
+    it('pauses after every yieldEvery hooks while the slices stay short', async () => {
+      let asked = 0;
+      const processor = createConfigReplayProcessor({ log: fakeLog(records), plugins: [noForcePush], budgetMs: 1000, logger: silent, yieldEvery: 2, now: () => 0, hooksBusy: () => ((asked += 1), false) });
+      expect((await processor(job(CANDIDATE), context)).total).toBe(6);
+      expect(asked).toBe(3);
+    });
+
+    it('pauses after every hook once a slice has lasted sliceMs', async () => {
+      let clock = 0;
+      let asked = 0;
+      const processor = createConfigReplayProcessor({ log: fakeLog(records), plugins: [noForcePush], budgetMs: 1000, logger: silent, yieldEvery: 20, sliceMs: 1, now: () => (clock += 2), hooksBusy: () => ((asked += 1), false) });
+      expect((await processor(job(CANDIDATE), context)).total).toBe(6);
+      expect(asked).toBe(6);
+    });
+
+    it('waits while a hook job runs, and goes on after maxDeferMs when hooks never stop', async () => {
+      let busyFor = 3;
+      let asked = 0;
+      const waiting = createConfigReplayProcessor({ log: fakeLog(records), plugins: [noForcePush], budgetMs: 1000, logger: silent, yieldEvery: 6, now: () => 0, hooksBusy: () => ((asked += 1), (busyFor -= 1) >= 0) });
+      expect((await waiting(job(CANDIDATE), context)).total).toBe(6);
+      // One pause after the sixth hook: busy three times, then free.
+      expect(asked).toBe(4);
+
+      const starved = createConfigReplayProcessor({ log: fakeLog(records), plugins: [noForcePush], budgetMs: 1000, logger: silent, yieldEvery: 1, maxDeferMs: 2, hooksBusy: () => true });
+      expect((await starved(job(CANDIDATE), context)).total).toBe(6);
+    });
+  });
+});
+
+describe('hook activity, as a replay sees it', () => {
+  it('is busy while a hook job runs and for quietMs after the last one ended', async () => {
+    let clock = 100;
+    const activity = createHookActivity({ quietMs: 5, now: () => clock });
+    expect(activity.busy()).toBe(false);
+    let during: boolean | undefined;
+    await activity.run(async () => {
+      during = activity.busy();
+    });
+    expect(during).toBe(true);
+    clock = 104;
+    expect(activity.busy()).toBe(true);
+    clock = 105;
+    expect(activity.busy()).toBe(false);
+  });
+
+  it('counts a failed job as ended', async () => {
+    let clock = 0;
+    const activity = createHookActivity({ quietMs: 5, now: () => clock });
+    await expect(activity.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    clock = 10;
+    expect(activity.busy()).toBe(false);
   });
 });

@@ -63,7 +63,7 @@ import type { OracleHookProcessor } from './processor.js';
 import { createNotificationDelivery } from './notifications/deliver.js';
 import { createNotificationDispatcher } from './notifications/dispatcher.js';
 import { createToolApprovals } from './tool-approvals.js';
-import { createConfigReplayProcessor } from './config-replay-job.js';
+import { createConfigReplayProcessor, createHookActivity } from './config-replay-job.js';
 import { createReplayRecorder } from './replay-recorder.js';
 import { startWorkerPresence } from './worker-presence.js';
 import { createJobTracing } from './job-tracing.js';
@@ -299,6 +299,8 @@ async function start(): Promise<void> {
     ...(tracing.enabled ? { tracing: createJobTracing(tracing.tracer) } : {}),
     shadow,
   });
+  const evaluating = processor;
+  const hookActivity = createHookActivity();
   worker = createHookWorker({
     redis,
     keys,
@@ -308,7 +310,8 @@ async function start(): Promise<void> {
     lockDurationMs: config.lockDurationMs,
     stalledIntervalMs: config.stalledIntervalMs,
     maxStalledCount: config.maxStalledCount,
-    processor: processor.process,
+    // Watched so a replay running in this process gives way to hook jobs (config-replay-job.ts).
+    processor: (data, meta) => hookActivity.run(() => evaluating.process(data, meta)),
     logger: log,
     ...(tracing.bullmq === undefined ? {} : { telemetry: tracing.bullmq }),
   });
@@ -356,7 +359,7 @@ async function start(): Promise<void> {
     keys,
     concurrency: config.replay.concurrency,
     logger: log,
-    processor: createConfigReplayProcessor({ log: replayLog, plugins, budgetMs: config.oracleBudgetMs, logger: log }),
+    processor: createConfigReplayProcessor({ log: replayLog, plugins, budgetMs: config.oracleBudgetMs, logger: log, hooksBusy: () => hookActivity.busy() }),
   });
   await replayWorker.worker.waitUntilReady();
   if (stopping) return;

@@ -65,8 +65,9 @@ function job(command: string): HookJobData {
 /** The store as the runner sees it: shadows by number, a watch the test drives, recorded observations. */
 function memoryStore(shadows: StoredShadowConfig[]) {
   const recorded: ShadowObservation[] = [];
+  const skipped: { shadow: number; count: number }[] = [];
   let notify: (n: number | null) => void = () => undefined;
-  const store: Pick<ShadowConfigStore, 'get' | 'watch' | 'record'> = {
+  const store: Pick<ShadowConfigStore, 'get' | 'watch' | 'record' | 'recordSkipped'> = {
     get: async (n) => shadows.find((s) => s.shadow === n) ?? null,
     async watch(onShadow) {
       notify = onShadow;
@@ -77,8 +78,12 @@ function memoryStore(shadows: StoredShadowConfig[]) {
       recorded.push(observation);
       return true;
     },
+    async recordSkipped(shadow, count) {
+      skipped.push({ shadow, count });
+      return true;
+    },
   };
-  return { store, recorded, announce: (n: number | null) => notify(n) };
+  return { store, recorded, skipped, announce: (n: number | null) => notify(n) };
 }
 
 function setup(shadows: StoredShadowConfig[], compile?: (stored: StoredShadowConfig) => HookEvaluator, maxInFlight?: number) {
@@ -155,6 +160,19 @@ describe('createShadowRunner', () => {
     await runner.drain();
     expect(recorded).toHaveLength(1);
     expect(runner.stats().skippedBusy).toBe(1);
+  });
+
+  it('counts the skipped hooks in the store together, once per flush, for the shadow they skipped', async () => {
+    const { runner, processor, skipped } = setup([storedShadow(3, SHADOW)], undefined, 1);
+    await runner.start();
+    // One evaluation slot, three hooks in one turn of the event loop: two are skipped.
+    await Promise.all(['1', '2', '3'].map((id) => processor.process(job('git push --force'), { jobId: id, attemptsMade: 0 })));
+    await runner.drain();
+    expect(runner.stats().skippedBusy).toBe(2);
+    expect(skipped).toEqual([]);
+    // Stopping counts what was not counted yet (the flush timer is 1 s away).
+    await runner.stop();
+    expect(skipped).toEqual([{ shadow: 3, count: 2 }]);
   });
 
   it('follows the shadow as it changes and stops when it is dropped', async () => {

@@ -6,7 +6,10 @@
  * and routed the live decision, and the shadow evaluation starts on a later turn of the event
  * loop, outside the job (so the BullMQ slot is free again at once). At most `maxInFlight` shadow
  * evaluations run at a time; a hook arriving while they are all busy is not shadowed (counted in
- * `skippedBusy`), so an overloaded worker sheds the shadow's work, never the live work.
+ * `skippedBusy`), so an overloaded worker sheds the shadow's work, never the live work. The skipped
+ * hooks are added to the shadow's counters in Redis about once a second (one script for all of
+ * them, not one per hook: they happen when the worker is busiest), so the status says how much of
+ * the traffic its disagreement rate covers.
  *
  * The shadow compares with the live decision as the oracles produced it, before any approval
  * round: the shadow never opens requests or uses grants, and its escalation counters are its own
@@ -19,7 +22,7 @@ import type { HookEvaluator } from './hooks-config.js';
 
 /** Options of {@link createShadowRunner}. */
 export interface ShadowRunnerOptions {
-  readonly store: Pick<ShadowConfigStore, 'get' | 'watch' | 'record'>;
+  readonly store: Pick<ShadowConfigStore, 'get' | 'watch' | 'record' | 'recordSkipped'>;
   /** Compiles a shadow with the worker's plugins and the shadow's own counters. Throws when it cannot. */
   readonly compile: (stored: StoredShadowConfig) => HookEvaluator | Promise<HookEvaluator>;
   readonly logger: Logger;
@@ -31,6 +34,8 @@ export interface ShadowRunnerOptions {
   readonly recheckMs?: number;
   /** Delay before fetching a shadow again after Redis failed to deliver it. @defaultValue `1000` */
   readonly retryMs?: number;
+  /** Longest time skipped hooks wait before they are counted in Redis. @defaultValue `1000` */
+  readonly skippedFlushMs?: number;
   /** Epoch milliseconds. @defaultValue `Date.now` */
   readonly now?: () => number;
   readonly newId: () => string;
@@ -120,6 +125,23 @@ export function createShadowRunner(options: ShadowRunnerOptions): ShadowRunner {
   let watch: { stop(): Promise<void> } | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let stopped = false;
+  /** Hooks skipped per shadow number, not yet counted in Redis. */
+  const skipped = new Map<number, number>();
+  let skippedTimer: NodeJS.Timeout | undefined;
+  let skippedFlush: Promise<void> = Promise.resolve();
+
+  async function flushSkipped(): Promise<void> {
+    skippedTimer = undefined;
+    const counts = [...skipped];
+    skipped.clear();
+    for (const [shadow, count] of counts) {
+      try {
+        await store.recordSkipped(shadow, count);
+      } catch (error) {
+        logger.warn({ shadow, skipped: count, error: error instanceof Error ? error.message : String(error) }, 'counting hooks the shadow skipped failed');
+      }
+    }
+  }
 
   async function load(shadow: number | null): Promise<void> {
     if (stopped || shadow !== wanted) return;
@@ -217,6 +239,13 @@ export function createShadowRunner(options: ShadowRunnerOptions): ShadowRunner {
       if (inFlight.size >= maxInFlight) {
         stats.skippedBusy += 1;
         options.onOutcome?.('skipped_busy');
+        skipped.set(current.shadow, (skipped.get(current.shadow) ?? 0) + 1);
+        if (skippedTimer === undefined) {
+          skippedTimer = setTimeout(() => {
+            skippedFlush = skippedFlush.then(flushSkipped);
+          }, options.skippedFlushMs ?? 1_000);
+          skippedTimer.unref();
+        }
         return;
       }
       const window = Math.max(1, job.deadline_at - timing.startedAt);
@@ -242,6 +271,8 @@ export function createShadowRunner(options: ShadowRunnerOptions): ShadowRunner {
       await watch?.stop();
       await chain;
       while (inFlight.size > 0) await Promise.all([...inFlight]);
+      clearTimeout(skippedTimer);
+      await (skippedFlush = skippedFlush.then(flushSkipped));
     },
     stats: () => ({ ...stats }),
   };

@@ -95,6 +95,12 @@ export const ShadowStatusResponseSchema = z
     disagreements: z.int().nonnegative(),
     /** Hooks whose shadow evaluation failed (an oracle error is a failure-policy outcome, not this). */
     errors: z.int().nonnegative(),
+    /**
+     * Hooks not shadowed because every shadow slot of their worker was busy (the worker sheds the
+     * shadow's work under load, never the live work): the rate covers `evaluated`, not these.
+     * Counted by the workers about once a second.
+     */
+    skipped_busy: z.int().nonnegative(),
     transitions: TransitionsSchema,
     rules: z.array(ShadowRuleStatsSchema),
     /** Newest first, at most {@link MAX_SHADOW_EXAMPLES}. */

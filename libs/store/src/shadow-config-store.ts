@@ -37,13 +37,14 @@ import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { watchChannel } from './channel-watch.js';
 import type { RedisClient } from './redis-client.js';
-import { DROP_SHADOW_LUA, PROMOTE_SHADOW_LUA, RECORD_SHADOW_LUA, SET_SHADOW_LUA } from './scripts/shadow-config.lua.js';
+import { DROP_SHADOW_LUA, PROMOTE_SHADOW_LUA, RECORD_SHADOW_LUA, RECORD_SHADOW_SKIPPED_LUA, SET_SHADOW_LUA } from './scripts/shadow-config.lua.js';
 import { describeIssues } from './validate.js';
 
 const setShadow = new LuaScript('set-shadow', SET_SHADOW_LUA);
 const dropShadow = new LuaScript('drop-shadow', DROP_SHADOW_LUA);
 const promoteShadow = new LuaScript('promote-shadow', PROMOTE_SHADOW_LUA);
 const recordShadow = new LuaScript('record-shadow', RECORD_SHADOW_LUA);
+const recordShadowSkipped = new LuaScript('record-shadow-skipped', RECORD_SHADOW_SKIPPED_LUA);
 
 /** How long a finished shadow's counters stay readable: 7 days. */
 export const SHADOW_STATS_RETENTION_MS = 7 * 24 * 3_600_000;
@@ -89,7 +90,7 @@ export interface ShadowObservation {
  * Disagreement counters of one shadow: the counting part of the operator API's answer
  * (`rules`: most disagreements first, then most firings; at most {@link MAX_SHADOW_RULES}).
  */
-export type ShadowStats = Pick<ShadowStatusResponse, 'evaluated' | 'errors' | 'disagreements' | 'transitions' | 'rules' | 'examples'>;
+export type ShadowStats = Pick<ShadowStatusResponse, 'evaluated' | 'errors' | 'skipped_busy' | 'disagreements' | 'transitions' | 'rules' | 'examples'>;
 
 export type PromoteOutcome =
   | { outcome: 'none' }
@@ -111,6 +112,8 @@ export interface ShadowConfigStore {
   drop(expected?: number): Promise<DropOutcome>;
   /** Counts one hook; `false` when the shadow is no longer current (nothing counted). */
   record(observation: ShadowObservation): Promise<boolean>;
+  /** Counts `count` hooks a worker did not shadow (its shadow slots were busy); `false` when the shadow is no longer current. */
+  recordSkipped(shadow: number, count: number): Promise<boolean>;
   stats(shadow: number): Promise<ShadowStats>;
   /**
    * Calls back with the current shadow number (or `null`) right after subscribing, then on every
@@ -179,7 +182,7 @@ function parseStats(hash: Record<string, string>, key: string): Omit<ShadowStats
     }
   }
   const sorted = [...rules.values()].sort((a, b) => b.disagreements - a.disagreements || b.fired - a.fired || a.rule.localeCompare(b.rule));
-  return { evaluated: count('evaluated'), errors: count('errors'), disagreements: count('disagreements'), transitions, rules: sorted.slice(0, MAX_SHADOW_RULES) };
+  return { evaluated: count('evaluated'), errors: count('errors'), skipped_busy: count('skipped_busy'), disagreements: count('disagreements'), transitions, rules: sorted.slice(0, MAX_SHADOW_RULES) };
 }
 
 export function createShadowConfigStore(options: ShadowConfigStoreOptions): ShadowConfigStore {
@@ -327,6 +330,13 @@ export function createShadowConfigStore(options: ShadowConfigStoreOptions): Shad
         ],
       );
       if (reply !== 0 && reply !== 1) throw badReply(keys.meta, recordShadow.name, reply);
+      return reply === 1;
+    },
+
+    async recordSkipped(shadow, count) {
+      if (!Number.isSafeInteger(count) || count < 1) throw new StoreInputError(`skipped hooks must be a positive integer, got ${count}`);
+      const reply = await recordShadowSkipped.run(redis, [keys.meta, keys.stats(shadow)], [shadow, count]);
+      if (reply !== 0 && reply !== 1) throw badReply(keys.meta, recordShadowSkipped.name, reply);
       return reply === 1;
     },
 

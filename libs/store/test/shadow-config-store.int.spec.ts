@@ -88,7 +88,7 @@ describe('ShadowConfigStore', () => {
     expect(await store.record(seen({ hookId: 'h-2', fired: ['git/no-force'], differing: ['git/no-force'], shadowOutcome: 'block' }))).toBe(true);
     expect(await store.record(seen({ hookId: 'h-3', shadowOutcome: undefined }))).toBe(true);
     const stats = await store.stats(1);
-    expect(stats).toMatchObject({ evaluated: 3, errors: 1, disagreements: 1, transitions: { 'allow→block': 1 } });
+    expect(stats).toMatchObject({ evaluated: 3, errors: 1, skipped_busy: 0, disagreements: 1, transitions: { 'allow→block': 1 } });
     expect(stats.rules).toEqual([
       { rule: 'git/no-force', fired: 1, disagreements: 1, transitions: { 'allow→block': 1 } },
       { rule: 'guard/prompt-x', fired: 1, disagreements: 0, transitions: {} },
@@ -98,11 +98,16 @@ describe('ShadowConfigStore', () => {
     ]);
   });
 
-  it('counts nothing for a shadow that is no longer current, and gives a finished shadow\'s counters a retention', async () => {
+  it('counts skipped hooks; counts nothing for a shadow that is no longer current, and gives a finished shadow\'s counters a retention', async () => {
     await store.set({ source: yaml(1), config: parsed(1), publishedBy: 'ann', now: T0, liveVersion: null });
     await store.record(seen({ differing: ['r/x'], fired: ['r/x'], shadowOutcome: 'block' }));
+    expect(await store.recordSkipped(1, 3)).toBe(true);
+    expect(await store.recordSkipped(1, 2)).toBe(true);
+    expect((await store.stats(1)).skipped_busy).toBe(5);
     await store.drop();
     expect(await store.record(seen())).toBe(false);
+    expect(await store.recordSkipped(1, 4)).toBe(false);
+    expect((await store.stats(1)).skipped_busy).toBe(5);
     expect((await store.stats(1)).evaluated).toBe(1);
     expect(await redis.pTTL(shadowKeys(keys).stats(1))).toBeGreaterThan(0);
     expect(await redis.pTTL(shadowKeys(keys).examples(1))).toBeGreaterThan(0);

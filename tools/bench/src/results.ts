@@ -30,6 +30,17 @@ export interface ShadowCostSide {
   windows: { p50: number; cpuMs: number }[];
 }
 
+/** One side of the replay phase: one-at-a-time latency and CPU per decision (mean of its windows), the replays' pace. */
+export interface ReplayContentionSide {
+  decision: Measured;
+  /** Every process; with replays, their own work is in it. */
+  cpuPerDecisionMs: number;
+  cpuPerDecisionByProcess: { name: string; ms: number }[];
+  /** Hooks the replays read per second of the side's windows (0 without). */
+  replayedPerSecond: number;
+  windows: { p50: number; p99: number; cpuMs: number }[];
+}
+
 /** An echo baseline (`ws`, `nest`, `nestRaw`). */
 export interface EchoBaseline {
   /** One message at a time on one connection. */
@@ -217,6 +228,16 @@ export interface BenchResults {
     shards?: ShardsResult;
     /** Decisions without and with a shadow configuration, alternating windows (phases/shadow.ts). */
     shadow?: { decisionsPerWindow: number; loadedInFlight: number; without: ShadowCostSide; with: ShadowCostSide };
+    /** Decisions one at a time without and with large replays on the same workers, alternating windows (phases/replay-contention.ts). */
+    replayContention?: {
+      recordedHooks: number;
+      replaysAtOnce: number;
+      decisionsPerWindow: number;
+      without: ReplayContentionSide;
+      with: ReplayContentionSide;
+      /** with / without. */
+      ratios: { p50: number | null; p99: number | null; cpuPerDecision: number | null };
+    };
   };
   profiles?: ProcessProfile[];
   targets: TargetResult[];

@@ -70,6 +70,8 @@ function printStatus(io: CliIo, status: ShadowStatusResponse): void {
   const live = status.live_version === null ? '' : `, live was version ${status.live_version}`;
   io.stdout.write(`shadow ${status.shadow} set by ${status.published_by} at ${status.published_at}${live}\n`);
   io.stdout.write(`${status.evaluated} hooks evaluated, ${status.disagreements} disagreements (${rate(status.disagreements, status.evaluated)}), ${status.errors} errors; ${transitions(status.transitions)}\n`);
+  // The rate covers the hooks evaluated: say how many the busy workers did not shadow.
+  if (status.skipped_busy > 0) io.stdout.write(`${status.skipped_busy} hooks not shadowed (${rate(status.skipped_busy, status.evaluated + status.skipped_busy)} of the traffic): every shadow slot of their worker was busy; the rate covers the others\n`);
   if (status.rules.length > 0) {
     const rows = status.rules.map((rule) => [rule.rule, String(rule.fired), String(rule.disagreements), rate(rule.disagreements, status.evaluated), transitions(rule.transitions)]);
     io.stdout.write(`\n${table([['RULE', 'FIRED', 'DISAGREE', 'RATE', 'CHANGES'], ...rows])}\n`);

@@ -124,3 +124,20 @@ if ARGV[3] ~= '' then
 end
 return 1
 `;
+
+export const RECORD_SHADOW_SKIPPED_LUA = `--[[
+  record-shadow-skipped (2 keys): counts hooks a worker did not shadow because every shadow slot
+  was busy.
+
+  KEYS[1]  shadow meta hash
+  KEYS[2]  stats hash      <prefix>:config:{hooks}:shadow:<n>:stats
+
+  ARGV[1]  shadow number: nothing is counted unless it is still the current shadow
+  ARGV[2]  hooks skipped
+
+  Field: skipped_busy. Returns 1 when counted, 0 when the shadow is no longer current.
+]]
+if redis.call('HGET', KEYS[1], 'current') ~= ARGV[1] then return 0 end
+redis.call('HINCRBY', KEYS[2], 'skipped_busy', ARGV[2])
+return 1
+`;

@@ -15,6 +15,7 @@ import { bullmqBaseline } from '../phases/bullmq-baseline.js';
 import { commandHook } from '../phases/command-hook.js';
 import { connections } from '../phases/connections.js';
 import { decisionLatency } from '../phases/decision-latency.js';
+import { replayContentionPhase } from '../phases/replay-contention.js';
 import { shadowPhase } from '../phases/shadow.js';
 import { nestBaseline, wsBaseline } from '../phases/echo-baselines.js';
 import { evalBaseline } from '../phases/eval-baseline.js';
@@ -69,6 +70,7 @@ export function phasesFor(plan: BenchPlan, resultsDir: string): Phase[] {
     rulesPhase,
     decisionLatency,
     shadowPhase,
+    replayContentionPhase,
     commandHook,
     productThroughput,
     workerScaling,

@@ -44,7 +44,16 @@ function ShadowStats({ shadow }: { shadow: ShadowStatusResponse }) {
           <dt>Shadow errors</dt>
           <dd>{shadow.errors}</dd>
         </div>
+        <div className="count">
+          <dt>Not shadowed (workers busy)</dt>
+          <dd data-testid="shadow-skipped">{shadow.skipped_busy}</dd>
+        </div>
       </dl>
+      {shadow.skipped_busy > 0 ? (
+        <p className="notice notice-info" role="note">
+          {rate(shadow.skipped_busy, shadow.evaluated + shadow.skipped_busy)} of the hooks were not shadowed: their worker&apos;s shadow slots were all busy, and a worker sheds the shadow&apos;s work, never the live work. The disagreement rate covers the hooks evaluated only.
+        </p>
+      ) : null}
       <p>
         <span className="muted">Changes:</span> {transitionsText(shadow.transitions)}
       </p>
