@@ -137,8 +137,9 @@ const LOOKUP_PAGE_SIZE = 100;
  * REPLAY_LOOKUP_AFTER_MS`, a page of 100 at a time, and stops at the first entry of the hook;
  * only entries whose raw JSON names the hook are parsed. Undefined when there is none in the
  * window (log off or trimmed, the append failed or is still on its way) or it does not parse.
- * At the benchmark's 1,330 hooks/s a bucket takes about 170 entries a second, so a lookup
- * usually reads two pages and never more than {@link REPLAY_LOOKUP_MAX_ENTRIES} entries.
+ * At the benchmark's 1,330 hooks/s a bucket takes about 170 entries a second: a lookup that finds
+ * its entry reads two pages, one that does not the whole window (about 1,800 entries), never more
+ * than {@link REPLAY_LOOKUP_MAX_ENTRIES} (tools/bench micro/drill-down-lookup-cost).
  */
 export async function findReplayRecord(redis: RedisClient, keys: StoreKeys, hookId: string, decidedAt: number): Promise<ReplayRecord | undefined> {
   const key = keys.replayLog(shardIndexOf(hookId, REPLAY_LOG_BUCKETS));
