@@ -721,7 +721,7 @@ describe('ops console in a real browser', () => {
     }, 'the age of the agent that just connected to read as recent on the gateway clock');
     expect(await page.locator('time').filter({ hasText: /^in / }).count()).toBe(0);
   });
-  it("a hook's drill-down from a signal row and from the timeline: decision, rule, config version, latency by stage, oracle verdicts, the agent's answer, the context redacted", async () => {
+  it("a hook's drill-down from a signal row and from the timeline: decision, rule, config version, latency by stage, oracle verdicts, the agent's answer, the context redacted; a hook without signals' partial one from the agent's last decision", async () => {
     // The repository's rules, published: a download piped into a shell is blocked by rule curl-pipe-shell.
     const source = await readFile(join(findWorkspaceRoot(), '.ahp', 'hooks.yaml'), 'utf8');
     const publish = await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'POST', '/config', { source });
@@ -780,5 +780,27 @@ describe('ops console in a real browser', () => {
     const scoped = await operator('op-olga');
     await scoped.goto(`/hooks/${blocked.hookId}`);
     await scoped.getByText('No drill-down for this hook.').waitFor();
+
+    // A hook without signals: its partial drill-down, reached from the agent's last decision once
+    // the worker's replay-log entry (written just after the decision) holds its context.
+    const quiet = await driller.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ls -la /srv/app' } } });
+    expect(quiet.allowed).toBe(true);
+    expect(quiet.signals).toEqual([]);
+    await eventually(async () => {
+      const { status, json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'GET', `/hooks/${quiet.hookId}`);
+      return status === 200 && HookDrillDownSchema.parse(json).detail.context !== undefined ? true : undefined;
+    }, 'the partial drill-down with its context from the replay log');
+    await page.goto('/agents/driller');
+    await page.locator(`a[data-testid="last-decision-link"][href="/hooks/${quiet.hookId}"]`).click();
+    await page.waitForURL(new RegExp(`/hooks/${quiet.hookId}$`));
+    expect(await page.getByTestId('partial').textContent()).toContain('this hook sent no signals');
+    const decision = page.getByTestId('decision');
+    expect(await decision.textContent()).toContain('allowed');
+    expect(await decision.textContent()).toContain(`version ${version}`);
+    for (const stage of ['gateway', 'queue', 'worker']) expect(await page.getByTestId('stages').locator(`dd[data-stage="${stage}"]`).textContent()).toMatch(/^\d+(\.\d)? (ms|s)$/);
+    expect(await page.getByTestId('oracles').textContent()).toContain('answered');
+    await page.getByTestId('no-signals').waitFor();
+    expect(await page.getByLabel('Hook context').textContent()).toContain('ls -la /srv/app');
+    await suite.screenshot(page, 'hook-drill-down-partial');
   });
 });

@@ -135,7 +135,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
 
     const evaluator = evaluatorFor();
     const configVersion = evaluator.version;
-    // The drill-down's oracle verdicts (stored with the decision, only when it has signals).
+    // The drill-down's oracle verdicts (stored with the decision: in full with signals, as the hook record's summary without).
     const oracles: OracleVerdict[] = [];
     const evaluated = await evaluator.evaluate(
       {

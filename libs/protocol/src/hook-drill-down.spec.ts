@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HookDrillDownSchema, HookEvaluationDetailSchema, stageLatencies } from './hook-drill-down.js';
+import { HookDrillDownSchema, HookEvaluationDetailSchema, HookEvaluationSummarySchema, MAX_SUMMARY_ORACLE_MESSAGE, stageLatencies, summaryVerdictOf, verdictOfSummary, type OracleVerdict } from './hook-drill-down.js';
 
 const HOOK = '0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10';
 const SIGNAL = '7d0f3c2e-1b4a-4f6e-8c3d-5a9b0e1f2a3b';
@@ -50,5 +50,26 @@ describe('HookDrillDownSchema', () => {
   it('refuses an unknown oracle outcome or a field it does not know', () => {
     expect(HookEvaluationDetailSchema.safeParse({ ...detail, oracles: [{ ...detail.oracles[0], outcome: 'maybe' }] }).success).toBe(false);
     expect(HookEvaluationDetailSchema.safeParse({ ...detail, extra: 1 }).success).toBe(false);
+  });
+});
+
+describe('the summary of a hook without signals', () => {
+  it('keeps each verdict compact and gives it back whole, a long message cut', () => {
+    const verdicts: OracleVerdict[] = [
+      { oracle: 'rules', outcome: 'answered', duration_ms: 0.4, signals: 0 },
+      { oracle: 'slow', outcome: 'timeout', duration_ms: 50, signals: 0, message: 'no answer within 50 ms' },
+      { oracle: 'flaky', outcome: 'threw', duration_ms: 2, signals: 0, skipped: true },
+    ];
+    const summary = HookEvaluationSummarySchema.parse(JSON.parse(JSON.stringify([1_000, 1_004, verdicts.map(summaryVerdictOf)])));
+    expect(summary[2][0]).toEqual(['rules', 'answered', 0.4, 0]);
+    expect(summary[2].map(verdictOfSummary)).toEqual(verdicts);
+    const long = summaryVerdictOf({ oracle: 'chatty', outcome: 'invalid', duration_ms: 1, signals: 0, message: 'x'.repeat(1_000) });
+    expect(verdictOfSummary(long).message).toHaveLength(MAX_SUMMARY_ORACLE_MESSAGE);
+  });
+
+  it('a partial drill-down says what it lacks', () => {
+    const partial = { detail: { ...detail, signals: [], context: undefined, context_omitted: 'not_recorded' }, received_at: 998, decided_at: 1_010, stages: { gateway_ms: 2, queue_ms: 4, worker_ms: 6 }, answers: {}, partial: { reason: 'no_signals', unavailable: ['signals', 'answers', 'delivery', 'context'] } };
+    expect(HookDrillDownSchema.safeParse(partial).success).toBe(true);
+    expect(HookDrillDownSchema.safeParse({ ...partial, partial: { reason: 'expired', unavailable: [] } }).success).toBe(false);
   });
 });

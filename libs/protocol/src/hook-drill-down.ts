@@ -65,9 +65,10 @@ export const HookEvaluationDetailSchema = z
     /** When a worker picked the job up (that worker's clock). */
     picked_at: EpochMsSchema,
     oracles: boundedArray(OracleVerdictSchema),
-    /** The hook's context with secrets redacted; absent when larger than {@link MAX_DRILL_DOWN_CONTEXT_BYTES}. */
+    /** The hook's context with secrets redacted; absent when larger than {@link MAX_DRILL_DOWN_CONTEXT_BYTES}, or (a partial drill-down) when its replay-log entry was not found. */
     context: JsonObjectSchema.optional(),
-    context_omitted: z.literal('too_large').optional(),
+    /** Why `context` is absent: `too_large`, or `not_recorded` (a partial drill-down whose replay-log entry is not there: the log is off, trimmed, or the append failed). */
+    context_omitted: z.enum(['too_large', 'not_recorded']).optional(),
     allowed: z.boolean(),
     intensity: IntensitySchema.nullable(),
     decided_by: DecidedBySchema,
@@ -93,6 +94,64 @@ export const HookStageLatenciesSchema = z
   .meta({ id: 'HookStageLatencies', description: 'Per-stage latency of one hook: gateway, queue wait, worker, delivery.' });
 export type HookStageLatencies = z.infer<typeof HookStageLatenciesSchema>;
 
+/** Longest oracle message a hook summary keeps (the full drill-down keeps 2,000 characters): a summary is written for most hooks. */
+export const MAX_SUMMARY_ORACLE_MESSAGE = 256;
+
+/**
+ * One oracle verdict as a hook summary stores it, positionally to keep it small (a summary is
+ * written for most hooks): `[oracle, outcome, duration_ms, signals]`, then `message` (or null)
+ * and `1` when it was skipped, only when there are any.
+ */
+export const SummaryVerdictSchema = z.tuple([ShortStringSchema, OracleOutcomeSchema, z.number().nonnegative(), z.int().nonnegative(), TextSchema.nullable().optional(), z.literal(1).optional()]);
+export type SummaryVerdict = z.infer<typeof SummaryVerdictSchema>;
+
+/**
+ * What decide-hook keeps, in the hook record itself (field `summary` of `<prefix>:hook:{<hookId>}`),
+ * for a hook evaluated by a worker that has no drill-down record (it sent no signals): the two
+ * stage times only the worker knows and every oracle's verdict, as `[enqueued_at, picked_at,
+ * verdicts]`. It lives as long as the hook record (the decision TTL, 15 min by default) and is
+ * what a partial drill-down is built from.
+ */
+export const HookEvaluationSummarySchema = z
+  .tuple([EpochMsSchema, EpochMsSchema, boundedArray(SummaryVerdictSchema)])
+  .meta({ id: 'HookEvaluationSummary', description: "A signal-less hook's stage times and oracle verdicts, kept with its hook record." });
+export type HookEvaluationSummary = z.infer<typeof HookEvaluationSummarySchema>;
+
+/** The compact form of a verdict for a summary; the message cut to {@link MAX_SUMMARY_ORACLE_MESSAGE}. */
+export function summaryVerdictOf(verdict: OracleVerdict): SummaryVerdict {
+  const { oracle, outcome, duration_ms: ms, signals } = verdict;
+  const message = verdict.message?.slice(0, MAX_SUMMARY_ORACLE_MESSAGE);
+  if (verdict.skipped === true) return [oracle, outcome, ms, signals, message ?? null, 1];
+  return message === undefined ? [oracle, outcome, ms, signals] : [oracle, outcome, ms, signals, message];
+}
+
+/** The verdict a summary's compact form stands for. */
+export function verdictOfSummary([oracle, outcome, duration_ms, signals, message, skipped]: SummaryVerdict): OracleVerdict {
+  return { oracle, outcome, duration_ms, signals, ...(message === undefined || message === null ? {} : { message }), ...(skipped === 1 ? { skipped: true } : {}) };
+}
+
+/** What a partial drill-down lacks: `signals` and `answers` (there were none), `delivery` (recorded only for hooks with signals), `context` (see `context_omitted`). */
+export const DrillDownUnavailableSchema = z.enum(['signals', 'answers', 'delivery', 'context']);
+export type DrillDownUnavailable = z.infer<typeof DrillDownUnavailableSchema>;
+
+/**
+ * Present when the drill-down is partial: the hook sent no signals, so it has no drill-down record
+ * and was assembled from its hook record's summary (decision, configuration version, oracle
+ * verdicts, stage times) and its replay-log entry (context, rules).
+ */
+export const DrillDownPartialSchema = z
+  .strictObject({
+    reason: z.literal('no_signals'),
+    /** What is not available for this hook. */
+    unavailable: boundedArray(DrillDownUnavailableSchema, 4),
+    /** When the hook record, and with it this drill-down, expires. */
+    expires_at: EpochMsSchema.optional(),
+    /** The rules that fired (the replay-log entry's), when it was found. */
+    rules: boundedArray(ShortStringSchema, 256).optional(),
+  })
+  .meta({ id: 'DrillDownPartial', description: 'Marks a drill-down built from the hook record and the replay log (a hook without signals) and says what it lacks.' });
+export type DrillDownPartial = z.infer<typeof DrillDownPartialSchema>;
+
 /** `GET /v1/operator/hooks/:hookId`: the drill-down of one hook. */
 export const HookDrillDownSchema = z
   .strictObject({
@@ -105,6 +164,8 @@ export const HookDrillDownSchema = z
     stages: HookStageLatenciesSchema,
     /** The agent's answer to each signal of the decision, by signal id; absent while unanswered. */
     answers: z.record(UuidSchema, SignalResponseSchema),
+    /** Absent for a full drill-down; see {@link DrillDownPartialSchema}. */
+    partial: DrillDownPartialSchema.optional(),
   })
   .meta({ id: 'HookDrillDown', description: "One hook's drill-down: evaluation detail, stage latencies, the agent's answers." });
 export type HookDrillDown = z.infer<typeof HookDrillDownSchema>;

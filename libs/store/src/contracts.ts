@@ -113,8 +113,9 @@ export interface DecideHookOptions {
   answerGraceMs?: number;
   /**
    * What the drill-down shows about this evaluation (docs/console.md "Hook drill-down"): stored
-   * with the first decision when it has signals, in the same script (no extra round trip), and
-   * its stage times added to each signal-log entry. @defaultValue none: nothing recorded
+   * with the first decision, in the same script (no extra round trip) — in full in the drill-down
+   * record when it has signals, else its verdicts and stage times as the hook record's summary —
+   * and its stage times added to each signal-log entry. @defaultValue none: nothing recorded
    */
   evaluation?: HookEvaluationInput;
   /**

@@ -24,7 +24,7 @@ import { DECIDE_HOOK_CORE_LUA, SIGNAL_RECORD_PUT_LUA } from './scripts/decide-ho
 import { OPEN_HOOK_CORE_LUA } from './scripts/open-hook-core.lua.js';
 import { OPEN_HOOK_LUA } from './scripts/open-hook.lua.js';
 import { describeIssues } from './validate.js';
-import { evaluationDetailJson } from './hook-detail-store.js';
+import { evaluationRecordsJson } from './hook-detail-store.js';
 
 const openHook = new LuaScript('open-hook', OPEN_HOOK_LUA);
 const decideHook = new LuaScript('decide-hook', DECIDE_HOOK_LUA);
@@ -143,8 +143,9 @@ export function createHookStore(options: HookStoreOptions): HookStore {
    */
   async function decideSplit(hookId: string, valid: HookDecision, now: number, decideOptions: DecideHookOptions): Promise<{ decision: HookDecision; first: boolean }> {
     const key = keys.hook(hookId);
+    const records = evaluationRecordsJson(valid, decideOptions.evaluation);
     const reply = arrayReply(
-      await decideHookCore.run(redis, [key, keys.hookDetail(hookId)], [JSON.stringify(valid), now, options.decisionTtlMs, valid.trigger, evaluationDetailJson(valid, decideOptions.evaluation), options.signalTtlMs]),
+      await decideHookCore.run(redis, [key, keys.hookDetail(hookId)], [JSON.stringify(valid), now, options.decisionTtlMs, valid.trigger, records.detail, options.signalTtlMs, records.summary]),
       key,
       decideHookCore.name,
     );
@@ -315,6 +316,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       if (isClusterClient(redis)) return decideSplit(hookId, valid, now, decideOptions);
       const key = keys.hook(hookId);
       const json = JSON.stringify(valid);
+      const records = evaluationRecordsJson(valid, decideOptions.evaluation);
       const signalArgs = valid.signals.flatMap((signal) => {
         const rule = signal.context['rule'];
         return [signal.header.id, signal.header.intensity, signal.header.source, signal.header.type, typeof rule === 'string' ? rule.slice(0, 256) : '', mustAnswer(signal) ? '1' : '0'];
@@ -339,10 +341,11 @@ export function createHookStore(options: HookStoreOptions): HookStore {
             Math.max(0, Math.round(decideOptions.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS)),
             unansweredHead,
             unansweredTail,
-            evaluationDetailJson(valid, decideOptions.evaluation),
+            records.detail,
             decideOptions.evaluation === undefined ? '' : Math.round(decideOptions.evaluation.enqueuedAt),
             decideOptions.evaluation === undefined ? '' : Math.round(decideOptions.evaluation.pickedAt),
             decideOptions.traceparent ?? '',
+            records.summary,
             ...signalArgs,
           ],
         ),

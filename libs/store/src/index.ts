@@ -66,7 +66,7 @@ export { readRequestTeams, teamFromPresence } from './request-records.js';
 export type { TeamResolver } from './request-records.js';
 export { REQUEST_EVENTS, readRequestEvents } from './request-events.js';
 export type { ReadRequestEventsOptions, RequestEvent, RequestEventRecord } from './request-events.js';
-export { createHookDetailStore, evaluationDetailJson } from './hook-detail-store.js';
+export { createHookDetailStore, evaluationDetailJson, evaluationRecordsJson, evaluationSummaryJson } from './hook-detail-store.js';
 export type { HookDelivery, HookDetailStore } from './hook-detail-store.js';
 export { MAX_PENDING_OPERATOR_SIGNALS, createOperatorSignalStore } from './operator-signal-store.js';
 export type { HookAidOrigin, HookAidSendOutcome, OperatorSignalSendOutcome, OperatorSignalStore, OperatorSignalStoreOptions } from './operator-signal-store.js';
@@ -160,7 +160,11 @@ export {
   DEFAULT_REPLAY_LOG_MAX_ENTRIES,
   DEFAULT_REPLAY_LOG_RETENTION_MS,
   REPLAY_LOG_BUCKETS,
+  REPLAY_LOOKUP_AFTER_MS,
+  REPLAY_LOOKUP_BEFORE_MS,
+  REPLAY_LOOKUP_MAX_ENTRIES,
   createReplayLog,
+  findReplayRecord,
   replayRecordOf,
 } from './replay-log.js';
 export type { ReadReplayLogOptions, ReplayLog, ReplayLogAppend, ReplayLogItem, ReplayLogOptions } from './replay-log.js';

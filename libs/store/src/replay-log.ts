@@ -119,6 +119,52 @@ export function replayRecordOf(input: ReplayLogAppend, maxContextBytes: number):
   return { record: bytes > maxContextBytes ? record : { ...record, context }, json };
 }
 
+/**
+ * How far before a hook's `decided_at` {@link findReplayRecord} starts reading: the entry is
+ * appended just after the decision, but its stream id is Redis's clock and `decided_at` the
+ * worker's, which may be a little ahead.
+ */
+export const REPLAY_LOOKUP_BEFORE_MS = 1_000;
+/** How far after `decided_at` it reads at most: an append queued behind a busy worker or Redis. */
+export const REPLAY_LOOKUP_AFTER_MS = 10_000;
+/** Most entries one lookup reads, whatever the traffic in the window (a page is 100). */
+export const REPLAY_LOOKUP_MAX_ENTRIES = 2_000;
+const LOOKUP_PAGE_SIZE = 100;
+
+/**
+ * The replay-log entry of one hook, found by time rather than by id (the log is ordered by time):
+ * reads the hook's own bucket from `decidedAt - REPLAY_LOOKUP_BEFORE_MS` to `decidedAt +
+ * REPLAY_LOOKUP_AFTER_MS`, a page of 100 at a time, and stops at the first entry of the hook;
+ * only entries whose raw JSON names the hook are parsed. Undefined when there is none in the
+ * window (log off or trimmed, the append failed or is still on its way) or it does not parse.
+ * At the benchmark's 1,330 hooks/s a bucket takes about 170 entries a second: a lookup that finds
+ * its entry reads two pages, one that does not the whole window (about 1,800 entries), never more
+ * than {@link REPLAY_LOOKUP_MAX_ENTRIES} (tools/bench micro/drill-down-lookup-cost).
+ */
+export async function findReplayRecord(redis: RedisClient, keys: StoreKeys, hookId: string, decidedAt: number): Promise<ReplayRecord | undefined> {
+  const key = keys.replayLog(shardIndexOf(hookId, REPLAY_LOG_BUCKETS));
+  const end = `${Math.max(0, decidedAt + REPLAY_LOOKUP_AFTER_MS)}-18446744073709551615`;
+  let start = `${Math.max(0, decidedAt - REPLAY_LOOKUP_BEFORE_MS)}-0`;
+  for (let read = 0; read < REPLAY_LOOKUP_MAX_ENTRIES; ) {
+    const page = (await redis.xRange(key, start, end, { COUNT: LOOKUP_PAGE_SIZE })) ?? [];
+    read += page.length;
+    for (const entry of page) {
+      const raw = entry.message['r'];
+      if (raw === undefined || !raw.includes(hookId)) continue;
+      try {
+        const parsed = ReplayRecordSchema.safeParse(JSON.parse(raw));
+        if (parsed.success && parsed.data.hook_id === hookId) return parsed.data;
+      } catch {
+        // Not JSON: not this hook's entry, as far as anyone can tell.
+      }
+    }
+    const last = page.at(-1);
+    if (last === undefined || page.length < LOOKUP_PAGE_SIZE) return undefined;
+    start = `(${last.id}`;
+  }
+  return undefined;
+}
+
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;

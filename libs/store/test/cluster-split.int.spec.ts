@@ -4,12 +4,13 @@
  * compare-and-set on the request's tag) and presence (the agent's entry), each followed by
  * follow-ups on other tags. A crash between the deciding part and the follow-ups loses no decision
  * and no request state, and the next call on the same entity (the "not first" answer) writes what
- * was missing; at most a log line is lost.
+ * was missing; at most a log line is lost. The partial drill-down of a hook without signals reads
+ * its summary from the hook's own tag and its context from a replay-log bucket on another.
  */
 import { startRedisCluster, type RedisClusterHandle } from '@ahp/embedded-redis';
 import { createRequest, type HookDecision } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, createKeys, createRedisStores, keySlot, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
+import { connectRedis, createHookDetailStore, createKeys, createRedisStores, createReplayLog, keySlot, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
 import { LuaScript } from '../src/lua.js';
 import { CAS_REQUEST_CORE_LUA } from '../src/scripts/cas-request.lua.js';
 import { DECIDE_HOOK_CORE_LUA } from '../src/scripts/decide-hook-split.lua.js';
@@ -66,6 +67,22 @@ describe('hook path on a Redis Cluster', () => {
     // One log line per signal of the winner, however many deciders replayed the follow-ups.
     expect(await logLinesOf(hookId)).toBe(1);
     expect((await routedTo('gw-a')).every((decision) => decision.hook_id !== hookId || JSON.stringify(decision) === JSON.stringify(winner))).toBe(true);
+  });
+
+  it('keeps the summary of a hook without signals on its own tag and reads the partial drill-down back, context from the replay log', async () => {
+    const hookId = randomUUID();
+    await open(hookId);
+    const now = Date.now();
+    const context = { tool: { name: 'Bash', input: { command: 'ls' } } };
+    const oracles = [{ oracle: 'rules', outcome: 'answered' as const, duration_ms: 0.3, signals: 0 }];
+    const decision = makeDecision(hookId);
+    await stores.hooks.decide(hookId, decision, now + 3, { evaluation: { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: now + 1, pickedAt: now + 2, context, oracles } });
+    expect(await redis.hExists(keys.hook(hookId), 'summary')).toBe(1);
+    await createReplayLog({ redis, keys }).append({ hookId, trigger: 'pre-tool-use', agent: { id: 'agent-1', name: 'Agent one' }, sessionId: 'session-1', context, decision, configVersion: undefined, at: now + 3 });
+    const drill = await createHookDetailStore({ redis, keys }).read(hookId);
+    expect(drill?.partial?.reason).toBe('no_signals');
+    expect(drill?.detail.oracles).toEqual(oracles);
+    expect(drill?.detail.context).toEqual(context);
   });
 
   it('after a crash between the deciding part and the follow-ups, the decision stands and a later decide writes the signal record, the log line and the route', async () => {

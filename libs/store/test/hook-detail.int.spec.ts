@@ -2,12 +2,14 @@
  * The hook drill-down against the run's Redis: decide records the evaluation detail with the
  * first decision (in the same step), the signal-log entries carry the stage latencies, the
  * gateway's delivery time is added later, the answers come from the signal records, and the
- * decision stream carries the deciding worker's traceparent.
+ * decision stream carries the deciding worker's traceparent. A hook without signals keeps a
+ * summary in its hook record, as long as that record, and reads back as a partial drill-down
+ * with the context of its replay-log entry.
  */
 import type { OracleVerdict } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHookDetailStore, createRedisStores, readSignalLog, type HookDetailStore, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
-import { makeDecision, makeSignal, openClient, randomUUID, testKeys } from './support.js';
+import { createHookDetailStore, createRedisStores, createReplayLog, readSignalLog, type HookDetailStore, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
+import { eventually, makeDecision, makeSignal, openClient, randomUUID, testKeys } from './support.js';
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -91,15 +93,23 @@ describe('hook drill-down', () => {
     expect(drill?.answers[signal.header.id]?.action).toBe('abort');
   });
 
-  it('records nothing for a decision without signals, nor for a duplicate, and a delivery never creates a record', async () => {
+  it('records no drill-down record for a decision without signals, nor for a duplicate, and a delivery never creates a record', async () => {
     const quiet = randomUUID();
     const now = Date.now();
     await openAt(quiet, now);
     const evaluation = { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: now, pickedAt: now, context: {}, oracles: ORACLES };
     await stores.hooks.decide(quiet, makeDecision(quiet), now + 1, { evaluation });
     await details.recordDelivered([{ hookId: quiet, at: now + 2, via: 'http' }]);
-    expect(await details.read(quiet)).toBeNull();
     expect(await redis.exists(keys.hookDetail(quiet))).toBe(0);
+    // Only the partial drill-down, without a delivery time.
+    const partial = await details.read(quiet);
+    expect(partial?.partial?.unavailable).toContain('delivery');
+    expect(partial?.delivered_at).toBeUndefined();
+    // A decision with signals keeps its summary in the drill-down record only.
+    const loudOne = randomUUID();
+    await openAt(loudOne, now);
+    await stores.hooks.decide(loudOne, makeDecision(loudOne, [makeSignal('aid')]), now + 1, { evaluation });
+    expect(await redis.hExists(keys.hook(loudOne), 'summary')).toBe(0);
 
     const loud = randomUUID();
     await openAt(loud, now);
@@ -121,5 +131,69 @@ describe('hook drill-down', () => {
     const drill = await details.read(hookId);
     expect(drill?.detail.context).toBeUndefined();
     expect(drill?.detail.context_omitted).toBe('too_large');
+  });
+
+  it('keeps a summary of a hook without signals in its hook record, read back as a partial drill-down with the context from the replay log, for as long as the hook record lives', async () => {
+    const hookId = randomUUID();
+    const t0 = Date.now();
+    await openAt(hookId, t0);
+    const context = { tool: { name: 'Bash', input: { command: 'ls -la', api_key: 'sk-live-abc' } } };
+    const decision = { ...makeDecision(hookId), config_version: 7 };
+    const evaluation = { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: t0 + 2, pickedAt: t0 + 5, context, oracles: ORACLES };
+    expect((await stores.hooks.decide(hookId, decision, t0 + 9, { evaluation })).first).toBe(true);
+
+    // The summary is a field of the hook record: the same key, so the same lifetime and slot.
+    const hook = keys.hook(hookId);
+    expect(await redis.hExists(hook, 'summary')).toBe(1);
+    expect(await redis.exists(keys.hookDetail(hookId))).toBe(0);
+
+    // Before the replay-log entry exists: everything but the context.
+    let drill = await details.read(hookId);
+    expect(drill?.detail).toMatchObject({ hook_id: hookId, agent_id: 'agent-1', session_id: 'session-1', oracles: ORACLES, allowed: true, config_version: 7, signals: [], context_omitted: 'not_recorded' });
+    expect(drill?.stages).toEqual({ gateway_ms: 2, queue_ms: 3, worker_ms: 4 });
+    expect(drill?.received_at).toBe(t0);
+    expect(drill?.decided_at).toBe(t0 + 9);
+    expect(drill?.partial).toMatchObject({ reason: 'no_signals', unavailable: ['signals', 'answers', 'delivery', 'context'] });
+    expect(drill?.partial?.expires_at).toBeGreaterThan(Date.now());
+
+    // Another hook's entry in the window is passed over; this hook's is found by time.
+    const log = createReplayLog({ redis, keys });
+    const entry = { trigger: 'pre-tool-use' as const, agent: { id: 'agent-1', name: 'Agent one' }, sessionId: 'session-1', context, decision, configVersion: 7, at: t0 + 9 };
+    await log.append({ ...entry, hookId: randomUUID() });
+    await log.append({ ...entry, hookId });
+    drill = await details.read(hookId);
+    expect(drill?.detail.context).toEqual({ tool: { name: 'Bash', input: { command: 'ls -la', api_key: '[redacted]' } } });
+    expect(drill?.detail.context_omitted).toBeUndefined();
+    expect(drill?.partial).toMatchObject({ unavailable: ['signals', 'answers', 'delivery'], rules: [] });
+
+    // A duplicate decision changes nothing.
+    await stores.hooks.decide(hookId, makeDecision(hookId), t0 + 20, { evaluation: { ...evaluation, oracles: [] } });
+    expect((await details.read(hookId))?.detail.oracles).toEqual(ORACLES);
+
+    // The summary goes with the hook record: a store whose decisions live 300 ms.
+    const brief = createRedisStores({ redis, keys, decisionTtlMs: 300, signalTtlMs: 120_000 });
+    const short = randomUUID();
+    const now = Date.now();
+    await brief.hooks.open({ hookId: short, agentId: 'agent-1', sessionId: 'session-1', gatewayId: 'gw-a', trigger: 'pre-tool-use', now, deadlineAt: now + 100 });
+    await brief.hooks.decide(short, makeDecision(short), now + 1, { evaluation });
+    expect((await details.read(short))?.partial?.reason).toBe('no_signals');
+    await eventually(async () => ((await details.read(short)) === null ? true : undefined), 'the partial drill-down to go with its hook record');
+  });
+
+  it('measures what the summary adds to a hook record', async () => {
+    const sizes: string[] = [];
+    for (const oracles of [[{ oracle: 'rules', outcome: 'answered' as const, duration_ms: 0.42, signals: 0 }], ORACLES]) {
+      const hookId = randomUUID();
+      const now = Date.now();
+      await openAt(hookId, now);
+      await stores.hooks.decide(hookId, makeDecision(hookId), now + 2, { evaluation: { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: now, pickedAt: now + 1, context: {}, oracles } });
+      const withSummary = (await redis.memoryUsage(keys.hook(hookId), { SAMPLES: 0 })) ?? 0;
+      await redis.hDel(keys.hook(hookId), 'summary');
+      const without = (await redis.memoryUsage(keys.hook(hookId), { SAMPLES: 0 })) ?? 0;
+      expect(withSummary).toBeGreaterThan(without);
+      sizes.push(`${String(oracles.length)} verdict(s): ${String(without)} B → ${String(withSummary)} B`);
+    }
+    // Reported, not asserted beyond its sign: the figures are in docs/console.md.
+    process.stdout.write(`hook record without → with the summary: ${sizes.join('; ')}\n`);
   });
 });

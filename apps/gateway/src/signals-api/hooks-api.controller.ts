@@ -8,6 +8,8 @@ import { SignalsApiService } from './signals-api.service.js';
  * `GET /v1/operator/hooks/:hookId` (viewer and up): the drill-down of a hook that sent signals —
  * its context (redacted), every oracle's verdict, the signals with their rules, the configuration
  * version, the stage latencies and the agent's answers. Reached from a signal row's `correlation_id`.
+ * For a recent hook without signals, the partial drill-down (`partial` says what it lacks) from its
+ * hook record and its replay-log entry; reached from an agent's last decision.
  */
 @Controller('v1/operator/hooks')
 @UseGuards(OperatorAuthGuard)

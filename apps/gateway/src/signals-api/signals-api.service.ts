@@ -35,14 +35,15 @@ export class SignalsApiService {
   }
 
   /**
-   * The drill-down of one hook (docs/console.md "Hook drill-down"). Not found — never recorded
-   * (the hook sent no signal), expired, or an agent a team-scoped token may not see (the same
-   * answer, so a scoped token cannot probe hook ids) — is E_NOT_FOUND.
+   * The drill-down of one hook (docs/console.md "Hook drill-down"): the full one of a hook that
+   * sent signals, or the partial one (`partial` set) of a hook without, while its hook record
+   * lives. Not found — not decided by a worker, expired, or an agent a team-scoped token may not
+   * see (the same answer, so a scoped token cannot probe hook ids) — is E_NOT_FOUND.
    */
   async drillDown(operator: OperatorIdentity, hookId: string): Promise<HookDrillDown> {
     const drill = await this.details.read(hookId);
     if (drill === null || (operator.scope?.teams !== undefined && !this.scopes.seesAgent(operator, drill.detail.agent_id))) {
-      throw new OperatorApiError(makeError('E_NOT_FOUND', `no drill-down for hook ${hookId}: it sent no signal, or it is older than the signal records (24 h)`, { hook_id: hookId }));
+      throw new OperatorApiError(makeError('E_NOT_FOUND', `no drill-down for hook ${hookId}: not decided by a worker (yet), or older than its hook record (15 min) without signals or its signal records (24 h) with`, { hook_id: hookId }));
     }
     return drill;
   }

@@ -38,16 +38,34 @@ export type {
   PushSubscriptionsResponse,
 } from '../notifications.js';
 export {
+  DrillDownPartialSchema,
   DrillDownSignalSchema,
+  DrillDownUnavailableSchema,
   HookDrillDownSchema,
   HookEvaluationDetailSchema,
+  HookEvaluationSummarySchema,
   HookStageLatenciesSchema,
   MAX_DRILL_DOWN_CONTEXT_BYTES,
+  MAX_SUMMARY_ORACLE_MESSAGE,
   OracleOutcomeSchema,
   OracleVerdictSchema,
+  SummaryVerdictSchema,
   stageLatencies,
+  summaryVerdictOf,
+  verdictOfSummary,
 } from '../hook-drill-down.js';
-export type { DrillDownSignal, HookDrillDown, HookEvaluationDetail, HookStageLatencies, OracleOutcome, OracleVerdict } from '../hook-drill-down.js';
+export type {
+  DrillDownPartial,
+  DrillDownSignal,
+  DrillDownUnavailable,
+  HookDrillDown,
+  HookEvaluationDetail,
+  HookEvaluationSummary,
+  HookStageLatencies,
+  OracleOutcome,
+  OracleVerdict,
+  SummaryVerdict,
+} from '../hook-drill-down.js';
 export {
   DEFAULT_OPERATOR_SIGNAL_TTL_MS,
   MAX_OPERATOR_SIGNAL_TTL_MS,

@@ -20,6 +20,7 @@ export const DECIDE_HOOK_CORE_LUA = `--[[
   ARGV[4]  the decision's trigger, which must be the hook's
   ARGV[5]  the evaluation detail JSON, '' for none (written with the first decision only)
   ARGV[6]  its TTL (ms): the signal record TTL
+  ARGV[7]  the evaluation summary JSON, '' for none: the hook hash's 'summary' (see decide-hook)
 
   Returns
     { 'missing' } | { 'mismatch', stored trigger }     nothing changed
@@ -28,7 +29,7 @@ export const DECIDE_HOOK_CORE_LUA = `--[[
 local function reply(h, kind, decision, decidedAt)
   return { kind, decision, h[3] or '', h[4] or '', h[5] or '', h[6] or '', h[7] or '', h[8] or '', h[10] or '', decidedAt }
 end
-${decideHookRecord(4, "  return reply(h, 'stored', h[2] or '', h[11] or ARGV[2])\n")}${decideHookDetail(2, 5, 6)}return reply(h, 'first', ARGV[1], ARGV[2])
+${decideHookRecord(4, "  return reply(h, 'stored', h[2] or '', h[11] or ARGV[2])\n", 7)}${decideHookDetail(2, 5, 6)}return reply(h, 'first', ARGV[1], ARGV[2])
 `;
 
 /** Source of signal-record-put. */

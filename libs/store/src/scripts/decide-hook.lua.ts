@@ -1,7 +1,7 @@
 /** Number of ARGV values per signal of a decision, after the fixed ones. */
 export const DECIDE_HOOK_ARGS_PER_SIGNAL = 6;
 /** Number of fixed ARGV values before the per-signal ones. */
-export const DECIDE_HOOK_FIXED_ARGS = 19;
+export const DECIDE_HOOK_FIXED_ARGS = 20;
 
 /**
  * The hook-hash part of decide-hook, on KEYS[1]: returns 'missing' or 'mismatch' from the script,
@@ -9,9 +9,11 @@ export const DECIDE_HOOK_FIXED_ARGS = 19;
  * (first writer wins) and falls through with the hook's fields in the local h (status, decision,
  * gateway_id, agent_id, session_id, trigger, hook_id, created_at, deadline_at, answers,
  * decided_at). ARGV[1] decision JSON, ARGV[2] decided_at, ARGV[3] decision TTL; the trigger the
- * decision is for is ARGV[triggerArg]. Shared by decide-hook and decide-hook-core (Redis Cluster).
+ * decision is for is ARGV[triggerArg]; ARGV[summaryArg], when not '', is stored with the decision
+ * as the hook's `summary` (it then lives exactly as long as the hook record). Shared by
+ * decide-hook and decide-hook-core (Redis Cluster).
  */
-export function decideHookRecord(triggerArg: number, onStored: string): string {
+export function decideHookRecord(triggerArg: number, onStored: string, summaryArg: number): string {
   return `local hook = KEYS[1]
 local h = redis.call('HMGET', hook, 'status', 'decision', 'gateway_id', 'agent_id', 'session_id', 'trigger', 'hook_id', 'created_at', 'deadline_at', 'answers', 'decided_at')
 if not h[1] then
@@ -22,7 +24,11 @@ ${onStored}end
 if h[6] ~= ARGV[${triggerArg}] then
   return { 'mismatch', h[6] or '' }
 end
-redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
+if ARGV[${summaryArg}] ~= nil and ARGV[${summaryArg}] ~= '' then
+  redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2], 'summary', ARGV[${summaryArg}])
+else
+  redis.call('HSET', hook, 'status', 'decided', 'decision', ARGV[1], 'decided_at', ARGV[2])
+end
 -- open-hook gave the hash its deadline plus the decision TTL to live: a decision made by the
 -- deadline keeps at least the decision TTL without touching it; a later one gets it now.
 local deadline = tonumber(h[9] or '')
@@ -78,7 +84,10 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[17] when the gateway enqueued the job (epoch ms), '' when unknown
   ARGV[18] when the worker picked it up (epoch ms), '' when unknown
   ARGV[19] W3C traceparent routed with the decision, '' for none
-  then, for signal i, ARGV[20 + 6(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
+  ARGV[20] the hook's evaluation summary JSON (oracle verdicts, enqueue and pick-up times), ''
+           for none (the caller sends it only without a drill-down record): stored in KEYS[1]
+           as 'summary', so it lives as long as the hook record
+  then, for signal i, ARGV[21 + 6(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
   '1' when the agent must answer it (block or control, see mustAnswer) else '0'
 
   A hook opened with answers = '0' comes from a client that cannot report answers (Claude Code's
@@ -131,7 +140,7 @@ local function route(decision, owner, hookId)
     redis.call('PEXPIRE', stream, ARGV[12])
   end
 end
-${decideHookRecord(7, "  route(h[2] or '', h[3], h[7] or '')\n  return { 'stored', h[2] or '', h[3] or '' }\n")}local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
+${decideHookRecord(7, "  route(h[2] or '', h[3], h[7] or '')\n  return { 'stored', h[2] or '', h[3] or '' }\n", 20)}local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
 local latency = nil
 if h[8] and tonumber(h[8]) and tonumber(ARGV[2]) then
   latency = math.max(tonumber(ARGV[2]) - tonumber(h[8]), 0)

@@ -2,7 +2,7 @@
 import { HookDrillDownSchema, type HookDrillDown } from '@ahp/protocol';
 import { callJson, operatorUrl } from './client';
 
-/** The drill-down of a hook that sent signals; rejects with `E_NOT_FOUND` for one without (or expired, or outside the token's teams). */
+/** The drill-down of a hook (partial for a recent one without signals); rejects with `E_NOT_FOUND` when there is none (not decided by a worker, expired, or outside the token's teams). */
 export function fetchHookDrillDown(hookId: string, signal?: AbortSignal): Promise<HookDrillDown> {
   return callJson(operatorUrl(`hooks/${encodeURIComponent(hookId)}`), HookDrillDownSchema, signal ? { signal } : {});
 }

@@ -3,9 +3,11 @@
  * One agent: where it is and what it last did (its fleet row), its current plan, and its
  * timeline — reported events, signals and its answers, requests — newest first, live.
  */
+import Link from 'next/link';
 import { useState } from 'react';
 import type { FleetAgent, Plan, TimelineEntry } from '@ahp/protocol';
 import { fetchFleet } from '@/lib/api/fleet';
+import { hookHref } from '@/lib/api/hooks';
 import { fetchAgentRequests } from '@/lib/api/requests';
 import { fetchSignalLines } from '@/lib/api/signals';
 import { fetchTimeline } from '@/lib/api/timeline';
@@ -68,6 +70,9 @@ function AgentSummary({ row, now }: { row: FleetAgent; now: number }) {
           {row.last_decision ? (
             <>
               <DecisionSummary decision={row.last_decision} now={now} /> · <Ago at={row.last_decision.at} now={now} />
+              {/* The only place a hook without signals shows: its (partial) drill-down lives as long as its hook record. */}
+              {' '}
+              · <Link href={hookHref(row.last_decision.hook_id)} data-testid="last-decision-link">details</Link>
             </>
           ) : (
             'none'

@@ -4,9 +4,10 @@
  * (gateway, queue wait, worker, delivery), every oracle's verdict, the signals with their rules and
  * the agent's answers, and the context the oracles saw (secrets redacted). Reached from a signal
  * row or a timeline entry; re-read when the live feed says this agent's signals were answered.
+ * A hook without signals has a partial one (from an agent's last decision), marked as such.
  */
 import Link from 'next/link';
-import type { HookDrillDown, OperatorLiveEvent } from '@ahp/protocol';
+import type { DrillDownPartial, DrillDownUnavailable, HookDrillDown, OperatorLiveEvent } from '@ahp/protocol';
 import { fetchHookDrillDown } from '@/lib/api/hooks';
 import { ApiError } from '@/lib/api/client';
 import { useResource } from '@/lib/live/use-resource';
@@ -130,6 +131,29 @@ function Signals({ drill }: { drill: HookDrillDown }) {
   );
 }
 
+const UNAVAILABLE: Record<DrillDownUnavailable, string> = {
+  signals: 'signals (there were none)',
+  answers: "the agent's answers",
+  delivery: 'the delivery time',
+  context: 'the context',
+};
+
+/** What a partial drill-down is built from and what it lacks. */
+function PartialNotice({ partial }: { partial: DrillDownPartial }) {
+  return (
+    <div className="notice notice-info" role="note" data-testid="partial">
+      <strong>Partial drill-down: this hook sent no signals.</strong> It comes from the hook record (kept
+      {partial.expires_at === undefined ? ' for 15 minutes' : <> until <Timestamp at={new Date(partial.expires_at).toISOString()} /></>}) and the replay log. Not available:{' '}
+      {partial.unavailable.map((item) => UNAVAILABLE[item]).join(', ')}.
+    </div>
+  );
+}
+
+/** The context section's text when there is no context to show. */
+function contextMissing(omitted: HookDrillDown['detail']['context_omitted']): string {
+  return omitted === 'not_recorded' ? 'Not recorded: the replay log has no entry for this hook (logging off, trimmed, or not written yet).' : 'Left out: larger than 16 KiB.';
+}
+
 export function HookView({ hookId }: { hookId: string }) {
   const drill = useResource(`hook:${hookId}`, (signal) => fetchHookDrillDown(hookId, signal), {
     refreshOn: (event: OperatorLiveEvent) => event.kind === 'signals',
@@ -152,13 +176,16 @@ export function HookView({ hookId }: { hookId: string }) {
       </div>
       {drill.status === 'loading' ? <Loading label="Loading the hook" /> : null}
       {notFound ? (
-        <Empty title="No drill-down for this hook.">Only hooks that sent signals keep one, for 24 hours; a team-scoped token sees its teams&apos; hooks only.</Empty>
+        <Empty title="No drill-down for this hook.">
+          Hooks that sent signals keep one for 24 hours, other hooks a partial one for 15 minutes once a worker decided them; a team-scoped token sees its teams&apos; hooks only.
+        </Empty>
       ) : drill.status === 'error' && drill.error ? (
         <ErrorState title="Could not load the hook." error={drill.error} onRetry={drill.reload} />
       ) : null}
       {data && drill.error ? <StaleNotice error={drill.error} onRetry={drill.reload} /> : null}
       {data ? (
         <>
+          {data.partial ? <PartialNotice partial={data.partial} /> : null}
           <section aria-labelledby="decision-heading" className="section">
             <h2 id="decision-heading">Decision</h2>
             <dl className="meta meta-wide" data-testid="decision">
@@ -172,7 +199,7 @@ export function HookView({ hookId }: { hookId: string }) {
               <dt>Delivered</dt>
               <dd>
                 {data.delivered_at === undefined ? (
-                  <span className="muted">not recorded</span>
+                  <span className="muted">{data.partial ? 'not recorded for hooks without signals' : 'not recorded'}</span>
                 ) : (
                   <>
                     <Timestamp at={new Date(data.delivered_at).toISOString()} /> <span className="muted">over {data.delivered_via === 'http' ? 'HTTP' : 'WebSocket'}</span>
@@ -186,12 +213,31 @@ export function HookView({ hookId }: { hookId: string }) {
           <section aria-labelledby="oracles-heading" className="section">
             <h2 id="oracles-heading">Oracles and signals</h2>
             <Oracles drill={data} />
-            <Signals drill={data} />
+            {data.partial ? (
+              <p className="muted" data-testid="no-signals">
+                No signals.{' '}
+                {data.partial.rules === undefined ? null : data.partial.rules.length === 0 ? (
+                  'No rule fired.'
+                ) : (
+                  <>
+                    Rules that fired: {data.partial.rules.map((rule, index) => (
+                      <span key={rule}>
+                        {index > 0 ? ', ' : null}
+                        <code>{rule}</code>
+                      </span>
+                    ))}
+                    .
+                  </>
+                )}
+              </p>
+            ) : (
+              <Signals drill={data} />
+            )}
           </section>
           <section aria-labelledby="context-heading" className="section">
             <h2 id="context-heading">Context</h2>
             <p className="muted">What the oracles evaluated; secret-named fields and credentials in text are redacted.</p>
-            {data.detail.context === undefined ? <p className="muted">Left out: larger than 16 KiB.</p> : <JsonBlock value={data.detail.context} label="Hook context" />}
+            {data.detail.context === undefined ? <p className="muted">{contextMissing(data.detail.context_omitted)}</p> : <JsonBlock value={data.detail.context} label="Hook context" />}
           </section>
         </>
       ) : null}
