@@ -6,11 +6,12 @@
  * answered by inference (`answer: inferred`) or `not_reported`, never as unanswered.
  */
 import { randomUUID } from 'node:crypto';
-import { FleetResponseSchema, type HookJobData, type Signal } from '@ahp/protocol';
+import { FleetResponseSchema, type Signal } from '@ahp/protocol';
 import { exportSignalLog } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { claudeCodeSessionId } from '../src/claude-code/claude-code.service.js';
 import { workerDecision } from './support/decisions.js';
+import { postHook, hookJobTaker } from './support/coding-agent-hooks.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
 
 const AGENT: TestAgentEntry = { id: 'claude', name: 'Claude', token: newToken(), team: 'red' };
@@ -18,7 +19,6 @@ const OPERATOR = { id: 'op', name: 'Op', role: 'viewer' as const, token: newToke
 
 let gw: TestGateway;
 let store: TestStore;
-const seen = new Set<string>();
 
 beforeAll(async () => {
   gw = await startTestGateway({ name: 'claude-code-fleet', agents: [AGENT], operators: [OPERATOR], env: { AHP_CLAUDE_CODE_DEADLINE_MS: '5000' } });
@@ -30,22 +30,10 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-function post(body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gw.httpUrl}/v1/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${AGENT.token}` }, body: JSON.stringify(body) });
-}
+const post = (body: unknown): Promise<Response> => postHook(gw, 'claude-code', body, `Bearer ${AGENT.token}`);
 
-async function nextJob(): Promise<HookJobData> {
-  return vi.waitFor(
-    async () => {
-      const jobs = (await Promise.all(store.queue.queues.map((queue) => queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active'])))).flat();
-      const job = jobs.find((candidate) => !seen.has(candidate.data.hook_id));
-      if (job === undefined) throw new Error('no new job yet');
-      seen.add(job.data.hook_id);
-      return job.data;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+/** The next job the gateway enqueued, as a worker takes it. */
+const nextJob = hookJobTaker(() => store);
 
 /** Posts a hook input and decides its job with `signals` (none: allowed). */
 async function hook(body: Record<string, unknown>, signals: (hookId: string) => Signal[] = () => []): Promise<unknown> {

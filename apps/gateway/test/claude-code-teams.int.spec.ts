@@ -12,6 +12,7 @@ import { ClaudeCodeHookOutputSchema, FleetResponseSchema, TimelineResponseSchema
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { claudeCodeSessionId } from '../src/claude-code/claude-code.service.js';
 import { workerDecision } from './support/decisions.js';
+import { postHook, hookJobTaker } from './support/coding-agent-hooks.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
 
 const AGENT: TestAgentEntry = { id: 'claude-team', name: 'Claude team', token: newToken(), team: 'blue', role: 'lead' };
@@ -21,7 +22,6 @@ const common = { session_id: SESSION, cwd: '/home/dev/app', transcript_path: '/h
 
 let gw: TestGateway;
 let store: TestStore;
-const taken = new Set<string>();
 
 beforeAll(async () => {
   gw = await startTestGateway({ name: 'claude-code-teams', agents: [AGENT], operators: [OPERATOR], env: { AHP_CLAUDE_CODE_DEADLINE_MS: '5000' } });
@@ -33,23 +33,10 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-function post(body: unknown): Promise<Response> {
-  return fetch(`${gw.httpUrl}/v1/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${AGENT.token}` }, body: JSON.stringify(body) });
-}
+const post = (body: unknown): Promise<Response> => postHook(gw, 'claude-code', body, `Bearer ${AGENT.token}`);
 
 /** The next job the gateway enqueued, as a worker takes it. */
-async function nextJob(): Promise<HookJobData> {
-  return vi.waitFor(
-    async () => {
-      const jobs = (await Promise.all(store.queue.queues.map((queue) => queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active'])))).flat();
-      const job = jobs.find((candidate) => !taken.has(candidate.data.hook_id));
-      if (job === undefined) throw new Error('no new job yet');
-      taken.add(job.data.hook_id);
-      return job.data;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+const nextJob = hookJobTaker(() => store);
 
 /** Posts `body`, decides its job as a worker with `signals`, and returns the job and Claude Code's answer. */
 async function decided(body: unknown, signals: (hookId: string) => Signal[] = () => []): Promise<{ job: HookJobData; output: unknown }> {
@@ -124,7 +111,7 @@ describe('agent-team events', () => {
   });
 
   it('refuses a malformed TaskCompleted with the event\'s block (fail closed), naming the field, without evaluating it', async () => {
-    const before = taken.size;
+    const before = nextJob.taken.size;
     const response = await post({ ...common, hook_event_name: 'TaskCompleted', task_subject: 'no id' });
     expect(response.status).toBe(200);
     const output = ClaudeCodeHookOutputSchema.parse(await response.json());
@@ -132,8 +119,8 @@ describe('agent-team events', () => {
     expect(output.reason).toContain('task_id');
     expect(output.reason).toContain('E_INVALID_FRAME');
     const jobs = (await Promise.all(store.queue.queues.map((queue) => queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active'])))).flat();
-    expect(jobs.filter((job) => !taken.has(job.data.hook_id))).toEqual([]);
-    expect(taken.size).toBe(before);
+    expect(jobs.filter((job) => !nextJob.taken.has(job.data.hook_id))).toEqual([]);
+    expect(nextJob.taken.size).toBe(before);
   });
 
   it('still answers 400 for a malformed body of another event (unchanged)', async () => {

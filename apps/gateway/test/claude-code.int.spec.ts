@@ -13,9 +13,10 @@ import {
   type HookTrigger,
   type Signal,
 } from '@ahp/protocol';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodeSessionId } from '../src/claude-code/claude-code.service.js';
 import { promptSignal, workerDecision } from './support/decisions.js';
+import { postHook, hookJobTaker } from './support/coding-agent-hooks.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
 
 const AGENTS: TestAgentEntry[] = [
@@ -26,7 +27,6 @@ const SESSION = randomUUID();
 
 let gw: TestGateway;
 let store: TestStore;
-const seen = new Set<string>();
 
 beforeAll(async () => {
   // pre-tool-use waits at most 1.5 s here, so the fail-closed case stays short; the others are decided well before.
@@ -54,27 +54,10 @@ function input(event: string, fields: Record<string, unknown>): Record<string, u
 const BASH = { tool_name: 'Bash', tool_input: { command: 'npm test -- --maxWorkers=16', description: 'Run the tests' }, tool_use_id: 'toolu_01' };
 
 /** Posts a hook input; `authorization: null` sends no Authorization header. */
-function post(body: unknown, authorization: string | null = `Bearer ${AGENTS[0]!.token}`): Promise<Response> {
-  return fetch(`${gw.httpUrl}/v1/hooks/claude-code`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(authorization === null ? {} : { authorization }) },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
+const post = (body: unknown, authorization: string | null = `Bearer ${AGENTS[0]!.token}`): Promise<Response> => postHook(gw, 'claude-code', body, authorization);
 
-/** The next job the gateway enqueued, as a worker would take it. */
-async function nextJob(): Promise<HookJobData> {
-  return vi.waitFor(
-    async () => {
-      const jobs = (await Promise.all(store.queue.queues.map((queue) => queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active'])))).flat();
-      const job = jobs.find((candidate) => !seen.has(candidate.data.hook_id));
-      if (job === undefined) throw new Error('no new job yet');
-      seen.add(job.data.hook_id);
-      return job.data;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+/** The next job the gateway enqueued, as a worker takes it. */
+const nextJob = hookJobTaker(() => store);
 
 /** Posts `body`, decides its hook as a worker with `signals`, and returns the job and the answer. */
 async function decided(body: unknown, signals: (hookId: string) => Signal[]): Promise<{ job: HookJobData; output: unknown }> {

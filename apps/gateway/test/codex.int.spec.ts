@@ -20,6 +20,7 @@ import { CODEX_TRIGGERS } from '../src/coding-agents/codex-dialect.js';
 import { agentSessionId } from '../src/coding-agents/hook-dialect.js';
 import { publishedCodexVerdict } from './support/codex-published-schemas.js';
 import { workerDecision } from './support/decisions.js';
+import { postHook, hookJobTaker } from './support/coding-agent-hooks.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
 
 const AGENT: TestAgentEntry = { id: 'codex-dev', name: 'Codex', token: newToken(), team: 'red' };
@@ -28,7 +29,6 @@ const SESSION = randomUUID();
 
 let gw: TestGateway;
 let store: TestStore;
-const seen = new Set<string>();
 
 beforeAll(async () => {
   // pre-tool-use waits at most 1.5 s here, so the fail-closed case stays short.
@@ -59,26 +59,11 @@ const INPUTS: Record<CodexEvent, Record<string, unknown>> = {
   StopFailure: { ...COMMON, hook_event_name: 'StopFailure', error: 'server_error', error_details: '500', last_assistant_message: null },
 };
 
-function post(body: unknown, authorization: string | null = `Bearer ${AGENT.token}`): Promise<Response> {
-  return fetch(`${gw.httpUrl}/v1/hooks/codex`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(authorization === null ? {} : { authorization }) },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
+/** Posts a hook input; `authorization: null` sends no Authorization header. */
+const post = (body: unknown, authorization: string | null = `Bearer ${AGENT.token}`): Promise<Response> => postHook(gw, 'codex', body, authorization);
 
-async function nextJob(): Promise<HookJobData> {
-  return vi.waitFor(
-    async () => {
-      const jobs = await store.queue.queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active']);
-      const job = jobs.find((candidate) => !seen.has(candidate.data.hook_id));
-      if (job === undefined) throw new Error('no new job yet');
-      seen.add(job.data.hook_id);
-      return job.data;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+/** The next job the gateway enqueued, as a worker takes it. */
+const nextJob = hookJobTaker(() => store);
 
 /** Posts `event`'s input, decides its job with `signals`, and returns the job and Codex's answer (checked against the event's schema). */
 async function decided(event: CodexEvent, signals: (hookId: string) => Signal[] = () => []): Promise<{ job: HookJobData; output: unknown }> {

@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COPILOT_TRIGGERS } from '../src/coding-agents/copilot-dialect.js';
 import { agentSessionId } from '../src/coding-agents/hook-dialect.js';
 import { workerDecision } from './support/decisions.js';
+import { postHook, hookJobTaker } from './support/coding-agent-hooks.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
 
 const AGENT: TestAgentEntry = { id: 'copilot-ci', name: 'Copilot', token: newToken(), team: 'red' };
@@ -31,7 +32,6 @@ const SESSION = randomUUID();
 
 let gw: TestGateway;
 let store: TestStore;
-const seen = new Set<string>();
 
 beforeAll(async () => {
   // pre-tool-use waits at most 1.5 s here, so the fail-closed case stays short.
@@ -81,26 +81,11 @@ const PASCAL_INPUTS: Record<string, Record<string, unknown>> = {
 /** The PascalCase events AHP evaluates: those whose camelCase twin is not answered `{}` by the command itself. */
 const PASCAL_EVALUATED = Object.keys(COPILOT_PASCAL_EVENTS).filter((name) => !(COPILOT_UNEVALUATED_EVENTS as readonly string[]).includes(COPILOT_PASCAL_EVENTS[name]!));
 
-function post(body: unknown, authorization: string | null = `Bearer ${AGENT.token}`): Promise<Response> {
-  return fetch(`${gw.httpUrl}/v1/hooks/copilot`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(authorization === null ? {} : { authorization }) },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
+/** Posts a hook input; `authorization: null` sends no Authorization header. */
+const post = (body: unknown, authorization: string | null = `Bearer ${AGENT.token}`): Promise<Response> => postHook(gw, 'copilot', body, authorization);
 
-async function nextJob(): Promise<HookJobData> {
-  return vi.waitFor(
-    async () => {
-      const jobs = await store.queue.queue.getJobs(['wait', 'waiting', 'prioritized', 'delayed', 'active']);
-      const job = jobs.find((candidate) => !seen.has(candidate.data.hook_id));
-      if (job === undefined) throw new Error('no new job yet');
-      seen.add(job.data.hook_id);
-      return job.data;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+/** The next job the gateway enqueued, as a worker takes it. */
+const nextJob = hookJobTaker(() => store);
 
 /** Posts `body` (an input of `event`), decides its job with `signals`, and returns the job and Copilot's answer (checked against the event's documented fields). */
 async function decided(event: CopilotEvent, body: Record<string, unknown>, signals: (hookId: string) => Signal[] = () => []): Promise<{ job: HookJobData; output: unknown }> {
