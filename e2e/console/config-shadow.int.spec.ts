@@ -7,27 +7,12 @@ import { connect, type AhpClient } from '@ahp/sdk';
 import { createKeys, createShadowConfigStore } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { allWorkersServe, publishThroughStore, serviceLog } from '../system/config-support.js';
+import { allWorkersServe, NO_FORCE_PUSH_CONFIG, NO_SUDO_CONFIG, publishThroughStore, serviceLog } from '../system/config-support.js';
 import { eventually } from '../system/harness.js';
 import { startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
 
-const LIVE = `version: 1
-hooks:
-  pre-tool-use:
-    oracles:
-      - name: shell
-        use: rules
-        rules:
-          - id: no-sudo
-            condition: 'tool.input.command matches /(^|\\s)sudo\\s/'
-            intensity: block
-            message: "no sudo"
-`;
-const SHADOW = `${LIVE}          - id: no-force-push
-            condition: 'tool.input.command matches /\\bgit\\s+push\\b.*\\s(--force|-f)(\\s|$)/'
-            intensity: block
-            message: "no force push"
-`;
+const LIVE = NO_SUDO_CONFIG;
+const SHADOW = NO_FORCE_PUSH_CONFIG;
 
 describe('configuration page: the shadow panel', () => {
   let suite: ConsoleSuite;

@@ -8,26 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { AuditListResponseSchema, ConfigHistoryResponseSchema, ConfigVersionDetailSchema, PublishConfigResponseSchema, RequestDetailResponseSchema } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
+import { NO_FORCE_PUSH_CONFIG, NO_SUDO_CONFIG } from '../system/config-support.js';
 import { operatorCall, samplePlan } from '../system/team-support.js';
 import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
 
-const V1 = `version: 1
-hooks:
-  pre-tool-use:
-    oracles:
-      - name: shell
-        use: rules
-        rules:
-          - id: no-sudo
-            condition: 'tool.input.command matches /(^|\\s)sudo\\s/'
-            intensity: block
-            message: "no sudo"
-`;
-const V2 = `${V1}          - id: no-force-push
-            condition: 'tool.input.command matches /\\bgit\\s+push\\b.*\\s(--force|-f)(\\s|$)/'
-            intensity: block
-            message: "no force push"
-`;
+const V1 = NO_SUDO_CONFIG;
+const V2 = NO_FORCE_PUSH_CONFIG;
 /** V2 with its second rule's message changed: one line removed, one added. */
 const EDITED = V2.replace('"no force push"', '"never force-push a shared branch"');
 

@@ -10,28 +10,12 @@ import { createKeys, createShadowConfigStore } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { allWorkersServe, allWorkersShadow, runAhp, serviceLog, startConfigSystem, type ConfigSystem } from './config-support.js';
+import { allWorkersServe, allWorkersShadow, NO_FORCE_PUSH_CONFIG, NO_SUDO_CONFIG, runAhp, serviceLog, startConfigSystem, type ConfigSystem } from './config-support.js';
 import { eventually, type System } from './harness.js';
 import { operatorCall, type OperatorTokens } from './team-support.js';
 
-const LIVE = `version: 1
-hooks:
-  pre-tool-use:
-    oracles:
-      - name: shell
-        use: rules
-        rules:
-          - id: no-sudo
-            condition: 'tool.input.command matches /(^|\\s)sudo\\s/'
-            intensity: block
-            message: "no sudo"
-`;
-/** The live rules plus one that blocks a plain force push (not --force-with-lease). */
-const SHADOW = `${LIVE}          - id: no-force-push
-            condition: 'tool.input.command matches /\\bgit\\s+push\\b.*\\s(--force|-f)(\\s|$)/'
-            intensity: block
-            message: "no force push"
-`;
+const LIVE = NO_SUDO_CONFIG;
+const SHADOW = NO_FORCE_PUSH_CONFIG;
 
 const bash = (command: string) => ({ tool: { name: 'bash', input: { command } } });
 

@@ -13,6 +13,27 @@ import { expect, inject } from 'vitest';
 import { eventually, startSystem, type System, type SystemOptions } from './harness.js';
 import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
+/** A configuration with one rule: `sudo` in a shell command is blocked (`shell/no-sudo`). */
+export const NO_SUDO_CONFIG = `version: 1
+hooks:
+  pre-tool-use:
+    oracles:
+      - name: shell
+        use: rules
+        rules:
+          - id: no-sudo
+            condition: 'tool.input.command matches /(^|\\s)sudo\\s/'
+            intensity: block
+            message: "no sudo"
+`;
+
+/** {@link NO_SUDO_CONFIG} plus a rule that blocks a plain force push, not --force-with-lease (`shell/no-force-push`). */
+export const NO_FORCE_PUSH_CONFIG = `${NO_SUDO_CONFIG}          - id: no-force-push
+            condition: 'tool.input.command matches /\\bgit\\s+push\\b.*\\s(--force|-f)(\\s|$)/'
+            intensity: block
+            message: "no force push"
+`;
+
 /** The built CLI (Nx builds `@ahp/cli` before the e2e tests run). */
 export const AHP_CLI = fileURLToPath(new URL('../../tools/cli/dist/cli.js', import.meta.url));
 
