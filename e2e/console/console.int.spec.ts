@@ -507,7 +507,7 @@ describe('ops console in a real browser', () => {
     expect(await promptAnswer.textContent()).toMatch(/Answered the prompt signal from operator:op-bob with acknowledge/);
     await form.scrollIntoViewIfNeeded();
     await suite.screenshot(page, 'agent-send-signal');
-    await docShot(page.getByRole('region', { name: 'Send a signal' }), 'agent-send-signal');
+    await docShot(page.locator('main'), 'agent-send-signal');
 
     // An aid, from a phone: a reason and suggestions; the form fits the width.
     const phone = await operator('op-bob', PHONE_VIEWPORT);
@@ -537,6 +537,8 @@ describe('ops console in a real browser', () => {
     expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
     await phoneForm.scrollIntoViewIfNeeded();
     await suite.screenshot(phone, 'agent-send-signal-phone');
+    // The phone's screen from the send button down: the notice, then the aid and its answer on top of the timeline.
+    await phone.evaluate(`document.querySelector('section[aria-label="Send a signal"] button[type="submit"]').scrollIntoView()`);
     await docShot(phone, 'agent-send-signal-phone');
 
     await expect
