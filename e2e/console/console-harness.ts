@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { findWorkspaceRoot } from '@ahp/embedded-redis';
 import type { AgentIdentity, OperatorIdentity } from '@ahp/protocol';
 import { agentEndpoint, type ServiceProcess } from '@ahp/stack';
@@ -154,6 +154,14 @@ export async function startConsoleSuite(name: string, agents: AgentIdentity[], o
       await operators.remove();
     },
   };
+}
+
+/**
+ * A small screenshot for docs/console/ (`docs-<name>.png` beside the full-page ones): one element,
+ * or what a page shows in its viewport — a full page of a phone is thousands of pixels tall.
+ */
+export async function docShot(target: Page | Locator, name: string): Promise<void> {
+  await target.screenshot({ path: join(SCREENSHOT_DIR, `docs-${name}.png`) });
 }
 
 /** Waits until the page's live feed is connected (its first `ready` arrived). */

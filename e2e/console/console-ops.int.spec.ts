@@ -10,7 +10,7 @@ import { AuditListResponseSchema, ConfigHistoryResponseSchema, ConfigVersionDeta
 import { connect, type AhpClient } from '@ahp/sdk';
 import { NO_FORCE_PUSH_CONFIG, NO_SUDO_CONFIG } from '../system/config-support.js';
 import { operatorCall, samplePlan } from '../system/team-support.js';
-import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
+import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, docShot, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
 
 const V1 = NO_SUDO_CONFIG;
 const V2 = NO_FORCE_PUSH_CONFIG;
@@ -89,6 +89,7 @@ describe('console: validate, diff and rollback; dark theme and favicon; queue sh
     expect(await diff.locator('tr[data-kind="added"] td.diff-number').allTextContents()).toEqual(['', '15']);
     await diff.scrollIntoViewIfNeeded();
     await suite.screenshot(admin, 'config-validate-diff');
+    await docShot(diff, 'config-validate-diff');
 
     // Rollback: two steps from the history table, the diff against live shown before confirming.
     const history = admin.getByRole('table', { name: 'Published versions, newest first' });
@@ -151,11 +152,13 @@ describe('console: validate, diff and rollback; dark theme and favicon; queue sh
     expect(await icon.text()).toContain('prefers-color-scheme:dark');
 
     await suite.screenshot(dark, 'fleet-dark');
+    await docShot(dark, 'fleet-dark');
     await configPage(dark);
     await suite.screenshot(dark, 'config-dark');
     const phone = await operator('op-viv', { viewport: PHONE_VIEWPORT, colorScheme: 'dark' });
     await configPage(phone);
     await suite.screenshot(phone, 'config-dark-phone');
+    await docShot(phone, 'config-dark-phone');
   });
 
   it('approval queue shortcuts: j/k select, a approves, r goes to the feedback and Ctrl+Enter rejects, ? shows the list; typing never triggers them', async () => {
@@ -188,6 +191,7 @@ describe('console: validate, diff and rollback; dark theme and favicon; queue sh
     expect(await list.getAttribute('open')).not.toBeNull();
     expect(await list.locator('kbd').allTextContents()).toEqual(['j', 'k', 'a', 'r', '?']);
     await suite.screenshot(page, 'approvals-shortcuts');
+    await docShot(page, 'approvals-shortcuts');
     await page.keyboard.press('Escape');
     await page.keyboard.press('?');
     expect(await list.getAttribute('open')).toBeNull();

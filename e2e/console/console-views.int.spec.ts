@@ -3,22 +3,13 @@
 // (`next start`) and Debian's Chromium (playwright-core). SDK agents connect and act; operators
 // filter, reload, go back and forward, share a link, hover, drag and reset the chart.
 // Screenshots at laptop and phone width go to test-results/console-screenshots/.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { PublishConfigResponseSchema, type AgentIdentity } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { allWorkersServe } from '../system/config-support.js';
 import { operatorCall } from '../system/team-support.js';
-import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
-
-/**
- * A small screenshot for docs/console/ (`docs-<name>.png` beside the full-page ones): one element,
- * or what a page shows in its viewport — a full page of a phone is thousands of pixels tall.
- */
-async function docShot(target: Page | Locator, name: string): Promise<void> {
-  await target.screenshot({ path: join(SCREENSHOT_DIR, `docs-${name}.png`) });
-}
+import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, docShot, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
 
 /** Two rules: sudo is blocked, `npm install` is rewritten to `npm ci` (a control). */
 const RULES = `version: 1

@@ -12,7 +12,7 @@ import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
 import { allWorkersServe } from '../system/config-support.js';
 import { RawAgent, eventually } from '../system/harness.js';
 import { operatorCall, samplePlan } from '../system/team-support.js';
-import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
+import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, docShot, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
 
 /** A rule that hands destructive shell commands to a person (docs/hooks.md, "Approval by a person"). */
 const APPROVAL_RULES = `version: 1
@@ -462,14 +462,21 @@ describe('ops console in a real browser', () => {
     await suite.screenshot(phone, 'approvals-phone');
     await item.getByRole('button', { name: 'Approve', exact: true }).click();
     await expect(beePlan).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-alice' });
+
+    // The agent page on the same phone: its timeline and plan fit the width.
+    await phone.goto('/agents/worker-bee');
+    await phone.getByRole('heading', { level: 1, name: 'Worker bee' }).waitFor();
+    await expect.poll(() => phone.getByRole('list', { name: /^Timeline of worker-bee/ }).locator('li[data-kind="request"]').count()).toBe(2);
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
+    await suite.screenshot(phone, 'agent-phone');
   });
 
-  it("an approver sends a prompt from the agent's page; the SDK agent gets it, answers it, and the signal log shows it acknowledged; a viewer has no form", async () => {
+  it("an approver sends a prompt and an aid from the agent's page; the SDK agent gets them and answers; the timeline shows each message and answer, the signal log shows them answered; a viewer has no form", async () => {
     const client = await agent('listener');
     const received: Signal[] = [];
     client.onSignal(async (signal) => {
       received.push(signal);
-      await client.respond(signal, 'acknowledge');
+      await client.respond(signal, signal.header.intensity === 'aid' ? 'suggestion_applied' : 'acknowledge');
     });
     const page = await operator('op-bob');
     await page.goto('/agents/listener');
@@ -482,16 +489,67 @@ describe('ops console in a real browser', () => {
     expect(await form.getByRole('status').textContent()).toMatch(/^Sent \(signal /);
 
     await expect.poll(() => received.length).toBe(1);
-    expect(received[0]).toMatchObject({
+    const prompt = received[0]!;
+    expect(prompt).toMatchObject({
       header: { source: 'operator:op-bob', intensity: 'prompt', type: 'operator-prompt' },
       payload: { level: 'prompting', message: 'Pause the migration until backup-42 is done', severity: 'high', suggestions: ['wait for the backup', 'work on the report meanwhile'] },
     });
+
+    // The timeline, live: the operator's signal with what it said, and the agent's answer.
+    const timeline = page.getByRole('list', { name: /^Timeline of listener/ });
+    const promptItem = timeline.locator(`li[data-kind="signal"][data-signal-id="${prompt.header.id}"]`);
+    await promptItem.waitFor();
+    expect(await promptItem.textContent()).toContain('from operator:op-bob outside any hook');
+    expect(await promptItem.getByTestId('signal-message').textContent()).toBe('“Pause the migration until backup-42 is done”');
+    expect(await promptItem.getByRole('list', { name: 'Suggestions' }).getByRole('listitem').allTextContents()).toEqual(['wait for the backup', 'work on the report meanwhile']);
+    const promptAnswer = timeline.locator(`li[data-kind="response"][data-signal-id="${prompt.header.id}"]`);
+    await promptAnswer.waitFor();
+    expect(await promptAnswer.textContent()).toMatch(/Answered the prompt signal from operator:op-bob with acknowledge/);
+    await form.scrollIntoViewIfNeeded();
+    await suite.screenshot(page, 'agent-send-signal');
+    await docShot(page.locator('main'), 'agent-send-signal');
+
+    // An aid, from a phone: a reason and suggestions; the form fits the width.
+    const phone = await operator('op-bob', PHONE_VIEWPORT);
+    await phone.goto('/agents/listener');
+    const phoneForm = phone.getByRole('form', { name: 'Send a signal' });
+    await phoneForm.getByLabel('Kind').selectOption('aid');
+    await phoneForm.getByLabel('Reason').fill('backup-42 finished at 14:02');
+    await phoneForm.getByLabel('Suggestions').fill('resume the migration');
+    await phoneForm.getByRole('button', { name: 'Send signal' }).click();
+    await phoneForm.getByRole('status').waitFor();
+    expect(await phoneForm.getByRole('status').textContent()).toMatch(/^Sent \(signal /);
+    await expect.poll(() => received.length).toBe(2);
+    const aid = received[1]!;
+    expect(aid).toMatchObject({
+      header: { source: 'operator:op-bob', intensity: 'aid', type: 'operator-aid' },
+      payload: { level: 'aiding', context: 'backup-42 finished at 14:02', suggestions: [{ type: 'operator', description: 'resume the migration' }] },
+    });
+    const phoneTimeline = phone.getByRole('list', { name: /^Timeline of listener/ });
+    const aidItem = phoneTimeline.locator(`li[data-kind="signal"][data-signal-id="${aid.header.id}"]`);
+    await aidItem.waitFor();
+    expect(await aidItem.getByTestId('signal-message').textContent()).toBe('“backup-42 finished at 14:02”');
+    const aidAnswer = phoneTimeline.locator(`li[data-kind="response"][data-signal-id="${aid.header.id}"]`);
+    await aidAnswer.waitFor();
+    expect(await aidAnswer.textContent()).toMatch(/Answered the aid signal from operator:op-bob with suggestion_applied/);
+    // The phone's tab did not send the prompt: the signal log keeps no message, and the item says so.
+    expect(await phoneTimeline.locator(`li[data-kind="signal"][data-signal-id="${prompt.header.id}"]`).textContent()).toContain('Its message shows only in the tab that sent it');
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
+    await phoneForm.scrollIntoViewIfNeeded();
+    await suite.screenshot(phone, 'agent-send-signal-phone');
+    // The phone's screen from the send button down: the notice, then the aid and its answer on top of the timeline.
+    await phone.evaluate(`document.querySelector('section[aria-label="Send a signal"] button[type="submit"]').scrollIntoView()`);
+    await docShot(phone, 'agent-send-signal-phone');
+
     await expect
       .poll(async () => {
         const { json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'GET', '/signals?agent=listener');
         return SignalLogListResponseSchema.parse(json).lines.map((line) => [line.signal_id, line.source, line.action]);
       })
-      .toEqual([[received[0]!.header.id, 'operator:op-bob', 'acknowledge']]);
+      .toEqual([
+        [prompt.header.id, 'operator:op-bob', 'acknowledge'],
+        [aid.header.id, 'operator:op-bob', 'suggestion_applied'],
+      ]);
 
     const viewer = await operator('op-viv');
     await viewer.goto('/agents/listener');
@@ -639,6 +697,7 @@ describe('ops console in a real browser', () => {
     expect(text).toContain('only the cache of this app');
     expect(await row.locator('[data-edited-input]').textContent()).toContain('rm -rf cache/app');
     await suite.screenshot(page, 'approvals-history');
+    await docShot(page, 'approvals-history');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = await readFile((await download.path()) ?? '', 'utf8');
@@ -657,16 +716,25 @@ describe('ops console in a real browser', () => {
     await grant.getByRole('button', { name: 'Revoke' }).click();
     await page.locator('tr[data-grant-id][data-revoked="true"]').filter({ hasText: 'historian' }).first().waitFor();
     expect(await grant.textContent()).toContain('revoked by op-bob');
+    await suite.screenshot(page, 'grants');
+    await docShot(page, 'grants');
     const third = awaited(historian.hook('pre-tool-use', { tool: { name: 'bash', input: edited } }, { onAwaitingApproval: (wait) => waits.push(wait) }));
     const thirdWait = await eventually(() => waits[1], 'the call to need a person again once the grant is revoked');
     await operatorCall(suite.operatorApi(), suite.operators.token('op-alice'), 'POST', `/requests/${thirdWait.requestId}/decision`, { approve: false, feedback: 'not again' });
     expect((await third).allowed).toBe(false);
 
-    // A viewer sees the grants but has no revoke button.
-    const viewer = await operator('op-viv');
+    // A viewer, on a phone: the same history, and the grants without a revoke button.
+    const viewer = await operator('op-viv', PHONE_VIEWPORT);
+    await viewer.goto('/approvals/history');
+    await viewer.getByRole('heading', { level: 1, name: 'Approvals history' }).waitFor();
+    await viewer.getByLabel('Agent').fill('historian');
+    await viewer.getByRole('button', { name: 'Apply' }).click();
+    await viewer.locator(`tr[data-request-id="${info.requestId}"]`).waitFor();
+    await suite.screenshot(viewer, 'approvals-history-phone');
     await viewer.goto('/approvals/grants');
     await viewer.locator('tr[data-grant-id]').filter({ hasText: 'historian' }).first().waitFor();
     expect(await viewer.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
+    await suite.screenshot(viewer, 'grants-phone');
   });
 
   it('gateway down: a banner says so while the console reconnects by itself, and clears when the gateway is back', async () => {
@@ -766,6 +834,7 @@ describe('ops console in a real browser', () => {
     await page.waitForURL(new RegExp(`/hooks/${blocked.hookId}$`));
     await check(page);
     await suite.screenshot(page, 'hook-drill-down');
+    await docShot(page, 'hook-drill-down');
 
     // From the agent's timeline, at phone width.
     const phone = await operator('op-viv', PHONE_VIEWPORT);
@@ -802,5 +871,11 @@ describe('ops console in a real browser', () => {
     await page.getByTestId('no-signals').waitFor();
     expect(await page.getByLabel('Hook context').textContent()).toContain('ls -la /srv/app');
     await suite.screenshot(page, 'hook-drill-down-partial');
+
+    // The partial one at phone width.
+    await phone.goto(`/hooks/${quiet.hookId}`);
+    await phone.getByTestId('partial').waitFor();
+    await phone.getByTestId('no-signals').waitFor();
+    await suite.screenshot(phone, 'hook-drill-down-partial-phone');
   });
 });

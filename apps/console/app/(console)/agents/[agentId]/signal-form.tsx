@@ -4,7 +4,7 @@
  * approvers and admins; the gateway checks the role and the token's teams again.
  */
 import { useId, useState, type FormEvent } from 'react';
-import type { OperatorSignalBodyInput, Severity } from '@ahp/protocol';
+import type { OperatorSignalBodyInput, Severity, Signal } from '@ahp/protocol';
 import { isApiError } from '@/lib/api/client';
 import { sendAgentSignal } from '@/lib/api/signals';
 import { describeError } from '@/components/states';
@@ -21,7 +21,8 @@ function lines(text: string): string[] {
     .filter((line) => line !== '');
 }
 
-export function SignalForm({ agentId }: { agentId: string }) {
+/** `onSent` gets the signal the gateway stored, so the page can show its message in the timeline. */
+export function SignalForm({ agentId, onSent }: { agentId: string; onSent?: (signal: Signal) => void }) {
   const ids = useId();
   const [intensity, setIntensity] = useState<'prompt' | 'aid'>('prompt');
   const [message, setMessage] = useState('');
@@ -46,6 +47,7 @@ export function SignalForm({ agentId }: { agentId: string }) {
     setBusy(true);
     try {
       const result = await sendAgentSignal(agentId, body);
+      onSent?.(result.signal);
       setNotice({
         tone: 'success',
         text:

@@ -1,6 +1,6 @@
 /** One line of an agent's timeline: a signal, a response, a reported event or a request. */
 import Link from 'next/link';
-import type { AgentEvent, ProtocolState } from '@ahp/protocol';
+import type { AgentEvent, ProtocolState, Signal } from '@ahp/protocol';
 import type { TimelineItem } from '@/lib/view/timeline-merge';
 import { planProgress } from '@/lib/view/timeline-merge';
 import { hookHref } from '@/lib/api/hooks';
@@ -109,10 +109,31 @@ const TEAM_ACTIVITY_LABEL: Record<Extract<AgentEvent, { kind: 'team_activity' }>
   task_completed: 'task completed',
 };
 
-export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentId: string }) {
+/** What an operator's prompt or aid said: its message (an aid's reason) and suggestions. */
+function OperatorSignalText({ signal }: { signal: Signal }) {
+  const payload = signal.payload;
+  const text = payload.level === 'prompting' ? payload.message : payload.level === 'aiding' ? payload.context : undefined;
+  const suggestions = payload.level === 'prompting' ? payload.suggestions : payload.level === 'aiding' ? payload.suggestions.map((s) => s.description) : [];
+  return (
+    <>
+      {text ? <p data-testid="signal-message">“{text}”</p> : null}
+      {suggestions.length ? (
+        <ul className="compact-list" aria-label="Suggestions">
+          {suggestions.map((suggestion, i) => (
+            <li key={i}>{suggestion}</li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
+
+/** `sent`: the signals this tab sent, by id (the signal log keeps no message; see AgentView). */
+export function TimelineItemView({ item, agentId, sent }: { item: TimelineItem; agentId: string; sent?: ReadonlyMap<string, Signal> }) {
   switch (item.kind) {
     case 'signal': {
       const line = item.line;
+      const own = sent?.get(line.signal_id);
       return (
         <>
           <p>
@@ -138,6 +159,11 @@ export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentI
               </>
             ) : null}
           </p>
+          {own ? (
+            <OperatorSignalText signal={own} />
+          ) : line.source.startsWith('operator:') ? (
+            <p className="muted">Its message shows only in the tab that sent it (the signal log keeps no message).</p>
+          ) : null}
           {!line.consumed ? <p className="muted">Not answered (yet).</p> : null}
         </>
       );
@@ -193,14 +219,15 @@ export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentI
   }
 }
 
-export function TimelineEntryRow({ item, agentId }: { item: TimelineItem; agentId: string }) {
+export function TimelineEntryRow({ item, agentId, sent }: { item: TimelineItem; agentId: string; sent?: ReadonlyMap<string, Signal> }) {
+  const signalId = item.kind === 'signal' || item.kind === 'response' ? item.line.signal_id : undefined;
   return (
-    <li className={`timeline-item timeline-${item.kind}`} data-kind={item.kind}>
+    <li className={`timeline-item timeline-${item.kind}`} data-kind={item.kind} data-signal-id={signalId}>
       <div className="timeline-time">
         <Timestamp at={item.at} />
       </div>
       <div className="timeline-body">
-        <TimelineItemView item={item} agentId={agentId} />
+        <TimelineItemView item={item} agentId={agentId} sent={sent} />
       </div>
     </li>
   );
