@@ -9,21 +9,11 @@ import { PublishConfigResponseSchema, type AgentIdentity } from '@ahp/protocol';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { allWorkersServe } from '../system/config-support.js';
 import { operatorCall } from '../system/team-support.js';
+import { NO_SUDO_CONFIG } from '../system/config-support.js';
 import { LAPTOP_VIEWPORT, PHONE_VIEWPORT, docShot, liveReady, startConsoleSuite, type ConsoleSuite, type OperatorId } from './console-harness.js';
 
 /** Two rules: sudo is blocked, `npm install` is rewritten to `npm ci` (a control). */
-const RULES = `version: 1
-hooks:
-  pre-tool-use:
-    oracles:
-      - name: shell
-        use: rules
-        rules:
-          - id: no-sudo
-            condition: 'tool.input.command matches /(^|\\s)sudo\\s/'
-            intensity: block
-            message: "no sudo"
-          - id: prefer-ci
+const RULES = `${NO_SUDO_CONFIG}          - id: prefer-ci
             condition: 'tool.input.command matches /npm install/'
             intensity: control
             message: "prefer npm ci in scripts"
