@@ -103,8 +103,77 @@ export interface FleetStore {
   disconnect(input: { agentId: string; gatewayId: string; now: number }): Promise<FleetAgent | null>;
   /** Every row seen within the retention period (at most {@link MAX_FLEET_ROWS}, most recently seen first), sorted by agent id, with status from `presence`. */
   list(now: number, presence: readonly PresenceEntry[]): Promise<FleetAgent[]>;
+  /**
+   * A reader that keeps what it read: each {@link FleetReader.read} fetches only the rows written
+   * since (see {@link FleetReader}). For a process that lists the fleet again and again.
+   */
+  reader(): FleetReader;
   /** Appends events to the live stream that every gateway's live feed tails. */
   publishLive(events: readonly OperatorLiveEvent[]): Promise<void>;
+}
+
+/**
+ * Lists the fleet again and again at the cost of what changed: the index's score of a row is the
+ * time of its last write (every fleet-update ZADDs it), so a read takes the whole index (ids and
+ * scores: one ZRANGE) and fetches and parses only the rows whose score moved, plus those written
+ * within {@link FLEET_READ_RECENT_MS} of the previous read (a second write in the same
+ * millisecond, or from a gateway whose clock runs a little behind, leaves the score where it
+ * was), and every row again once {@link FLEET_READ_FULL_EVERY_MS} has passed since the last full
+ * read. Measured at 20,000 agents on the shared two-core machine: a full read 1–3.5 s of
+ * round trips and ~240 ms of parsing; a read with nothing changed, the ZRANGE and the status of
+ * each row at `now`. Status and presence are applied at every read (they change with time, not
+ * with writes).
+ */
+export interface FleetReader {
+  /** Every row seen within the retention period, as {@link FleetStore.list} returns them. */
+  read(now: number, presence: readonly PresenceEntry[]): Promise<FleetAgent[]>;
+}
+
+/** Rows whose index score is this close to the previous read (or later) are fetched again. */
+export const FLEET_READ_RECENT_MS = 5_000;
+/** A reader fetches every row again after this long, whatever the scores say. */
+export const FLEET_READ_FULL_EVERY_MS = 60_000;
+
+function createFleetReader(redis: RedisClient, keys: StoreKeys, retentionMs: number): FleetReader {
+  const known = new Map<string, { score: number; stored: StoredFleetRow }>();
+  let previousRead: number | undefined;
+  let lastFullRead = -Infinity;
+  return {
+    async read(now, presence) {
+      const [, index] = await redis
+        .multi()
+        .zRemRangeByScore(keys.fleetAgents, '-inf', now - retentionMs)
+        .zRangeWithScores(keys.fleetAgents, '+inf', '-inf', { BY: 'SCORE', REV: true, LIMIT: { offset: 0, count: MAX_FLEET_ROWS } })
+        .exec();
+      if (!Array.isArray(index)) return [];
+      const full = now - lastFullRead >= FLEET_READ_FULL_EVERY_MS;
+      const recentFrom = previousRead === undefined ? -Infinity : previousRead - FLEET_READ_RECENT_MS;
+      const scores = new Map<string, number>();
+      for (const item of index as unknown[]) {
+        const { value, score } = (item ?? {}) as { value?: unknown; score?: unknown };
+        if (typeof value === 'string' && typeof score === 'number') scores.set(value, score);
+      }
+      for (const id of known.keys()) if (!scores.has(id)) known.delete(id);
+      const stale = [...scores].filter(([id, score]) => {
+        const cached = known.get(id);
+        return full || cached === undefined || cached.score !== score || score >= recentFrom;
+      });
+      await Promise.all(
+        stale.map(async ([id, score]) => {
+          const key = keys.fleetAgent(id);
+          const row = await redis.hGetAll(key);
+          if (row['agent'] === undefined) known.delete(id);
+          else known.set(id, { score, stored: storedFleetRow(row, key) });
+        }),
+      );
+      previousRead = now;
+      if (full) lastFullRead = now;
+      const present = new Map(presence.map((entry) => [entry.agent.id, entry]));
+      const rows: FleetAgent[] = [];
+      for (const [id, { stored }] of known) rows.push(fleetAgentFromStored(stored, now, present.get(id) ?? null));
+      return rows.sort((a, b) => (a.agent.id < b.agent.id ? -1 : a.agent.id > b.agent.id ? 1 : 0));
+    },
+  };
 }
 
 /** Creates the Redis fleet store. */
@@ -213,22 +282,12 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
       return row ?? null;
     },
 
-    async list(now, presence) {
-      const [, ids] = await redis
-        .multi()
-        .zRemRangeByScore(keys.fleetAgents, '-inf', now - retentionMs)
-        .zRange(keys.fleetAgents, '+inf', '-inf', { BY: 'SCORE', REV: true, LIMIT: { offset: 0, count: MAX_FLEET_ROWS } })
-        .exec();
-      if (!Array.isArray(ids)) return [];
-      const present = new Map(presence.map((entry) => [entry.agent.id, entry]));
-      const rows = await Promise.all(
-        (ids as unknown[]).filter((id): id is string => typeof id === 'string').map(async (id) => {
-          const key = keys.fleetAgent(id);
-          const row = await redis.hGetAll(key);
-          return row['agent'] === undefined ? null : rowToFleetAgent(row, key, now, present.get(id) ?? null);
-        }),
-      );
-      return rows.filter((row): row is FleetAgent => row !== null).sort((a, b) => (a.agent.id < b.agent.id ? -1 : a.agent.id > b.agent.id ? 1 : 0));
+    list(now, presence) {
+      return createFleetReader(redis, keys, retentionMs).read(now, presence);
+    },
+
+    reader() {
+      return createFleetReader(redis, keys, retentionMs);
     },
 
     async publishLive(events) {
@@ -245,26 +304,82 @@ export function createFleetStore(options: FleetStoreOptions): FleetStore {
 }
 
 /**
- * A stored row as a {@link FleetAgent}. `presence` is the agent's presence entry when the caller
- * looked it up (null: not connected anywhere), undefined when the caller trusts the row's own
- * connected flag (a gateway that has just written it).
+ * A stored row parsed once: everything that does not depend on the time of reading or on
+ * presence. {@link fleetAgentFromStored} turns it into the row an operator sees at a given
+ * moment without parsing again (the fleet reader keeps these between reads).
  */
-export function rowToFleetAgent(row: Record<string, string>, key: string, now: number, presence: PresenceEntry | null | undefined): FleetAgent {
+export interface StoredFleetRow {
+  agent: AgentIdentity;
+  client?: FleetClient;
+  /** The row's own connected flag (`connected` = '1'), before presence is consulted. */
+  flagged: boolean;
+  gatewayId?: string;
+  sessionId?: string;
+  connectedAt?: string;
+  lastSeenAt?: string;
+  lastHook?: FleetLastHook;
+  lastDecision?: FleetLastDecision;
+  lastRefusal?: FleetLastRefusal;
+  hooksInFlight: number;
+}
+
+/** The plain fields of a row, checked with the same rules as the row an operator gets. */
+const StoredPlainFieldsSchema = FleetAgentSchema.pick({ gateway_id: true, session_id: true, connected_at: true, client: true })
+  .extend({ last_seen_at: FleetAgentSchema.shape.last_seen_at.optional() });
+
+/**
+ * Parses a stored row (the hash's fields).
+ * @throws StoreDataError naming the key and field when a field does not parse.
+ */
+export function storedFleetRow(row: Record<string, string>, key: string): StoredFleetRow {
   const agent = parseStored(AgentIdentitySchema, parseStoredJson(row['agent'] ?? '', key, 'agent'), key, 'agent');
   const lastHook = row['last_hook'] === undefined ? undefined : parseStored(FleetLastHookSchema, parseStoredJson(row['last_hook'], key, 'last_hook'), key, 'last_hook');
   const lastDecision =
     row['last_decision'] === undefined ? undefined : parseStored(FleetLastDecisionSchema, parseStoredJson(row['last_decision'], key, 'last_decision'), key, 'last_decision');
   const lastRefusal =
     row['last_refusal'] === undefined ? undefined : parseStored(FleetLastRefusalSchema, parseStoredJson(row['last_refusal'], key, 'last_refusal'), key, 'last_refusal');
-  const flagged = row['connected'] === '1';
-  // The row's gateway must still be the one presence names: otherwise it died or the agent moved.
-  const connected = presence === undefined ? flagged : presence !== null && flagged && presence.gateway_id === row['gateway_id'];
-  const hooksInFlight = connected ? Number(row['hooks_in_flight'] ?? '0') || 0 : 0;
-  const connectedAt = connected ? (row['connected_at'] ?? presence?.connected_at) : undefined;
-  const client = row['client'];
-  const candidate = {
+  const plain = parseStored(
+    StoredPlainFieldsSchema,
+    {
+      gateway_id: row['gateway_id'],
+      session_id: row['session_id'],
+      connected_at: row['connected_at'],
+      last_seen_at: row['last_seen_at'],
+      // '' clears it (see connect).
+      client: row['client'] === '' ? undefined : row['client'],
+    },
+    key,
+  );
+  return {
     agent,
-    ...(client === undefined || client === '' ? {} : { client }),
+    ...(plain.client === undefined ? {} : { client: plain.client }),
+    flagged: row['connected'] === '1',
+    ...(plain.gateway_id === undefined ? {} : { gatewayId: plain.gateway_id }),
+    ...(plain.session_id === undefined ? {} : { sessionId: plain.session_id }),
+    ...(plain.connected_at === undefined ? {} : { connectedAt: plain.connected_at }),
+    ...(plain.last_seen_at === undefined ? {} : { lastSeenAt: plain.last_seen_at }),
+    ...(lastHook === undefined ? {} : { lastHook }),
+    ...(lastDecision === undefined ? {} : { lastDecision }),
+    ...(lastRefusal === undefined ? {} : { lastRefusal }),
+    hooksInFlight: Math.max(0, Math.trunc(Number(row['hooks_in_flight'] ?? '0') || 0)),
+  };
+}
+
+/**
+ * A parsed row as a {@link FleetAgent} at `now`. `presence` is the agent's presence entry when
+ * the caller looked it up (null: not connected anywhere), undefined when the caller trusts the
+ * row's own connected flag (a gateway that has just written it). No parsing: the parts were
+ * checked by {@link storedFleetRow} and presence entries by the presence store.
+ */
+export function fleetAgentFromStored(stored: StoredFleetRow, now: number, presence: PresenceEntry | null | undefined): FleetAgent {
+  // The row's gateway must still be the one presence names: otherwise it died or the agent moved.
+  const connected = presence === undefined ? stored.flagged : presence !== null && stored.flagged && presence.gateway_id === stored.gatewayId;
+  const hooksInFlight = connected ? stored.hooksInFlight : 0;
+  const connectedAt = connected ? (stored.connectedAt ?? presence?.connected_at) : undefined;
+  const { lastHook, lastDecision, lastRefusal } = stored;
+  return {
+    agent: stored.agent,
+    ...(stored.client === undefined ? {} : { client: stored.client }),
     status: fleetStatus(
       {
         connected,
@@ -275,16 +390,20 @@ export function rowToFleetAgent(row: Record<string, string>, key: string, now: n
       },
       now,
     ),
-    ...(connected && row['gateway_id'] !== undefined ? { gateway_id: row['gateway_id'] } : {}),
-    ...(connected && row['session_id'] !== undefined ? { session_id: row['session_id'] } : {}),
+    ...(connected && stored.gatewayId !== undefined ? { gateway_id: stored.gatewayId } : {}),
+    ...(connected && stored.sessionId !== undefined ? { session_id: stored.sessionId } : {}),
     ...(connectedAt === undefined ? {} : { connected_at: connectedAt }),
-    last_seen_at: latest(row['last_seen_at'], presence?.last_activity_at) ?? new Date(now).toISOString(),
+    last_seen_at: latest(stored.lastSeenAt, presence?.last_activity_at) ?? new Date(now).toISOString(),
     ...(lastHook === undefined ? {} : { last_hook: lastHook }),
     ...(lastDecision === undefined ? {} : { last_decision: lastDecision }),
     ...(lastRefusal === undefined ? {} : { last_refusal: lastRefusal }),
     hooks_in_flight: hooksInFlight,
   };
-  return parseStored(FleetAgentSchema, candidate, key);
+}
+
+/** A stored row as a {@link FleetAgent}: {@link storedFleetRow} then {@link fleetAgentFromStored}. */
+export function rowToFleetAgent(row: Record<string, string>, key: string, now: number, presence: PresenceEntry | null | undefined): FleetAgent {
+  return fleetAgentFromStored(storedFleetRow(row, key), now, presence);
 }
 
 function latest(a: string | undefined, b: string | undefined): string | undefined {

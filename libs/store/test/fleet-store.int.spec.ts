@@ -5,7 +5,7 @@
 import type { OperatorLiveEvent, PresenceEntry } from '@ahp/protocol';
 import { LATENCY_BUCKET_BOUNDS_MS, createRequest } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createFleetStore, createHealthStore, createLiveTail, createRedisStores, rowToFleetAgent, type FleetStore, type RedisClient, type StoreKeys } from '../src/index.js';
+import { FLEET_READ_FULL_EVERY_MS, createFleetStore, createHealthStore, createLiveTail, createRedisStores, rowToFleetAgent, type FleetStore, type RedisClient, type StoreKeys } from '../src/index.js';
 import { openClient, testKeys } from './support.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
@@ -148,6 +148,51 @@ describe('FleetStore', () => {
     }
     expect(await redis.zRangeWithScores(manyKeys.fleetAgents, 0, -1)).toEqual(await redis.zRangeWithScores(keys.fleetAgents, 0, -1));
     expect(await redis.exists(manyKeys.fleetAgent('ghost'))).toBe(0);
+  });
+
+  it('a reader fetches only the rows written since its last read, yet sees every change, removal and status of the moment', async () => {
+    const calls: string[] = [];
+    const reader = createFleetStore({ redis: counting(redis, calls), keys, retentionMs: 60_000 }).reader();
+    for (const id of ['a1', 'a2', 'a3']) await fleet.connect({ agent: { id, name: id }, gatewayId: 'gw-a', sessionId: `s-${id}`, connectedAt: T0, now: T0 });
+    const here = ['a1', 'a2', 'a3'].map((id) => presence(id, 'gw-a', T0));
+
+    const first = await reader.read(T0 + 10_000, here);
+    expect(first.map((row) => [row.agent.id, row.status])).toEqual([['a1', 'connected'], ['a2', 'connected'], ['a3', 'connected']]);
+    expect(calls.filter((name) => name === 'hGetAll')).toHaveLength(3);
+
+    // Nothing written: the index alone, and statuses still follow the clock and presence.
+    calls.length = 0;
+    const quiet = await reader.read(T0 + 20_000, here.slice(0, 2));
+    expect(calls.filter((name) => name === 'hGetAll')).toHaveLength(0);
+    expect(quiet.map((row) => [row.agent.id, row.status])).toEqual([['a1', 'connected'], ['a2', 'connected'], ['a3', 'offline']]);
+
+    // One row written, one gone past retention: one fetch, and the gone row is dropped.
+    await fleet.activity({ agentId: 'a2', gatewayId: 'gw-a', now: T0 + 28_000, lastHook: { hook_id: HOOK, trigger: 'pre-tool-use', tool: 'bash', at: new Date(T0 + 28_000).toISOString() }, hooksInFlight: 1 });
+    await redis.zAdd(keys.fleetAgents, { score: T0 - 120_000, value: 'a3' });
+    calls.length = 0;
+    const changed = await reader.read(T0 + 30_000, here);
+    expect(calls.filter((name) => name === 'hGetAll')).toHaveLength(1);
+    expect(changed.map((row) => [row.agent.id, row.status, row.last_hook?.tool])).toEqual([['a1', 'connected', undefined], ['a2', 'working', 'bash']]);
+    expect(changed).toEqual(await fleet.list(T0 + 30_000, here));
+
+    // A second write in the millisecond of the first (the score does not move) is still seen: rows written near the last read are fetched again.
+    await redis.hSet(keys.fleetAgent('a2'), 'hooks_in_flight', '4');
+    const same = await reader.read(T0 + 31_000, here);
+    expect(same.find((row) => row.agent.id === 'a2')?.hooks_in_flight).toBe(4);
+  });
+
+  it('a reader fetches every row again once a full read is due, and refuses a corrupt row like list does', async () => {
+    const calls: string[] = [];
+    const reader = createFleetStore({ redis: counting(redis, calls), keys, retentionMs: 10 * FLEET_READ_FULL_EVERY_MS }).reader();
+    await fleet.connect({ agent: alice, gatewayId: 'gw-a', sessionId: 's1', connectedAt: T0, now: T0 });
+    await reader.read(T0 + 10_000, []);
+    calls.length = 0;
+    await reader.read(T0 + 10_000 + FLEET_READ_FULL_EVERY_MS, []);
+    expect(calls.filter((name) => name === 'hGetAll')).toHaveLength(1);
+
+    await redis.hSet(keys.fleetAgent('alice'), 'last_hook', '{not json');
+    await redis.zAdd(keys.fleetAgents, { score: T0 + 20_000, value: 'alice' });
+    await expect(reader.read(T0 + 20_000 + FLEET_READ_FULL_EVERY_MS, [])).rejects.toThrow(/last_hook/);
   });
 
   it('refuses invalid input before writing anything', async () => {

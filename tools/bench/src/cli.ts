@@ -38,6 +38,8 @@ Options:
     .join(', ')}
   --workers N    oracle worker processes of the product and of the BullMQ baseline (default 2)
   --profile      add the CPU-profile phase in quick mode (smoke and full always have it)
+  --console-agents N
+                 agents the console phase connects (default 5,000; 20,000 is the large-fleet figure)
   -h, --help     this text`;
 
 async function main(): Promise<number> {
@@ -51,6 +53,7 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       workers: { type: 'string', default: '2' },
       profile: { type: 'boolean', default: false },
+      'console-agents': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -65,6 +68,11 @@ async function main(): Promise<number> {
   if (!Number.isInteger(workers) || workers < 1 || workers > 16) throw new UsageError('--workers must be a whole number from 1 to 16');
   const plan = planFor(mode);
   if (values.profile && plan.profileMs === 0) plan.profileMs = 5000;
+  if (values['console-agents'] !== undefined) {
+    const agents = Number(values['console-agents']);
+    if (!Number.isInteger(agents) || agents < 1 || agents > 50_000) throw new UsageError('--console-agents must be a whole number from 1 to 50,000');
+    plan.consoleAgents = agents;
+  }
   const only = values.only?.split(',').map((key) => key.trim()).filter((key) => key !== '');
   const known = phasesFor(plan, RESULTS_DIR).map((phase) => phase.key);
   const unknown = only?.filter((key) => !known.includes(key)) ?? [];

@@ -11,7 +11,7 @@ function rows(count: number): FleetAgent[] {
 function stores(initial: number) {
   const reads = { fleet: 0 };
   let count = initial;
-  const fleet = { list: async () => (reads.fleet++, rows(count)) } as unknown as FleetStore;
+  const fleet = { reader: () => ({ read: async () => (reads.fleet++, rows(count)) }) } as unknown as FleetStore;
   const presence = { list: async (): Promise<PresenceEntry[]> => [], listGateways: async () => [] } as unknown as PresenceStore;
   return { reads, grow: (by: number) => (count += by), service: new FleetSnapshotService(fleet, presence) };
 }
@@ -57,14 +57,14 @@ describe('FleetSnapshotService', () => {
   });
 
   it('keeps serving the last read when a background read fails, and reports the failure to a query that waits', async () => {
-    const failing = { list: vi.fn(async () => rows(FLEET_SNAPSHOT_CACHE_FROM_ROWS)) };
+    const failing = { read: vi.fn(async () => rows(FLEET_SNAPSHOT_CACHE_FROM_ROWS)) };
     const presence = { list: async (): Promise<PresenceEntry[]> => [], listGateways: async () => [] } as unknown as PresenceStore;
-    const service = new FleetSnapshotService(failing as unknown as FleetStore, presence);
+    const service = new FleetSnapshotService({ reader: () => failing } as unknown as FleetStore, presence);
     const now = Date.now();
     await service.read(now);
-    failing.list.mockRejectedValue(new Error('redis down'));
+    failing.read.mockRejectedValue(new Error('redis down'));
     await expect(service.read(now + FLEET_SNAPSHOT_MAX_AGE_MS + 1)).resolves.toMatchObject({ rows: { length: FLEET_SNAPSHOT_CACHE_FROM_ROWS } });
-    await vi.waitFor(() => expect(failing.list).toHaveBeenCalledTimes(2));
+    await vi.waitFor(() => expect(failing.read).toHaveBeenCalledTimes(2));
     await expect(service.read(now + FLEET_SNAPSHOT_STALE_LIMIT_MS)).rejects.toThrow('redis down');
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FleetAgent, GatewayInfo } from '@ahp/protocol';
-import type { FleetStore, PresenceStore } from '@ahp/store';
+import type { FleetReader, FleetStore, PresenceStore } from '@ahp/store';
 import { FLEET_STORE, PRESENCE_STORE } from '../store/store.tokens.js';
 
 /** From this many rows on, one read of the fleet serves queries for {@link FLEET_SNAPSHOT_MAX_AGE_MS}. */
@@ -20,7 +20,8 @@ export interface FleetSnapshot {
 
 /**
  * The whole fleet read from Redis for operators' queries. Reading 20,000 agents is 20,000
- * hashes (0.35–4 s measured on the shared two-core machine): queries that arrive while a read is
+ * hashes (0.35–4 s measured on the shared two-core machine) the first time; after that the
+ * reader fetches only the rows written since its last read (FleetReader). Queries that arrive while a read is
  * in flight wait for it, and a large fleet's read (from {@link FLEET_SNAPSHOT_CACHE_FROM_ROWS}
  * rows) serves the queries of the next {@link FLEET_SNAPSHOT_MAX_AGE_MS}, so operators paging,
  * searching and re-reading after live events do not each pay it. After that a query is still
@@ -34,11 +35,15 @@ export interface FleetSnapshot {
 export class FleetSnapshotService {
   private cached: { at: number; snapshot: FleetSnapshot } | undefined;
   private reading: Promise<FleetSnapshot> | undefined;
+  /** Keeps the rows between reads, so a read fetches only what was written since (FleetReader). */
+  private readonly reader: FleetReader;
 
   constructor(
-    @Inject(FLEET_STORE) private readonly fleet: FleetStore,
+    @Inject(FLEET_STORE) fleet: FleetStore,
     @Inject(PRESENCE_STORE) private readonly presence: PresenceStore,
-  ) {}
+  ) {
+    this.reader = fleet.reader();
+  }
 
   read(now = Date.now()): Promise<FleetSnapshot> {
     const age = this.cached === undefined ? Infinity : now - this.cached.at;
@@ -61,7 +66,7 @@ export class FleetSnapshotService {
 
   private async load(now: number): Promise<FleetSnapshot> {
     const [connected, gateways] = await Promise.all([this.presence.list(now), this.presence.listGateways(now)]);
-    const snapshot = { rows: await this.fleet.list(now, connected), gateways };
+    const snapshot = { rows: await this.reader.read(now, connected), gateways };
     this.cached = snapshot.rows.length >= FLEET_SNAPSHOT_CACHE_FROM_ROWS ? { at: now, snapshot } : undefined;
     return snapshot;
   }
