@@ -123,8 +123,8 @@ describe('agent-team events', () => {
     expect(nextJob.taken.size).toBe(before);
   });
 
-  it('still answers 400 for a malformed body of another event (unchanged)', async () => {
-    const response = await post({ ...common, hook_event_name: 'PreToolUse', tool_input: {} });
+  it('still answers 400 for a malformed body of an event that cannot be blocked', async () => {
+    const response = await post({ ...common, hook_event_name: 'SessionStart', source: 42 });
     expect(response.status).toBe(400);
   });
 });

@@ -232,11 +232,20 @@ describe('other events', () => {
 
 describe('refusals', () => {
   it('answers 400 with a typed error for a body that is not a Claude Code hook input', async () => {
-    const response = await post(input('PreToolUse', { tool_input: {} }));
+    const response = await post(input('SessionStart', { source: 42 }));
     expect(response.status).toBe(400);
     const error = errorOf(await response.json());
     expect(error.code).toBe('E_INVALID_FRAME');
-    expect(error.message).toContain('tool_name');
+    expect(error.message).toContain('source');
+  });
+
+  it('denies a malformed PreToolUse or PermissionRequest instead of answering an error Claude Code would proceed on', async () => {
+    const pre = await post(input('PreToolUse', { tool_input: {} }));
+    expect(pre.status).toBe(200);
+    expect(await pre.json()).toMatchObject({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('E_INVALID_FRAME') } });
+    const permission = await post(input('PermissionRequest', { tool_name: 7 }));
+    expect(permission.status).toBe(200);
+    expect(JSON.stringify(await permission.json())).toContain('deny');
   });
 
   it('answers 401 without a token, with an unknown one, and with a revoked one', async () => {

@@ -56,6 +56,18 @@ export function teamEventOf(body: unknown): ClaudeCodeTeamEvent | undefined {
   return typeof event === 'string' && Object.hasOwn(TEAM_EVENTS, event) ? (event as ClaudeCodeTeamEvent) : undefined;
 }
 
+/** Events besides the team events where an HTTP error would let something proceed past the rules: a tool call, a permission dialog. */
+const GATED_EVENTS: ReadonlySet<string> = new Set(['PreToolUse', 'PermissionRequest']);
+
+/** The event of a body that failed the schema, when it is one whose refusal must be its block (see {@link GATED_EVENTS}). */
+export function gatedEventOf(body: unknown): ClaudeCodeEvent | undefined {
+  const team = teamEventOf(body);
+  if (team !== undefined) return team;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const event = (body as Record<string, unknown>)['hook_event_name'];
+  return typeof event === 'string' && GATED_EVENTS.has(event) ? (event as ClaudeCodeEvent) : undefined;
+}
+
 /** The Claude Code tool that creates a task of the team's list (TaskCreated reports it). */
 export const TASK_CREATE_TOOL = 'TaskCreate';
 

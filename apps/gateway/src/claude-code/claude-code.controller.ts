@@ -5,7 +5,7 @@ import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { holdOptionsOf } from '../coding-agents/permission-hold.js';
 import { OperatorApiError } from '../operator-api/api-error.js';
 import { claudeCodeDialect } from './claude-code-dialect.js';
-import { refusedOutput, teamEventOf } from './claude-code-mapping.js';
+import { gatedEventOf, refusedOutput } from './claude-code-mapping.js';
 import { CodingAgentErrorFilter } from '../coding-agents/coding-agent-error.filter.js';
 import { ClaudeCodeService } from './claude-code.service.js';
 
@@ -36,10 +36,11 @@ export class ClaudeCodeController {
     try {
       input = claudeCodeDialect.parse(body);
     } catch (error) {
-      // Claude Code takes an HTTP error for "no objection": a malformed TeammateIdle or
-      // TaskCompleted would let the teammate stop, or the task close, past every rule. Those are
-      // answered with the event's block instead (fail closed), naming the field.
-      const event = teamEventOf(body);
+      // Claude Code takes an HTTP error for "no objection": a malformed PreToolUse or
+      // PermissionRequest would let the tool run, a malformed TeammateIdle or TaskCompleted would
+      // let the teammate stop or the task close, past every rule. Those are answered with the
+      // event's block instead (fail closed), naming the field; other events keep the 400.
+      const event = gatedEventOf(body);
       if (error instanceof OperatorApiError && event !== undefined) return Promise.resolve(refusedOutput(event, error.error));
       throw error;
     }
