@@ -5,7 +5,7 @@
  * wrote go into the log and come back out through readSignalLog and exportSignalLog; a subject
  * that does not parse is dropped and the entry kept.
  */
-import { MAX_SIGNAL_SUBJECT_BYTES, REDACTED, type JsonObject, type Signal } from '@ahp/protocol';
+import { MAX_SIGNAL_SUBJECT_BYTES, REDACTED, signalSubjectJson, type JsonObject, type Signal } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisStores, exportSignalLog, readSignalLog, type HookEvaluationInput, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
 import { makeDecision, makeSignal, openClient, randomUUID, testKeys } from './support.js';
@@ -98,5 +98,54 @@ describe('the subject of signal-log entries', () => {
     expect(exported).toMatchObject({ skipped: 0 });
     expect(exported.lines).toHaveLength(5);
     expect(exported.lines.slice(1).every((line) => line.subject === undefined)).toBe(true);
+  });
+});
+
+/**
+ * What the subject costs in Redis memory: MEMORY USAGE of a signal log of N entries written with
+ * the fields decide-hook writes, without a subject, with a typical Bash call's, and with the
+ * largest the builder makes. Printed (docs/signal-log.md "Retention" quotes it); the assertion is
+ * only the bound: a subject never adds more than its cap plus the field's own overhead.
+ */
+describe('the memory a subject adds to the log', () => {
+  const N = 2_000;
+  const typical = { tool: { name: 'Bash', input: { command: 'rm -rf /tmp/build && npm run build', description: 'Clean and rebuild the project' } } };
+  const block: Signal['payload'] = { level: 'blocking', decision: 'deny', reason: 'rm -rf outside the workspace is never run (rule destructive-shell)', resolvable: true, resolution_path: ['stay in the workspace'] };
+  const huge = 'é"\\😀'.repeat(10_000);
+  const largest = signalSubjectJson({
+    payload: { level: 'controlling', decision: 'allow_with_modification', reversible: false, modifications: Array.from({ length: 10 }, (_, i) => ({ target: `${'t'.repeat(60)}${i}`, original: huge, updated: huge, reason: huge })) },
+    trigger: 'pre-tool-use',
+    // Every target is in the input, so every change has a before: the largest subject there is.
+    context: { tool: { name: huge.slice(0, 256), input: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`${'t'.repeat(60)}${i}`, huge])) }, issue: { id: 'x', title: huge } },
+  });
+
+  async function bytesPerEntry(subject: string): Promise<number> {
+    const stream = `${keys.signalLog}:${subject.length}`;
+    const base = { kind: 'signal', timestamp: new Date().toISOString(), hook: 'pre-tool-use', intensity: 'block', source: 'rules', consumed: '0', type: 'security-violation', agent_id: 'agent-7', session_id: 'session-7f3a', rule: 'destructive-shell', config_version: '12', latency_ms: '14', gateway_ms: '2', queue_ms: '3', worker_ms: '9' };
+    for (let i = 0; i < N; i++) {
+      await redis.xAdd(stream, '*', { ...base, signal_id: randomUUID(), hook_id: randomUUID(), ...(subject === '' ? {} : { subject }) });
+    }
+    const usage = Number(await redis.memoryUsage(stream, { SAMPLES: 0 }));
+    await redis.del(stream);
+    return usage / N;
+  }
+
+  it('is a few hundred bytes for a typical Bash call, and bounded for the largest', async () => {
+    const subject = signalSubjectJson({ payload: block, trigger: 'pre-tool-use', context: typical });
+    const without = await bytesPerEntry('');
+    const withTypical = await bytesPerEntry(subject);
+    const withLargest = await bytesPerEntry(largest);
+    const report = {
+      entries: N,
+      without_subject: Math.round(without),
+      typical_subject_json_bytes: Buffer.byteLength(subject),
+      typical_added: Math.round(withTypical - without),
+      largest_subject_json_bytes: Buffer.byteLength(largest),
+      largest_added: Math.round(withLargest - without),
+    };
+    console.log(`signal-log bytes per entry: ${JSON.stringify(report)}`);
+    expect(Buffer.byteLength(largest)).toBeLessThanOrEqual(MAX_SIGNAL_SUBJECT_BYTES);
+    // Past the subject's own bytes, a large entry costs listpack and stream-node overhead (fewer entries fit a 4 KB node).
+    expect(withLargest - without).toBeLessThan(MAX_SIGNAL_SUBJECT_BYTES * 1.5);
   });
 });
