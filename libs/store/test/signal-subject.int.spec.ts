@@ -143,7 +143,7 @@ describe('the memory a subject adds to the log', () => {
       largest_subject_json_bytes: Buffer.byteLength(largest),
       largest_added: Math.round(withLargest - without),
     };
-    console.log(`signal-log bytes per entry: ${JSON.stringify(report)}`);
+    process.stdout.write(`signal-log bytes per entry: ${JSON.stringify(report)}\n`);
     expect(Buffer.byteLength(largest)).toBeLessThanOrEqual(MAX_SIGNAL_SUBJECT_BYTES);
     // Past the subject's own bytes, a large entry costs listpack and stream-node overhead (fewer entries fit a 4 KB node).
     expect(withLargest - without).toBeLessThan(MAX_SIGNAL_SUBJECT_BYTES * 1.5);
