@@ -121,7 +121,16 @@ describe('operator signals pushed to agents', () => {
     const listed = await call(gwA, 'op-root', 'GET', '/signals?agent=red-1');
     expect(listed.status).toBe(200);
     expect(SignalLogListResponseSchema.parse(listed.json).lines).toMatchObject([
-      { signal_id: push.signal.header.id, source: 'operator:op-red', intensity: 'prompt', consumed: true, action: 'acknowledge', correlation_id: push.signal.header.id },
+      {
+        signal_id: push.signal.header.id,
+        source: 'operator:op-red',
+        intensity: 'prompt',
+        consumed: true,
+        action: 'acknowledge',
+        correlation_id: push.signal.header.id,
+        // The log keeps what the operator wrote, so every operator (and the export) sees it.
+        subject: { m: 'Stop migrating tables until the backup finishes', s: ['wait for backup-42', 'work on the report instead'] },
+      },
     ]);
 
     const audit = await call(gwA, 'op-root', 'GET', '/audit?action=signal.send');

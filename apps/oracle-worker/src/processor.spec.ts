@@ -264,7 +264,8 @@ describe('hook processor', () => {
       answeredByPolicy(hooks, 'post-tool-use');
       await processor.process(job({ trigger: 'post-tool-use' }), meta);
       expect(store.pushed).toHaveLength(1);
-      expect(store.pushed[0]!.origin).toEqual({ agentId: 'agent-1', sessionId: 'session-1', hookId: HOOK_ID, trigger: 'post-tool-use' });
+      // With the hook's context, so the log entry says what the aid is about.
+      expect(store.pushed[0]!.origin).toEqual({ agentId: 'agent-1', sessionId: 'session-1', hookId: HOOK_ID, trigger: 'post-tool-use', context: job({ trigger: 'post-tool-use' }).context });
       expect(store.pushed[0]!.expiresAt).toBe(T0 + 60_000);
       expect(store.pushed[0]!.signals.map((s) => s.header)).toEqual([expect.objectContaining({ intensity: 'aid', source: 'advise', correlation_id: HOOK_ID })]);
       expect(hooks.stored.get(HOOK_ID)).toMatchObject({ decided_by: 'failure_policy' });

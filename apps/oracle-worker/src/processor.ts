@@ -193,7 +193,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     if (late.length > 0 && lateAid !== undefined) {
       const at = now();
       const sent = await lateAid.store.sendHookAid(
-        { agentId: job.agent.id, sessionId: job.session_id, hookId: job.hook_id, trigger: job.trigger },
+        { agentId: job.agent.id, sessionId: job.session_id, hookId: job.hook_id, trigger: job.trigger, context: job.context },
         late,
         at + (lateAid.ttlMs ?? DEFAULT_OPERATOR_SIGNAL_TTL_MS),
         at,

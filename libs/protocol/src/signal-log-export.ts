@@ -10,6 +10,7 @@ import { IntensitySchema, INTENSITIES } from './intensity.js';
 import { IdSchema, ShortStringSchema, TimestampSchema, UuidSchema } from './primitives.js';
 import { CONSUMPTION_ACTIONS, ConsumptionActionSchema, isActionValidFor } from './signal-response.js';
 import { SignalTypeSchema } from './signal.js';
+import { SignalSubjectSchema } from './signal-subject.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /**
@@ -43,6 +44,9 @@ export type SignalAnswerOrigin = z.infer<typeof SignalAnswerOriginSchema>;
  * - `responded_at`: when the control plane recorded the agent's response.
  * - `answer`: `inferred` or `not_reported` for a client that cannot report answers (see
  *   {@link SIGNAL_ANSWER_ORIGINS}); absent otherwise.
+ * - `subject`: what the signal acted on — tool and (redacted, cut) input, message, suggestions, a
+ *   control's changes before → after (see {@link SignalSubjectSchema}); absent for entries written
+ *   before it was recorded, and when there was nothing to say.
  */
 export const SignalLogLineSchema = z
   .strictObject({
@@ -63,6 +67,7 @@ export const SignalLogLineSchema = z
     stages: HookStageLatenciesSchema.omit({ delivery_ms: true }).optional(),
     responded_at: TimestampSchema.optional(),
     answer: SignalAnswerOriginSchema.optional(),
+    subject: SignalSubjectSchema.optional(),
   })
   .superRefine((line, ctx) => {
     if (line.answer === 'inferred' && !line.consumed) ctx.addIssue({ code: 'custom', path: ['answer'], message: 'an inferred answer is a consumed signal' });

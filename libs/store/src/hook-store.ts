@@ -8,6 +8,7 @@ import {
   parseOnce,
   HookDecisionSchema,
   RequestIdSchema,
+  signalSubjectJson,
   stageLatencies,
   type HookCorrelation,
   type HookDecision,
@@ -197,6 +198,8 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       // As decide-hook: a client that cannot report answers gets no unanswered count in the log.
       if (answers === '0') entry['answer'] = 'not_reported';
       if (rule !== '') entry['rule'] = rule;
+      const subject = signalSubjectJson({ payload: signal.payload, trigger: stored.trigger, context: decideOptions.evaluation?.context });
+      if (subject !== '') entry['subject'] = subject;
       if (stored.config_version !== undefined) entry['config_version'] = String(stored.config_version);
       if (latency !== undefined) entry['latency_ms'] = String(latency);
       if (stages !== undefined) Object.assign(entry, { gateway_ms: String(stages.gateway_ms), queue_ms: String(stages.queue_ms), worker_ms: String(stages.worker_ms) });
@@ -319,7 +322,8 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       const records = evaluationRecordsJson(valid, decideOptions.evaluation);
       const signalArgs = valid.signals.flatMap((signal) => {
         const rule = signal.context['rule'];
-        return [signal.header.id, signal.header.intensity, signal.header.source, signal.header.type, typeof rule === 'string' ? rule.slice(0, 256) : '', mustAnswer(signal) ? '1' : '0'];
+        const subject = signalSubjectJson({ payload: signal.payload, trigger: valid.trigger, context: decideOptions.evaluation?.context });
+        return [signal.header.id, signal.header.intensity, signal.header.source, signal.header.type, typeof rule === 'string' ? rule.slice(0, 256) : '', mustAnswer(signal) ? '1' : '0', subject];
       });
       const reply = arrayReply(
         await decideHook.run(

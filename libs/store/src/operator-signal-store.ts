@@ -15,7 +15,7 @@
  * oldest first. It drops from the set what was answered, expired or vanished, so the set never
  * holds more than the live signals (plus, briefly, answered ones until the next read).
  */
-import { SignalSchema, type Signal } from '@ahp/protocol';
+import { HookTriggerSchema, SignalSchema, signalSubjectJson, type JsonObject, type Signal } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
 import { parseStored, parseStoredJson } from './lua.js';
@@ -42,6 +42,8 @@ export interface HookAidOrigin {
   sessionId: string;
   hookId: string;
   trigger: string;
+  /** The hook's context, for the subject of the log entries (what the aid is about); none when not known. */
+  context?: JsonObject;
 }
 
 /**
@@ -109,9 +111,12 @@ export function createOperatorSignalStore(options: OperatorSignalStoreOptions): 
       // pending id always has a record (or is dropped by `pending` as vanished); a crash after
       // them loses a log line or the delivery, never a record the agent could answer.
       await redis.multi().hSet(record, fields).pExpire(record, ttlMs).exec();
+      // The subject keeps what the operator wrote (message, suggestions), so the log shows it to every operator.
+      const subject = signalSubjectJson({ payload: signal.payload, trigger: HookTriggerSchema.safeParse(origin?.trigger).data, context: origin?.context });
       await redis.xAdd(keys.signalLog, '*', {
         kind: 'signal', timestamp: header.timestamp, hook: origin?.trigger ?? '', intensity: header.intensity, source: header.source, consumed: '0',
         signal_id: header.id, hook_id: origin?.hookId ?? '', type: header.type, agent_id: agentId, session_id: sessionId,
+        ...(subject === '' ? {} : { subject }),
       }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.signalLogMaxLen } });
       // Signals sent together share a deadline; a fraction of a millisecond keeps their order.
       pending.zAdd(pendingKey, { score: expiresAt + index / 1000, value: header.id });

@@ -134,6 +134,7 @@ function toLine(pending: Pending): SignalLogLine {
     ...(record.stages === undefined ? {} : { stages: record.stages }),
     ...(respondedAt === undefined ? {} : { responded_at: respondedAt }),
     ...(answer === undefined ? {} : { answer }),
+    ...(record.subject === undefined ? {} : { subject: record.subject }),
   };
 }
 

@@ -7,7 +7,7 @@
  * nothing on append and bounds memory whatever the traffic. Export it elsewhere (JSONL, a
  * database) to keep more.
  */
-import { SignalLogEntrySchema, type SignalAnswerOrigin, type SignalLogEntry } from '@ahp/protocol';
+import { SignalLogEntrySchema, parseSignalSubject, type SignalAnswerOrigin, type SignalLogEntry, type SignalSubject } from '@ahp/protocol';
 import { StoreDataError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored } from './lua.js';
@@ -31,6 +31,8 @@ export interface SignalLogRecord {
   stages?: { gateway_ms: number; queue_ms: number; worker_ms: number };
   /** `not_reported` on a signal entry, `inferred` on a response entry: a client that cannot report answers (see SignalAnswerOrigin). */
   answer?: SignalAnswerOrigin;
+  /** What the signal acted on (signal entries; see SignalSubjectSchema); absent when none was recorded or it did not parse. */
+  subject?: SignalSubject;
 }
 
 /** Options of {@link readSignalLog}. */
@@ -80,6 +82,9 @@ export function signalLogRecordFromFields(id: string, fields: Record<string, str
   if (gateway !== undefined && queue !== undefined && worker !== undefined) record.stages = { gateway_ms: gateway, queue_ms: queue, worker_ms: worker };
   const answer = fields['answer'];
   if ((kind === 'signal' && answer === 'not_reported') || (kind === 'response' && answer === 'inferred')) record.answer = answer;
+  // A subject that does not parse is left out, not fatal: the entry says enough without it.
+  const subject = kind === 'signal' ? parseSignalSubject(fields['subject']) : undefined;
+  if (subject !== undefined) record.subject = subject;
   return record;
 }
 

@@ -104,6 +104,8 @@ describe('exportSignalLog', () => {
       correlation_id: block!.hookId,
       latency_ms: 40,
       responded_at: '2026-02-09T10:01:00.000Z',
+      // What it acted on: this hook had no evaluation (so no tool), only the block's reason.
+      subject: { m: 'writes outside the workspace' },
     });
     expect(Object.keys(lines[0]!).slice(0, 6)).toEqual(['timestamp', 'hook', 'intensity', 'source', 'consumed', 'action']);
     expect(lines.map((l) => [l.timestamp, l.hook, l.intensity, l.source, l.action])).toEqual([

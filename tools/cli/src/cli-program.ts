@@ -161,8 +161,8 @@ ${OPERATOR_NOTE}`,
         summary: 'write the signal log as JSONL, one line per signal with its response',
         details: `Each line carries the fields of docs/spec/signal-log.md#signal-log-lines (timestamp, hook,
 intensity, source, consumed, action) and signal_id, type, rule, config_version, agent_id,
-session_id, correlation_id, latency_ms, stages (gateway_ms, queue_ms, worker_ms) and
-responded_at (see docs/signal-log.md). Oldest first. A count of lines goes to stderr, and the
+session_id, correlation_id, latency_ms, stages (gateway_ms, queue_ms, worker_ms),
+responded_at and subject (what the signal acted on; see docs/signal-log.md). Oldest first. A count of lines goes to stderr, and the
 entries read so far while it runs (a bar on a terminal). ${FILTERS_NOTE}`,
         options: [...FILTERS, ['--limit <N>', 'at most N lines (the oldest that match)'], ['--out <FILE>', 'write to FILE instead of stdout']],
         run: async (_args, values, io) => (await import('./log-commands.js')).logExport(values as LogValues, io),

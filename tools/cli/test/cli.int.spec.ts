@@ -264,6 +264,8 @@ describe('ahp log', () => {
       expect(Object.keys(line).slice(0, 5)).toEqual(['timestamp', 'hook', 'intensity', 'source', 'consumed']);
     }
     expect(lines[0]).toMatchObject({ consumed: true, action: 'retry_after_fix', rule: 'checklist-validator-rule', config_version: 4, agent_id: 'alice', latency_ms: 7 });
+    // What the signal acted on: here, without a worker's context, the block's reason.
+    expect(lines[0]).toMatchObject({ subject: { m: 'checklist' } });
     expect(lines[4]).toMatchObject({ agent_id: 'bob', consumed: false });
     expect(lines[4]).not.toHaveProperty('action');
 

@@ -189,6 +189,19 @@ export type {
   SignalLogStats,
 } from '../signal-log-export.js';
 export {
+  CUT_MARK,
+  MAX_SIGNAL_SUBJECT_BYTES,
+  SIGNAL_SUBJECT_CAPS,
+  SignalSubjectChangeSchema,
+  SignalSubjectSchema,
+  cutJsonText,
+  parseSignalSubject,
+  signalSubject,
+  signalSubjectBytes,
+  signalSubjectJson,
+} from '../signal-subject.js';
+export type { SignalSubject, SignalSubjectChange, SignalSubjectInput } from '../signal-subject.js';
+export {
   FLEET_AGENT_STATUSES,
   FLEET_WORKING_WINDOW_MS,
   FleetAgentSchema,

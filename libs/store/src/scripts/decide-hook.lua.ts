@@ -1,5 +1,5 @@
 /** Number of ARGV values per signal of a decision, after the fixed ones. */
-export const DECIDE_HOOK_ARGS_PER_SIGNAL = 6;
+export const DECIDE_HOOK_ARGS_PER_SIGNAL = 7;
 /** Number of fixed ARGV values before the per-signal ones. */
 export const DECIDE_HOOK_FIXED_ARGS = 20;
 
@@ -87,8 +87,10 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[20] the hook's evaluation summary JSON (oracle verdicts, enqueue and pick-up times), ''
            for none (the caller sends it only without a drill-down record): stored in KEYS[1]
            as 'summary', so it lives as long as the hook record
-  then, for signal i, ARGV[21 + 6(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
-  '1' when the agent must answer it (block or control, see mustAnswer) else '0'
+  then, for signal i, ARGV[21 + 7(i-1) ..]: signal id, intensity, source, type, rule ('' for none),
+  '1' when the agent must answer it (block or control, see mustAnswer) else '0', and the signal's
+  subject JSON ('' for none; SignalSubjectSchema: what it acted on, redacted, at most
+  MAX_SIGNAL_SUBJECT_BYTES), written to its log entry as 'subject'
 
   A hook opened with answers = '0' comes from a client that cannot report answers (Claude Code's
   hooks): its signal-log entries carry answer = 'not_reported', so that the log does not count
@@ -99,7 +101,7 @@ export const DECIDE_HOOK_LUA = `--[[
   open-hook reads and respond-signal empties; like the decision stream, its name is built here
   from the session the hash names (not declared in KEYS; under Cluster a follow-up ZADD).
 
-  Each log entry also carries config_version (when given), rule (when given) and latency_ms: the
+  Each log entry also carries config_version (when given), rule and subject (when given) and latency_ms: the
   time from the hook's created_at (set by open-hook) to decided_at; with ARGV[17..18] also that
   time per stage: gateway_ms (created → enqueued), queue_ms (enqueued → picked), worker_ms
   (picked → decided), each at least 0 (the worker's clock is not the gateway's).
@@ -178,6 +180,10 @@ ${decideHookDetail(3, 16, 4)}for i = 1, #KEYS - 3 do
   if rule ~= '' then
     entry[#entry + 1] = 'rule'
     entry[#entry + 1] = rule
+  end
+  if ARGV[base + 7] ~= '' then
+    entry[#entry + 1] = 'subject'
+    entry[#entry + 1] = ARGV[base + 7]
   end
   if ARGV[8] ~= '' then
     entry[#entry + 1] = 'config_version'

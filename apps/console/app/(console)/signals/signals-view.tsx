@@ -11,9 +11,11 @@ import { hookHref } from '@/lib/api/hooks';
 import { fetchSignalLines, fetchSignalStats, signalExportHref } from '@/lib/api/signals';
 import { useNow, useResource } from '@/lib/live/use-resource';
 import { formatMs } from '@/lib/view/format';
+import { subjectLine } from '@/lib/view/signal-subject';
 import { chartRange, responseBreakdown } from '@/lib/view/signal-buckets';
 import { formFromSearch, resolveFilters, searchFromForm, type SignalFilterForm } from '@/lib/view/signal-filters';
 import { IntensityBadge } from '@/components/badges';
+import { SignalSubjectView } from '@/components/signal-subject';
 import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
 import { Timestamp } from '@/components/time';
 import { ResponsesChart, RulesView } from './signal-charts';
@@ -96,6 +98,7 @@ function LinesTable({ lines }: { lines: SignalLogLine[] }) {
             <th scope="col">Hook</th>
             <th scope="col">Intensity</th>
             <th scope="col">Oracle / rule</th>
+            <th scope="col">What</th>
             <th scope="col">Answer</th>
             <th scope="col">Latency</th>
           </tr>
@@ -124,6 +127,9 @@ function LinesTable({ lines }: { lines: SignalLogLine[] }) {
               <td data-label="Oracle / rule">
                 {line.source}
                 {line.rule ? <span className="muted"> · {line.rule}</span> : null}
+              </td>
+              <td data-label="What" className="subject-cell" title={subjectLine(line.subject) || undefined}>
+                {line.subject ? <SignalSubjectView subject={line.subject} compact /> : <span className="muted">–</span>}
               </td>
               <td data-label="Answer">
                 <AnswerCell line={line} />

@@ -5,7 +5,7 @@
  */
 import Link from 'next/link';
 import { useState } from 'react';
-import type { FleetAgent, Plan, Signal, TimelineEntry } from '@ahp/protocol';
+import type { FleetAgent, Plan, TimelineEntry } from '@ahp/protocol';
 import { fetchFleet } from '@/lib/api/fleet';
 import { hookHref } from '@/lib/api/hooks';
 import { fetchAgentRequests } from '@/lib/api/requests';
@@ -97,9 +97,6 @@ function latestPlan(events: readonly TimelineEntry[]): Plan | undefined {
 export function AgentView({ agentId }: { agentId: string }) {
   const now = useNow(5_000);
   const [span, setSpan] = useState<AgentWindow>('24h');
-  // Signals sent from this tab, by id: the signal log keeps no message, so this is where the
-  // timeline finds what the operator wrote.
-  const [sent, setSent] = useState<ReadonlyMap<string, Signal>>(() => new Map());
   // The gateway searches ids, names and teams; the row is the one with exactly this id.
   const fleet = useResource(`fleet:${agentId}`, (signal) => fetchFleet({ q: agentId }, signal));
   const timeline = useResource(`timeline:${agentId}`, (signal) => fetchTimeline(agentId, signal));
@@ -146,7 +143,7 @@ export function AgentView({ agentId }: { agentId: string }) {
       ) : null}
       {maySignal ? (
         <section aria-label="Send a signal" className="section">
-          <SignalForm agentId={agentId} onSent={(signal) => setSent((known) => new Map(known).set(signal.header.id, signal))} />
+          <SignalForm agentId={agentId} onSent={() => signals.reload()} />
         </section>
       ) : null}
       <section aria-labelledby="timeline-heading" className="section">
@@ -176,7 +173,7 @@ export function AgentView({ agentId }: { agentId: string }) {
         {items.length > 0 ? (
           <ol className="timeline" aria-label={`Timeline of ${agentId}, newest first`}>
             {items.map((item) => (
-              <TimelineEntryRow key={item.key} item={item} agentId={agentId} sent={sent} />
+              <TimelineEntryRow key={item.key} item={item} agentId={agentId} />
             ))}
           </ol>
         ) : null}

@@ -21,7 +21,7 @@ function lines(text: string): string[] {
     .filter((line) => line !== '');
 }
 
-/** `onSent` gets the signal the gateway stored, so the page can show its message in the timeline. */
+/** `onSent` gets the signal the gateway stored: the page re-reads its timeline at once (the signal log keeps the message). */
 export function SignalForm({ agentId, onSent }: { agentId: string; onSent?: (signal: Signal) => void }) {
   const ids = useId();
   const [intensity, setIntensity] = useState<'prompt' | 'aid'>('prompt');

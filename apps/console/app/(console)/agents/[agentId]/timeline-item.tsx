@@ -1,12 +1,13 @@
 /** One line of an agent's timeline: a signal, a response, a reported event or a request. */
 import Link from 'next/link';
-import type { AgentEvent, ProtocolState, Signal } from '@ahp/protocol';
+import type { AgentEvent, ProtocolState } from '@ahp/protocol';
 import type { TimelineItem } from '@/lib/view/timeline-merge';
 import { planProgress } from '@/lib/view/timeline-merge';
 import { hookHref } from '@/lib/api/hooks';
 import { formatMs } from '@/lib/view/format';
 import { IntensityBadge, RequestStatusBadge } from '@/components/badges';
 import { PlanView } from '@/components/plan-view';
+import { SignalSubjectView } from '@/components/signal-subject';
 import { Timestamp } from '@/components/time';
 
 const REQUEST_LABEL: Record<ProtocolState['type'], string> = { plan_approval: 'plan approval', tool_approval: 'tool approval', shutdown: 'shutdown', intervention: 'intervention' };
@@ -109,31 +110,10 @@ const TEAM_ACTIVITY_LABEL: Record<Extract<AgentEvent, { kind: 'team_activity' }>
   task_completed: 'task completed',
 };
 
-/** What an operator's prompt or aid said: its message (an aid's reason) and suggestions. */
-function OperatorSignalText({ signal }: { signal: Signal }) {
-  const payload = signal.payload;
-  const text = payload.level === 'prompting' ? payload.message : payload.level === 'aiding' ? payload.context : undefined;
-  const suggestions = payload.level === 'prompting' ? payload.suggestions : payload.level === 'aiding' ? payload.suggestions.map((s) => s.description) : [];
-  return (
-    <>
-      {text ? <p data-testid="signal-message">“{text}”</p> : null}
-      {suggestions.length ? (
-        <ul className="compact-list" aria-label="Suggestions">
-          {suggestions.map((suggestion, i) => (
-            <li key={i}>{suggestion}</li>
-          ))}
-        </ul>
-      ) : null}
-    </>
-  );
-}
-
-/** `sent`: the signals this tab sent, by id (the signal log keeps no message; see AgentView). */
-export function TimelineItemView({ item, agentId, sent }: { item: TimelineItem; agentId: string; sent?: ReadonlyMap<string, Signal> }) {
+export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentId: string }) {
   switch (item.kind) {
     case 'signal': {
       const line = item.line;
-      const own = sent?.get(line.signal_id);
       return (
         <>
           <p>
@@ -159,11 +139,7 @@ export function TimelineItemView({ item, agentId, sent }: { item: TimelineItem; 
               </>
             ) : null}
           </p>
-          {own ? (
-            <OperatorSignalText signal={own} />
-          ) : line.source.startsWith('operator:') ? (
-            <p className="muted">Its message shows only in the tab that sent it (the signal log keeps no message).</p>
-          ) : null}
+          <SignalSubjectView subject={line.subject} />
           {!line.consumed ? <p className="muted">Not answered (yet).</p> : null}
         </>
       );
@@ -219,7 +195,7 @@ export function TimelineItemView({ item, agentId, sent }: { item: TimelineItem; 
   }
 }
 
-export function TimelineEntryRow({ item, agentId, sent }: { item: TimelineItem; agentId: string; sent?: ReadonlyMap<string, Signal> }) {
+export function TimelineEntryRow({ item, agentId }: { item: TimelineItem; agentId: string }) {
   const signalId = item.kind === 'signal' || item.kind === 'response' ? item.line.signal_id : undefined;
   return (
     <li className={`timeline-item timeline-${item.kind}`} data-kind={item.kind} data-signal-id={signalId}>
@@ -227,7 +203,7 @@ export function TimelineEntryRow({ item, agentId, sent }: { item: TimelineItem; 
         <Timestamp at={item.at} />
       </div>
       <div className="timeline-body">
-        <TimelineItemView item={item} agentId={agentId} sent={sent} />
+        <TimelineItemView item={item} agentId={agentId} />
       </div>
     </li>
   );
