@@ -66,6 +66,13 @@ export function mcpSessionId(agentId: string, label: string): string {
   return `mcp-${createHash('sha256').update(`${agentId}\0${label}`, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
+/**
+ * The most text of a result the `post-tool-use` rules can see: a hook's context travels as a
+ * job whose every string is bounded by `LIMITS.maxJsonString` (HookJobDataSchema), tighter than
+ * the context schema's 256 KiB for `tool.output`; a longer one could not be queued at all.
+ */
+const MAX_INSPECTED_TEXT = LIMITS.maxJsonString;
+
 /** The `post-tool-use` context of a result, and whether the rules see all of the result in it. */
 interface PostContext {
   readonly context: JsonObject;
@@ -232,15 +239,15 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
       // Rules that saw a part would let the rest reach the model unseen (padding, a larger read):
       // a result that cannot be inspected in full is one that cannot be inspected, as for a
       // decision that cannot be made. No hook is recorded for it; this log line is the record.
-      this.log.warn({ ...fields, textChars: inspected.textChars, limit: LIMITS.maxLongText }, 'MCP result withheld: too large to inspect in full');
+      this.log.warn({ ...fields, textChars: inspected.textChars, limit: MAX_INSPECTED_TEXT }, 'MCP result withheld: too large to inspect in full');
       return toolError(
-        `Blocked by AHP (fail-closed): the tool ran, but its result (${inspected.textChars} characters of text${result.structuredContent === undefined ? '' : ' and structured content'}) is larger than AHP can inspect (${LIMITS.maxLongText} characters of text, structured content within the hook context limits); the result is withheld. Ask for a smaller part of it (a range, a page, a narrower query).`,
+        `Blocked by AHP (fail-closed): the tool ran, but its result (${inspected.textChars} characters of text${result.structuredContent === undefined ? '' : ' and structured content'}) is larger than AHP can inspect (${MAX_INSPECTED_TEXT} characters of text, structured content within the hook context limits); the result is withheld. Ask for a smaller part of it (a range, a page, a narrower query).`,
         'result_withheld',
         pre,
-        { reason: 'too_large_to_inspect', text_chars: inspected.textChars, limit_chars: LIMITS.maxLongText },
+        { reason: 'too_large_to_inspect', text_chars: inspected.textChars, limit_chars: MAX_INSPECTED_TEXT },
       );
     }
-    if (!inspected.complete) this.log.warn({ ...fields, textChars: inspected.textChars, limit: LIMITS.maxLongText }, 'MCP result passed partly inspected (fail_open)');
+    if (!inspected.complete) this.log.warn({ ...fields, textChars: inspected.textChars, limit: MAX_INSPECTED_TEXT }, 'MCP result passed partly inspected (fail_open)');
     const post = withToolFailurePolicy(await this.evaluate(agent, sessionId, 'post-tool-use', inspected.context), policy);
     if (!post.allowed) {
       this.log.info({ ...fields, hookId: post.hook_id, decidedBy: post.decided_by }, 'MCP result withheld by its post-tool-use decision');
@@ -280,16 +287,23 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
   /** The `post-tool-use` context: the call, and the (redacted) result within the hook context limits. */
   private postContext(name: string, input: JsonObject, mcp: JsonObject, result: CallToolResult): PostContext {
     const text = resultText(result);
-    const output = text.slice(0, LIMITS.maxLongText);
+    const output = text.slice(0, MAX_INSPECTED_TEXT);
     let complete = output.length === text.length;
     const context: JsonObject = { tool: { name, input, ok: result.isError !== true, output }, mcp };
     if (result.structuredContent !== undefined) {
       const withResponse: JsonObject = { ...context, tool: { name, input, ok: result.isError !== true, output, response: result.structuredContent as JsonObject } };
       if (inspectJsonValue(withResponse, 1).length === 0) return { context: withResponse, complete, textChars: text.length };
-      complete = false;
+      // Left out, it is still seen when the text the rules read carries it serialized, as the
+      // specification asks tools to send it (compact or indented, the SDK examples' two forms).
+      complete &&= serializedIn(output, result.structuredContent);
     }
     return { context, complete, textChars: text.length };
   }
+}
+
+/** Whether `text` holds `value` as JSON, compact or indented by two spaces. */
+function serializedIn(text: string, value: unknown): boolean {
+  return text.includes(JSON.stringify(value)) || text.includes(JSON.stringify(value, null, 2));
 }
 
 /** The reason text of a refusing decision (the same words as the pre-call refusal). */
