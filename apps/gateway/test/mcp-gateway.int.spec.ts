@@ -5,7 +5,8 @@
 // (one fail_closed, one fail_open), and agents as the SDK's MCP Client over Streamable HTTP.
 //
 // Proves: an agent's call of a tool the upstream does not have comes back to it as a tool error
-// and leaves another agent's call in flight on the same upstream process untouched; one agent
+// and leaves another agent's call in flight on the same upstream process untouched (an error
+// answering tools/list too, redacted); one agent
 // cannot have more calls in flight on a server than its cap, while another agent still can; a
 // result too large for the post-tool-use rules to see in full is withheld fail-closed (no hook
 // recorded for it) and let through, marked partly inspected, where the tool is fail_open.
@@ -136,6 +137,20 @@ describe('the MCP gateway and its shared upstreams', () => {
     expect(survived.isError).toBeFalsy();
     expect(textOf(survived)).toContain('slept 1500 ms');
     expect(pidOf(survived)).toBe(pid);
+  });
+
+  it("passes an upstream's error to tools/list on as the list's error, redacted, and keeps the connection", async () => {
+    const alpha = await mcpClient('alpha');
+    const pid = pidOf(await call(alpha, 'slow', { ms: 1 }));
+    const failed = await alpha.listTools({ cursor: 'nope' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toContain('the upstream server "local" answered with an error');
+    expect((failed as Error).message).toContain('no page nope');
+    expect((failed as Error).message).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    expect(pidOf(await call(alpha, 'slow', { ms: 1 }))).toBe(pid);
   });
 
   it("refuses a call past the agent's cap of calls in flight on the server, while another agent still gets through", async () => {

@@ -150,7 +150,15 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
   /** The upstream's tools that `agent` may see (one page). @throws UpstreamError */
   async listTools(agent: AgentIdentity, serverId: string, cursor: string | undefined): Promise<ListToolsResult> {
     const upstream = this.require(serverId);
-    const page = await this.upstreams.listTools(upstream.config, cursor, upstream.config.timeout_ms);
+    let page: ListToolsResult;
+    try {
+      page = await this.upstreams.listTools(upstream.config, cursor, upstream.config.timeout_ms);
+    } catch (error) {
+      if (!(error instanceof UpstreamError) || error.kind !== 'error_response') throw error;
+      // The upstream's own words go to the client as the call's error: redacted, as its results are.
+      const text = resultText(redactResult({ content: [{ type: 'text', text: error.message }] }, upstream.patterns));
+      throw new UpstreamError('error_response', `the upstream server "${serverId}" answered with an error (JSON-RPC ${String(error.code)}): ${text}`, error.code);
+    }
     return { ...page, tools: page.tools.filter((tool) => mcpToolVisible(upstream.config, tool.name, agent)) };
   }
 
