@@ -116,7 +116,7 @@ describe('the MCP gateway', () => {
             id: 'fixture',
             upstream: { url: `http://127.0.0.1:${port}/mcp` },
             timeout_ms: 10_000,
-            tools: { deny: ['delete_*', { tools: ['slow', 'hang'], teams: ['interns'] }], settings: { hang: { timeout_ms: 1000 }, read_config: { failure_policy: 'fail_open' } } },
+            tools: { deny: ['delete_*', 'exit', { tools: ['slow', 'hang'], teams: ['interns'] }], settings: { hang: { timeout_ms: 1000 }, read_config: { failure_policy: 'fail_open' } } },
             redact: { patterns: ['INTERNAL-[0-9a-f]+'] },
           },
           { id: 'local', upstream: { command: process.execPath, args: [FIXTURE, '--stdio', '--record', stdioRecord] }, tools: { allow: ['echo', 'read_config'] } },
@@ -217,7 +217,7 @@ describe('the MCP gateway', () => {
     const client = await mcpClient('fixture');
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name).sort();
-    expect(names).toEqual(['deploy', 'echo', 'hang', 'read_config', 'slow', 'write_file']);
+    expect(names).toEqual(['big', 'deploy', 'echo', 'hang', 'read_config', 'slow', 'write_file']);
     expect(names).not.toContain('delete_everything');
 
     // Called anyway (a client that guessed the name): refused, and the upstream never sees it.
@@ -228,7 +228,7 @@ describe('the MCP gateway', () => {
 
     // A deny entry scoped to a team hides the tools from that team's agents only (the token's team).
     const intern = await mcpClient('fixture', gatewayBases, system.token('intern'));
-    expect((await intern.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['deploy', 'echo', 'read_config', 'write_file']);
+    expect((await intern.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['big', 'deploy', 'echo', 'read_config', 'write_file']);
     expect(decisionMeta(await call(intern, 'slow', { ms: 1 }))).toMatchObject({ outcome: 'not_available' });
   });
 

@@ -6,9 +6,15 @@ import { McpGatewayConfigSchema, mcpToolName, mcpToolVisible } from './mcp-gatew
 const server = (extra: Record<string, unknown> = {}) => ({ id: 'files', upstream: { url: 'http://127.0.0.1:9000/mcp' }, ...extra });
 
 describe('McpGatewayConfigSchema', () => {
-  it('fills the defaults: 30 s timeout, fail closed, nothing denied, no extra patterns', () => {
+  it('fills the defaults: 30 s timeout, fail closed, 8 calls in flight per agent, nothing denied, no extra patterns', () => {
     const config = McpGatewayConfigSchema.parse({ version: 1, servers: [server()] });
-    expect(config.servers[0]).toMatchObject({ timeout_ms: 30_000, failure_policy: 'fail_closed', tools: { deny: [] }, redact: { patterns: [] } });
+    expect(config.servers[0]).toMatchObject({
+      timeout_ms: 30_000,
+      failure_policy: 'fail_closed',
+      max_concurrent_calls_per_agent: 8,
+      tools: { deny: [] },
+      redact: { patterns: [] },
+    });
   });
 
   it('accepts a stdio upstream', () => {
@@ -23,6 +29,7 @@ describe('McpGatewayConfigSchema', () => {
     ['a regex that does not compile', { version: 1, servers: [server({ redact: { patterns: ['(['] } })] }, 'servers.0.redact.patterns.0'],
     ['an upstream URL that is not http', { version: 1, servers: [server({ upstream: { url: 'file:///etc/passwd' } })] }, 'servers.0.upstream'],
     ['a timeout of zero', { version: 1, servers: [server({ timeout_ms: 0 })] }, 'servers.0.timeout_ms'],
+    ['no call in flight allowed', { version: 1, servers: [server({ max_concurrent_calls_per_agent: 0 })] }, 'servers.0.max_concurrent_calls_per_agent'],
   ])('refuses %s, naming the path', (_, input, path) => {
     const parsed = McpGatewayConfigSchema.safeParse(input);
     expect(parsed.success).toBe(false);

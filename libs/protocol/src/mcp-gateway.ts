@@ -96,6 +96,14 @@ export const McpServerConfigSchema = z
      * either way: there is no result to let through.
      */
     failure_policy: FailurePolicySchema.default('fail_closed'),
+    /**
+     * How many calls one agent may have in flight on this server through one gateway process (its
+     * decision, the upstream call and the result's inspection). The process shares one upstream
+     * connection (one child for stdio) among all agents: the cap keeps one agent from occupying
+     * it for everyone. Counted per process, in memory — no Redis command on the hot path — so an
+     * agent spread over N gateways may have N times as many.
+     */
+    max_concurrent_calls_per_agent: z.int().min(1).max(1000).default(8),
     tools: z
       .strictObject({
         /** When given, only the tools an entry gives the agent exist for it. */

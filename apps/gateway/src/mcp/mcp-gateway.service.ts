@@ -26,6 +26,7 @@ import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operator-api/api-error.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
+import { McpCallSlots } from './mcp-call-slots.js';
 import { compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, withToolFailurePolicy } from './mcp-results.js';
 import { McpUpstreams, UpstreamError } from './mcp-upstreams.js';
 
@@ -65,6 +66,22 @@ export function mcpSessionId(agentId: string, label: string): string {
   return `mcp-${createHash('sha256').update(`${agentId}\0${label}`, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
+/**
+ * The most text of a result the `post-tool-use` rules can see: a hook's context travels as a
+ * job whose every string is bounded by `LIMITS.maxJsonString` (HookJobDataSchema), tighter than
+ * the context schema's 256 KiB for `tool.output`; a longer one could not be queued at all.
+ */
+const MAX_INSPECTED_TEXT = LIMITS.maxJsonString;
+
+/** The `post-tool-use` context of a result, and whether the rules see all of the result in it. */
+interface PostContext {
+  readonly context: JsonObject;
+  /** False when the text was cut at the hook context limit or the structured content left out. */
+  readonly complete: boolean;
+  /** The result's text length (characters), for the operator's log and the model's message. */
+  readonly textChars: number;
+}
+
 /** A server of the config with its compiled redaction patterns. */
 interface Upstream {
   readonly config: McpServerConfig;
@@ -74,7 +91,8 @@ interface Upstream {
 /**
  * A tool call through the gateway, step by step (docs/mcp-gateway.md):
  *
- * 1. a tool the server's `tools` policy hides is refused before anything else;
+ * 1. a tool the server's `tools` policy hides is refused before anything else, and so is a call
+ *    past the agent's `max_concurrent_calls_per_agent` on the server;
  * 2. `pre-tool-use` is evaluated by the same HooksService as every hook — same rules, oracles,
  *    escalation, approvals, signal log — with `tool.name = mcp__<server>__<tool>`, the arguments
  *    as `tool.input` and `mcp: { server, tool }`;
@@ -82,7 +100,10 @@ interface Upstream {
  *    identical call later); a control's modifications are applied to the arguments;
  * 4. the call is forwarded, bounded by the tool's timeout;
  * 5. the result is redacted (built-in secret patterns and the server's), then inspected by a
- *    `post-tool-use` hook: a block withholds it, warnings and aid are added for the model.
+ *    `post-tool-use` hook: a block withholds it, warnings and aid are added for the model. A
+ *    result the hook cannot hold in full (over the context limits) cannot be inspected: the
+ *    tool's failure policy decides, as for a decision that cannot be made — closed withholds it.
+ *    A JSON-RPC error the upstream answers with is a tool error result like any other.
  *
  * When a decision cannot be made in time (no worker, Redis down), the tool's failure policy decides
  * (fail closed unless the file says otherwise). Nothing of a call lives only here: hooks, approvals
@@ -92,6 +113,7 @@ interface Upstream {
 export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
   private readonly log: JsonLogger;
   private readonly upstreams: McpUpstreams;
+  private readonly slots = new McpCallSlots();
   private servers = new Map<string, Upstream>();
 
   constructor(
@@ -128,7 +150,15 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
   /** The upstream's tools that `agent` may see (one page). @throws UpstreamError */
   async listTools(agent: AgentIdentity, serverId: string, cursor: string | undefined): Promise<ListToolsResult> {
     const upstream = this.require(serverId);
-    const page = await this.upstreams.listTools(upstream.config, cursor, upstream.config.timeout_ms);
+    let page: ListToolsResult;
+    try {
+      page = await this.upstreams.listTools(upstream.config, cursor, upstream.config.timeout_ms);
+    } catch (error) {
+      if (!(error instanceof UpstreamError) || error.kind !== 'error_response') throw error;
+      // The upstream's own words go to the client as the call's error: redacted, as its results are.
+      const text = resultText(redactResult({ content: [{ type: 'text', text: error.message }] }, upstream.patterns));
+      throw new UpstreamError('error_response', `the upstream server "${serverId}" answered with an error (JSON-RPC ${String(error.code)}): ${text}`, error.code);
+    }
     return { ...page, tools: page.tools.filter((tool) => mcpToolVisible(upstream.config, tool.name, agent)) };
   }
 
@@ -141,6 +171,29 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
       this.log.info(fields, 'MCP call refused: the tool is not available to agents');
       return toolError(`Blocked by AHP: the tool "${tool}" of "${serverId}" is not available to agents.`, 'not_available');
     }
+    const limit = server.max_concurrent_calls_per_agent;
+    const release = this.slots.tryTake(serverId, agent.id, limit);
+    if (release === undefined) {
+      this.log.info({ ...fields, limit }, 'MCP call refused: the agent has its most calls in flight on this server');
+      return toolError(
+        `Blocked by AHP: you already have ${limit} calls in flight on "${serverId}", the most one agent may have at once. Wait for one of them to finish, then retry this call. (E_RATE_LIMITED)`,
+        'too_many_calls',
+        undefined,
+        { limit },
+      );
+    }
+    try {
+      return await this.governedCall(agent, sessionLabel, upstream, tool, args);
+    } finally {
+      release();
+    }
+  }
+
+  /** {@link callTool} once the call has its slot. */
+  private async governedCall(agent: AgentIdentity, sessionLabel: string, upstream: Upstream, tool: string, args: JsonObject): Promise<CallToolResult> {
+    const server = upstream.config;
+    const serverId = server.id;
+    const fields = { agentId: agent.id, server: serverId, tool };
     const settings = server.tools.settings?.[tool];
     const policy: FailurePolicy = settings?.failure_policy ?? server.failure_policy;
     const timeoutMs = settings?.timeout_ms ?? server.timeout_ms;
@@ -176,14 +229,34 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
       raw = await this.upstreams.callTool(server, tool, finalArgs, timeoutMs);
     } catch (error) {
       const failure = error instanceof UpstreamError ? error : new UpstreamError('unavailable', String(error));
-      this.log.warn({ ...fields, kind: failure.kind }, 'MCP upstream call produced no result');
-      const code = failure.kind === 'timeout' ? 'E_TIMEOUT' : 'E_UNAVAILABLE';
-      return toolError(`AHP: ${failure.message} (${code}). The call may or may not have taken effect upstream.`, failure.kind === 'timeout' ? 'upstream_timeout' : 'upstream_error', pre);
+      if (failure.kind === 'error_response') {
+        // The upstream's answer to this call (an unknown tool, bad arguments, a handler that threw —
+        // how servers on the SDK's low-level API report a tool's failure): a tool error for this
+        // agent, redacted and inspected like any result. The shared connection is untouched.
+        raw = { content: [{ type: 'text', text: `The upstream server "${serverId}" answered with an error (JSON-RPC ${String(failure.code)}): ${failure.message}` }], isError: true };
+      } else {
+        this.log.warn({ ...fields, kind: failure.kind }, 'MCP upstream call produced no result');
+        const code = failure.kind === 'timeout' ? 'E_TIMEOUT' : 'E_UNAVAILABLE';
+        return toolError(`AHP: ${failure.message} (${code}). The call may or may not have taken effect upstream.`, failure.kind === 'timeout' ? 'upstream_timeout' : 'upstream_error', pre);
+      }
     }
 
     const result = redactResult(raw, upstream.patterns);
-    const postContext = this.postContext(name, finalArgs, mcp, result);
-    const post = withToolFailurePolicy(await this.evaluate(agent, sessionId, 'post-tool-use', postContext), policy);
+    const inspected = this.postContext(name, finalArgs, mcp, result);
+    if (!inspected.complete && policy === 'fail_closed') {
+      // Rules that saw a part would let the rest reach the model unseen (padding, a larger read):
+      // a result that cannot be inspected in full is one that cannot be inspected, as for a
+      // decision that cannot be made. No hook is recorded for it; this log line is the record.
+      this.log.warn({ ...fields, textChars: inspected.textChars, limit: MAX_INSPECTED_TEXT }, 'MCP result withheld: too large to inspect in full');
+      return toolError(
+        `Blocked by AHP (fail-closed): the tool ran, but its result (${inspected.textChars} characters of text${result.structuredContent === undefined ? '' : ' and structured content'}) is larger than AHP can inspect (${MAX_INSPECTED_TEXT} characters of text, structured content within the hook context limits); the result is withheld. Ask for a smaller part of it (a range, a page, a narrower query).`,
+        'result_withheld',
+        pre,
+        { reason: 'too_large_to_inspect', text_chars: inspected.textChars, limit_chars: MAX_INSPECTED_TEXT },
+      );
+    }
+    if (!inspected.complete) this.log.warn({ ...fields, textChars: inspected.textChars, limit: MAX_INSPECTED_TEXT }, 'MCP result passed partly inspected (fail_open)');
+    const post = withToolFailurePolicy(await this.evaluate(agent, sessionId, 'post-tool-use', inspected.context), policy);
     if (!post.allowed) {
       this.log.info({ ...fields, hookId: post.hook_id, decidedBy: post.decided_by }, 'MCP result withheld by its post-tool-use decision');
       return toolError(`${refusalText(post)} The tool ran; its result is withheld.`, 'result_withheld', post);
@@ -192,7 +265,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
       // A result cannot be edited by a rule's modifications; handing it over unchanged would skip the rule.
       return toolError(`Blocked by AHP: a rule changes this result (${post.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}), which the MCP gateway cannot apply; the result is withheld.`, 'result_withheld', post);
     }
-    return governedResult(result, pre, post);
+    return governedResult(result, pre, post, inspected.complete ? {} : { inspected: 'partial' });
   }
 
   private require(serverId: string): Upstream {
@@ -220,15 +293,25 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The `post-tool-use` context: the call, and the (redacted) result within the hook context limits. */
-  private postContext(name: string, input: JsonObject, mcp: JsonObject, result: CallToolResult): JsonObject {
-    const output = resultText(result).slice(0, LIMITS.maxLongText);
+  private postContext(name: string, input: JsonObject, mcp: JsonObject, result: CallToolResult): PostContext {
+    const text = resultText(result);
+    const output = text.slice(0, MAX_INSPECTED_TEXT);
+    let complete = output.length === text.length;
     const context: JsonObject = { tool: { name, input, ok: result.isError !== true, output }, mcp };
     if (result.structuredContent !== undefined) {
       const withResponse: JsonObject = { ...context, tool: { name, input, ok: result.isError !== true, output, response: result.structuredContent as JsonObject } };
-      if (inspectJsonValue(withResponse, 1).length === 0) return withResponse;
+      if (inspectJsonValue(withResponse, 1).length === 0) return { context: withResponse, complete, textChars: text.length };
+      // Left out, it is still seen when the text the rules read carries it serialized, as the
+      // specification asks tools to send it (compact or indented, the SDK examples' two forms).
+      complete &&= serializedIn(output, result.structuredContent);
     }
-    return context;
+    return { context, complete, textChars: text.length };
   }
+}
+
+/** Whether `text` holds `value` as JSON, compact or indented by two spaces. */
+function serializedIn(text: string, value: unknown): boolean {
+  return text.includes(JSON.stringify(value)) || text.includes(JSON.stringify(value, null, 2));
 }
 
 /** The reason text of a refusing decision (the same words as the pre-call refusal). */

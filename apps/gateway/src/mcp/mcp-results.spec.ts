@@ -75,6 +75,11 @@ describe('governedResult', () => {
     expect(meta(result)).toMatchObject({ outcome: 'allowed', intensity: 'control', post: { signal_types: ['note'] } });
   });
 
+  it('says in _meta what the caller adds, such as a result the rules saw only part of', () => {
+    const result = governedResult({ content: [{ type: 'text', text: 'ok' }] }, decisionOf(), decisionOf(), { inspected: 'partial' });
+    expect(result._meta?.[MCP_DECISION_META_KEY]).toMatchObject({ outcome: 'allowed', inspected: 'partial', post: { outcome: 'allowed' } });
+  });
+
   it('leaves the content alone when nothing was said', () => {
     const result = governedResult({ content: [{ type: 'text', text: 'ok' }] }, decisionOf(), decisionOf());
     expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);

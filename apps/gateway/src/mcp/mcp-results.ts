@@ -16,7 +16,7 @@ import { advice, approvalWaitReason, blockReason } from '../coding-agents/decisi
 export const MCP_DECISION_META_KEY = 'ahp/decision';
 
 /** Why a call was refused, as the `_meta` says it. */
-export type McpRefusalKind = 'blocked' | 'awaiting_approval' | 'approval_rejected' | 'approval_expired' | 'failure_policy' | 'upstream_error' | 'upstream_timeout' | 'result_withheld' | 'not_available';
+export type McpRefusalKind = 'blocked' | 'awaiting_approval' | 'approval_rejected' | 'approval_expired' | 'failure_policy' | 'upstream_error' | 'upstream_timeout' | 'result_withheld' | 'not_available' | 'too_many_calls';
 
 /** The decision's facts for `_meta`. */
 function decisionMeta(decision: HookDecision | undefined, kind: McpRefusalKind | 'allowed', extra: JsonObject = {}): JsonObject {
@@ -63,12 +63,16 @@ export function refusalResult(decision: HookDecision): CallToolResult {
   return toolError(blockReason(decision), refusalKind(decision), decision);
 }
 
-/** The upstream's result as the model receives it: the decisions' advice added as text, the decision in `_meta`. */
-export function governedResult(result: CallToolResult, pre: HookDecision, post: HookDecision | undefined): CallToolResult {
+/**
+ * The upstream's result as the model receives it: the decisions' advice added as text, the
+ * decision in `_meta` (with `extra`, e.g. `inspected: "partial"` for a result let through fail-open
+ * that the post-tool-use rules saw only part of).
+ */
+export function governedResult(result: CallToolResult, pre: HookDecision, post: HookDecision | undefined, extra: JsonObject = {}): CallToolResult {
   const notes = [advice(pre), post === undefined ? undefined : advice(post)].filter((text): text is string => text !== undefined);
   if (pre.modifications.length > 0) notes.unshift(`AHP adjusted this call: ${pre.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`);
   const content = notes.length === 0 ? result.content : [...result.content, { type: 'text' as const, text: notes.join('\n') }];
-  const meta: JsonObject = { ...decisionMeta(pre, 'allowed'), ...(post === undefined ? {} : { post: decisionMeta(post, 'allowed') }) };
+  const meta: JsonObject = { ...decisionMeta(pre, 'allowed', extra), ...(post === undefined ? {} : { post: decisionMeta(post, 'allowed') }) };
   return { ...result, content, _meta: { ...(result._meta ?? {}), [MCP_DECISION_META_KEY]: meta } };
 }
 

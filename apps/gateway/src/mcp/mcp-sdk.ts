@@ -10,7 +10,10 @@ import type * as ServerHttp from '@modelcontextprotocol/sdk/server/streamableHtt
 import type * as Types from '@modelcontextprotocol/sdk/types.js';
 
 type ServerSdk = typeof ServerIndex & typeof ServerHttp & Pick<typeof Types, 'CallToolRequestSchema' | 'ListToolsRequestSchema'>;
-type ClientSdk = typeof ClientIndex & typeof ClientStdio & typeof ClientHttp & Pick<typeof Types, 'CallToolResultSchema' | 'ListToolsResultSchema'>;
+type ClientSdk = typeof ClientIndex &
+  typeof ClientStdio &
+  typeof ClientHttp &
+  Pick<typeof Types, 'CallToolResultSchema' | 'ListToolsResultSchema' | 'McpError' | 'ErrorCode'>;
 
 let server: Promise<ServerSdk> | undefined;
 let client: Promise<ClientSdk> | undefined;
@@ -25,13 +28,21 @@ export function serverSdk(): Promise<ServerSdk> {
   return server;
 }
 
-/** The SDK's client side: `Client`, the stdio and Streamable HTTP transports, the result schemas. */
+/** The SDK's client side: `Client`, the stdio and Streamable HTTP transports, the result schemas, its error class and codes. */
 export function clientSdk(): Promise<ClientSdk> {
   client ??= Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([index, stdio, http, types]) => ({ ...index, ...stdio, ...http, CallToolResultSchema: types.CallToolResultSchema, ListToolsResultSchema: types.ListToolsResultSchema }));
+  ]).then(([index, stdio, http, types]) => ({
+    ...index,
+    ...stdio,
+    ...http,
+    CallToolResultSchema: types.CallToolResultSchema,
+    ListToolsResultSchema: types.ListToolsResultSchema,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+  }));
   return client;
 }
