@@ -1,14 +1,18 @@
 // Starts: a private Redis, a gateway, an oracle worker and the built console as processes with
 // tracing switched on by the standard OTEL_* variables, exporting to an OTLP/HTTP receiver in this
-// test; an SDK agent. Then a second gateway and worker whose gateway samples nothing.
+// test; an SDK agent; Debian's Chromium on the console's hook page. Then a second gateway and
+// worker whose gateway samples nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
 import { connect, type AhpClient } from '@ahp/sdk';
 import { HookDrillDownSchema } from '@ahp/protocol';
 import { HOOK_SPANS as HookTraceSpanNames } from '@ahp/telemetry';
+import { CHROMIUM_ARGS } from '../console/console-harness.js';
 import { eventually, startSystem, type System } from './harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { operatorApi, operatorCall, writeOperatorTokens, type OperatorTokens } from './team-support.js';
 
+const TRACE_URL = 'http://jaeger.example:16686/trace/{trace_id}';
 const shell = (command: string) => ({ tool: { name: 'bash', input: { command, token: 'sk-live-abcdef0123456789' } } });
 
 describe('OpenTelemetry tracing and the hook drill-down across processes', () => {
@@ -26,7 +30,7 @@ describe('OpenTelemetry tracing and the hook drill-down across processes', () =>
       agents: [{ id: 'tracy', name: 'Tracy' }],
       gatewayEnv: { ...otel, AHP_OPERATOR_TOKENS_FILE: operators.file },
       workerEnv: otel,
-      console: { port: 0, hostname: '127.0.0.1', env: otel },
+      console: { port: 0, hostname: '127.0.0.1', env: { ...otel, AHP_TRACE_URL: TRACE_URL } },
     });
     agent = await connect({ url: system.stack.gatewayUrls(), token: system.token('tracy') });
   }, 120_000);
@@ -171,6 +175,31 @@ describe('OpenTelemetry tracing and the hook drill-down across processes', () =>
     expect(call.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200 });
     expect(request.attributes).toMatchObject({ 'http.request.method': 'GET', 'url.path': '/v1/operator/me', 'http.response.status_code': 200 });
     expect(receiver.rejected).toBe(0);
+  });
+
+  it("the hook page links the hook's trace into the tracing UI AHP_TRACE_URL names, in a new tab", async () => {
+    const result = await agent.hook('pre-tool-use', shell('rm -rf /'));
+    const base = operatorApi(system.stack.gateways[0]!);
+    const drill = HookDrillDownSchema.parse((await operatorCall(base, operators.token('op-viv'), 'GET', `/hooks/${result.hookId}`)).json);
+    const traceId = drill.trace_id ?? '';
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+
+    const browser = await chromium.launch({ executablePath: process.env['AHP_CHROMIUM'] ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    try {
+      const page = await (await browser.newContext({ baseURL: system.stack.console?.url ?? '' })).newPage();
+      await page.goto('/sign-in');
+      await page.getByLabel('Operator token').fill(operators.token('op-viv'));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Fleet' }).waitFor();
+      await page.goto(`/hooks/${result.hookId}`);
+      const link = page.getByTestId('trace').getByRole('link', { name: traceId });
+      await link.waitFor();
+      expect(await link.getAttribute('href')).toBe(TRACE_URL.replace('{trace_id}', traceId));
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await link.getAttribute('rel')).toContain('noopener');
+    } finally {
+      await browser.close();
+    }
   });
 });
 

@@ -202,16 +202,18 @@ describe('hook drill-down', () => {
 
   it('measures what the summary adds to a hook record', async () => {
     const sizes: string[] = [];
-    for (const oracles of [[{ oracle: 'rules', outcome: 'answered' as const, duration_ms: 0.42, signals: 0 }], ORACLES]) {
+    const one = [{ oracle: 'rules', outcome: 'answered' as const, duration_ms: 0.42, signals: 0 }];
+    for (const [oracles, traceId] of [[one, undefined], [ORACLES, undefined], [one, TRACE_ID]] as const) {
       const hookId = randomUUID();
       const now = Date.now();
       await openAt(hookId, now);
-      await stores.hooks.decide(hookId, makeDecision(hookId), now + 2, { evaluation: { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: now, pickedAt: now + 1, context: {}, oracles } });
+      const evaluation = { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: now, pickedAt: now + 1, context: {}, oracles, ...(traceId === undefined ? {} : { traceId }) };
+      await stores.hooks.decide(hookId, makeDecision(hookId), now + 2, { evaluation });
       const withSummary = (await redis.memoryUsage(keys.hook(hookId), { SAMPLES: 0 })) ?? 0;
       await redis.hDel(keys.hook(hookId), 'summary');
       const without = (await redis.memoryUsage(keys.hook(hookId), { SAMPLES: 0 })) ?? 0;
       expect(withSummary).toBeGreaterThan(without);
-      sizes.push(`${String(oracles.length)} verdict(s): ${String(without)} B → ${String(withSummary)} B`);
+      sizes.push(`${String(oracles.length)} verdict(s)${traceId === undefined ? '' : ' and a trace id'}: ${String(without)} B → ${String(withSummary)} B`);
     }
     // Reported, not asserted beyond its sign: the figures are in docs/console.md.
     process.stdout.write(`hook record without → with the summary: ${sizes.join('; ')}\n`);
