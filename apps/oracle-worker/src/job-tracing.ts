@@ -35,14 +35,14 @@ export interface JobTrace {
 
 /** Starts the spans of each job the processor runs. */
 export interface JobTracing {
-  begin(job: HookJobData, enqueuedAt: number, pickedAt: number): JobTrace;
+  /** `parent` is the context the job runs in: BullMQ's `process` span (the active one). */
+  begin(job: HookJobData, enqueuedAt: number, pickedAt: number, parent?: Context): JobTrace;
 }
 
 /** Job tracing over `tracer` (the SDK's, from `@ahp/telemetry`). */
 export function createJobTracing(tracer: Tracer): JobTracing {
   return {
-    begin(job, enqueuedAt, pickedAt) {
-      const parent: Context = context.active();
+    begin(job, enqueuedAt, pickedAt, parent = context.active()) {
       const attributes = { [HOOK_ATTRIBUTES.hookId]: job.hook_id, [HOOK_ATTRIBUTES.trigger]: job.trigger, [HOOK_ATTRIBUTES.agentId]: job.agent.id, [HOOK_ATTRIBUTES.sessionId]: job.session_id };
       tracer.startSpan(HOOK_SPANS.queueWait, { startTime: Math.min(enqueuedAt, pickedAt), attributes }, parent).end(pickedAt);
       const evaluate = tracer.startSpan(HOOK_SPANS.evaluate, { startTime: pickedAt, attributes }, parent);
