@@ -119,6 +119,13 @@ export default tseslint.config(
     rules: { '@nx/enforce-module-boundaries': boundaries(false, ['@/**']) },
   },
   {
+    // The one exception to the console's protocol-only rule: its server's tracing start-up, loaded
+    // by instrumentation.ts in the Node runtime only (never in a browser bundle), uses @ahp/telemetry
+    // (and the spec checking instrumentation.ts's switch against it).
+    files: ['apps/console/src/lib/server/console-tracing.ts', 'apps/console/src/lib/server/tracing-switch.spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(false, ['@/**', '@ahp/telemetry']) },
+  },
+  {
     // Command-line tools talk to a person on purpose.
     files: ['tools/**/*.ts', '**/scripts/**/*.ts', '**/scripts/**/*.mjs', 'tools/**/*.mjs'],
     rules: { 'no-console': 'off' },

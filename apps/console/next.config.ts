@@ -8,6 +8,9 @@ import type { NextConfig } from 'next';
  */
 const config: NextConfig = {
   transpilePackages: ['@ahp/protocol'],
+  // The console's tracing (instrumentation.ts) is Node's to load at run time, never bundled: it
+  // imports the OpenTelemetry SDK dynamically, and only when the OTEL_* variables switch it on.
+  serverExternalPackages: ['@ahp/telemetry'],
   poweredByHeader: false,
   reactStrictMode: true,
   // An approval console must never be framed by another site (clickjacking an "Approve" button);

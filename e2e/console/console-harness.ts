@@ -31,7 +31,7 @@ export type OperatorId = (typeof OPERATORS)[number]['id'];
 export const SCREENSHOT_DIR = join(findWorkspaceRoot(), 'test-results', 'console-screenshots');
 
 /** Chromium flags for a headless run in a container: no sandbox, no GPU, nothing that phones home. */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',

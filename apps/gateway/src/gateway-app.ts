@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { activeTracing, operatorRequestTracer } from '@ahp/telemetry';
 import { AppModule } from './app.module.js';
 import { AgentAuthService, type ReloadResult } from './auth/agent-auth.service.js';
 import { CLAUDE_CODE_HOOK_PATH } from './claude-code/claude-code.controller.js';
@@ -56,6 +57,10 @@ export async function startGateway(config: GatewayConfig, logger: JsonLogger): P
     // limit, a size cap while streaming, and refusals each agent obeys (HookIntake with the
     // route's dialect). Installed before Nest's JSON parser (registered at listen), which then
     // finds the body read and skips it.
+    // Tracing on: each operator request is a span continuing the caller's traceparent (the
+    // console's), so a console action and what the gateway did for it are one trace. Off: not installed.
+    const tracing = activeTracing();
+    if (tracing.enabled) app.use('/v1/operator', operatorRequestTracer(tracing));
     const intake = app.get(HookIntake);
     app.use(`/${CLAUDE_CODE_HOOK_PATH}`, intake.middleware(claudeCodeDialect.refused));
     for (const route of CODING_AGENT_HOOK_ROUTES) app.use(`/${route.path}`, intake.middleware(route.dialect.refused));

@@ -1,10 +1,10 @@
 /**
  * The operators' audit trail on a real gateway (in-process, the run's private Redis): request
- * decisions (applied, repeated, refused) and hooks configuration publishes (applied, unchanged,
- * refused) are recorded with who, which role, what, the outcome and when; `GET /v1/operator/audit`
+ * decisions (applied, repeated, refused), hooks configuration publishes (applied, unchanged,
+ * refused) and validations (valid or not, refused; size and digest, never the text) are recorded with who, which role, what, the outcome and when; `GET /v1/operator/audit`
  * is for admins and filters by operator, action and time.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AuditListResponseSchema, OperatorErrorBodySchema, PublishConfigResponseSchema, type AuditEntry, type Plan } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,23 @@ describe('audit trail', () => {
     expect(await audit('?operator=op-omar&action=request.decide&limit=1')).toMatchObject([{ target: 'req_never-opened', outcome: 'refused', details: { error_code: 'E_NOT_FOUND' } }]);
     // The feedback text stays in the request's history; the trail keeps only small facts.
     expect(JSON.stringify(entries)).not.toContain('fine');
+  });
+
+  it('records each validation of a candidate configuration: who, valid or not, issue count, size and digest, never the text', async () => {
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+    expect((await call('op-maria', 'POST', '/v1/operator/config/validate', { source: VALID })).status).toBe(200);
+    expect((await call('op-omar', 'POST', '/v1/operator/config/validate', { source: INVALID })).status).toBe(200);
+    expect((await call('op-omar', 'POST', '/v1/operator/config/validate', { text: 'not the field' })).status).toBe(400);
+    expect((await call('op-omar', 'POST', '/v1/operator/config/validate', { source: `# ${'x'.repeat(70_000)}\n` })).status).toBe(413);
+
+    const entries = await audit('?action=config.validate');
+    expect(entries.map(({ operator, target, outcome, details }) => ({ operator, target, outcome, details }))).toEqual([
+      { operator: { id: 'op-omar', role: 'approver' }, target: 'hooks', outcome: 'refused', details: { bytes: 70_003, error_code: 'E_FRAME_TOO_LARGE', status: 413 } },
+      { operator: { id: 'op-omar', role: 'approver' }, target: 'hooks', outcome: 'refused', details: { error_code: 'E_INVALID_FRAME', status: 400, issue_count: 2 } },
+      { operator: { id: 'op-omar', role: 'approver' }, target: 'hooks', outcome: 'unchanged', details: { bytes: INVALID.length, sha256: sha256(INVALID), valid: false, issue_count: 1, warning_count: 0 } },
+      { operator: { id: 'op-maria', role: 'approver' }, target: 'hooks', outcome: 'unchanged', details: { bytes: Buffer.byteLength(VALID), sha256: sha256(VALID), valid: true, issue_count: 0, warning_count: expect.any(Number) as unknown } },
+    ]);
+    expect(JSON.stringify(entries)).not.toContain('acme/missing');
   });
 
   it('records configuration publishes, unchanged re-publishes and refusals with their issue count', async () => {

@@ -9,6 +9,7 @@ import type { HookDecision, HookJobData, Signal } from '@ahp/protocol';
 import type { DecideHookOptions, HookAidOrigin, HookAidSendOutcome, HookStore, Logger } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';
+import type { JobTracing } from './job-tracing.js';
 import { createHookProcessor, oraclesEvaluator } from './processor.js';
 import type { HookProcessorOptions } from './processor.js';
 
@@ -119,6 +120,34 @@ describe('hook processor', () => {
         ],
       },
     });
+  });
+
+  it('traced: decide gets the trace id of a sampled job, and the stored decided_at is the instant the evaluation span ends', async () => {
+    let clock = T0;
+    const decidedAt: number[] = [];
+    const nows: number[] = [];
+    const tracing: JobTracing = {
+      begin: () => ({
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        oracle: () => undefined,
+        decide: (at, store) => {
+          decidedAt.push(at);
+          return store('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+        },
+        end: () => undefined,
+      }),
+    };
+    const hooks = memoryHooks();
+    const decide = hooks.decide.bind(hooks);
+    hooks.decide = (hookId, decision, now, options) => {
+      nows.push(now);
+      return decide(hookId, decision, now, options);
+    };
+    const { processor } = setup({ hooks, tracing, now: () => (clock += 3) });
+    await processor.process(job(), meta);
+    expect(decidedAt).toHaveLength(1);
+    expect(nows).toEqual(decidedAt);
+    expect(hooks.options[0]).toMatchObject({ evaluation: { traceId: '0af7651916cd43dd8448eb211c80319c' }, traceparent: expect.stringMatching(/^00-/) as unknown });
   });
 
   it('counts a second evaluation of the same hook as a duplicate and keeps the first decision', async () => {

@@ -165,10 +165,13 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     if (decision.decided_by === 'failure_policy') stats.oracleFailures += 1;
 
     const grace = evaluator.answerGraceMs?.(job.trigger);
-    const evaluation = { agentId: job.agent.id, sessionId: job.session_id, enqueuedAt: meta.enqueuedAt ?? job.enqueued_at, pickedAt: startedAt, context: job.context, oracles };
+    const traceId = trace?.traceId;
+    const evaluation = { agentId: job.agent.id, sessionId: job.session_id, enqueuedAt: meta.enqueuedAt ?? job.enqueued_at, pickedAt: startedAt, context: job.context, oracles, ...(traceId === undefined ? {} : { traceId }) };
+    // One instant for the stored decided_at and the spans' evaluate → decision-write boundary.
+    const decidedAt = now();
     const store = (traceparent?: string) =>
-      hooks.decide(job.hook_id, decision, now(), { evaluation, ...(grace === undefined ? {} : { answerGraceMs: grace }), ...(traceparent === undefined ? {} : { traceparent }) });
-    const storing = trace === undefined ? store() : trace.decide(store);
+      hooks.decide(job.hook_id, decision, decidedAt, { evaluation, ...(grace === undefined ? {} : { answerGraceMs: grace }), ...(traceparent === undefined ? {} : { traceparent }) });
+    const storing = trace === undefined ? store() : trace.decide(decidedAt, store);
     // node-redis writes what was queued in this turn of the event loop from a setImmediate that
     // `decide` just scheduled; the recording starts in the next one, so its redaction never delays
     // the decision's write, and its reply is awaited alongside (it never rejects).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HookDrillDownSchema, HookEvaluationDetailSchema, HookEvaluationSummarySchema, MAX_SUMMARY_ORACLE_MESSAGE, stageLatencies, summaryVerdictOf, verdictOfSummary, type OracleVerdict } from './hook-drill-down.js';
+import { TraceIdSchema } from './trace-link.js';
 
 const HOOK = '0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10';
 const SIGNAL = '7d0f3c2e-1b4a-4f6e-8c3d-5a9b0e1f2a3b';
@@ -45,6 +46,7 @@ describe('HookDrillDownSchema', () => {
       answers: { [SIGNAL]: { signal_id: SIGNAL, consumed_at: '2026-02-09T10:00:02.000Z', action: 'abort' } },
     };
     expect(HookDrillDownSchema.parse(drill)).toEqual(drill);
+    expect(HookDrillDownSchema.parse({ ...drill, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' }).trace_id).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
   });
 
   it('refuses an unknown oracle outcome or a field it does not know', () => {
@@ -65,6 +67,14 @@ describe('the summary of a hook without signals', () => {
     expect(summary[2].map(verdictOfSummary)).toEqual(verdicts);
     const long = summaryVerdictOf({ oracle: 'chatty', outcome: 'invalid', duration_ms: 1, signals: 0, message: 'x'.repeat(1_000) });
     expect(verdictOfSummary(long).message).toHaveLength(MAX_SUMMARY_ORACLE_MESSAGE);
+  });
+
+  it('ends with the trace id only when the hook was traced and sampled; a malformed id is refused', () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    expect(HookEvaluationSummarySchema.parse([1_000, 1_004, [], traceId])[3]).toBe(traceId);
+    expect(HookEvaluationSummarySchema.parse([1_000, 1_004, []])).toHaveLength(3);
+    for (const bad of ['0'.repeat(32), traceId.toUpperCase(), traceId.slice(1), 'not-a-trace-id']) expect(TraceIdSchema.safeParse(bad).success, bad).toBe(false);
+    expect(HookEvaluationSummarySchema.safeParse([1_000, 1_004, [], 'nope']).success).toBe(false);
   });
 
   it('a partial drill-down says what it lacks', () => {

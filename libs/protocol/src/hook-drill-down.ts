@@ -13,6 +13,7 @@ import { IntensitySchema } from './intensity.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, UuidSchema, boundedArray } from './primitives.js';
 import { SignalResponseSchema } from './signal-response.js';
 import { SignalTypeSchema } from './signal.js';
+import { TraceIdSchema } from './trace-link.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /** Largest context (as JSON) kept in a drill-down; a larger one is left out and `context_omitted` says so. */
@@ -75,6 +76,8 @@ export const HookEvaluationDetailSchema = z
     config_version: ConfigVersionNumberSchema.optional(),
     signals: boundedArray(DrillDownSignalSchema),
     modifications: boundedArray(ModificationSchema),
+    /** Stored here when the hook was traced and sampled; the drill-down returns it as its own `trace_id`, not in `detail`. */
+    trace_id: TraceIdSchema.optional(),
   })
   .meta({ id: 'HookEvaluationDetail', description: 'What a worker recorded about one hook evaluation for the drill-down.' });
 export type HookEvaluationDetail = z.infer<typeof HookEvaluationDetailSchema>;
@@ -109,11 +112,11 @@ export type SummaryVerdict = z.infer<typeof SummaryVerdictSchema>;
  * What decide-hook keeps, in the hook record itself (field `summary` of `<prefix>:hook:{<hookId>}`),
  * for a hook evaluated by a worker that has no drill-down record (it sent no signals): the two
  * stage times only the worker knows and every oracle's verdict, as `[enqueued_at, picked_at,
- * verdicts]`. It lives as long as the hook record (the decision TTL, 15 min by default) and is
- * what a partial drill-down is built from.
+ * verdicts]`, then the trace id only when the hook was traced and sampled. It lives as long as
+ * the hook record (the decision TTL, 15 min by default) and is what a partial drill-down is built from.
  */
 export const HookEvaluationSummarySchema = z
-  .tuple([EpochMsSchema, EpochMsSchema, boundedArray(SummaryVerdictSchema)])
+  .tuple([EpochMsSchema, EpochMsSchema, boundedArray(SummaryVerdictSchema), TraceIdSchema.optional()])
   .meta({ id: 'HookEvaluationSummary', description: "A signal-less hook's stage times and oracle verdicts, kept with its hook record." });
 export type HookEvaluationSummary = z.infer<typeof HookEvaluationSummarySchema>;
 
@@ -166,6 +169,8 @@ export const HookDrillDownSchema = z
     answers: z.record(UuidSchema, SignalResponseSchema),
     /** Absent for a full drill-down; see {@link DrillDownPartialSchema}. */
     partial: DrillDownPartialSchema.optional(),
+    /** The hook's trace, when the worker traced it and it was sampled; its spans' stage boundaries are the stage times above. */
+    trace_id: TraceIdSchema.optional(),
   })
   .meta({ id: 'HookDrillDown', description: "One hook's drill-down: evaluation detail, stage latencies, the agent's answers." });
 export type HookDrillDown = z.infer<typeof HookDrillDownSchema>;

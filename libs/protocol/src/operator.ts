@@ -399,14 +399,15 @@ export type SignalLogListResponse = z.infer<typeof SignalLogListResponseSchema>;
 /**
  * What an operator did that changes something. `request.decide`: a decision on a request (also in
  * the request's own history); `config.publish`: a hooks configuration publish, refused ones
- * included; `grant.revoke`: an approval grant withdrawn; `config.shadow`, `config.shadow.promote`,
+ * included; `config.validate`: a candidate configuration checked without publishing (its size and
+ * SHA-256, whether it was valid and its issue count; never its text); `grant.revoke`: an approval grant withdrawn; `config.shadow`, `config.shadow.promote`,
  * `config.shadow.drop`: a shadow hooks configuration set, made live, or dropped;
  * `notification.replay`: a dead notification delivery queued again.
  */
-export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'grant.revoke', 'signal.send', 'config.shadow', 'config.shadow.promote', 'config.shadow.drop', 'notification.replay'] as const;
+export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'config.validate', 'grant.revoke', 'signal.send', 'config.shadow', 'config.shadow.promote', 'config.shadow.drop', 'notification.replay'] as const;
 export const AuditActionSchema = z
   .enum(AUDIT_ACTIONS)
-  .meta({ id: 'AuditAction', description: 'request.decide | config.publish | grant.revoke | signal.send | config.shadow | config.shadow.promote | config.shadow.drop | notification.replay.' });
+  .meta({ id: 'AuditAction', description: 'request.decide | config.publish | config.validate | grant.revoke | signal.send | config.shadow | config.shadow.promote | config.shadow.drop | notification.replay.' });
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 /**

@@ -136,6 +136,8 @@ export interface HookEvaluationInput {
   /** The hook's context; stored redacted (`redactSecrets`) and only up to `MAX_DRILL_DOWN_CONTEXT_BYTES`. */
   context: JsonObject;
   oracles: readonly OracleVerdict[];
+  /** The hook's trace id when the worker traced it and the trace is sampled (the drill-down's link to it); absent otherwise. */
+  traceId?: string;
 }
 
 /**
@@ -178,8 +180,12 @@ export interface InboxNotice {
 
 /** What a {@link GatewayFeed} delivers; an entry kind without a handler is skipped. */
 export interface GatewayFeedHandlers {
-  /** `traceparent` is the W3C trace context the deciding worker routed with the decision, when it traces. */
-  onDecision?: (decision: HookDecision, traceparent?: string) => void;
+  /**
+   * `traceparent` is the W3C trace context the deciding worker routed with the decision, when it
+   * traces; `decidedAt` (epoch ms) comes with it, so the delivery span starts at the drill-down's
+   * `decided_at`.
+   */
+  onDecision?: (decision: HookDecision, traceparent?: string, decidedAt?: number) => void;
   onInbox?: (notice: InboxNotice) => void;
   /** An operator pushed a signal to this agent (operator-signal-store.ts); same shape as an inbox notice. */
   onSignal?: (notice: InboxNotice) => void;
@@ -284,6 +290,12 @@ export interface EnqueueOptions {
    * hooks of a connection that already has more than its fair share in flight.
    */
   priority?: number;
+  /**
+   * When the job is queued (epoch ms): its BullMQ timestamp, which the worker reports as the
+   * drill-down's `enqueued_at`. The gateway passes the instant its receive span ends, so the two
+   * agree. @defaultValue now
+   */
+  enqueuedAt?: number;
 }
 
 export interface HookQueue {

@@ -103,7 +103,9 @@ function prepare(kind: unknown, fields: Record<string, unknown>, handlers: Gatew
       if (onDecision === undefined) return undefined;
       const decision = parseDecision(fields);
       const traceparent = typeof fields['traceparent'] === 'string' ? fields['traceparent'] : undefined;
-      return { call: () => onDecision(decision, traceparent), logFields: { correlationId: decision.hook_id } };
+      // Routed with the trace context only; a value that is not a time is ignored (it only places a span).
+      const decidedAt = typeof fields['decided_at'] === 'string' && /^[0-9]{1,15}$/.test(fields['decided_at']) ? Number(fields['decided_at']) : undefined;
+      return { call: () => onDecision(decision, traceparent, decidedAt), logFields: { correlationId: decision.hook_id } };
     }
     case 'inbox': {
       if (onInbox === undefined) return undefined;

@@ -71,6 +71,7 @@ export function evaluationDetailJson(decision: HookDecision, evaluation: HookEva
       };
     }),
     modifications: decision.modifications,
+    ...(evaluation.traceId === undefined ? {} : { trace_id: evaluation.traceId }),
   };
   return JSON.stringify(detail);
 }
@@ -78,11 +79,14 @@ export function evaluationDetailJson(decision: HookDecision, evaluation: HookEva
 /**
  * The summary decide-hook keeps in the hook record of an evaluated hook (see
  * `HookEvaluationSummarySchema`): enqueue and pick-up times and the oracle verdicts (compact, a
- * failed oracle's message cut to MAX_SUMMARY_ORACLE_MESSAGE). '' without an evaluation.
+ * failed oracle's message cut to MAX_SUMMARY_ORACLE_MESSAGE), then the trace id only when there
+ * is one (35 bytes, only for sampled hooks). '' without an evaluation.
  */
 export function evaluationSummaryJson(evaluation: HookEvaluationInput | undefined): string {
   if (evaluation === undefined) return '';
-  const summary: HookEvaluationSummary = [Math.round(evaluation.enqueuedAt), Math.round(evaluation.pickedAt), evaluation.oracles.map(summaryVerdictOf)];
+  const times = [Math.round(evaluation.enqueuedAt), Math.round(evaluation.pickedAt)] as const;
+  const verdicts = evaluation.oracles.map(summaryVerdictOf);
+  const summary: HookEvaluationSummary = evaluation.traceId === undefined ? [...times, verdicts] : [...times, verdicts, evaluation.traceId];
   return JSON.stringify(summary);
 }
 
@@ -130,7 +134,7 @@ export function createHookDetailStore(options: { redis: RedisClient; keys: Store
     // One hash-tagged key: both replies come from the same node, in one round trip.
     const [fields, ttlMs] = await Promise.all([redis.hGetAll(key), redis.pTTL(key)]);
     if (fields['summary'] === undefined || fields['status'] !== 'decided') return null;
-    const [enqueuedAt, pickedAt, verdicts] = parseStored(HookEvaluationSummarySchema, parseStoredJson(fields['summary'], key, 'summary'), key, 'summary');
+    const [enqueuedAt, pickedAt, verdicts, traceId] = parseStored(HookEvaluationSummarySchema, parseStoredJson(fields['summary'], key, 'summary'), key, 'summary');
     const decision = parseStored(HookDecisionSchema, parseStoredJson(fields['decision'] ?? '', key, 'decision'), key, 'decision');
     const times = parseStored(HookDrillDownSchema.pick({ received_at: true, decided_at: true }), { received_at: epochField(fields['created_at']), decided_at: epochField(fields['decided_at']) }, key);
     const entry = await findReplayRecord(redis, keys, hookId, times.decided_at);
@@ -168,6 +172,7 @@ export function createHookDetailStore(options: { redis: RedisClient; keys: Store
         ...(ttlMs > 0 ? { expires_at: Date.now() + ttlMs } : {}),
         ...(entry === undefined ? {} : { rules: entry.decision.rules }),
       },
+      ...(traceId === undefined ? {} : { trace_id: traceId }),
     };
   }
 
@@ -176,7 +181,8 @@ export function createHookDetailStore(options: { redis: RedisClient; keys: Store
       const key = keys.hookDetail(hookId);
       const fields = await redis.hGetAll(key);
       if (fields['detail'] === undefined) return readPartial(hookId);
-      const detail = parseStored(HookEvaluationDetailSchema, parseStoredJson(fields['detail'], key, 'detail'), key, 'detail');
+      // The trace id is stored in the record but returned beside the detail, as for a partial drill-down.
+      const { trace_id: traceId, ...detail } = parseStored(HookEvaluationDetailSchema, parseStoredJson(fields['detail'], key, 'detail'), key, 'detail');
       const times = parseStored(HookDrillDownSchema.pick({ received_at: true, decided_at: true, delivered_at: true, delivered_via: true }), {
         received_at: epochField(fields['received_at']),
         decided_at: epochField(fields['decided_at']),
@@ -195,6 +201,7 @@ export function createHookDetailStore(options: { redis: RedisClient; keys: Store
         ...times,
         stages: stageLatencies({ ...times, enqueued_at: detail.enqueued_at, picked_at: detail.picked_at }),
         answers,
+        ...(traceId === undefined ? {} : { trace_id: traceId }),
       };
     },
 

@@ -138,7 +138,8 @@ export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
         throw new StoreInputError(`invalid job priority ${String(priority)}: a whole number from 1 to ${MAX_JOB_PRIORITY}`);
       }
       const data: HookJobData = { ...checked.data, context: redactSecrets(checked.data.context, { credentialsInText: false }) };
-      await queueFor(data.hook_id).add(HOOK_JOB_NAME, data, { jobId: data.hook_id, ...(priority === undefined ? {} : { priority }) });
+      const timestamp = options.enqueuedAt === undefined ? {} : { timestamp: Math.round(options.enqueuedAt) };
+      await queueFor(data.hook_id).add(HOOK_JOB_NAME, data, { jobId: data.hook_id, ...timestamp, ...(priority === undefined ? {} : { priority }) });
     },
     async counts() {
       const total = { waiting: 0, active: 0, delayed: 0, failed: 0 };

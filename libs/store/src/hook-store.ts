@@ -207,7 +207,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
     }
     if (owner !== '') {
       const stream = keys.gatewayDecisions(owner);
-      const entry = { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson, ...(decideOptions.traceparent === undefined ? {} : { traceparent: decideOptions.traceparent }) };
+      const entry = { hook_id: storedHookId, decision: kind === 'first' ? JSON.stringify(valid) : storedJson, ...(decideOptions.traceparent === undefined ? {} : { traceparent: decideOptions.traceparent, decided_at: String(decidedMs) }) };
       const trim = { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.decisionStreamMaxLen } } as const;
       // As decide-hook: the running gateway keeps its stream's TTL; only a missing stream is created here, with it.
       if ((await redis.xAddNoMkStream(stream, '*', entry, trim)) === null) {

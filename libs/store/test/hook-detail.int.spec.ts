@@ -2,7 +2,8 @@
  * The hook drill-down against the run's Redis: decide records the evaluation detail with the
  * first decision (in the same step), the signal-log entries carry the stage latencies, the
  * gateway's delivery time is added later, the answers come from the signal records, and the
- * decision stream carries the deciding worker's traceparent. A hook without signals keeps a
+ * decision stream carries the deciding worker's traceparent (and the decision's time with it), and
+ * a sampled hook's trace id is kept with its drill-down data. A hook without signals keeps a
  * summary in its hook record, as long as that record, and reads back as a partial drill-down
  * with the context of its replay-log entry.
  */
@@ -11,7 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHookDetailStore, createRedisStores, createReplayLog, readSignalLog, type HookDetailStore, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
 import { eventually, makeDecision, makeSignal, openClient, randomUUID, testKeys } from './support.js';
 
-const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const TRACEPARENT = `00-${TRACE_ID}-b7ad6b7169203331-01`;
 
 let redis: RedisClient;
 let keys: StoreKeys;
@@ -50,7 +52,7 @@ describe('hook drill-down', () => {
     const decision = { ...makeDecision(hookId, [signal]), config_version: 4 };
     const context = { tool: { name: 'Bash', input: { command: 'git push --force', api_key: 'sk-live-123' } } };
     const stored = await stores.hooks.decide(hookId, decision, t0 + 9, {
-      evaluation: { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: t0 + 2, pickedAt: t0 + 5, context, oracles: ORACLES },
+      evaluation: { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: t0 + 2, pickedAt: t0 + 5, context, oracles: ORACLES, traceId: TRACE_ID },
       traceparent: TRACEPARENT,
     });
     expect(stored.first).toBe(true);
@@ -63,6 +65,7 @@ describe('hook drill-down', () => {
     // The decision reaches the owner's stream with the deciding span's trace context.
     const [routed] = (await redis.xRange(keys.gatewayDecisions('gw-a'), '-', '+')) ?? [];
     expect(routed?.message['traceparent']).toBe(TRACEPARENT);
+    expect(routed?.message['decided_at']).toBe(String(t0 + 9));
 
     let drill = await details.read(hookId);
     expect(drill).not.toBeNull();
@@ -80,6 +83,9 @@ describe('hook drill-down', () => {
     expect(drill?.detail.context).toEqual({ tool: { name: 'Bash', input: { command: 'git push --force', api_key: '[redacted]' } } });
     expect(drill?.stages).toEqual({ gateway_ms: 2, queue_ms: 3, worker_ms: 4 });
     expect(drill?.answers).toEqual({});
+    // The trace id is returned beside the detail, not in it.
+    expect(drill?.trace_id).toBe(TRACE_ID);
+    expect(drill?.detail).not.toHaveProperty('trace_id');
 
     // The gateway's delivery (first one wins) and the agent's answer.
     await details.recordDelivered([{ hookId, at: t0 + 11, via: 'ws' }]);
@@ -105,6 +111,11 @@ describe('hook drill-down', () => {
     const partial = await details.read(quiet);
     expect(partial?.partial?.unavailable).toContain('delivery');
     expect(partial?.delivered_at).toBeUndefined();
+    // Not traced: no trace id, and the summary stays three elements.
+    expect(partial?.trace_id).toBeUndefined();
+    expect(JSON.parse((await redis.hGet(keys.hook(quiet), 'summary')) ?? '[]')).toHaveLength(3);
+    const [routedQuiet] = (await redis.xRange(keys.gatewayDecisions('gw-a'), '-', '+')) ?? [];
+    expect(routedQuiet?.message).not.toHaveProperty('decided_at');
     // A decision with signals keeps its summary in the drill-down record only.
     const loudOne = randomUUID();
     await openAt(loudOne, now);
@@ -170,6 +181,15 @@ describe('hook drill-down', () => {
     await stores.hooks.decide(hookId, makeDecision(hookId), t0 + 20, { evaluation: { ...evaluation, oracles: [] } });
     expect((await details.read(hookId))?.detail.oracles).toEqual(ORACLES);
 
+    // A sampled hook's summary ends with its trace id, returned beside the partial detail.
+    const traced = randomUUID();
+    await openAt(traced, t0);
+    await stores.hooks.decide(traced, makeDecision(traced), t0 + 9, { evaluation: { ...evaluation, traceId: TRACE_ID } });
+    expect(JSON.parse((await redis.hGet(keys.hook(traced), 'summary')) ?? '[]')).toHaveLength(4);
+    const tracedDrill = await details.read(traced);
+    expect(tracedDrill?.trace_id).toBe(TRACE_ID);
+    expect(tracedDrill?.stages).toEqual({ gateway_ms: 2, queue_ms: 3, worker_ms: 4 });
+
     // The summary goes with the hook record: a store whose decisions live 300 ms.
     const brief = createRedisStores({ redis, keys, decisionTtlMs: 300, signalTtlMs: 120_000 });
     const short = randomUUID();
@@ -182,16 +202,18 @@ describe('hook drill-down', () => {
 
   it('measures what the summary adds to a hook record', async () => {
     const sizes: string[] = [];
-    for (const oracles of [[{ oracle: 'rules', outcome: 'answered' as const, duration_ms: 0.42, signals: 0 }], ORACLES]) {
+    const one = [{ oracle: 'rules', outcome: 'answered' as const, duration_ms: 0.42, signals: 0 }];
+    for (const [oracles, traceId] of [[one, undefined], [ORACLES, undefined], [one, TRACE_ID]] as const) {
       const hookId = randomUUID();
       const now = Date.now();
       await openAt(hookId, now);
-      await stores.hooks.decide(hookId, makeDecision(hookId), now + 2, { evaluation: { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: now, pickedAt: now + 1, context: {}, oracles } });
+      const evaluation = { agentId: 'agent-1', sessionId: 'session-1', enqueuedAt: now, pickedAt: now + 1, context: {}, oracles, ...(traceId === undefined ? {} : { traceId }) };
+      await stores.hooks.decide(hookId, makeDecision(hookId), now + 2, { evaluation });
       const withSummary = (await redis.memoryUsage(keys.hook(hookId), { SAMPLES: 0 })) ?? 0;
       await redis.hDel(keys.hook(hookId), 'summary');
       const without = (await redis.memoryUsage(keys.hook(hookId), { SAMPLES: 0 })) ?? 0;
       expect(withSummary).toBeGreaterThan(without);
-      sizes.push(`${String(oracles.length)} verdict(s): ${String(without)} B → ${String(withSummary)} B`);
+      sizes.push(`${String(oracles.length)} verdict(s)${traceId === undefined ? '' : ' and a trace id'}: ${String(without)} B → ${String(withSummary)} B`);
     }
     // Reported, not asserted beyond its sign: the figures are in docs/console.md.
     process.stdout.write(`hook record without → with the summary: ${sizes.join('; ')}\n`);

@@ -118,6 +118,18 @@ describe('HookQueue and HookWorker', () => {
     expect(await queue.counts()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
   });
 
+  it('queues a job with the enqueue time the gateway gives (where its receive span ends), which the worker is handed', async () => {
+    const seen: (number | undefined)[] = [];
+    const worker = startWorker(async (_job, meta) => {
+      seen.push(meta.enqueuedAt);
+    });
+    const completed = next(worker, 'completed');
+    const enqueuedAt = Date.now() - 7;
+    await queue.enqueue(jobData(), { enqueuedAt });
+    await completed;
+    expect(seen).toEqual([enqueuedAt]);
+  });
+
   it('ignores a second enqueue of a hook that is still queued', async () => {
     const data = jobData();
     await queue.enqueue(data);

@@ -7,5 +7,7 @@ export type { TracesSampler, TracingConfig, TracingOn } from './tracing-config.j
 export { TRACER_NAME, activeTracing, startTracing } from './tracing.js';
 export type { Tracing } from './tracing.js';
 export { HOOK_ATTRIBUTES, HOOK_SPANS } from './hook-spans.js';
+export { OPERATOR_ATTRIBUTES, OPERATOR_SPANS, operatorRequestTracer, traceGatewayCall } from './operator-spans.js';
+export type { HttpAnswer } from './operator-spans.js';
 export { JsonLogger, LOG_LEVELS, LogLevelSchema } from './json-logger.js';
 export type { JsonLoggerOptions, LogLevel } from './json-logger.js';

@@ -2,7 +2,8 @@
  * How each audited operator route is recorded (see `@Audited`). Kept here, beside the trail,
  * so that what the trail says about each action is one reviewable list.
  */
-import type { JsonObject, NotificationReplayResponse, OperatorSignalResponse, PublishConfigResponse, RequestDecisionResponse } from '@ahp/protocol';
+import { MAX_CONFIG_SOURCE_BYTES, type JsonObject, type NotificationReplayResponse, type OperatorSignalResponse, type PublishConfigResponse, type RequestDecisionResponse, type ValidateConfigResponse } from '@ahp/protocol';
+import { configDigest } from '@ahp/store';
 import type { AuditSpec, AuditedRequest } from './audited.decorator.js';
 
 function field(request: AuditedRequest, name: string): unknown {
@@ -40,6 +41,34 @@ export const CONFIG_PUBLISH_AUDIT: AuditSpec<PublishConfigResponse> = {
     const rollbackOf = field(request, 'rollback_of');
     if (typeof rollbackOf === 'number' && Number.isSafeInteger(rollbackOf) && rollbackOf > 0) details['rollback_of'] = rollbackOf;
     if (result !== undefined) details['version'] = result.version;
+    return details;
+  },
+};
+
+/**
+ * `POST /v1/operator/config/validate`: a candidate checked without publishing. Never its text: its
+ * size, its SHA-256 (the digest a publish compares and a version's `digest` shows, so the check can
+ * be matched to a later publish; computed only up to the largest text a publish takes), and whether
+ * it was valid with its issue and warning counts. It changes nothing: `unchanged`, or `refused`
+ * for a body the route cannot read.
+ */
+export const CONFIG_VALIDATE_AUDIT: AuditSpec<ValidateConfigResponse> = {
+  action: 'config.validate',
+  target: () => 'hooks',
+  outcome: () => 'unchanged',
+  details: (request, result) => {
+    const source = field(request, 'source');
+    const details: JsonObject = {};
+    if (typeof source === 'string') {
+      const bytes = Buffer.byteLength(source, 'utf8');
+      details['bytes'] = bytes;
+      if (bytes <= MAX_CONFIG_SOURCE_BYTES) details['sha256'] = configDigest(source);
+    }
+    if (result !== undefined) {
+      details['valid'] = result.valid;
+      details['issue_count'] = result.issues.length;
+      details['warning_count'] = result.warnings.length;
+    }
     return details;
   },
 };

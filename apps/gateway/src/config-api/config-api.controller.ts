@@ -9,7 +9,7 @@ import {
   type PublishConfigResponse,
   type ValidateConfigResponse,
 } from '@ahp/protocol';
-import { CONFIG_PUBLISH_AUDIT } from '../audit/audit-specs.js';
+import { CONFIG_PUBLISH_AUDIT, CONFIG_VALIDATE_AUDIT } from '../audit/audit-specs.js';
 import { AuditInterceptor } from '../audit/audit.interceptor.js';
 import { Audited } from '../audit/audited.decorator.js';
 import { parseInput } from '../operator-api/api-error.js';
@@ -39,10 +39,13 @@ export class ConfigApiController {
 
   /**
    * Validates a text without publishing it: 200 `{ valid, issues, warnings }` (issues and lint
-   * warnings located by line and column). Any operator may: it reads and stores nothing.
+   * warnings located by line and column). Any operator may: it stores nothing but its audit entry
+   * (size, digest, verdict; never the text).
    */
   @Post('validate')
   @HttpCode(200)
+  @Audited(CONFIG_VALIDATE_AUDIT)
+  @UseInterceptors(AuditInterceptor)
   validate(@Body() body: unknown): ValidateConfigResponse {
     const { source } = parseInput(PublishConfigBodySchema, body, 'config');
     return this.config.validate(source);

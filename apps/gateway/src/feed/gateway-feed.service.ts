@@ -24,7 +24,7 @@ export class GatewayFeedService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.feed.start({
-      onDecision: (decision, traceparent) => void this.hooks.deliver(decision, 'feed', traceparent),
+      onDecision: (decision, traceparent, decidedAt) => void this.hooks.deliver(decision, 'feed', traceparent, decidedAt),
       onInbox: (notice) => this.inbox.notify(notice.agent_id),
       onSignal: (notice) => this.operatorSignals.notify(notice.agent_id),
     });

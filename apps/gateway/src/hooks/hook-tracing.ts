@@ -5,6 +5,10 @@
  * puts the context into the job), and `ahp.gateway.deliver`, whose parent is the worker's
  * decision-write span when the decision came with its `traceparent` (the decision route).
  *
+ * The receive and delivery spans start and end on the epoch values the drill-down stores
+ * (received → enqueued, decided → delivered), so the drill-down's `gateway_ms` and `delivery_ms`
+ * are their durations.
+ *
  * With tracing off every method returns at once: no span, no map entry, no context switch.
  */
 import { Injectable } from '@nestjs/common';
@@ -30,27 +34,36 @@ export class HookTracing {
   /** Root span per hook id, in insertion order (oldest first). */
   private readonly open = new Map<string, Span>();
 
-  /** Runs `enqueue` inside the hook's root span, after a receive span covering what came before it. */
-  enqueue<T>(hook: HookTraceInput, enqueue: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `enqueue` inside the hook's root span, after a receive span covering what came before it,
+   * up to `enqueuedAt`: the time the job is queued with (its BullMQ timestamp, the drill-down's `enqueued_at`).
+   */
+  enqueue<T>(hook: HookTraceInput, enqueuedAt: number, enqueue: () => Promise<T>): Promise<T> {
     if (!this.tracing.enabled) return enqueue();
     const { tracer } = this.tracing;
     const attributes = { [HOOK_ATTRIBUTES.hookId]: hook.hookId, [HOOK_ATTRIBUTES.trigger]: hook.trigger, [HOOK_ATTRIBUTES.agentId]: hook.agentId, [HOOK_ATTRIBUTES.sessionId]: hook.sessionId };
     const root = tracer.startSpan(HOOK_SPANS.hook, { kind: SpanKind.SERVER, startTime: hook.receivedAt, attributes }, ROOT_CONTEXT);
     const inRoot = trace.setSpan(ROOT_CONTEXT, root);
-    tracer.startSpan(HOOK_SPANS.receive, { startTime: hook.receivedAt, attributes }, inRoot).end();
+    tracer.startSpan(HOOK_SPANS.receive, { startTime: hook.receivedAt, attributes }, inRoot).end(Math.max(enqueuedAt, hook.receivedAt));
     this.keep(hook.hookId, root);
     return context.with(inRoot, enqueue);
   }
 
-  /** The decision of `hookId` was handed to its waiters: a delivery span, and the root ends. */
-  delivered(hookId: string, via: string, traceparent: string | undefined): void {
+  /**
+   * The decision of `hookId` was handed to its waiters, the first at `deliveredAt` (the
+   * drill-down's `delivered_at`): a delivery span from `decidedAt` (the drill-down's `decided_at`,
+   * routed with the trace context; when unknown, the span has no length), and the root ends.
+   */
+  delivered(hookId: string, via: string, traceparent: string | undefined, decidedAt?: number, deliveredAt: number = Date.now()): void {
     if (!this.tracing.enabled) return;
     const root = this.open.get(hookId);
     if (root === undefined) return;
     this.open.delete(hookId);
     const parent = traceparent === undefined ? trace.setSpan(ROOT_CONTEXT, root) : propagation.extract(ROOT_CONTEXT, { traceparent });
-    this.tracing.tracer.startSpan(HOOK_SPANS.deliver, { attributes: { [HOOK_ATTRIBUTES.hookId]: hookId, [HOOK_ATTRIBUTES.via]: via } }, parent).end();
-    root.end();
+    // Two machines' clocks: a decision "after" its delivery is clamped, as the drill-down does.
+    const startTime = decidedAt === undefined ? deliveredAt : Math.min(decidedAt, deliveredAt);
+    this.tracing.tracer.startSpan(HOOK_SPANS.deliver, { startTime, attributes: { [HOOK_ATTRIBUTES.hookId]: hookId, [HOOK_ATTRIBUTES.via]: via } }, parent).end(deliveredAt);
+    root.end(deliveredAt);
   }
 
   private keep(hookId: string, root: Span): void {

@@ -309,10 +309,15 @@ export class HooksService implements OnModuleDestroy {
    * are answered, so a decision arriving twice (the feed is at-least-once; the deadline path also
    * delivers) produces one answer per waiter. Returns whether anyone here waited for it.
    */
-  deliver(decision: HookDecision, via: 'feed' | 'deadline', traceparent?: string): boolean {
-    this.tracing.delivered(decision.hook_id, via, traceparent);
+  deliver(decision: HookDecision, via: 'feed' | 'deadline', traceparent?: string, decidedAt?: number): boolean {
     const waiting = this.waiters.take(decision.hook_id);
-    for (const waiter of waiting) this.answer(waiter, decision, via);
+    // The first answer's time is the one the drill-down records as delivered_at; the span ends there too.
+    let deliveredAt: number | undefined;
+    for (const waiter of waiting) {
+      const at = this.answer(waiter, decision, via);
+      deliveredAt ??= at;
+    }
+    this.tracing.delivered(decision.hook_id, via, traceparent, decidedAt, deliveredAt);
     return waiting.length > 0;
   }
 
@@ -363,8 +368,8 @@ export class HooksService implements OnModuleDestroy {
     return true;
   }
 
-  /** Gives one waiter its decision: a frame on its socket or its promise resolved; the fleet view learns the latency. */
-  private answer(waiter: Waiter, decision: HookDecision, via: 'feed' | 'deadline' | 'shutdown'): void {
+  /** Gives one waiter its decision: a frame on its socket or its promise resolved; the fleet view learns the latency. Returns when (epoch ms). */
+  private answer(waiter: Waiter, decision: HookDecision, via: 'feed' | 'deadline' | 'shutdown'): number {
     if (waiter.via === 'ws') {
       this.sendDecision(waiter.connection, decision);
       waiter.connection.log.debug({ sessionId: waiter.connection.sessionId, correlationId: decision.hook_id, via }, 'decision delivered');
@@ -374,6 +379,7 @@ export class HooksService implements OnModuleDestroy {
     }
     const at = Date.now();
     this.events.emit('decisionDelivered', { agentId: waiter.agentId, decision, latencyMs: at - waiter.receivedAt, via: waiter.via, at });
+    return at;
   }
 
   private async onDeadline(hookId: string): Promise<void> {
@@ -429,7 +435,10 @@ export class HooksService implements OnModuleDestroy {
     priority?: number,
   ): Promise<void> {
     const job = { hook_id: hookId, trigger, agent, session_id: sessionId, context, enqueued_at: now, deadline_at: deadlineAt };
-    return this.tracing.enqueue({ hookId, trigger, agentId: agent.id, sessionId, receivedAt: now }, () => this.queue.enqueue(job, priority === undefined ? {} : { priority }));
+    // The job's queue timestamp (the drill-down's enqueued_at) is also where the receive span ends.
+    const enqueuedAt = Date.now();
+    const options = { enqueuedAt, ...(priority === undefined ? {} : { priority }) };
+    return this.tracing.enqueue({ hookId, trigger, agentId: agent.id, sessionId, receivedAt: now }, enqueuedAt, () => this.queue.enqueue(job, options));
   }
 
   private sendDecision(connection: AgentConnection, decision: HookDecision): void {

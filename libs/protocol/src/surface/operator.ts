@@ -54,6 +54,7 @@ export {
   summaryVerdictOf,
   verdictOfSummary,
 } from '../hook-drill-down.js';
+export { TRACE_ID_PLACEHOLDER, TraceIdSchema, TraceUrlTemplateSchema, traceUrlOf } from '../trace-link.js';
 export type {
   DrillDownPartial,
   DrillDownSignal,

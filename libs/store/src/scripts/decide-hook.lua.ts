@@ -83,7 +83,7 @@ export const DECIDE_HOOK_LUA = `--[[
            decided_at, living the signal record TTL
   ARGV[17] when the gateway enqueued the job (epoch ms), '' when unknown
   ARGV[18] when the worker picked it up (epoch ms), '' when unknown
-  ARGV[19] W3C traceparent routed with the decision, '' for none
+  ARGV[19] W3C traceparent routed with the decision (with its decided_at), '' for none
   ARGV[20] the hook's evaluation summary JSON (oracle verdicts, enqueue and pick-up times), ''
            for none (the caller sends it only without a drill-down record): stored in KEYS[1]
            as 'summary', so it lives as long as the hook record
@@ -125,13 +125,17 @@ export const DECIDE_HOOK_LUA = `--[[
   A signal record that already exists is left alone (its response must survive); its log entry
   is still written.
 ]]
-local function route(decision, owner, hookId)
+local function route(decision, owner, hookId, decidedAt)
   if owner == nil or owner == '' then return end
   local stream = ARGV[9] .. owner .. ARGV[10]
   local entry = { 'hook_id', hookId, 'decision', decision }
+  -- Traced: the decision's time goes with its trace context, so that the gateway's delivery span
+  -- starts where the drill-down's delivery stage does.
   if ARGV[19] ~= '' then
     entry[5] = 'traceparent'
     entry[6] = ARGV[19]
+    entry[7] = 'decided_at'
+    entry[8] = decidedAt
   end
   -- The owner's feed keeps its own stream alive while it runs (GatewayFeed: PEXPIRE every quarter
   -- of the TTL), so an append to a stream that exists costs nothing more. A stream that does not
@@ -142,7 +146,7 @@ local function route(decision, owner, hookId)
     redis.call('PEXPIRE', stream, ARGV[12])
   end
 end
-${decideHookRecord(7, "  route(h[2] or '', h[3], h[7] or '')\n  return { 'stored', h[2] or '', h[3] or '' }\n", 20)}local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
+${decideHookRecord(7, "  route(h[2] or '', h[3], h[7] or '', h[11] or ARGV[2])\n  return { 'stored', h[2] or '', h[3] or '' }\n", 20)}local agent, session, trigger, hookId = h[4] or '', h[5] or '', h[6], h[7] or ''
 local latency = nil
 if h[8] and tonumber(h[8]) and tonumber(ARGV[2]) then
   latency = math.max(tonumber(ARGV[2]) - tonumber(h[8]), 0)
@@ -198,6 +202,6 @@ ${decideHookDetail(3, 16, 4)}for i = 1, #KEYS - 3 do
   end
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', unpack(entry))
 end
-route(ARGV[1], h[3], hookId)
+route(ARGV[1], h[3], hookId, ARGV[2])
 return { 'first', ARGV[1], h[3] or '' }
 `;

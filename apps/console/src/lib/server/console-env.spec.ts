@@ -17,4 +17,12 @@ describe('parseConsoleEnv', () => {
     expect(() => parseConsoleEnv({ AHP_GATEWAY_URL: 'ws://gw:8080' })).toThrow(/AHP_GATEWAY_URL/);
     expect(() => parseConsoleEnv({ AHP_GATEWAY_URL: 'http://gw:8080/?x=1' })).toThrow(/AHP_GATEWAY_URL/);
   });
+
+  it('reads the trace link template: http(s), with {trace_id}', () => {
+    expect(parseConsoleEnv({ AHP_TRACE_URL: ' http://jaeger:16686/trace/{trace_id} ' })).toEqual({ gatewayUrl: 'http://127.0.0.1:8080', traceUrl: 'http://jaeger:16686/trace/{trace_id}' });
+    expect(parseConsoleEnv({ AHP_TRACE_URL: '' })).toEqual({ gatewayUrl: 'http://127.0.0.1:8080' });
+    expect(() => parseConsoleEnv({ AHP_TRACE_URL: 'http://jaeger:16686/trace/' })).toThrow(/AHP_TRACE_URL must contain \{trace_id\}/);
+    expect(() => parseConsoleEnv({ AHP_TRACE_URL: 'javascript:alert("{trace_id}")' })).toThrow(/AHP_TRACE_URL must be an absolute http\(s\) URL/);
+    expect(() => parseConsoleEnv({ AHP_TRACE_URL: '/trace/{trace_id}' })).toThrow(ConsoleEnvError);
+  });
 });

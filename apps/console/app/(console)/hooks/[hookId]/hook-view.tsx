@@ -5,6 +5,7 @@
  * the agent's answers, and the context the oracles saw (secrets redacted). Reached from a signal
  * row or a timeline entry; re-read when the live feed says this agent's signals were answered.
  * A hook without signals has a partial one (from an agent's last decision), marked as such.
+ * A traced hook shows its trace id, linked into the operators' tracing UI when AHP_TRACE_URL says where.
  */
 import Link from 'next/link';
 import type { DrillDownPartial, DrillDownUnavailable, HookDrillDown, OperatorLiveEvent } from '@ahp/protocol';
@@ -13,12 +14,32 @@ import { ApiError } from '@/lib/api/client';
 import { useResource } from '@/lib/live/use-resource';
 import { formatMs } from '@/lib/view/format';
 import { formatOracleMs, stageRows } from '@/lib/view/hook-stages';
+import { traceLink } from '@/lib/view/trace-link';
 import { IntensityBadge } from '@/components/badges';
 import { JsonBlock } from '@/components/json-block';
 import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
 import { Timestamp } from '@/components/time';
 
-function Stages({ drill }: { drill: HookDrillDown }) {
+/** The hook's trace: each stage above is one of its spans, with the same start and end. */
+function Trace({ traceId, traceUrl }: { traceId: string | undefined; traceUrl: string | undefined }) {
+  const link = traceLink(traceId, traceUrl);
+  if (link === undefined) return null;
+  return (
+    <p className="muted" data-testid="trace">
+      Trace{' '}
+      {link.href === undefined ? (
+        <code>{link.traceId}</code>
+      ) : (
+        <a href={link.href} target="_blank" rel="noopener noreferrer">
+          <code>{link.traceId}</code>
+        </a>
+      )}
+      : each stage is one of its spans, with the same start and end.
+    </p>
+  );
+}
+
+function Stages({ drill, traceUrl }: { drill: HookDrillDown; traceUrl: string | undefined }) {
   const { rows, totalMs } = stageRows(drill.stages);
   return (
     <section aria-labelledby="stages-heading" className="section">
@@ -39,6 +60,7 @@ function Stages({ drill }: { drill: HookDrillDown }) {
           </div>
         ))}
       </dl>
+      <Trace traceId={drill.trace_id} traceUrl={traceUrl} />
     </section>
   );
 }
@@ -154,7 +176,7 @@ function contextMissing(omitted: HookDrillDown['detail']['context_omitted']): st
   return omitted === 'not_recorded' ? 'Not recorded: the replay log has no entry for this hook (logging off, trimmed, or not written yet).' : 'Left out: larger than 16 KiB.';
 }
 
-export function HookView({ hookId }: { hookId: string }) {
+export function HookView({ hookId, traceUrl }: { hookId: string; traceUrl?: string }) {
   const drill = useResource(`hook:${hookId}`, (signal) => fetchHookDrillDown(hookId, signal), {
     refreshOn: (event: OperatorLiveEvent) => event.kind === 'signals',
     debounceMs: 1_000,
@@ -209,7 +231,7 @@ export function HookView({ hookId }: { hookId: string }) {
             </dl>
             {data.detail.modifications.length > 0 ? <JsonBlock value={data.detail.modifications} label="Modifications applied" /> : null}
           </section>
-          <Stages drill={data} />
+          <Stages drill={data} traceUrl={traceUrl} />
           <section aria-labelledby="oracles-heading" className="section">
             <h2 id="oracles-heading">Oracles and signals</h2>
             <Oracles drill={data} />
