@@ -238,6 +238,15 @@ describe('hook drill-down', () => {
     // The default decision TTL (15 min) plus the minute.
     expect(await redis.pTTL(first)).toBeGreaterThan(15 * minute);
     expect(await redis.pTTL(first)).toBeLessThanOrEqual(16 * minute);
+
+    // What a delivery costs in memory: a minute's hash of 2,000 hooks (written as four flushes).
+    const many = Array.from({ length: 2_000 }, () => ({ hookId: randomUUID(), at: base + 5, via: 'ws' as const, decidedAt: new Date(base + 7 * minute).toISOString(), withSignals: false }));
+    for (let start = 0; start < many.length; start += 500) await details.recordDelivered(many.slice(start, start + 500), 'gw-a');
+    const bytes = (await redis.memoryUsage(keys.gatewayDeliveries('gw-a', base / minute + 7), { SAMPLES: 0 })) ?? 0;
+    expect(await redis.hLen(keys.gatewayDeliveries('gw-a', base / minute + 7))).toBe(2_000);
+    // Reported, not asserted beyond its sign: the figure is in docs/console.md.
+    expect(bytes).toBeGreaterThan(0);
+    process.stdout.write(`delivery hash: ${String(Math.round(bytes / 2_000))} B per hook\n`);
   });
 
   it("reads a hook the gateway's failure policy decided in its own shape: the policy, the error, what is known of the stages", async () => {
