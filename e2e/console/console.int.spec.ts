@@ -789,7 +789,7 @@ describe('ops console in a real browser', () => {
     }, 'the age of the agent that just connected to read as recent on the gateway clock');
     expect(await page.locator('time').filter({ hasText: /^in / }).count()).toBe(0);
   });
-  it("a hook's drill-down from a signal row and from the timeline: decision, rule, config version, latency by stage, oracle verdicts, the agent's answer, the context redacted; a hook without signals' partial one from the agent's last decision; a failure-policy decision's own form", async () => {
+  it("a hook's drill-down from a signal row and from the timeline: decision, rule, config version, latency by stage, oracle verdicts, the agent's answer, the context redacted; a hook without signals' partial one from the agent's last decision", async () => {
     // The repository's rules, published: a download piped into a shell is blocked by rule curl-pipe-shell.
     const source = await readFile(join(findWorkspaceRoot(), '.ahp', 'hooks.yaml'), 'utf8');
     const publish = await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'POST', '/config', { source });
@@ -877,14 +877,18 @@ describe('ops console in a real browser', () => {
     await phone.getByTestId('partial').waitFor();
     await phone.getByTestId('no-signals').waitFor();
     await suite.screenshot(phone, 'hook-drill-down-partial-phone');
+  });
 
-    // A hook the failure policy decided: a 1 ms evaluation deadline, which no worker meets.
+  it("a hook the failure policy decided: its own drill-down, with the policy, the error, the time waited, the delivery and the stages nobody measured", async () => {
+    // A 1 ms evaluation deadline, which no worker meets: the gateway's failure policy decides.
+    const driller = await agent('driller');
     const late = await driller.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'make deploy' } } }, { evaluationDeadlineMs: 1 });
     expect(late).toMatchObject({ allowed: false, decidedBy: 'failure_policy', error: { code: 'E_TIMEOUT' } });
     await eventually(async () => {
       const { status, json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'GET', `/hooks/${late.hookId}`);
       return status === 200 && PolicyHookDrillDownSchema.parse(json).delivered_at !== undefined ? true : undefined;
     }, 'the drill-down of the failure-policy decision with its delivery time');
+    const page = await operator('op-viv');
     await page.goto(`/hooks/${late.hookId}`);
     const notice = page.getByTestId('partial');
     await notice.waitFor();
@@ -899,6 +903,7 @@ describe('ops console in a real browser', () => {
     for (const stage of ['waited', 'delivery']) expect(await stages.locator(`dd[data-stage="${stage}"]`).textContent()).toMatch(/^\d+(\.\d)? (ms|s)$/);
     await page.getByTestId('late').waitFor();
     await suite.screenshot(page, 'hook-drill-down-failure-policy');
+    const phone = await operator('op-viv', PHONE_VIEWPORT);
     await phone.goto(`/hooks/${late.hookId}`);
     await phone.getByTestId('partial').waitFor();
     await suite.screenshot(phone, 'hook-drill-down-failure-policy-phone');
