@@ -72,7 +72,7 @@ describe('operator API: the drill-down of a hook without signals', () => {
     expect(await reply).toMatchObject({ type: 'decision', decision: { hook_id: hookId, allowed: true } });
 
     // Before the worker's replay-log append: everything but the context, which says so.
-    let answer = await get('op-viv', hookId);
+    const answer = await get('op-viv', hookId);
     expect(answer.status).toBe(200);
     let drill = HookDrillDownSchema.parse(answer.json);
     expect(drill.partial).toMatchObject({ reason: 'no_signals' });
