@@ -160,7 +160,7 @@ export const DrillDownPartialSchema = z
   .meta({ id: 'DrillDownPartial', description: 'Marks a drill-down built from the hook record and the replay log (a hook without signals) and says what it lacks.' });
 export type DrillDownPartial = z.infer<typeof DrillDownPartialSchema>;
 
-/** `GET /v1/operator/hooks/:hookId`: the drill-down of one hook. */
+/** `GET /v1/operator/hooks/:hookId` for a hook a worker evaluated: in full, or partial without signals (see {@link HookDrillDownResponseSchema} for both shapes). */
 export const HookDrillDownSchema = z
   .strictObject({
     detail: HookEvaluationDetailSchema,
