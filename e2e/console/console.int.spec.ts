@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { findWorkspaceRoot } from '@ahp/embedded-redis';
-import { HookDrillDownSchema, PublishConfigResponseSchema, RequestDetailResponseSchema, RequestListResponseSchema, SignalLogLineSchema, SignalLogListResponseSchema, type JsonObject, type ServerFrame, type Signal } from '@ahp/protocol';
+import { HookDrillDownSchema, PolicyHookDrillDownSchema, PublishConfigResponseSchema, RequestDetailResponseSchema, RequestListResponseSchema, SignalLogLineSchema, SignalLogListResponseSchema, type JsonObject, type ServerFrame, type Signal } from '@ahp/protocol';
 import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
 import { allWorkersServe } from '../system/config-support.js';
 import { RawAgent, eventually } from '../system/harness.js';
@@ -895,5 +895,35 @@ describe('ops console in a real browser', () => {
     await phone.getByTestId('partial').waitFor();
     await phone.getByTestId('no-signals').waitFor();
     await suite.screenshot(phone, 'hook-drill-down-partial-phone');
+  });
+
+  it("a hook the failure policy decided: its own drill-down, with the policy, the error, the time waited, the delivery and the stages nobody measured", async () => {
+    // A 1 ms evaluation deadline, which no worker meets: the gateway's failure policy decides.
+    const driller = await agent('driller');
+    const late = await driller.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'make deploy' } } }, { evaluationDeadlineMs: 1 });
+    expect(late).toMatchObject({ allowed: false, decidedBy: 'failure_policy', error: { code: 'E_TIMEOUT' } });
+    await eventually(async () => {
+      const { status, json } = await operatorCall(suite.operatorApi(), suite.operators.token('op-viv'), 'GET', `/hooks/${late.hookId}`);
+      return status === 200 && PolicyHookDrillDownSchema.parse(json).delivered_at !== undefined ? true : undefined;
+    }, 'the drill-down of the failure-policy decision with its delivery time');
+    const page = await operator('op-viv');
+    await page.goto(`/hooks/${late.hookId}`);
+    const notice = page.getByTestId('partial');
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/Decided by the failure policy: no decision within \d+ ms\./);
+    expect(await notice.textContent()).toContain('E_TIMEOUT');
+    const policyDecision = page.getByTestId('decision');
+    expect(await policyDecision.textContent()).toContain('denied');
+    expect(await policyDecision.textContent()).toContain('fail closed');
+    expect(await policyDecision.textContent()).toContain('no decision arrived before the hook deadline');
+    expect(await policyDecision.textContent()).toContain('over WebSocket');
+    const stages = page.getByTestId('stages');
+    for (const stage of ['waited', 'delivery']) expect(await stages.locator(`dd[data-stage="${stage}"]`).textContent()).toMatch(/^\d+(\.\d)? (ms|s)$/);
+    await page.getByTestId('late').waitFor();
+    await suite.screenshot(page, 'hook-drill-down-failure-policy');
+    const phone = await operator('op-viv', PHONE_VIEWPORT);
+    await phone.goto(`/hooks/${late.hookId}`);
+    await phone.getByTestId('partial').waitFor();
+    await suite.screenshot(phone, 'hook-drill-down-failure-policy-phone');
   });
 });

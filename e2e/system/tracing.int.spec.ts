@@ -140,13 +140,13 @@ describe('OpenTelemetry tracing and the hook drill-down across processes', () =>
     const answered = await operatorCall(base, token, 'GET', `/hooks/${result.hookId}`);
     expect(HookDrillDownSchema.parse(answered.json).answers[signal.header.id]).toMatchObject({ action: 'abort' });
 
-    // A hook without signals has a partial drill-down (from its hook record: no signals, no
-    // delivery time); a malformed id is refused.
+    // A hook without signals has a partial drill-down (from its hook record: no signals; its
+    // delivery time joins with the gateway's next flush); a malformed id is refused.
     const quiet = await agent.hook('pre-tool-use', shell('ls'));
     const partial = await operatorCall(base, token, 'GET', `/hooks/${quiet.hookId}`);
     expect(partial.status).toBe(200);
     const quietDrill = HookDrillDownSchema.parse(partial.json);
-    expect(quietDrill.partial).toMatchObject({ reason: 'no_signals', unavailable: expect.arrayContaining(['signals', 'answers', 'delivery']) as unknown });
+    expect(quietDrill.partial).toMatchObject({ reason: 'no_signals', unavailable: expect.arrayContaining(['signals', 'answers']) as unknown });
     expect(quietDrill.detail.signals).toEqual([]);
     expect(quietDrill.detail.oracles.find((o) => o.oracle === 'permission-check')).toMatchObject({ outcome: 'answered', signals: 0 });
     // Its summary kept the trace id too.

@@ -4,12 +4,14 @@
  * gateway into the queue, the test decides it as a worker would (with the oracle verdicts and
  * stage times) and appends its replay-log entry, and the operator API answers with the partial
  * drill-down — decision, configuration version, verdicts, stage times, the context from the
- * replay log — marked as such; a token scoped to another team, an undecided hook and a hook
- * decided without an evaluation find nothing.
+ * replay log, and its delivery time, which the gateway's next flush records — marked as such; a
+ * hook the gateway's failure policy decided at its (short) deadline, with no worker running,
+ * answers in its own shape, and with a worker's report once one arrives; a token scoped to another
+ * team, an undecided hook and a hook decided without an evaluation find nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { HookDrillDownSchema, OperatorErrorBodySchema, type OracleVerdict } from '@ahp/protocol';
-import { createReplayLog } from '@ahp/store';
+import { HookDrillDownSchema, OperatorErrorBodySchema, PolicyHookDrillDownSchema, type OracleVerdict } from '@ahp/protocol';
+import { createHookDetailStore, createReplayLog } from '@ahp/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectReady, type AgentClient } from './support/agent-client.js';
 import { waitForJob, workerDecision } from './support/decisions.js';
@@ -46,6 +48,16 @@ async function get(operator: string, hookId: string): Promise<{ status: number; 
   return { status: response.status, json: await response.json() };
 }
 
+/** Asks again until `check` returns a value (the gateway writes delivery times every 0.5 s). */
+async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const found = await check();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
 describe('operator API: the drill-down of a hook without signals', () => {
   it('answers with the partial drill-down: decision, version, verdicts, stage times, the context from the replay log', async () => {
     const hookId = randomUUID();
@@ -60,10 +72,11 @@ describe('operator API: the drill-down of a hook without signals', () => {
     expect(await reply).toMatchObject({ type: 'decision', decision: { hook_id: hookId, allowed: true } });
 
     // Before the worker's replay-log append: everything but the context, which says so.
-    let answer = await get('op-viv', hookId);
+    const answer = await get('op-viv', hookId);
     expect(answer.status).toBe(200);
     let drill = HookDrillDownSchema.parse(answer.json);
-    expect(drill.partial).toMatchObject({ reason: 'no_signals', unavailable: ['signals', 'answers', 'delivery', 'context'] });
+    expect(drill.partial).toMatchObject({ reason: 'no_signals' });
+    expect(drill.partial?.unavailable).toContain('context');
     expect(drill.detail.context_omitted).toBe('not_recorded');
 
     await createReplayLog({ redis: store.redis, keys: store.keys }).append({
@@ -76,16 +89,18 @@ describe('operator API: the drill-down of a hook without signals', () => {
       configVersion: 3,
       at: Date.now(),
     });
-    answer = await get('op-viv', hookId);
-    expect(answer.status).toBe(200);
-    drill = HookDrillDownSchema.parse(answer.json);
+    // The delivery over the socket is recorded by the gateway's next flush.
+    drill = await until(async () => {
+      const next = HookDrillDownSchema.parse((await get('op-viv', hookId)).json);
+      return next.delivered_at === undefined ? undefined : next;
+    }, 'the delivery time of a hook without signals');
     expect(drill.detail).toMatchObject({ hook_id: hookId, agent_id: 'quiet-1', trigger: 'pre-tool-use', allowed: true, decided_by: 'oracles', config_version: 3, oracles: ORACLES, signals: [] });
     expect(drill.detail.context).toEqual({ tool: { name: 'Bash', input: { command: 'ls -la', api_key: '[redacted]' } } });
     expect(JSON.stringify(drill)).not.toContain('sk-live-5e4d3c2b1a');
-    expect(drill.stages.delivery_ms).toBeUndefined();
-    expect(Object.keys(drill.stages).sort()).toEqual(['gateway_ms', 'queue_ms', 'worker_ms']);
+    expect(drill.delivered_via).toBe('ws');
+    expect(Object.keys(drill.stages).sort()).toEqual(['delivery_ms', 'gateway_ms', 'queue_ms', 'worker_ms']);
     expect(drill.received_at).toBeLessThanOrEqual(drill.decided_at);
-    expect(drill.partial).toMatchObject({ reason: 'no_signals', unavailable: ['signals', 'answers', 'delivery'], rules: [] });
+    expect(drill.partial).toMatchObject({ reason: 'no_signals', unavailable: ['signals', 'answers'], rules: [] });
     expect(drill.partial?.expires_at).toBeGreaterThan(Date.now());
     expect(drill.answers).toEqual({});
 
@@ -95,7 +110,7 @@ describe('operator API: the drill-down of a hook without signals', () => {
     expect(OperatorErrorBodySchema.parse(scoped.json).error.code).toBe('E_NOT_FOUND');
   });
 
-  it('finds nothing for a hook not decided yet, nor for one decided without an evaluation (the failure policy)', async () => {
+  it('finds nothing for a hook not decided yet, nor for one a worker decided without handing in its evaluation', async () => {
     const pending = randomUUID();
     const reply = agent.request({ type: 'hook', id: pending, trigger: 'pre-tool-use', context: { tool: { name: 'Bash', input: { command: 'pwd' } } } });
     await waitForJob(store, pending);
@@ -105,5 +120,35 @@ describe('operator API: the drill-down of a hook without signals', () => {
     const answer = await get('op-viv', pending);
     expect(answer.status).toBe(404);
     expect(OperatorErrorBodySchema.parse(answer.json).error.code).toBe('E_NOT_FOUND');
+  });
+
+  it("answers a hook the failure policy decided at its deadline (no worker runs) in its own shape: policy, error, what is known of the stages, then a worker's report", async () => {
+    const hookId = randomUUID();
+    // The client may shorten the deadline: 300 ms, and no worker takes the job.
+    const reply = await agent.request({ type: 'hook', id: hookId, trigger: 'pre-tool-use', deadline_ms: 300, context: { tool: { name: 'Bash', input: { command: 'make deploy' } } } });
+    expect(reply).toMatchObject({ type: 'decision', decision: { hook_id: hookId, decided_by: 'failure_policy', error: { code: 'E_TIMEOUT' } } });
+    const job = await waitForJob(store, hookId);
+
+    let drill = await until(async () => {
+      const answer = await get('op-viv', hookId);
+      expect(answer.status).toBe(200);
+      const next = PolicyHookDrillDownSchema.parse(answer.json);
+      return next.delivered_at === undefined ? undefined : next;
+    }, 'the delivery time of the failure-policy decision');
+    expect(drill.policy).toMatchObject({ hook_id: hookId, agent_id: 'quiet-1', trigger: 'pre-tool-use', allowed: false, policy: 'fail_closed', error: { code: 'E_TIMEOUT', message: 'no decision arrived before the hook deadline' }, context_omitted: 'not_recorded' });
+    expect(drill.delivered_via).toBe('ws');
+    expect(Object.keys(drill.stages).sort()).toEqual(['delivery_ms', 'waited_ms']);
+    expect(drill.late).toBeUndefined();
+    expect(drill.partial).toMatchObject({ reason: 'failure_policy', unavailable: ['signals', 'answers', 'oracles', 'queue', 'context'] });
+
+    // A worker picks the job up now, past the deadline, skips it and says so.
+    await createHookDetailStore({ redis: store.redis, keys: store.keys }).recordLate(hookId, { outcome: 'skipped', enqueued_at: job.enqueued_at, picked_at: Date.now() });
+    drill = PolicyHookDrillDownSchema.parse((await get('op-viv', hookId)).json);
+    expect(drill.late).toMatchObject({ outcome: 'skipped', enqueued_at: job.enqueued_at });
+    expect(Object.keys(drill.stages).sort()).toEqual(['delivery_ms', 'gateway_ms', 'queue_ms', 'waited_ms']);
+    expect(drill.partial.unavailable).toEqual(['signals', 'answers', 'oracles', 'context']);
+
+    // A token scoped to another team: the same 404 as a hook that does not exist.
+    expect((await get('op-blue', hookId)).status).toBe(404);
   });
 });

@@ -50,7 +50,7 @@ import {
   resolveHookQueueShardCount,
 } from '@ahp/store';
 import type { ConfigReplayWorker, HookWorker, Logger, NotificationQueue, NotificationWorker, RedisClient, RequestEventConsumer, RuleCounterStore } from '@ahp/store';
-import { createToolApprovalStore, createToolGrantStore } from '@ahp/store';
+import { createHookDetailStore, createToolApprovalStore, createToolGrantStore } from '@ahp/store';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
 import type { WorkerConfig } from './config.js';
 import { createHooksConfigRuntime } from './hooks-config.js';
@@ -296,6 +296,7 @@ async function start(): Promise<void> {
     metrics: metrics.processor,
     approvals,
     lateAid: { store: stores.operatorSignals, windowMs: config.lateAidWindowMs },
+    lateReports: createHookDetailStore({ redis, keys }),
     ...(tracing.enabled ? { tracing: createJobTracing(tracing.tracer) } : {}),
     shadow,
   });

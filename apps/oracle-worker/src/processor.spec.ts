@@ -5,7 +5,7 @@
  */
 import type { Oracle } from '@ahp/oracles';
 import { aggregateSignals, failurePolicyDecision } from '@ahp/protocol';
-import type { HookDecision, HookJobData, Signal } from '@ahp/protocol';
+import type { HookDecision, HookJobData, HookLateEvaluation, Signal } from '@ahp/protocol';
 import type { DecideHookOptions, HookAidOrigin, HookAidSendOutcome, HookStore, Logger } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';
@@ -160,6 +160,49 @@ describe('hook processor', () => {
     expect(processor.stats()).toMatchObject({ evaluated: 2, decided: 1, duplicates: 1 });
     const duplicate = logger.lines.find((l) => l.msg.startsWith('hook already decided'))!;
     expect(duplicate.fields).toMatchObject({ ...correlation, attemptsMade: 1, storedDecidedBy: 'oracles', storedIntensity: 'block' });
+  });
+
+  it("reports what it did with a hook the gateway's failure policy decided first: a skip past the deadline, or its too-late evaluation; nothing otherwise", async () => {
+    const reports: { hookId: string; late: HookLateEvaluation }[] = [];
+    const lateReports = { recordLate: async (hookId: string, late: HookLateEvaluation) => void reports.push({ hookId, late }) };
+    // Picked up after the deadline: skipped, reported with its queue times.
+    const skipping = setup({ lateReports });
+    await skipping.processor.process(job({ deadline_at: T0 - 1 }), { ...meta, enqueuedAt: T0 - 20 });
+    expect(reports).toEqual([{ hookId: HOOK_ID, late: { outcome: 'skipped', enqueued_at: T0 - 20, picked_at: T0 } }]);
+
+    // Evaluated, but the gateway's policy was stored first: what it would have decided is reported.
+    reports.length = 0;
+    const late = setup({ lateReports });
+    late.hooks.stored.set(HOOK_ID, failurePolicyDecision({ hookId: HOOK_ID, trigger: 'pre-tool-use', policy: 'fail_closed', code: 'E_TIMEOUT', message: 'late', now: new Date(T0).toISOString() }));
+    await late.processor.process(job(), { ...meta, enqueuedAt: T0 - 20 });
+    expect(reports).toEqual([
+      {
+        hookId: HOOK_ID,
+        late: {
+          outcome: 'evaluated',
+          enqueued_at: T0 - 20,
+          picked_at: T0,
+          finished_at: T0,
+          allowed: false,
+          intensity: 'block',
+          decided_by: 'oracles',
+          signals: 1,
+          oracles: [{ oracle: 'block-all', outcome: 'answered', duration_ms: expect.any(Number), signals: 1 }],
+        },
+      },
+    ]);
+
+    // Stored first, or second behind another worker's decision: nothing to report.
+    reports.length = 0;
+    const normal = setup({ lateReports });
+    await normal.processor.process(job(), meta);
+    await normal.processor.process(job(), { ...meta, attemptsMade: 1 });
+    expect(reports).toEqual([]);
+
+    // A report that fails is logged, and the job still ends normally.
+    const failing = setup({ lateReports: { recordLate: () => Promise.reject(new Error('redis down')) } });
+    await failing.processor.process(job({ deadline_at: T0 - 1 }), meta);
+    expect(failing.logger.lines.some((line) => line.level === 'warn' && line.msg.startsWith('recording the late evaluation failed'))).toBe(true);
   });
 
   it.each([

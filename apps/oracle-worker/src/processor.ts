@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { evaluateHook } from '@ahp/oracles';
 import type { Oracle, OracleRunReport } from '@ahp/oracles';
-import { DEFAULT_OPERATOR_SIGNAL_TTL_MS, type HookDecision, type HookJobData, type OracleVerdict, type Signal } from '@ahp/protocol';
-import type { HookProcessor, HookStore, Logger, OperatorSignalStore } from '@ahp/store';
+import { DEFAULT_OPERATOR_SIGNAL_TTL_MS, type HookDecision, type HookJobData, type HookLateEvaluation, type OracleVerdict, type Signal } from '@ahp/protocol';
+import type { HookDetailStore, HookProcessor, HookStore, Logger, OperatorSignalStore } from '@ahp/store';
 import type { HookEvaluator } from './hooks-config.js';
 import type { JobTracing } from './job-tracing.js';
 import type { ToolApprovals } from './tool-approvals.js';
@@ -56,6 +56,13 @@ export interface HookProcessorOptions {
    * no extra round trip (replay-recorder.ts). @defaultValue none
    */
   readonly recorder?: ReplayRecorder;
+  /**
+   * Where a job the gateway's failure policy answered first is reported, for the hook's
+   * drill-down: picked up after its deadline (skipped), or evaluated but stored second
+   * (HookDetailStore.recordLate; one small write, only on those paths). Best-effort: a failure
+   * is logged. @defaultValue none
+   */
+  readonly lateReports?: Pick<HookDetailStore, 'recordLate'>;
   /** Spans of each job (job-tracing.ts), only when tracing is on. @defaultValue none */
   readonly tracing?: JobTracing;
   /**
@@ -130,6 +137,7 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
         { ...fields, deadlineAt: job.deadline_at, lateByMs: startedAt - job.deadline_at, queuedMs: startedAt - job.enqueued_at },
         'hook job skipped: its deadline passed and the gateway answered by failure policy',
       );
+      await reportLate(job.hook_id, { outcome: 'skipped', enqueued_at: Math.round(meta.enqueuedAt ?? job.enqueued_at), picked_at: Math.round(startedAt) }, fields);
       return;
     }
 
@@ -179,6 +187,21 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
     const recorded = recorder === undefined ? undefined : new Promise<void>((resolve) => setImmediate(() => void recorder(job, evaluated, configVersion).then(resolve)));
     const stored = await storing;
     await recorded;
+    if (!stored.first && stored.decision.decided_by === 'failure_policy') {
+      // The gateway's deadline won the race: what this evaluation found is kept for the drill-down (the script ignores a stored decision a worker made).
+      const late: HookLateEvaluation = {
+        outcome: 'evaluated',
+        enqueued_at: Math.round(evaluation.enqueuedAt),
+        picked_at: Math.round(startedAt),
+        finished_at: Math.round(decidedAt),
+        allowed: decision.allowed,
+        intensity: decision.intensity,
+        decided_by: decision.decided_by,
+        signals: decision.signals.length,
+        oracles,
+      };
+      await reportLate(job.hook_id, late, fields);
+    }
     // Only now, with the live decision on its way to the agent; a duplicate was shadowed by its first run.
     if (stored.first) options.shadow?.observe(job, evaluated, { startedAt });
     const outcome = {
@@ -219,6 +242,15 @@ export function createHookProcessor(options: HookProcessorOptions): OracleHookPr
         { ...outcome, storedDecidedBy: stored.decision.decided_by, storedIntensity: stored.decision.intensity },
         'hook already decided: this evaluation was a duplicate and is not delivered',
       );
+    }
+  }
+
+  /** Hands a late report to `lateReports`; never throws (the drill-down only misses it). */
+  async function reportLate(hookId: string, late: HookLateEvaluation, fields: Record<string, unknown>): Promise<void> {
+    try {
+      await options.lateReports?.recordLate(hookId, late);
+    } catch (error) {
+      logger.warn({ ...fields, error }, "recording the late evaluation failed; the hook's drill-down will not show it");
     }
   }
 

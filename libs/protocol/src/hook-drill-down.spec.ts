@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HookDrillDownSchema, HookEvaluationDetailSchema, HookEvaluationSummarySchema, MAX_SUMMARY_ORACLE_MESSAGE, stageLatencies, summaryVerdictOf, verdictOfSummary, type OracleVerdict } from './hook-drill-down.js';
+import { HookDrillDownResponseSchema, HookDrillDownSchema, HookEvaluationDetailSchema, HookLateEvaluationSchema, PolicyHookDrillDownSchema, isPolicyDrillDown, lateEvaluationOf, HookEvaluationSummarySchema, MAX_SUMMARY_ORACLE_MESSAGE, stageLatencies, summaryVerdictOf, verdictOfSummary, type OracleVerdict } from './hook-drill-down.js';
 import { TraceIdSchema } from './trace-link.js';
 
 const HOOK = '0b9e6a47-5f1c-4c1a-9a39-2f4f2f3c7d10';
@@ -81,5 +81,49 @@ describe('the summary of a hook without signals', () => {
     const partial = { detail: { ...detail, signals: [], context: undefined, context_omitted: 'not_recorded' }, received_at: 998, decided_at: 1_010, stages: { gateway_ms: 2, queue_ms: 4, worker_ms: 6 }, answers: {}, partial: { reason: 'no_signals', unavailable: ['signals', 'answers', 'delivery', 'context'] } };
     expect(HookDrillDownSchema.safeParse(partial).success).toBe(true);
     expect(HookDrillDownSchema.safeParse({ ...partial, partial: { reason: 'expired', unavailable: [] } }).success).toBe(false);
+  });
+});
+
+describe('the drill-down of a failure-policy decision', () => {
+  const policy = {
+    policy: { hook_id: HOOK, agent_id: 'agent-1', session_id: 's-1', trigger: 'pre-tool-use', allowed: false, policy: 'fail_closed', error: { code: 'E_TIMEOUT', message: 'no decision arrived before the hook deadline' }, context_omitted: 'not_recorded' },
+    received_at: 1_000,
+    decided_at: 6_002,
+    stages: { waited_ms: 5_002 },
+    partial: { reason: 'failure_policy', unavailable: ['signals', 'answers', 'oracles', 'queue', 'delivery', 'context'] },
+  } as const;
+
+  it('has its own shape, told apart from an evaluation by the response schema', () => {
+    const parsed = HookDrillDownResponseSchema.parse(policy);
+    expect(parsed).toEqual(policy);
+    expect(isPolicyDrillDown(parsed)).toBe(true);
+    const evaluated = HookDrillDownResponseSchema.parse({ detail, received_at: 998, decided_at: 1_010, stages: { gateway_ms: 2, queue_ms: 4, worker_ms: 6 }, answers: {} });
+    expect(isPolicyDrillDown(evaluated)).toBe(false);
+  });
+
+  it('keeps each form strict: no reason, detail or stage of the other form', () => {
+    expect(PolicyHookDrillDownSchema.safeParse({ ...policy, partial: { ...policy.partial, reason: 'no_signals' } }).success).toBe(false);
+    expect(PolicyHookDrillDownSchema.safeParse({ ...policy, stages: { gateway_ms: 1 } }).success).toBe(false);
+    expect(PolicyHookDrillDownSchema.safeParse({ ...policy, detail }).success).toBe(false);
+    expect(HookDrillDownResponseSchema.safeParse({ ...policy, policy: { ...policy.policy, policy: 'fail_sometimes' } }).success).toBe(false);
+    expect(HookDrillDownSchema.safeParse({ detail, received_at: 998, decided_at: 1_010, stages: { gateway_ms: 2, queue_ms: 4, worker_ms: 6 }, answers: {}, partial: { reason: 'failure_policy', unavailable: [] } }).success).toBe(false);
+  });
+
+  it("reports a worker's skip or its too-late evaluation, the latter's messages cut to a summary's", () => {
+    expect(PolicyHookDrillDownSchema.parse({ ...policy, late: { outcome: 'skipped', enqueued_at: 1_000, picked_at: 7_000 }, stages: { waited_ms: 5_002, gateway_ms: 0, queue_ms: 6_000 } }).late?.outcome).toBe('skipped');
+    expect(HookLateEvaluationSchema.safeParse({ outcome: 'skipped', enqueued_at: 1_000, picked_at: 7_000, finished_at: 7_001 }).success).toBe(false);
+    const late = lateEvaluationOf({
+      outcome: 'evaluated',
+      enqueued_at: 1_000,
+      picked_at: 1_002,
+      finished_at: 6_500,
+      allowed: true,
+      intensity: null,
+      decided_by: 'oracles',
+      signals: 0,
+      oracles: [{ oracle: 'slow', outcome: 'answered', duration_ms: 5_498, signals: 0, message: 'x'.repeat(1_000) }],
+    });
+    expect(late.outcome === 'evaluated' && late.oracles[0]?.message).toHaveLength(MAX_SUMMARY_ORACLE_MESSAGE);
+    expect(HookLateEvaluationSchema.parse(late)).toEqual(late);
   });
 });

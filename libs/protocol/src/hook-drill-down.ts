@@ -2,19 +2,21 @@
  * The drill-down of one hook (docs/console.md "Hook drill-down"): what the worker evaluated, what
  * each oracle said, how long each stage took and how the agent answered. Recorded with the
  * decision of every hook that sent signals (the hooks an operator can reach from a signal row or
- * a timeline entry), read back by `GET /v1/operator/hooks/:hookId`.
+ * a timeline entry), read back by `GET /v1/operator/hooks/:hookId`; a hook without signals gets a
+ * partial one, and a hook the gateway's failure policy decided its own shape
+ * ({@link PolicyHookDrillDownSchema}): no worker's evaluation stands behind its decision.
  */
 import { z } from 'zod';
 import { ConfigVersionNumberSchema } from './config-version.js';
 import { ModificationSchema } from './decision.js';
-import { DecidedBySchema } from './hook-decision.js';
+import { DecidedBySchema, HookDecisionErrorSchema } from './hook-decision.js';
 import { EpochMsSchema } from './hook-job.js';
 import { IntensitySchema } from './intensity.js';
 import { IdSchema, JsonObjectSchema, ShortStringSchema, TextSchema, UuidSchema, boundedArray } from './primitives.js';
 import { SignalResponseSchema } from './signal-response.js';
 import { SignalTypeSchema } from './signal.js';
 import { TraceIdSchema } from './trace-link.js';
-import { HookTriggerSchema } from './trigger.js';
+import { FailurePolicySchema, HookTriggerSchema } from './trigger.js';
 
 /** Largest context (as JSON) kept in a drill-down; a larger one is left out and `context_omitted` says so. */
 export const MAX_DRILL_DOWN_CONTEXT_BYTES = 16 * 1024;
@@ -133,8 +135,14 @@ export function verdictOfSummary([oracle, outcome, duration_ms, signals, message
   return { oracle, outcome, duration_ms, signals, ...(message === undefined || message === null ? {} : { message }), ...(skipped === 1 ? { skipped: true } : {}) };
 }
 
-/** What a partial drill-down lacks: `signals` and `answers` (there were none), `delivery` (recorded only for hooks with signals), `context` (see `context_omitted`). */
-export const DrillDownUnavailableSchema = z.enum(['signals', 'answers', 'delivery', 'context']);
+/**
+ * What a partial drill-down lacks: `signals` and `answers` (there were none), `delivery` (not
+ * recorded: no connection waited, the gateway's batch was lost, or another gateway than the
+ * hook's owner delivered it), `context` (see `context_omitted`); for a failure-policy decision
+ * also `oracles` (no worker reported an evaluation) and `queue` (no worker reported picking the
+ * job up, so the enqueue and pick-up times are unknown).
+ */
+export const DrillDownUnavailableSchema = z.enum(['signals', 'answers', 'delivery', 'context', 'oracles', 'queue']);
 export type DrillDownUnavailable = z.infer<typeof DrillDownUnavailableSchema>;
 
 /**
@@ -146,7 +154,7 @@ export const DrillDownPartialSchema = z
   .strictObject({
     reason: z.literal('no_signals'),
     /** What is not available for this hook. */
-    unavailable: boundedArray(DrillDownUnavailableSchema, 4),
+    unavailable: boundedArray(DrillDownUnavailableSchema, 6),
     /** When the hook record, and with it this drill-down, expires. */
     expires_at: EpochMsSchema.optional(),
     /** The rules that fired (the replay-log entry's), when it was found. */
@@ -155,7 +163,7 @@ export const DrillDownPartialSchema = z
   .meta({ id: 'DrillDownPartial', description: 'Marks a drill-down built from the hook record and the replay log (a hook without signals) and says what it lacks.' });
 export type DrillDownPartial = z.infer<typeof DrillDownPartialSchema>;
 
-/** `GET /v1/operator/hooks/:hookId`: the drill-down of one hook. */
+/** `GET /v1/operator/hooks/:hookId` for a hook a worker evaluated: in full, or partial without signals (see {@link HookDrillDownResponseSchema} for both shapes). */
 export const HookDrillDownSchema = z
   .strictObject({
     detail: HookEvaluationDetailSchema,
@@ -174,6 +182,123 @@ export const HookDrillDownSchema = z
   })
   .meta({ id: 'HookDrillDown', description: "One hook's drill-down: evaluation detail, stage latencies, the agent's answers." });
 export type HookDrillDown = z.infer<typeof HookDrillDownSchema>;
+
+/** Longest oracle message a late-evaluation report keeps (as a summary does). */
+const MAX_LATE_ORACLE_MESSAGE = MAX_SUMMARY_ORACLE_MESSAGE;
+
+/**
+ * What a worker did with a hook whose decision the gateway's failure policy had already stored
+ * (field `late` of the hook record, written at most once, only into a hook record without a
+ * worker's summary): `skipped` — it picked the job up at or after the deadline and did not
+ * evaluate it; `evaluated` — its oracles ran but their decision came second and was not
+ * delivered (what it would have been is kept: decision, oracle verdicts, messages cut to 256).
+ */
+export const HookLateEvaluationSchema = z
+  .discriminatedUnion('outcome', [
+    z.strictObject({
+      outcome: z.literal('skipped'),
+      /** When the gateway handed the job to the queue (gateway clock). */
+      enqueued_at: EpochMsSchema,
+      /** When the worker picked it up (its clock). */
+      picked_at: EpochMsSchema,
+    }),
+    z.strictObject({
+      outcome: z.literal('evaluated'),
+      enqueued_at: EpochMsSchema,
+      picked_at: EpochMsSchema,
+      /** When the worker had its decision and tried to store it (its clock). */
+      finished_at: EpochMsSchema,
+      allowed: z.boolean(),
+      intensity: IntensitySchema.nullable(),
+      decided_by: DecidedBySchema,
+      /** Signals its decision would have carried. */
+      signals: z.int().nonnegative(),
+      oracles: boundedArray(OracleVerdictSchema),
+    }),
+  ])
+  .meta({ id: 'HookLateEvaluation', description: "What a worker did with a hook the gateway's failure policy had already decided: skipped it, or evaluated it too late." });
+export type HookLateEvaluation = z.infer<typeof HookLateEvaluationSchema>;
+
+/** The report of a late evaluation, its oracle messages cut to the length a hook record keeps. */
+export function lateEvaluationOf(late: HookLateEvaluation): HookLateEvaluation {
+  if (late.outcome === 'skipped') return late;
+  return { ...late, oracles: late.oracles.map((verdict) => (verdict.message === undefined ? verdict : { ...verdict, message: verdict.message.slice(0, MAX_LATE_ORACLE_MESSAGE) })) };
+}
+
+/** The decision the gateway's failure policy took, as the drill-down shows it. */
+export const PolicyDecisionDetailSchema = z
+  .strictObject({
+    hook_id: UuidSchema,
+    agent_id: IdSchema,
+    session_id: IdSchema,
+    trigger: HookTriggerSchema,
+    allowed: z.boolean(),
+    /** The trigger's policy: `fail_closed` denied the call, `fail_open` let it through. */
+    policy: FailurePolicySchema,
+    /** Why the policy decided: `E_TIMEOUT` (no decision by the deadline), `E_UNAVAILABLE` (the job could not be queued), … */
+    error: HookDecisionErrorSchema,
+    config_version: ConfigVersionNumberSchema.optional(),
+    /** The hook's context (redacted), from the replay-log entry of a worker's late evaluation. */
+    context: JsonObjectSchema.optional(),
+    context_omitted: z.enum(['too_large', 'not_recorded']).optional(),
+  })
+  .meta({ id: 'PolicyDecisionDetail', description: "A hook decided by the gateway's failure policy: the policy, the error, the hook's identity." });
+export type PolicyDecisionDetail = z.infer<typeof PolicyDecisionDetailSchema>;
+
+/**
+ * The stages of a failure-policy decision: `waited_ms` (received → the policy's decision stored),
+ * and, only when a worker reported picking the job up (see {@link HookLateEvaluationSchema}),
+ * `gateway_ms` and `queue_ms`, plus `worker_ms` (picked up → its too-late decision) when it
+ * evaluated; `delivery_ms` once the delivery was recorded. An absent stage is unknown, not zero.
+ */
+export const PolicyStageLatenciesSchema = z
+  .strictObject({
+    waited_ms: z.int().nonnegative(),
+    gateway_ms: z.int().nonnegative().optional(),
+    queue_ms: z.int().nonnegative().optional(),
+    worker_ms: z.int().nonnegative().optional(),
+    delivery_ms: z.int().nonnegative().optional(),
+  })
+  .meta({ id: 'PolicyStageLatencies', description: 'What is known of the stages of a hook decided by the failure policy.' });
+export type PolicyStageLatencies = z.infer<typeof PolicyStageLatenciesSchema>;
+
+/** Marks the drill-down of a hook the gateway's failure policy decided, and says what it lacks. */
+export const PolicyDrillDownPartialSchema = DrillDownPartialSchema.extend({ reason: z.literal('failure_policy') }).meta({
+  id: 'PolicyDrillDownPartial',
+  description: "Marks the drill-down of a hook decided by the gateway's failure policy (built from its hook record) and says what it lacks.",
+});
+export type PolicyDrillDownPartial = z.infer<typeof PolicyDrillDownPartialSchema>;
+
+/**
+ * `GET /v1/operator/hooks/:hookId` for a hook the gateway's failure policy decided (the deadline
+ * passed, or the job could not be queued): built from its hook record while it lives.
+ */
+export const PolicyHookDrillDownSchema = z
+  .strictObject({
+    policy: PolicyDecisionDetailSchema,
+    received_at: EpochMsSchema,
+    decided_at: EpochMsSchema,
+    delivered_at: EpochMsSchema.optional(),
+    delivered_via: z.enum(['ws', 'http']).optional(),
+    stages: PolicyStageLatenciesSchema,
+    /** What a worker did with the hook afterwards; absent when none reported (none picked it up yet, or it is still evaluating). */
+    late: HookLateEvaluationSchema.optional(),
+    partial: PolicyDrillDownPartialSchema,
+  })
+  .meta({ id: 'PolicyHookDrillDown', description: "The drill-down of a hook decided by the gateway's failure policy." });
+export type PolicyHookDrillDown = z.infer<typeof PolicyHookDrillDownSchema>;
+
+/** What `GET /v1/operator/hooks/:hookId` answers: a worker's evaluation (full or partial), or a failure-policy decision. */
+export const HookDrillDownResponseSchema = z.union([HookDrillDownSchema, PolicyHookDrillDownSchema]).meta({
+  id: 'HookDrillDownResponse',
+  description: "A hook's drill-down: a worker's evaluation (HookDrillDown) or the gateway's failure-policy decision (PolicyHookDrillDown).",
+});
+export type HookDrillDownResponse = z.infer<typeof HookDrillDownResponseSchema>;
+
+/** Whether a drill-down is that of a failure-policy decision. */
+export function isPolicyDrillDown(drill: HookDrillDownResponse): drill is PolicyHookDrillDown {
+  return 'policy' in drill;
+}
 
 /** The stage latencies of the stage times; pure. */
 export function stageLatencies(times: { received_at: number; enqueued_at: number; picked_at: number; decided_at: number; delivered_at?: number | undefined }): HookStageLatencies {

@@ -5,7 +5,7 @@
  *
  * | key                               | type   | written by                          | expires                        |
  * |-----------------------------------|--------|-------------------------------------|--------------------------------|
- * | `ahp:hook:{<hookId>}`             | hash   | open-hook, decide-hook              | deadline + decision TTL, then decision TTL |
+ * | `ahp:hook:{<hookId>}`             | hash   | open-hook, decide-hook; the worker's hook-late (`late`: what it did with a hook the gateway's failure policy decided, only while it exists) | deadline + decision TTL, then decision TTL |
  * | `ahp:hook:{<hookId>}:detail`      | hash   | decide-hook (`detail` JSON, `received_at`, `decided_at`: the drill-down of a hook that sent signals), the gateway after delivery (`delivered_at`, `delivered_via`, only while it exists) | signal TTL (24 h) |
  * | `ahp:signal:{<signalId>}`         | hash   | decide-hook, respond-signal         | signal TTL (24 h)              |
  * | `ahp:signal-log`                  | stream | decide-hook, respond-signal         | MAXLEN ~ (100k entries)        |
@@ -13,6 +13,7 @@
  * | `ahp:replay-cancel:{<replayId>}`  | string | the gateway (`DELETE /v1/operator/config/replay/:id`); read by the replay job | 24 h |
  * | `ahp:bull:config-replay:*` (`ahp:bull:{config-replay}:config-replay:*` under Cluster) | BullMQ | the replay queue (one job per replay) | completed and failed: 24 h |
  * | `ahp:gw:{<gatewayId>}:decisions`  | stream | decide-hook (route), inbox notices  | MAXLEN ~; decision TTL, refreshed by the running gateway |
+ * | `ahp:gw:{<gatewayId>}:delivered:<minute>` | hash | the gateway after delivery (hooks-delivered: hook id → `<delivered_at>:<ws|http>` of each hook without signals whose decision was made in that minute, first delivery kept), one write per flush | decision TTL + 1 min after its last write |
  * | `ahp:presence:agent:{<agentId>}`  | hash   | presence scripts                    | presence TTL                   |
  * | `ahp:presence:agents`             | zset   | presence scripts (score = expiry)   | pruned by `list`               |
  * | `ahp:presence:gw:{<gatewayId>}`   | string | heartbeatGateway                    | gateway TTL                    |
@@ -144,6 +145,8 @@ export interface StoreKeys {
   signal(signalId: string): string;
   /** Stream of decisions routed to one gateway; read by that gateway's DecisionFeed. */
   gatewayDecisions(gatewayId: string): string;
+  /** Delivery times of the hooks without signals a gateway delivered, by the minute (epoch ms / 60,000) their decision was made in. */
+  gatewayDeliveries(gatewayId: string, minute: number): string;
   presenceAgent(agentId: string): string;
   presenceGateway(gatewayId: string): string;
   session(sessionId: string): string;
@@ -288,6 +291,10 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     hookDetail: (hookId: string) => `${prefix}:hook:{${part('hook', hookId)}}:detail`,
     signal: (signalId: string) => `${prefix}:signal:{${part('signal', signalId)}}`,
     gatewayDecisions: (gatewayId: string) => `${prefix}:gw:{${part('gateway', gatewayId)}}:decisions`,
+    gatewayDeliveries: (gatewayId: string, minute: number) => {
+      if (!Number.isSafeInteger(minute) || minute < 0) throw new StoreInputError(`delivery minute must be a non-negative integer, got ${minute}`);
+      return `${prefix}:gw:{${part('gateway', gatewayId)}}:delivered:${minute}`;
+    },
     presenceAgent: (agentId: string) => `${prefix}:presence:agent:{${part('agent', agentId)}}`,
     presenceGateway: (gatewayId: string) => `${prefix}:presence:gw:{${part('gateway', gatewayId)}}`,
     session: (sessionId: string) => `${prefix}:session:{${part('session', sessionId)}}`,

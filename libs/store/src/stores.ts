@@ -1,6 +1,7 @@
 /**
  * The stores of one deployment, built from one connection and one set of keys.
  */
+import { DEFAULT_DECISION_TTL_MS } from './decision-ttl.js';
 import type { HookStore, InboxStore, PresenceStore, RequestStore, SessionStore, SignalStore } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import { createHookStore } from './hook-store.js';
@@ -15,8 +16,7 @@ import { createRequestStore } from './request-store.js';
 import { createSessionStore } from './session-store.js';
 import { createSignalStore } from './signal-store.js';
 
-/** Default of {@link RedisStoresOptions.decisionTtlMs}: 15 minutes. */
-export const DEFAULT_DECISION_TTL_MS = 15 * 60_000;
+export { DEFAULT_DECISION_TTL_MS };
 /** Default of {@link RedisStoresOptions.signalTtlMs}: 24 hours. */
 export const DEFAULT_SIGNAL_TTL_MS = 24 * 3_600_000;
 /** Default of {@link RedisStoresOptions.signalLogMaxLen}. */

@@ -8,7 +8,7 @@
  * its summary from the hook's own tag and its context from a replay-log bucket on another.
  */
 import { startRedisCluster, type RedisClusterHandle } from '@ahp/embedded-redis';
-import { createRequest, type HookDecision } from '@ahp/protocol';
+import { createRequest, isPolicyDrillDown, type HookDecision } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, createHookDetailStore, createKeys, createRedisStores, createReplayLog, keySlot, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
 import { LuaScript } from '../src/lua.js';
@@ -80,9 +80,10 @@ describe('hook path on a Redis Cluster', () => {
     expect(await redis.hExists(keys.hook(hookId), 'summary')).toBe(1);
     await createReplayLog({ redis, keys }).append({ hookId, trigger: 'pre-tool-use', agent: { id: 'agent-1', name: 'Agent one' }, sessionId: 'session-1', context, decision, configVersion: undefined, at: now + 3 });
     const drill = await createHookDetailStore({ redis, keys }).read(hookId);
-    expect(drill?.partial?.reason).toBe('no_signals');
-    expect(drill?.detail.oracles).toEqual(oracles);
-    expect(drill?.detail.context).toEqual(context);
+    if (drill === null || isPolicyDrillDown(drill)) throw new Error('expected the partial drill-down of an evaluated hook');
+    expect(drill.partial?.reason).toBe('no_signals');
+    expect(drill.detail.oracles).toEqual(oracles);
+    expect(drill.detail.context).toEqual(context);
   });
 
   it('after a crash between the deciding part and the follow-ups, the decision stands and a later decide writes the signal record, the log line and the route', async () => {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { HookDelivery, HookDetailStore } from '@ahp/store';
-import { LOGGER } from '../config/config.tokens.js';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayEvents } from '../events/gateway-events.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { HOOK_DETAIL_STORE } from '../store/store.tokens.js';
@@ -11,11 +12,13 @@ export const DELIVERY_FLUSH_MS = 500;
 export const MAX_PENDING_DELIVERIES = 50_000;
 
 /**
- * Records when this gateway delivered each decision that sent signals, for the hook drill-down
- * (docs/console.md). Off the decision path: it listens to `decisionDelivered` and writes in
- * batches every {@link DELIVERY_FLUSH_MS}, one small script per hook (hook-delivered), which
- * writes only into a drill-down record the worker already created. Best-effort: what is pending
- * when the process dies is lost, and the drill-down then shows no delivery time.
+ * Records when this gateway delivered each decision, for the hook drill-down (docs/console.md).
+ * Off the decision path: it listens to `decisionDelivered` and writes in batches every
+ * {@link DELIVERY_FLUSH_MS}: a decision with signals by one small script per hook (hook-delivered),
+ * which writes only into the drill-down record the worker created; the others — most hooks — by
+ * one script call per minute of decision for the whole batch (hooks-delivered, into this gateway's
+ * per-minute delivery hash), so they cost a few commands per flush, not per hook. Best-effort: what
+ * is pending when the process dies is lost, and the drill-down then shows no delivery time.
  */
 @Injectable()
 export class DeliveryTimesService implements OnModuleInit, OnModuleDestroy {
@@ -29,15 +32,15 @@ export class DeliveryTimesService implements OnModuleInit, OnModuleDestroy {
     @Inject(HOOK_DETAIL_STORE) private readonly details: HookDetailStore,
     @Inject(GatewayEvents) private readonly events: GatewayEvents,
     @Inject(LOGGER) logger: JsonLogger,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     this.log = logger.child({ component: 'delivery-times' });
   }
 
   onModuleInit(): void {
     this.unsubscribe = this.events.on('decisionDelivered', ({ decision, via, at }) => {
-      // Only a decision with signals has a drill-down record (and a row an operator can open).
-      if (decision.signals.length === 0 || this.pending.length >= MAX_PENDING_DELIVERIES) return;
-      this.pending.push({ hookId: decision.hook_id, at, via });
+      if (this.pending.length >= MAX_PENDING_DELIVERIES) return;
+      this.pending.push({ hookId: decision.hook_id, at, via, decidedAt: decision.decided_at, withSignals: decision.signals.length > 0 });
     });
     this.timer = setInterval(() => void this.flush(), DELIVERY_FLUSH_MS);
     this.timer.unref();
@@ -55,7 +58,7 @@ export class DeliveryTimesService implements OnModuleInit, OnModuleDestroy {
     const batch = this.pending;
     this.pending = [];
     this.flushing = this.details
-      .recordDelivered(batch)
+      .recordDelivered(batch, this.config.gatewayId)
       .catch((error: unknown) => this.log.warn({ error, deliveries: batch.length }, 'recording delivery times failed; the drill-down will show none for these hooks'))
       .finally(() => {
         this.flushing = undefined;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { makeError, type HookDrillDown, type OperatorIdentity, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
+import { isPolicyDrillDown, makeError, type HookDrillDownResponse, type OperatorIdentity, type SignalLogFilter, type SignalLogStats, type SignalLogStatsQuery } from '@ahp/protocol';
 import { StoreInputError, exportSignalLog, readSignalLogStats, type HookDetailStore, type RedisClient, type SignalLogExport, type StoreKeys } from '@ahp/store';
 import { OperatorApiError } from '../operator-api/api-error.js';
 import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
@@ -36,14 +36,17 @@ export class SignalsApiService {
 
   /**
    * The drill-down of one hook (docs/console.md "Hook drill-down"): the full one of a hook that
-   * sent signals, or the partial one (`partial` set) of a hook without, while its hook record
-   * lives. Not found — not decided by a worker, expired, or an agent a team-scoped token may not
-   * see (the same answer, so a scoped token cannot probe hook ids) — is E_NOT_FOUND.
+   * sent signals, or the partial one (`partial` set) of a hook without, or that of a hook the
+   * failure policy decided (`partial.reason: 'failure_policy'`), while its hook record lives. Not
+   * found — not decided yet, expired, never recorded (Redis was unreachable), or an agent a
+   * team-scoped token may not see (the same answer, so a scoped token cannot probe hook ids) — is
+   * E_NOT_FOUND.
    */
-  async drillDown(operator: OperatorIdentity, hookId: string): Promise<HookDrillDown> {
+  async drillDown(operator: OperatorIdentity, hookId: string): Promise<HookDrillDownResponse> {
     const drill = await this.details.read(hookId);
-    if (drill === null || (operator.scope?.teams !== undefined && !this.scopes.seesAgent(operator, drill.detail.agent_id))) {
-      throw new OperatorApiError(makeError('E_NOT_FOUND', `no drill-down for hook ${hookId}: not decided by a worker (yet), or older than its hook record (15 min) without signals or its signal records (24 h) with`, { hook_id: hookId }));
+    const agentId = drill === null ? undefined : isPolicyDrillDown(drill) ? drill.policy.agent_id : drill.detail.agent_id;
+    if (drill === null || agentId === undefined || (operator.scope?.teams !== undefined && !this.scopes.seesAgent(operator, agentId))) {
+      throw new OperatorApiError(makeError('E_NOT_FOUND', `no drill-down for hook ${hookId}: not decided (yet), or older than its hook record (15 min) without signals or its signal records (24 h) with`, { hook_id: hookId }));
     }
     return drill;
   }

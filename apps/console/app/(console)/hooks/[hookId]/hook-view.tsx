@@ -4,11 +4,12 @@
  * (gateway, queue wait, worker, delivery), every oracle's verdict, the signals with their rules and
  * the agent's answers, and the context the oracles saw (secrets redacted). Reached from a signal
  * row or a timeline entry; re-read when the live feed says this agent's signals were answered.
- * A hook without signals has a partial one (from an agent's last decision), marked as such.
+ * A hook without signals has a partial one (from an agent's last decision), marked as such; a
+ * hook the gateway's failure policy decided has its own form (policy-view.tsx).
  * A traced hook shows its trace id, linked into the operators' tracing UI when AHP_TRACE_URL says where.
  */
 import Link from 'next/link';
-import type { DrillDownPartial, DrillDownUnavailable, HookDrillDown, OperatorLiveEvent } from '@ahp/protocol';
+import { isPolicyDrillDown, type DrillDownPartial, type DrillDownUnavailable, type HookDrillDown, type OperatorLiveEvent } from '@ahp/protocol';
 import { fetchHookDrillDown } from '@/lib/api/hooks';
 import { ApiError } from '@/lib/api/client';
 import { useResource } from '@/lib/live/use-resource';
@@ -19,6 +20,7 @@ import { IntensityBadge } from '@/components/badges';
 import { JsonBlock } from '@/components/json-block';
 import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
 import { Timestamp } from '@/components/time';
+import { PolicyView } from './policy-view';
 
 /** The hook's trace: each stage above is one of its spans, with the same start and end. */
 function Trace({ traceId, traceUrl }: { traceId: string | undefined; traceUrl: string | undefined }) {
@@ -158,6 +160,8 @@ const UNAVAILABLE: Record<DrillDownUnavailable, string> = {
   answers: "the agent's answers",
   delivery: 'the delivery time',
   context: 'the context',
+  oracles: 'oracle verdicts',
+  queue: 'the queue times',
 };
 
 /** What a partial drill-down is built from and what it lacks. */
@@ -183,15 +187,18 @@ export function HookView({ hookId, traceUrl }: { hookId: string; traceUrl?: stri
   });
   const notFound = drill.error instanceof ApiError && drill.error.error.code === 'E_NOT_FOUND';
   const data = drill.data;
+  const policy = data !== undefined && isPolicyDrillDown(data) ? data : undefined;
+  const evaluated = data !== undefined && !isPolicyDrillDown(data) ? data : undefined;
+  const about = policy?.policy ?? evaluated?.detail;
   return (
     <>
       <div className="page-head">
         <h1>
           Hook <code>{hookId.slice(0, 8)}</code>
         </h1>
-        {data ? (
+        {data && about ? (
           <p className="muted">
-            <code>{data.detail.trigger}</code> by <Link href={`/agents/${encodeURIComponent(data.detail.agent_id)}`}>{data.detail.agent_id}</Link>, session <code>{data.detail.session_id}</code>, received{' '}
+            <code>{about.trigger}</code> by <Link href={`/agents/${encodeURIComponent(about.agent_id)}`}>{about.agent_id}</Link>, session <code>{about.session_id}</code>, received{' '}
             <Timestamp at={new Date(data.received_at).toISOString()} />
           </p>
         ) : null}
@@ -199,50 +206,51 @@ export function HookView({ hookId, traceUrl }: { hookId: string; traceUrl?: stri
       {drill.status === 'loading' ? <Loading label="Loading the hook" /> : null}
       {notFound ? (
         <Empty title="No drill-down for this hook.">
-          Hooks that sent signals keep one for 24 hours, other hooks a partial one for 15 minutes once a worker decided them; a team-scoped token sees its teams&apos; hooks only.
+          Hooks that sent signals keep one for 24 hours, other hooks a partial one for 15 minutes once decided (by a worker or by the failure policy); a team-scoped token sees its teams&apos; hooks only.
         </Empty>
       ) : drill.status === 'error' && drill.error ? (
         <ErrorState title="Could not load the hook." error={drill.error} onRetry={drill.reload} />
       ) : null}
       {data && drill.error ? <StaleNotice error={drill.error} onRetry={drill.reload} /> : null}
-      {data ? (
+      {policy ? <PolicyView drill={policy} /> : null}
+      {evaluated ? (
         <>
-          {data.partial ? <PartialNotice partial={data.partial} /> : null}
+          {evaluated.partial ? <PartialNotice partial={evaluated.partial} /> : null}
           <section aria-labelledby="decision-heading" className="section">
             <h2 id="decision-heading">Decision</h2>
             <dl className="meta meta-wide" data-testid="decision">
               <dt>Outcome</dt>
               <dd>
-                {data.detail.intensity ? <IntensityBadge intensity={data.detail.intensity} /> : null} {data.detail.allowed ? 'allowed' : 'denied'}
-                {data.detail.decided_by === 'failure_policy' ? <span className="muted"> · by failure policy</span> : null}
+                {evaluated.detail.intensity ? <IntensityBadge intensity={evaluated.detail.intensity} /> : null} {evaluated.detail.allowed ? 'allowed' : 'denied'}
+                {evaluated.detail.decided_by === 'failure_policy' ? <span className="muted"> · by failure policy</span> : null}
               </dd>
               <dt>Configuration</dt>
-              <dd>{data.detail.config_version === undefined ? <span className="muted">built-in defaults</span> : <>version {data.detail.config_version}</>}</dd>
+              <dd>{evaluated.detail.config_version === undefined ? <span className="muted">built-in defaults</span> : <>version {evaluated.detail.config_version}</>}</dd>
               <dt>Delivered</dt>
               <dd>
-                {data.delivered_at === undefined ? (
-                  <span className="muted">{data.partial ? 'not recorded for hooks without signals' : 'not recorded'}</span>
+                {evaluated.delivered_at === undefined ? (
+                  <span className="muted">not recorded</span>
                 ) : (
                   <>
-                    <Timestamp at={new Date(data.delivered_at).toISOString()} /> <span className="muted">over {data.delivered_via === 'http' ? 'HTTP' : 'WebSocket'}</span>
+                    <Timestamp at={new Date(evaluated.delivered_at).toISOString()} /> <span className="muted">over {evaluated.delivered_via === 'http' ? 'HTTP' : 'WebSocket'}</span>
                   </>
                 )}
               </dd>
             </dl>
-            {data.detail.modifications.length > 0 ? <JsonBlock value={data.detail.modifications} label="Modifications applied" /> : null}
+            {evaluated.detail.modifications.length > 0 ? <JsonBlock value={evaluated.detail.modifications} label="Modifications applied" /> : null}
           </section>
-          <Stages drill={data} traceUrl={traceUrl} />
+          <Stages drill={evaluated} traceUrl={traceUrl} />
           <section aria-labelledby="oracles-heading" className="section">
             <h2 id="oracles-heading">Oracles and signals</h2>
-            <Oracles drill={data} />
-            {data.partial ? (
+            <Oracles drill={evaluated} />
+            {evaluated.partial ? (
               <p className="muted" data-testid="no-signals">
                 No signals.{' '}
-                {data.partial.rules === undefined ? null : data.partial.rules.length === 0 ? (
+                {evaluated.partial.rules === undefined ? null : evaluated.partial.rules.length === 0 ? (
                   'No rule fired.'
                 ) : (
                   <>
-                    Rules that fired: {data.partial.rules.map((rule, index) => (
+                    Rules that fired: {evaluated.partial.rules.map((rule, index) => (
                       <span key={rule}>
                         {index > 0 ? ', ' : null}
                         <code>{rule}</code>
@@ -253,13 +261,13 @@ export function HookView({ hookId, traceUrl }: { hookId: string; traceUrl?: stri
                 )}
               </p>
             ) : (
-              <Signals drill={data} />
+              <Signals drill={evaluated} />
             )}
           </section>
           <section aria-labelledby="context-heading" className="section">
             <h2 id="context-heading">Context</h2>
             <p className="muted">What the oracles evaluated; secret-named fields and credentials in text are redacted.</p>
-            {data.detail.context === undefined ? <p className="muted">{contextMissing(data.detail.context_omitted)}</p> : <JsonBlock value={data.detail.context} label="Hook context" />}
+            {evaluated.detail.context === undefined ? <p className="muted">{contextMissing(evaluated.detail.context_omitted)}</p> : <JsonBlock value={evaluated.detail.context} label="Hook context" />}
           </section>
         </>
       ) : null}
