@@ -389,7 +389,7 @@ hooks:
     expect(still.warnings).toEqual(['evaluated by configuration B']);
   });
 
-  it('circuit breakers (docs/spec/circuit-breakers.md#server-side-breakers) count per session on the server, across both workers', async () => {
+  it('circuit breakers (docs/spec/circuit-breakers.md#server-side-breakers) count per agent on the server, across both workers; a new session does not reset them', async () => {
     const version = await publishThroughStore(system, BREAKERS);
     await allWorkersServe(system, version);
     const session = await connect({ url: system.stack.gatewayUrls(), token: system.token('carol') });
@@ -399,8 +399,11 @@ hooks:
       expect(intensities(burst)).toEqual(['block', 'block', 'none', 'none', 'none']);
       const blocked = burst.find((r) => !r.allowed);
       if (blocked?.allowed === false) expect(blocked.block.reason).toMatch(/^E_STUTTERING: /);
-      // Another session of the same agent starts from zero.
-      expect((await carol.hook('pre-tool-use', call)).allowed).toBe(true);
+      // Another session of the same agent (a restart) is still refused; another agent starts from zero.
+      const again = await carol.hook('pre-tool-use', call);
+      expect(again.allowed).toBe(false);
+      if (!again.allowed) expect(again.block.reason).toMatch(/^E_STUTTERING: /);
+      expect((await bob.hook('pre-tool-use', call)).allowed).toBe(true);
 
       const iterations = [];
       for (let iteration = 1; iteration <= 5; iteration += 1) {
@@ -409,6 +412,16 @@ hooks:
       expect(iterations.map((r) => r.allowed)).toEqual([true, true, true, true, false]);
       const last = iterations[4]!;
       if (!last.allowed) expect(last.block.reason).toMatch(/^MAX_ITER: /);
+
+      // The agent restarts (a new connection, a new session, its loop from iteration 1): still stopped.
+      const restarted = await connect({ url: system.stack.gatewayUrls(), token: system.token('carol') });
+      try {
+        const first = await restarted.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ls again' } }, loop: { iteration: 1 } });
+        expect(first.allowed).toBe(false);
+        if (!first.allowed) expect(first.block.reason).toMatch(/^MAX_ITER: /);
+      } finally {
+        restarted.close();
+      }
     } finally {
       session.close();
     }
