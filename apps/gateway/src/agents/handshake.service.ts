@@ -24,8 +24,8 @@ import type { AgentConnection } from '../connections/agent-connection.js';
 import { ConnectionRegistry } from '../connections/connection-registry.js';
 
 /**
- * Answers `hello`: checks the protocol version, counts the hello against the agent's rate limit
- * (and a new session against its new-session limit), opens or resumes the agent's session, makes
+ * Answers `hello`: checks the protocol version, counts a new session against the agent's
+ * new-session limit (a resumed one is free), opens or resumes the agent's session, makes
  * this connection the agent's current one on this gateway (closing an older one), writes
  * presence, sends `welcome`, and starts pushing the agent's inbox.
  *
@@ -71,11 +71,9 @@ export class HandshakeService {
     connection.helloInFlight = true;
     let session: SessionOutcome;
     try {
-      // Both limiters fail open when Redis cannot be asked (opening the session then fails anyway).
-      const limited =
-        (await this.rateLimits.checkHello(connection.agentId)) ??
-        // Without a session id the hello surely starts a session: counted before it is written.
-        (frame.session_id === undefined ? await this.rateLimits.checkNewSession(connection.agentId) : null);
+      // Without a session id the hello surely starts a session: counted before it is written. The
+      // limiter fails open when Redis cannot be asked (opening the session then fails anyway).
+      const limited = frame.session_id === undefined ? await this.rateLimits.checkNewSession(connection.agentId) : null;
       if (limited !== null) {
         connection.helloInFlight = false;
         this.refuse(connection, frame.id, limited);

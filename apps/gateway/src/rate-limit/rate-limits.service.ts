@@ -7,11 +7,13 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /**
- * The frames an agent's rate limit counts on a welcomed connection: the ones that make the control
- * plane work (a hook enqueues an evaluation, the others write to Redis). `inbox_ack` is free:
- * acknowledging only ever removes work — refusing it would make the gateway deliver the same
- * messages again. `hello` is counted too, by the handshake itself (see {@link RateLimitsService.checkHello}):
- * every handshake opens or resumes a session in Redis, so a reconnect loop must cost the agent.
+ * The frames an agent's rate limit counts: the ones that make the control plane work (a hook
+ * enqueues an evaluation, the others write to Redis). `inbox_ack` is free: acknowledging only ever
+ * removes work — refusing it would make the gateway deliver the same messages again. `hello` is
+ * free of this bucket too: an agent that spent it on a burst of hooks must still be able to
+ * reconnect and collect their decisions. A `hello` that starts a new session is counted in its own
+ * bucket instead ({@link RateLimitsService.checkNewSession}); a resuming one is bounded by the
+ * input budget and the connection cap of the gateway it reaches.
  */
 export const RATE_LIMITED_FRAME_TYPES: ReadonlySet<ClientFrameType> = new Set<ClientFrameType>([
   'hook',
@@ -92,11 +94,6 @@ export class RateLimitsService {
   /** Takes one frame from the agent's bucket: null when allowed, else the error to answer the frame with. */
   checkAgent(agentId: string): Promise<AhpError | null> {
     return this.check(this.agents, agentId, 'frames from this agent');
-  }
-
-  /** Takes one `hello` from the agent's bucket (the one its frames spend, lease included). */
-  checkHello(agentId: string): Promise<AhpError | null> {
-    return this.check(this.agents, agentId, 'frames (hello included) from this agent');
   }
 
   /**
