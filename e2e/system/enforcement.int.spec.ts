@@ -99,7 +99,7 @@ describe('enforcement across gateways: plan gate and signal answers', () => {
     expect(result.decidedBy).toBe('oracles');
   });
 
-  it('ignored block: the next hook of the session is refused after the grace, listing the signal; answering lifts it', async () => {
+  it('ignored block: the next hook of the agent is refused after the grace, listing the signal; answering lifts it', async () => {
     const mallory = await agent('mallory', 1);
     const blocked = await mallory.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'rm -rf /' } } });
     expect(blocked.allowed).toBe(false);

@@ -112,6 +112,18 @@ hooks:
 
 const intensities = (results: readonly HookResult[]) => results.map((r) => r.intensity ?? 'none').sort();
 
+/**
+ * Answers the block and control signals of `result`, as a well-behaved agent does: left
+ * unanswered past their grace (30 s), they would hold the agent's later hooks in every session
+ * (E_SIGNAL_UNANSWERED) — in a later test, on a slow machine.
+ */
+async function answerSignals(client: AhpClient, result: HookResult): Promise<void> {
+  for (const signal of result.signals) {
+    if (signal.header.intensity === 'block') await client.respond(signal, 'abort');
+    else if (signal.header.intensity === 'control') await client.respond(signal, 'reject_modification');
+  }
+}
+
 describe('hooks configuration: versions in Redis, hot reload, counters and the signal log (gateway + 2 worker processes)', () => {
   let system: System;
   let alice: AhpClient;
@@ -154,6 +166,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     const result = await alice.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'rm -rf /' } } });
     expect(result).toMatchObject({ allowed: false, intensity: 'block' });
     expect(result.decision.config_version).toBeUndefined();
+    await answerSignals(alice, result);
   });
 
   it('docs/spec/escalation-and-context.md#worked-example end to end: block with a resolution path, then a prompt for 25 files, then aid; the answers and the JSONL log (docs/spec/signal-log.md#signal-log-lines)', async () => {
@@ -252,7 +265,10 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     expect(await submit(dana, { files: { changed_count: 5 } })).toMatchObject({ allowed: true, intensity: null });
     // Claiming another environment changes nothing: refused at the top level, ignored under extra.
     await expect(submit(dana, { environment: 'development', files: { changed_count: 25 } })).rejects.toMatchObject({ code: 'E_INVALID_CONTEXT' });
-    expect(await submit(dana, { files: { changed_count: 25 }, extra: { environment: 'development' } })).toMatchObject({ allowed: false, intensity: 'block' });
+    const underExtra = await submit(dana, { files: { changed_count: 25 }, extra: { environment: 'development' } });
+    expect(underExtra).toMatchObject({ allowed: false, intensity: 'block' });
+    await answerSignals(dana, production);
+    await answerSignals(dana, underExtra);
 
     // erin's token says staging.
     expect(await submit(erin, { files: { changed_count: 25 } })).toMatchObject({ allowed: true, intensity: null });
@@ -273,10 +289,12 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     const production = await submit(dana, { files: { changed_count: 25 } });
     expect(production).toMatchObject({ allowed: false, intensity: 'block' });
     if (!production.allowed) expect(production.block.resolutionPath).toEqual(['split the change into parts of at most 10 files']);
+    await answerSignals(dana, production);
     expect(await submit(erin, { files: { changed_count: 35 } })).toMatchObject({ allowed: true, intensity: 'prompt', warnings: ['35 files changed (limit 30 in staging)'] });
     expect(await submit(carol, { files: { changed_count: 5 } })).toMatchObject({ allowed: true, intensity: null });
     const sudo = await carol.hook('pre-tool-use', { tool: { name: 'Bash', input: { command: 'cd /srv && sudo rm -rf cache' } } });
     expect(sudo).toMatchObject({ allowed: false, intensity: 'block' });
+    await answerSignals(carol, sudo);
     expect(await carol.hook('pre-tool-use', { tool: { name: 'Bash', input: { command: 'ls -la' } } })).toMatchObject({ allowed: true, intensity: null });
     // The rule reads tool.input.command, which this call lacks: the pre-tool-use hook fails closed.
     const absent = await carol.hook('pre-tool-use', { tool: { name: 'Bash', input: {} } });
@@ -298,6 +316,7 @@ describe('hooks configuration: versions in Redis, hot reload, counters and the s
     const control = burst.find((r) => r.intensity === 'control')!;
     expect(control.modifications).toEqual([expect.objectContaining({ target: 'run_tests', updated: true })]);
     expect(burst.every((r) => r.decision.config_version === version)).toBe(true);
+    for (const result of burst) await answerSignals(bob, result);
 
     // The ladder is per agent, and a compliant attempt starts it again.
     expect((await alice.hook('pre-issue-submit', { tests: { failed_count: 1 } })).intensity).toBe('prompt');
@@ -389,7 +408,7 @@ hooks:
     expect(still.warnings).toEqual(['evaluated by configuration B']);
   });
 
-  it('circuit breakers (docs/spec/circuit-breakers.md#server-side-breakers) count per session on the server, across both workers', async () => {
+  it('circuit breakers (docs/spec/circuit-breakers.md#server-side-breakers) count per agent on the server, across both workers; a new session does not reset them', async () => {
     const version = await publishThroughStore(system, BREAKERS);
     await allWorkersServe(system, version);
     const session = await connect({ url: system.stack.gatewayUrls(), token: system.token('carol') });
@@ -399,8 +418,11 @@ hooks:
       expect(intensities(burst)).toEqual(['block', 'block', 'none', 'none', 'none']);
       const blocked = burst.find((r) => !r.allowed);
       if (blocked?.allowed === false) expect(blocked.block.reason).toMatch(/^E_STUTTERING: /);
-      // Another session of the same agent starts from zero.
-      expect((await carol.hook('pre-tool-use', call)).allowed).toBe(true);
+      // Another session of the same agent (a restart) is still refused; another agent starts from zero.
+      const again = await carol.hook('pre-tool-use', call);
+      expect(again.allowed).toBe(false);
+      if (!again.allowed) expect(again.block.reason).toMatch(/^E_STUTTERING: /);
+      expect((await erin.hook('pre-tool-use', call)).allowed).toBe(true);
 
       const iterations = [];
       for (let iteration = 1; iteration <= 5; iteration += 1) {
@@ -409,6 +431,16 @@ hooks:
       expect(iterations.map((r) => r.allowed)).toEqual([true, true, true, true, false]);
       const last = iterations[4]!;
       if (!last.allowed) expect(last.block.reason).toMatch(/^MAX_ITER: /);
+
+      // The agent restarts (a new connection, a new session, its loop from iteration 1): still stopped.
+      const restarted = await connect({ url: system.stack.gatewayUrls(), token: system.token('carol') });
+      try {
+        const first = await restarted.hook('pre-tool-use', { tool: { name: 'bash', input: { command: 'ls again' } }, loop: { iteration: 1 } });
+        expect(first.allowed).toBe(false);
+        if (!first.allowed) expect(first.block.reason).toMatch(/^MAX_ITER: /);
+      } finally {
+        restarted.close();
+      }
     } finally {
       session.close();
     }

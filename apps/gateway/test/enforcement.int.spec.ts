@@ -2,7 +2,7 @@
  * Admission enforcement on one real gateway (in-process, port 0, the run's private Redis, a hooks
  * configuration published in it): the plan gate after a plan is rejected, expires or is withdrawn
  * (docs/spec/teams.md#plan-gate: a teammate works only on an approved plan), the team's planning tools and
- * `require_plan`, and block/control signals a session leaves unanswered (docs/spec/spectrum-and-signals.md#unanswered-signals). The test
+ * `require_plan`, and block/control signals an agent leaves unanswered, in this session or an earlier one (docs/spec/spectrum-and-signals.md#unanswered-signals). The test
  * plays the worker (it stores decisions in Redis as a worker would) and, where needed, the lead.
  * Every refusal is checked together with its absence of effects: no job queued, no hook recorded.
  */
@@ -233,7 +233,7 @@ describe('unanswered block and control signals', () => {
     return decision;
   }
 
-  it('refuses the next hooks of the session once a block goes unanswered past its grace, and lets them through once it is answered', async () => {
+  it('refuses the next hooks of the agent once a block goes unanswered past its grace, and lets them through once it is answered', async () => {
     const solo = await ready('solo');
     const decision = await decided(solo, (id) => [blockSignal(id)], 0);
     const signalId = decision.signals[0]!.header.id;
@@ -283,7 +283,27 @@ describe('unanswered block and control signals', () => {
     await solo.request({ type: 'signal_response', id: 'r-4', response: { signal_id: overdue.signals[0]!.header.id, consumed_at: new Date().toISOString(), action: 'abort' } });
   });
 
-  it('holds the session, not another agent: a teammate of the same gateway is not refused', async () => {
+  it('holds the agent, not only the session: reconnecting without session_id does not lift the hold; the new session may answer', async () => {
+    const first = await ready('solo');
+    const decision = await decided(first, (id) => [blockSignal(id)], 0);
+    const signalId = decision.signals[0]!.header.id;
+    await first.close();
+
+    // A restarted agent: a new socket, a hello without session_id, a fresh session.
+    const { client: restarted, welcome } = await connectReady(gw.wsUrl, gw.agents['solo']!.token);
+    clients.push(restarted);
+    expect(welcome.resumed).toBe(false);
+    const refused = restarted.hook('pre-tool-use');
+    expect(errorOf(await refused.reply)).toMatchObject({ code: 'E_SIGNAL_UNANSWERED', details: { signal_ids: [signalId] } });
+    await expectNothingRecorded(refused.id);
+
+    // The signal is the agent's: its new session answers it, and the hold is lifted.
+    const answered = await restarted.request({ type: 'signal_response', id: 'r-6', response: { signal_id: signalId, consumed_at: new Date().toISOString(), action: 'abort' } });
+    expect(answered.type).toBe('ack');
+    await waitForJob(store, restarted.hook('pre-tool-use').id);
+  });
+
+  it('holds the agent, not another agent: a teammate of the same gateway is not refused', async () => {
     const solo = await ready('solo');
     const lead = await ready('lead');
     const decision = await decided(solo, (id) => [blockSignal(id)], 0);

@@ -31,7 +31,7 @@ export interface OracleContext {
    */
   readonly signal: AbortSignal;
   /**
-   * Per-agent and per-session counters (progressive intervention, circuit breakers). Present
+   * Per-agent counters (progressive intervention, circuit breakers). Present
    * when the evaluation was given counters; the hooks.yaml engine always gives them. Calls are
    * asynchronous and may fail (Redis unreachable): a rejection is a failure of the oracle.
    */

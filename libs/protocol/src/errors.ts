@@ -109,7 +109,7 @@ export const ERROR_CODES = {
   E_SIGNAL_UNANSWERED: {
     retryable: false,
     description:
-      'A block or control signal sent to this session was not answered within its grace; answer each signal in `details.signal_ids` with `signal_response`, then re-send the hook.',
+      'A block or control signal sent to this agent (in this session or an earlier one) was not answered within its grace; answer each signal in `details.signal_ids` with `signal_response`, then re-send the hook.',
   },
   E_RATE_LIMITED: {
     retryable: true,

@@ -66,7 +66,7 @@ export interface OpenHookInput {
   planGate?: 'open' | 'gate' | 'require';
   /**
    * Whether this client must answer block and control signals: a new hook is refused while the
-   * session has one whose answer grace ended, and the hook's own such signals are tracked
+   * agent (in any of its sessions) has one whose answer grace ended, and the hook's own such signals are tracked
    * (decide-hook). False for clients that cannot answer (the Claude Code hook endpoint).
    * @defaultValue `true`
    */
@@ -98,7 +98,7 @@ export type OpenHookOutcome =
    * and none was approved. Nothing was recorded.
    */
   | { kind: 'plan_required'; status: 'rejected' | 'expired' | 'none'; requestId?: string }
-  /** A new hook of a session that left these block/control signals unanswered past their grace (oldest first, at most 20). Nothing was recorded. */
+  /** A new hook of an agent that left these block/control signals unanswered past their grace, in this session or an earlier one (oldest first, at most 20). Nothing was recorded. */
   | { kind: 'unanswered'; signalIds: string[] }
   | { kind: 'limited'; retryAfterMs: number };
 
@@ -106,7 +106,7 @@ export type OpenHookOutcome =
 export interface DecideHookOptions {
   /**
    * How long the agent has to answer the decision's block and control signals (the hook's
-   * `answer_grace`) before the session's next hooks are refused. Only for hooks opened with
+   * `answer_grace`) before the agent's next hooks (in any session) are refused. Only for hooks opened with
    * `answersRequired`.
    * @defaultValue `DEFAULT_ANSWER_GRACE_MS` of `@ahp/protocol`
    */
@@ -415,8 +415,8 @@ export interface RuleCounterStore {
   recordViolation(input: { agentId: string; ruleKey: string; hookId: string; ttlMs: number }): Promise<number>;
   /** A compliant attempt: the consecutive count starts again from zero. */
   recordCompliance(input: { agentId: string; ruleKey: string; hookId: string }): Promise<void>;
-  /** Counts an identical tool call (same `signature`) in the session; returns the count, this one included. */
-  countToolCall(input: { sessionId: string; signature: string; hookId: string; ttlMs: number; rememberMs?: number }): Promise<number>;
-  /** Records that the session reached loop iteration `iteration`; returns how many distinct iterations it has had. */
-  countIteration(input: { sessionId: string; iteration: number; ttlMs: number }): Promise<number>;
+  /** Counts an identical tool call (same `signature`) of the agent, over all its sessions; returns the count, this one included. */
+  countToolCall(input: { agentId: string; signature: string; hookId: string; ttlMs: number; rememberMs?: number }): Promise<number>;
+  /** Records that the agent (in any of its sessions) reached loop iteration `iteration`; returns how many distinct iterations it has had. */
+  countIteration(input: { agentId: string; iteration: number; ttlMs: number }): Promise<number>;
 }

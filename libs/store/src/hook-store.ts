@@ -96,11 +96,11 @@ export function createHookStore(options: HookStoreOptions): HookStore {
   // The script builds the owner's stream name around the owner id; split a sample name to get the
   // parts, so the layout stays defined in keys.ts alone.
   const [streamHead, streamTail] = keys.gatewayDecisions('OWNER').split('OWNER') as [string, string];
-  const [unansweredHead, unansweredTail] = keys.unansweredSignals('SESSION').split('SESSION') as [string, string];
+  const [unansweredHead, unansweredTail] = keys.unansweredSignals('AGENT').split('AGENT') as [string, string];
   /** decide-hook routed the decision itself; an empty owner means it could not. */
   /**
    * Cluster mode: open-hook's reads of other tags (the agent's rate-limit bucket, plan gate and
-   * verdict, the session's unanswered signals) happen just before open-hook-core, which decides on
+   * verdict, the agent's unanswered signals) happen just before open-hook-core, which decides on
    * the hook's own tag. The token is taken first, as in the single script.
    */
   async function openSplit(input: OpenHookInput, key: string, gate: string, scriptArgs: readonly (string | number)[]): Promise<unknown> {
@@ -112,7 +112,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
     }
     let refusal: string[] = [];
     if ((await redis.exists(key)) === 0) {
-      const due = input.answersRequired === false ? [] : await redis.zRangeByScore(keys.unansweredSignals(input.sessionId), input.now - options.signalTtlMs, input.now, { LIMIT: { offset: 0, count: 20 } });
+      const due = input.answersRequired === false ? [] : await redis.zRangeByScore(keys.unansweredSignals(input.agentId), input.now - options.signalTtlMs, input.now, { LIMIT: { offset: 0, count: 20 } });
       if (due.length > 0) {
         refusal = ['unanswered', ...due];
       } else if (gate !== '') {
@@ -180,8 +180,8 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       const rule = typeof signal.context['rule'] === 'string' ? signal.context['rule'].slice(0, 256) : '';
       // The unanswered entry goes first and only while the record is new: a record that exists may
       // already hold the answer, which must not be asked for again.
-      if (mustAnswer(signal) && answers !== '0' && session !== '' && (await redis.exists(record)) === 0) {
-        const unanswered = keys.unansweredSignals(session);
+      if (mustAnswer(signal) && answers !== '0' && agent !== '' && (await redis.exists(record)) === 0) {
+        const unanswered = keys.unansweredSignals(agent);
         await redis.multi().zAdd(unanswered, { score: decidedMs + grace, value: signal.header.id }).pExpire(unanswered, options.signalTtlMs).exec();
       }
       const created = await signalRecordPut.run(redis, [record], [
@@ -261,7 +261,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
           ? await openSplit(input, key, gate, scriptArgs)
           : await openHook.run(
               redis,
-              [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId), keys.planVerdict(input.agentId), keys.unansweredSignals(input.sessionId)],
+              [key, keys.planGate(input.agentId), keys.rateLimit(AGENT_RATE_KIND, input.agentId), keys.planVerdict(input.agentId), keys.unansweredSignals(input.agentId)],
               input.rateLease === undefined ? scriptArgs : [...scriptArgs, input.rateLease.upTo, input.rateLease.share],
             ),
         key,
@@ -291,7 +291,7 @@ export function createHookStore(options: HookStoreOptions): HookStore {
       }
       if (kind === 'unanswered') {
         const signalIds = reply.slice(1);
-        if (!signalIds.every((id): id is string => typeof id === 'string')) throw badReply(keys.unansweredSignals(input.sessionId), openHook.name, reply);
+        if (!signalIds.every((id): id is string => typeof id === 'string')) throw badReply(keys.unansweredSignals(input.agentId), openHook.name, reply);
         return { kind, signalIds };
       }
       const fields = pairsToRecord(reply[1], key, openHook.name);

@@ -26,8 +26,8 @@ describe('createKeys', () => {
     ]);
     expect(keys.ruleCounter('agent-1', 'pre-issue-submit.checklist-validator.incomplete')).toBe('ahp:rule:{agent-1}:pre-issue-submit.checklist-validator.incomplete');
     expect(keys.ruleCounter('agent-1', 'a rule/with {braces}')).toMatch(/^ahp:rule:\{agent-1\}:sha256-[0-9a-f]{64}$/);
-    expect(keys.breakerCalls('s-1')).toBe('ahp:breaker:{s-1}:calls');
-    expect(keys.breakerIterations('s-1')).toBe('ahp:breaker:{s-1}:iterations');
+    expect(keys.breakerCalls('a-1')).toBe('ahp:breaker:{a-1}:calls');
+    expect(keys.breakerIterations('a-1')).toBe('ahp:breaker:{a-1}:iterations');
     expect(() => keys.ruleCounter('a}1', 'r')).toThrow(StoreInputError);
   });
 

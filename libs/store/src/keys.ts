@@ -29,7 +29,7 @@
  * | `ahp:requests:followups`          | zset   | under Cluster: a transition before cas-request-core (score = its time), removed once its follow-ups ran | swept by `expireDue` |
  * | `ahp:plan-gate:{<agentId>}`       | set    | cas-request (pending plan approvals of the agent) | emptied when they settle |
  * | `ahp:plan-gate:{<agentId>}:verdict` | hash | cas-request (`status` approved/rejected/expired, `request_id`, `at` of the agent's last settled plan) | never: a rejection must outlast any TTL (one small hash per agent that ever submitted a plan) |
- * | `ahp:unanswered:{<sessionId>}`    | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it) | signal TTL after the last signal |
+ * | `ahp:unanswered:{<agentId>}`      | zset   | decide-hook (block/control signal id, score = when its answer grace ends), respond-signal (removes it); per agent, so a new session inherits the hold | signal TTL after the last signal |
  * | `ahp:cc-answers:{<sessionId>}`   | string | the gateway after a Claude Code PreToolUse with block/control signals (JSON list); taken (GETDEL) by the session's next hook | signal TTL |
  * | `ahp:operator-signals:{<agentId>}` | zset  | operator signal store (signal id, score = delivery deadline ms): operators' signals and late aid of `post-*` hooks; removed when answered or past it | the longest deadline |
  * | `ahp:late-aid:{<hookId>}`         | string | operator signal store (`sendHookAid`): the hook's late aid was sent, so a re-run sends none | the aid's delivery deadline |
@@ -43,12 +43,12 @@
  * | `ahp:config:{hooks}:published`    | pub/sub channel | publish-config (the new version) | —                        |
  * | `ahp:config:{hooks}:queue-shards` | string | the first gateway or worker (SET NX: the hook queue's shard count K) | never |
  * | `ahp:config:{hooks}:shadow-meta`, `…:shadows`, `…:shadow-changed`, `…:shadow:<n>:stats`, `…:shadow:<n>:examples` | hash, hash, pub/sub, hash, list | the shadow configuration and its disagreement counters (shadow-config-store.ts, which names them) | stats and examples 7 days after the shadow ends; the rest never |
- * | `ahp:shadow-<n>:rule:{<agentId>}:…`, `ahp:shadow-<n>:breaker:{<sessionId>}:…` | as the live ones | a shadow's own escalation and breaker counters (the worker's rule-counter store under the prefix `ahp:shadow-<n>`) | as the live ones |
+ * | `ahp:shadow-<n>:rule:{<agentId>}:…`, `ahp:shadow-<n>:breaker:{<agentId>}:…` | as the live ones | a shadow's own escalation and breaker counters (the worker's rule-counter store under the prefix `ahp:shadow-<n>`) | as the live ones |
  * | `ahp:bull:{hooks-<i>-<n>}:hooks:*` | BullMQ | hook queue shard i of K (when K > 1 or under Cluster; hook-queue-shards.ts) | BullMQ's own |
  * | `ahp:rule:{<agentId>}:<ruleKey>`  | hash   | rule-counter scripts                | the rule's TTL after last use  |
- * | `ahp:breaker:{<sessionId>}:calls` | hash   | count-tool-call                     | the breaker TTL after last use |
- * | `ahp:breaker:{<sessionId>}:call:<hookId>` | string | count-tool-call (the count a hook got) | the hook's deadline |
- * | `ahp:breaker:{<sessionId>}:iterations` | set | count-iteration                    | the breaker TTL after last use |
+ * | `ahp:breaker:{<agentId>}:calls`   | hash   | count-tool-call (per agent, over all its sessions: a new session does not reset a breaker) | the breaker TTL after last use |
+ * | `ahp:breaker:{<agentId>}:call:<hookId>` | string | count-tool-call (the count a hook got) | the hook's deadline |
+ * | `ahp:breaker:{<agentId>}:iterations` | set  | count-iteration (per agent)         | the breaker TTL after last use |
  * | `ahp:tool-approvals:{<sessionId>}:calls` | hash | index-tool-approval (call digest → request id of the latest approval a rule opened) | approval deadline + 24 h after the last one |
  * | `ahp:request:{<requestId>}` field `consumed_by` | hash field | consume-tool-approval (the hook that used a settled tool approval) | as its request |
  * | `ahp:request:{<requestId>}` field `grant_revoked` | hash field | grant-revoke (the revoked grant recorded from this approval; consume-tool-approval refuses it from then on) | as its request |
@@ -74,8 +74,8 @@
  *
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook-core, session-open, inbox-send, inbox-ack, rate-limit,
- * the rule-counter and breaker scripts, consume- and index-tool-approval) are Cluster-safe as they
- * are; the configuration keys share the tag `{hooks}`, so publish-config is too.
+ * the rule-counter and breaker scripts, on the agent's tag, consume- and index-tool-approval) are
+ * Cluster-safe as they are; the configuration keys share the tag `{hooks}`, so publish-config is too.
  *
  * Scripts that touch several tags run as one step on a single Redis, and split under Cluster
  * (docs/deploy.md §8): a `-core` script decides on the entity's own tag (the hook, the signal, the
@@ -84,10 +84,10 @@
  * made. Both variants are built from the same Lua fragments (scripts/*.lua.ts):
  *
  * - decide-hook: hook hash, signal records, signal log, the owner's decision stream and the
- *   session's unanswered set (names built from the hook hash) — decide-hook-core + follow-ups.
+ *   agent's unanswered set (names built from the hook hash) — decide-hook-core + follow-ups.
  * - respond-signal: signal record, signal log, unanswered set — respond-signal-core + follow-ups.
- * - open-hook: hook hash plus reads of the plan gate, verdict, unanswered set and the agent's
- *   rate-limit bucket — the reads first, then open-hook-core.
+ * - open-hook: hook hash plus reads of the agent's plan gate, verdict, unanswered set and
+ *   rate-limit bucket (all on the agent's tag) — the reads first, then open-hook-core.
  * - presence-connect / -touch / -disconnect, fleet-update: the entry or row, then the index.
  * - cas-request: request hash and history (one tag) decide and store the follow-ups they owe
  *   (indexes, deadline and retention sets, plan gate and verdict, inboxes, audit stream);
@@ -176,8 +176,12 @@ export interface StoreKeys {
   planGate(agentId: string): string;
   /** Hash of the agent's last settled plan approval (`status`, `request_id`, `at`): a rejection or expiry keeps the gate closed until an approval. */
   planVerdict(agentId: string): string;
-  /** Zset of the block/control signals a session has not answered yet, scored by the end of their answer grace (epoch ms). */
-  unansweredSignals(sessionId: string): string;
+  /**
+   * Zset of the block/control signals an agent has not answered yet, scored by the end of their
+   * answer grace (epoch ms). Per agent, not per session: a new session (a restart, a hello
+   * without session_id) must not escape the hold.
+   */
+  unansweredSignals(agentId: string): string;
   /** String (JSON) of the block/control signals a Claude Code session's last PreToolUse received, until its next hook tells what Claude Code did with them. */
   claudeCodePendingAnswers(sessionId: string): string;
   /** Zset of the signals operators pushed to one agent that it has not answered, scored by the end of their delivery (epoch ms). */
@@ -204,12 +208,12 @@ export interface StoreKeys {
   readonly hookQueueShardCount: string;
   /** Progressive-intervention counter of one agent and one rule. Any rule key is accepted: one that is not a plain id is replaced by its SHA-256. */
   ruleCounter(agentId: string, ruleKey: string): string;
-  /** Identical-tool-call counts of one session (circuit breaker). */
-  breakerCalls(sessionId: string): string;
-  /** Distinct loop iterations of one session (circuit breaker). */
-  breakerIterations(sessionId: string): string;
+  /** Identical-tool-call counts of one agent over all its sessions (circuit breaker: a restart must not reset it). */
+  breakerCalls(agentId: string): string;
+  /** Distinct loop iterations of one agent over all its sessions (circuit breaker). */
+  breakerIterations(agentId: string): string;
   /** The identical-tool-call count one hook got (circuit breaker), so a re-evaluation counts once. */
-  breakerCallMark(sessionId: string, hookId: string): string;
+  breakerCallMark(agentId: string, hookId: string): string;
   /** Hash of one session: call digest (agent, tool, input) → id of the latest tool approval a rule opened for it. */
   toolApprovalCalls(sessionId: string): string;
   /** Hash of one session grant: `grant` (JSON), `expires_ms`, `ttl_ms`. */
@@ -312,7 +316,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     requestFollowUps: `${prefix}:requests:followups`,
     planGate: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}`,
     planVerdict: (agentId: string) => `${prefix}:plan-gate:{${part('agent', agentId)}}:verdict`,
-    unansweredSignals: (sessionId: string) => `${prefix}:unanswered:{${part('session', sessionId)}}`,
+    unansweredSignals: (agentId: string) => `${prefix}:unanswered:{${part('agent', agentId)}}`,
     claudeCodePendingAnswers: (sessionId: string) => `${prefix}:cc-answers:{${part('session', sessionId)}}`,
     operatorSignals: (agentId: string) => `${prefix}:operator-signals:{${part('agent', agentId)}}`,
     lateAid: (hookId: string) => `${prefix}:late-aid:{${part('hook', hookId)}}`,
@@ -326,9 +330,9 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     configChannel: `${prefix}:config:{hooks}:published`,
     hookQueueShardCount: `${prefix}:config:{hooks}:queue-shards`,
     ruleCounter: (agentId: string, ruleKey: string) => `${prefix}:rule:{${part('agent', agentId)}}:${rulePart(ruleKey)}`,
-    breakerCalls: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:calls`,
-    breakerIterations: (sessionId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:iterations`,
-    breakerCallMark: (sessionId: string, hookId: string) => `${prefix}:breaker:{${part('session', sessionId)}}:call:${part('hook', hookId)}`,
+    breakerCalls: (agentId: string) => `${prefix}:breaker:{${part('agent', agentId)}}:calls`,
+    breakerIterations: (agentId: string) => `${prefix}:breaker:{${part('agent', agentId)}}:iterations`,
+    breakerCallMark: (agentId: string, hookId: string) => `${prefix}:breaker:{${part('agent', agentId)}}:call:${part('hook', hookId)}`,
     toolApprovalCalls: (sessionId: string) => `${prefix}:tool-approvals:{${part('session', sessionId)}}:calls`,
     grant: (grantId: string) => `${prefix}:grant:{${part('grant', grantId)}}`,
     sessionGrants: (sessionId: string) => `${prefix}:grants:session:{${part('session', sessionId)}}`,

@@ -67,8 +67,8 @@ function countReply(reply: unknown, key: string, script: string): number {
  * Creates the Redis RuleCounterStore. See {@link RuleCounterStore} for the guarantees and
  * scripts/rule-counters.lua.ts for the steps.
  *
- * - Each script touches one key tagged by the agent or the session (count-tool-call also the
- *   hook's mark, under the same tag), so every update is atomic (several workers evaluating the
+ * - Each script touches one key tagged by the agent (count-tool-call also the hook's mark, under
+ *   the same tag), so every update is atomic (several workers evaluating the
  *   same agent at once each get a distinct count) and Cluster-safe.
  * - `recordViolation` refreshes its counter's TTL; `recordCompliance` resets the count to 0 and
  *   keeps the TTL. A counter nobody touched for its TTL is gone: the agent starts from zero.
@@ -95,11 +95,11 @@ export function createRuleCounterStore(options: RuleCounterStoreOptions): RuleCo
     },
 
     async countToolCall(input): Promise<number> {
-      const key = keys.breakerCalls(input.sessionId);
+      const key = keys.breakerCalls(input.agentId);
       const signature = createHash('sha256').update(input.signature, 'utf8').digest('hex');
       const ttlMs = ttlOf('ttlMs', input.ttlMs);
       const rememberMs = input.rememberMs === undefined ? Math.min(ttlMs, DEFAULT_CALL_MARK_TTL_MS) : ttlOf('rememberMs', input.rememberMs);
-      const mark = keys.breakerCallMark(input.sessionId, hookIdOf(input.hookId));
+      const mark = keys.breakerCallMark(input.agentId, hookIdOf(input.hookId));
       const reply = await countToolCall.run(redis, [key, mark], [signature, ttlMs, rememberMs]);
       return countReply(reply, key, countToolCall.name);
     },
@@ -108,7 +108,7 @@ export function createRuleCounterStore(options: RuleCounterStoreOptions): RuleCo
       if (!Number.isSafeInteger(input.iteration) || input.iteration < 0) {
         throw new StoreInputError(`iteration must be a non-negative integer, got ${input.iteration}`);
       }
-      const key = keys.breakerIterations(input.sessionId);
+      const key = keys.breakerIterations(input.agentId);
       const reply = await countIteration.run(redis, [key], [input.iteration, ttlOf('ttlMs', input.ttlMs)]);
       return countReply(reply, key, countIteration.name);
     },

@@ -61,7 +61,7 @@ export function signalRecordFromHash(fields: Record<string, string>, key: string
  */
 export function createSignalStore(options: SignalStoreOptions): SignalStore {
   const { redis, keys } = options;
-  const [unansweredHead, unansweredTail] = keys.unansweredSignals('SESSION').split('SESSION') as [string, string];
+  const [unansweredHead, unansweredTail] = keys.unansweredSignals('AGENT').split('AGENT') as [string, string];
   /**
    * Cluster mode: what respond-signal does beyond the record, on other tags. The unanswered entry
    * goes on every answered outcome (a re-sent answer repairs a crash), the log line only with the
@@ -69,7 +69,8 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
    */
   async function respondFollowUps(outcome: string, fields: Record<string, string>, action: string, now: number, origin: string): Promise<void> {
     const session = fields['session_id'] ?? '';
-    if (session !== '') await redis.zRem(keys.unansweredSignals(session), fields['signal_id'] ?? '');
+    const agent = fields['agent_id'] ?? '';
+    if (agent !== '') await redis.zRem(keys.unansweredSignals(agent), fields['signal_id'] ?? '');
     if (outcome !== 'recorded') return;
     await redis.xAdd(
       keys.signalLog,

@@ -108,8 +108,8 @@ describe('hook path on a Redis Cluster', () => {
     expect(await redis.hGetAll(keys.signal(signal.header.id))).toMatchObject({ hook_id: hookId, agent_id: 'agent-1', session_id: 'session-1', intensity: 'control' });
     expect(await logLinesOf(hookId)).toBe(1);
     expect(await routedTo('gw-crash')).toEqual([decided]);
-    // The control signal is owed an answer by the session, as after an uninterrupted decide.
-    expect(await redis.zScore(keys.unansweredSignals('session-1'), signal.header.id)).not.toBeNull();
+    // The control signal is owed an answer by the agent, as after an uninterrupted decide.
+    expect(await redis.zScore(keys.unansweredSignals('agent-1'), signal.header.id)).not.toBeNull();
 
     // Replaying again changes nothing but re-delivering the route (receivers tolerate duplicates).
     await stores.hooks.decide(hookId, decided, Date.now());

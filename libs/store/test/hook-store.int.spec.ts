@@ -379,7 +379,7 @@ describe('get and read-back safety', () => {
 });
 
 describe('unanswered block and control signals', () => {
-  /** Opens and decides a hook of session-1 with `signals`, `graceMs` to answer them; returns when it was decided. */
+  /** Opens and decides a hook of agent-1 (session-1) with `signals`, `graceMs` to answer them; returns when it was decided. */
   async function decided(signals: ReturnType<typeof makeSignal>[], graceMs: number, overrides: Partial<OpenHookInput> = {}): Promise<number> {
     const input = openInput(overrides);
     expect((await stores.hooks.open(input)).kind).toBe('created');
@@ -387,7 +387,7 @@ describe('unanswered block and control signals', () => {
     return input.now;
   }
 
-  it('refuses new hooks of the session once the grace of a block or control ended, until each is answered; re-sent hooks keep their course', async () => {
+  it('refuses new hooks of the agent, in any session, once the grace of a block or control ended, until each is answered; re-sent hooks keep their course', async () => {
     const block = makeSignal('block');
     const control = makeSignal('control');
     const t = await decided([block, makeSignal('prompt'), makeSignal('aid')], 1_000);
@@ -401,8 +401,9 @@ describe('unanswered block and control signals', () => {
     expect(await stores.hooks.open(refused)).toEqual({ kind: 'unanswered', signalIds: [block.header.id, control.header.id] });
     expect(await stores.hooks.get(refused.hookId)).toBeNull();
     expect((await stores.hooks.open({ ...resent, now: t + 2_000 })).kind).toBe('joined');
-    // Another session of the agent is not held.
-    expect((await stores.hooks.open(openInput({ now: t + 2_000, sessionId: 'session-2' }))).kind).toBe('created');
+    // A new session of the agent is held too (a restart is no way out); another agent is not.
+    expect(await stores.hooks.open(openInput({ now: t + 2_000, sessionId: 'session-2' }))).toEqual({ kind: 'unanswered', signalIds: [block.header.id, control.header.id] });
+    expect((await stores.hooks.open(openInput({ now: t + 2_000, agentId: 'agent-2', sessionId: 'session-3' }))).kind).toBe('created');
 
     await stores.signals.respond('agent-1', { signal_id: block.header.id, consumed_at: new Date(t).toISOString(), action: 'retry_after_fix' }, t + 2_000);
     expect(await stores.hooks.open(openInput({ now: t + 2_001 }))).toEqual({ kind: 'unanswered', signalIds: [control.header.id] });
@@ -410,6 +411,7 @@ describe('unanswered block and control signals', () => {
     await stores.signals.respond('agent-1', { signal_id: block.header.id, consumed_at: new Date(t).toISOString(), action: 'retry_after_fix' }, t + 2_001);
     await stores.signals.respond('agent-1', { signal_id: control.header.id, consumed_at: new Date(t).toISOString(), action: 'accept_modification' }, t + 2_001);
     expect((await stores.hooks.open(openInput({ now: t + 2_002 }))).kind).toBe('created');
+    expect((await stores.hooks.open(openInput({ now: t + 2_002, sessionId: 'session-2' }))).kind).toBe('created');
   });
 
   it('does not track signals of a client exempted from answering, nor a block that waits for an approval', async () => {
@@ -426,7 +428,7 @@ describe('unanswered block and control signals', () => {
     expect((await stores.hooks.open(openInput({ now: t + 5, answersRequired: false }))).kind).toBe('created');
   });
 
-  it('stops holding the session for a signal whose record expired (it can no longer be answered)', async () => {
+  it('stops holding the agent for a signal whose record expired (it can no longer be answered)', async () => {
     const t = await decided([makeSignal('block')], 0);
     expect((await stores.hooks.open(openInput({ now: t + 1 }))).kind).toBe('unanswered');
     expect((await stores.hooks.open(openInput({ now: t + SIGNAL_TTL_MS + 1 }))).kind).toBe('created');

@@ -111,41 +111,41 @@ describe('RuleCounterStore: progressive intervention', () => {
 });
 
 describe('RuleCounterStore: circuit breakers', () => {
-  it('counts identical tool calls per session and signature, once per hook, atomically', async () => {
-    const call = (signature: string, hookId = randomUUID(), store = counters) => store.countToolCall({ sessionId: 's1', signature, hookId, ttlMs: TTL });
+  it('counts identical tool calls per agent (over all its sessions) and signature, once per hook, atomically', async () => {
+    const call = (signature: string, hookId = randomUUID(), store = counters) => store.countToolCall({ agentId: 'b1', signature, hookId, ttlMs: TTL });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call('bash:ls', randomUUID(), i % 2 ? counters : counters2)));
     expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(await call('bash:pwd')).toBe(1);
     const hookId = randomUUID();
     expect(await call('x'.repeat(100_000), hookId)).toBe(1);
     expect(await call('x'.repeat(100_000), hookId)).toBe(1);
-    expect(await counters.countToolCall({ sessionId: 's2', signature: 'bash:ls', hookId: randomUUID(), ttlMs: TTL })).toBe(1);
+    expect(await counters.countToolCall({ agentId: 'b2', signature: 'bash:ls', hookId: randomUUID(), ttlMs: TTL })).toBe(1);
   });
 
   it('remembers a counted hook for as long as it may be evaluated again, in a mark that expires on its own', async () => {
     const hookId = randomUUID();
     const call = (rememberMs?: number) =>
-      counters.countToolCall({ sessionId: 's3', signature: 'bash:make', hookId, ttlMs: TTL, ...(rememberMs === undefined ? {} : { rememberMs }) });
+      counters.countToolCall({ agentId: 'b3', signature: 'bash:make', hookId, ttlMs: TTL, ...(rememberMs === undefined ? {} : { rememberMs }) });
     expect(await call(150)).toBe(1);
     expect(await call(150)).toBe(1);
-    const mark = keys.breakerCallMark('s3', hookId);
+    const mark = keys.breakerCallMark('b3', hookId);
     const markTtl = await redis.pTTL(mark);
     expect(markTtl).toBeGreaterThan(0);
     expect(markTtl).toBeLessThanOrEqual(150);
-    // The session's count did not move for the repeat; the counter keeps the breaker's TTL.
-    expect(await redis.hGet(keys.breakerCalls('s3'), `s:${createHash('sha256').update('bash:make').digest('hex')}`)).toBe('1');
-    expect(await redis.pTTL(keys.breakerCalls('s3'))).toBeGreaterThan(150);
+    // The agent's count did not move for the repeat; the counter keeps the breaker's TTL.
+    expect(await redis.hGet(keys.breakerCalls('b3'), `s:${createHash('sha256').update('bash:make').digest('hex')}`)).toBe('1');
+    expect(await redis.pTTL(keys.breakerCalls('b3'))).toBeGreaterThan(150);
     await sleep(200);
     expect(await redis.exists(mark)).toBe(0);
     // Without a deadline the store remembers the hook for the longest one the protocol allows.
     const other = randomUUID();
-    await counters.countToolCall({ sessionId: 's3', signature: 'bash:make', hookId: other, ttlMs: 6 * 3_600_000 });
-    expect(await redis.pTTL(keys.breakerCallMark('s3', other))).toBeGreaterThan(15 * 60_000);
+    await counters.countToolCall({ agentId: 'b3', signature: 'bash:make', hookId: other, ttlMs: 6 * 3_600_000 });
+    expect(await redis.pTTL(keys.breakerCallMark('b3', other))).toBeGreaterThan(15 * 60_000);
     await expect(call(0)).rejects.toThrow(StoreInputError);
   });
 
-  it('counts distinct iterations per session', async () => {
-    const at = (iteration: number) => counters.countIteration({ sessionId: 's1', iteration, ttlMs: TTL });
+  it('counts distinct iterations per agent', async () => {
+    const at = (iteration: number) => counters.countIteration({ agentId: 'b1', iteration, ttlMs: TTL });
     expect(await at(1)).toBe(1);
     expect(await at(2)).toBe(2);
     expect(await at(2)).toBe(2);

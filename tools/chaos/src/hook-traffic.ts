@@ -1,7 +1,7 @@
 /**
  * The hook track's traffic: each agent runs a few lanes that send stamped hooks one after the
  * other, entering the hook in the ledger before it is sent and how it settled after. Like a
- * well-behaved agent, each answers the block and control signals it must answer: a session that
+ * well-behaved agent, each answers the block and control signals it must answer: an agent that
  * leaves one unanswered past its grace has its next hooks refused (E_SIGNAL_UNANSWERED), and a
  * run whose hooks are mostly refused at the door would test the door, not the decision path.
  */

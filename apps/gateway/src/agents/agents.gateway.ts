@@ -117,6 +117,11 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
         logger: this.log,
         onErrorSent: (code) => this.events.emit('errorSent', { agentId: agent.identity.id, code }),
       });
+      const max = this.config.agentMaxConnections;
+      if (max > 0 && this.registry.countOf(connection.agentId) >= max) {
+        this.refuseOverCap(connection, max);
+        return;
+      }
       this.registry.add(connection);
       this.heartbeatWheel.add(connection);
       ws.on('message', (data: RawData, isBinary: boolean) => this.onMessage(connection, data, isBinary));
@@ -210,6 +215,27 @@ export class AgentsGateway implements OnGatewayConnection, OnModuleInit, OnModul
     if (overrun === null) return true;
     this.closeOverBudget(connection, overrun);
     return false;
+  }
+
+  /**
+   * One connection more than `AHP_AGENT_MAX_CONNECTIONS` on this gateway: told why, then closed with
+   * 4006 and never read. It is not registered, so it takes no heartbeat, presence or budget, and
+   * the agent's other connections are untouched. Counted from the upgrade, before `hello`, so
+   * sockets left idle count too (the handshake window closes those after AHP_HELLO_TIMEOUT_MS).
+   */
+  private refuseOverCap(connection: AgentConnection, max: number): void {
+    connection.log.warn({ maxConnections: max }, 'agent at its connection limit on this gateway; refusing the new connection');
+    connection.sendError(
+      null,
+      makeError(
+        'E_RATE_LIMITED',
+        `this agent already holds ${max} connections to this gateway (the most it may); the new one is closed (4006): close unused connections, or reconnect later`,
+        { limit: { max_connections: max }, subject: 'connections' },
+        { retryAfterMs: 5000 },
+      ),
+    );
+    connection.closeAndStopReading(CLOSE_CODES.CONNECTION_RATE_LIMITED, 'too many connections for this agent');
+    void connection.closed.then(() => connection.dispose());
   }
 
   private closeOverBudget(connection: AgentConnection, overrun: InputOverrun): void {

@@ -5,6 +5,7 @@ import {
   PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   makeError,
+  type AhpError,
   type HelloFrame,
   type WelcomeAgent,
 } from '@ahp/protocol';
@@ -17,14 +18,20 @@ import { OperatorSignalsService } from '../operator-signals/operator-signals.ser
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
+import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import { SESSION_STORE } from '../store/store.tokens.js';
 import type { AgentConnection } from '../connections/agent-connection.js';
 import { ConnectionRegistry } from '../connections/connection-registry.js';
 
 /**
- * Answers `hello`: checks the protocol version, opens or resumes the agent's session, makes this
- * connection the agent's current one on this gateway (closing an older one), writes presence,
- * sends `welcome`, and starts pushing the agent's inbox.
+ * Answers `hello`: checks the protocol version, counts a new session against the agent's
+ * new-session limit (a resumed one is free), opens or resumes the agent's session, makes
+ * this connection the agent's current one on this gateway (closing an older one), writes
+ * presence, sends `welcome`, and starts pushing the agent's inbox.
+ *
+ * A refused hello (`E_RATE_LIMITED`) leaves the connection waiting for another one, until the
+ * handshake window closes it. A new session resets none of the agent's enforcement: the
+ * unanswered-signal hold and the circuit breakers are kept per agent in Redis.
  */
 @Injectable()
 export class HandshakeService {
@@ -40,6 +47,7 @@ export class HandshakeService {
     @Inject(InboxService) private readonly inbox: InboxService,
     @Inject(AgentAuthService) private readonly auth: AgentAuthService,
     @Inject(OperatorSignalsService) private readonly operatorSignals: OperatorSignalsService,
+    @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
   ) {
     this.log = logger.child({ component: 'handshake' });
   }
@@ -63,7 +71,25 @@ export class HandshakeService {
     connection.helloInFlight = true;
     let session: SessionOutcome;
     try {
+      // Without a session id the hello surely starts a session: counted before it is written. The
+      // limiter fails open when Redis cannot be asked (opening the session then fails anyway).
+      const limited = frame.session_id === undefined ? await this.rateLimits.checkNewSession(connection.agentId) : null;
+      if (limited !== null) {
+        connection.helloInFlight = false;
+        this.refuse(connection, frame.id, limited);
+        return;
+      }
       session = await this.openSession(connection, frame.session_id, now);
+      // A session id that could not be resumed (expired, another agent's) became a new session:
+      // counted now. Refused, the fresh session record is simply never used and expires.
+      if (session.kind === 'created' && frame.session_id !== undefined) {
+        const late = await this.rateLimits.checkNewSession(connection.agentId);
+        if (late !== null) {
+          connection.helloInFlight = false;
+          this.refuse(connection, frame.id, late);
+          return;
+        }
+      }
     } catch (error) {
       connection.helloInFlight = false;
       connection.log.error({ error }, 'opening the session failed');
@@ -116,6 +142,11 @@ export class HandshakeService {
     this.inbox.connected(connection);
     // And the signals operators pushed that it has not answered yet (docs/spec/spectrum-and-signals.md#operator-signals).
     this.operatorSignals.connected(connection);
+  }
+
+  private refuse(connection: AgentConnection, frameId: string, error: AhpError): void {
+    connection.log.info({ code: error.code, subject: error.details?.['subject'], retryAfterMs: error.retry_after_ms }, 'hello refused by a rate limit');
+    connection.sendError(frameId, error);
   }
 
   /** The connection's identity, with its team's lead (read from the tokens file as it is now). */

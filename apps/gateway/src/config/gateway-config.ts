@@ -153,6 +153,9 @@ export const GatewayEnvSchema = z.object({
   AHP_AGENT_RATE_PER_S: rateVar(1_000_000, 100),
   AHP_AGENT_BURST: intVar(1, 1_000_000, 500),
   AHP_AGENT_RATE_LEASE: intVar(1, 1_000, 16),
+  AHP_AGENT_MAX_CONNECTIONS: intVar(0, 100_000, 32),
+  AHP_AGENT_NEW_SESSIONS_PER_MIN: rateVar(1_000_000, 60),
+  AHP_AGENT_NEW_SESSION_BURST: intVar(1, 1_000_000, 60),
   AHP_AGENT_INPUT_FRAMES_PER_S: intVar(1, 10_000_000, 200),
   AHP_AGENT_INPUT_FRAME_BURST: intVar(1, 100_000_000, 1000),
   AHP_AGENT_INPUT_BYTES_PER_S: optionalIntVar(1024, 1024 * 1024 * MIB),
@@ -244,6 +247,18 @@ export interface GatewayConfig {
    * (`leaseTokens` of `@ahp/store`); 1: every counted frame asks Redis. @defaultValue 16
    */
   agentRateLease: number;
+  /**
+   * WebSocket connections one agent may hold open on this gateway at once, counted from the
+   * upgrade (before `hello`), so idle sockets count too; 0: no limit. @defaultValue 32
+   */
+  agentMaxConnections: number;
+  /**
+   * New sessions (a `hello` that resumes none) one agent may start per minute on average, over all
+   * gateways (a token bucket in Redis); 0: no limit. @defaultValue 60
+   */
+  agentNewSessionsPerMinute: number;
+  /** New sessions one agent may start at once after a quiet period. @defaultValue 60 */
+  agentNewSessionBurst: number;
   /** Operator API calls per second one operator may make on average (across gateways); 0: no limit. @defaultValue 50 */
   operatorRatePerSecond: number;
   /** Operator API calls one operator may make at once. @defaultValue 200 */
@@ -401,6 +416,19 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     description:
       'Tokens of an agent\'s bucket this gateway takes from Redis in one call (for a hook, in the script that records it) and spends locally for a second (never more than an eighth of what the bucket holds), so most frames and hooks are counted without a round trip; the limit still holds across gateways, unspent tokens are dropped. 1: ask Redis for every frame.',
   },
+  AHP_AGENT_MAX_CONNECTIONS: {
+    required: false,
+    default: '32',
+    description:
+      'WebSocket connections one agent (one token) may hold open on this gateway at once, counted from the upgrade, before hello; one more is answered with an error frame E_RATE_LIMITED (id null, details.limit.max_connections) and closed with 4006 CONNECTION_RATE_LIMITED. Per gateway: behind a load balancer an agent may hold this many on each. 0 switches the limit off.',
+  },
+  AHP_AGENT_NEW_SESSIONS_PER_MIN: {
+    required: false,
+    default: '60',
+    description:
+      'New sessions one agent may start per minute on average, over all gateways (a token bucket in Redis): a hello without session_id, or whose session cannot be resumed; beyond AHP_AGENT_NEW_SESSION_BURST the hello is answered E_RATE_LIMITED with retry_after_ms (the connection stays open for another hello). Resuming a session is not counted. Decimals allowed; 0 switches the limit off.',
+  },
+  AHP_AGENT_NEW_SESSION_BURST: { required: false, default: '60', description: 'New sessions one agent may start at once after a quiet period (see AHP_AGENT_NEW_SESSIONS_PER_MIN).' },
   AHP_OPERATOR_RATE_PER_S: {
     required: false,
     default: '50',
@@ -511,6 +539,9 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     agentRatePerSecond: e.AHP_AGENT_RATE_PER_S,
     agentBurst: e.AHP_AGENT_BURST,
     agentRateLease: e.AHP_AGENT_RATE_LEASE,
+    agentMaxConnections: e.AHP_AGENT_MAX_CONNECTIONS,
+    agentNewSessionsPerMinute: e.AHP_AGENT_NEW_SESSIONS_PER_MIN,
+    agentNewSessionBurst: e.AHP_AGENT_NEW_SESSION_BURST,
     operatorRatePerSecond: e.AHP_OPERATOR_RATE_PER_S,
     operatorBurst: e.AHP_OPERATOR_BURST,
     shutdownGraceMs: e.AHP_SHUTDOWN_GRACE_MS,

@@ -32,6 +32,15 @@ describe('rate limit configuration', () => {
     expect(config).toMatchObject({ agentRatePerSecond: 0.5, agentBurst: 3, agentRateLease: 1, operatorRatePerSecond: 0, operatorBurst: 7 });
   });
 
+  it('limits connections and new sessions per agent by default, and reads 0 as off', () => {
+    expect(parseGatewayConfig(REQUIRED)).toMatchObject({ agentMaxConnections: 32, agentNewSessionsPerMinute: 60, agentNewSessionBurst: 60 });
+    const off = parseGatewayConfig({ ...REQUIRED, AHP_AGENT_MAX_CONNECTIONS: '0', AHP_AGENT_NEW_SESSIONS_PER_MIN: '0', AHP_AGENT_NEW_SESSION_BURST: '5' });
+    expect(off).toMatchObject({ agentMaxConnections: 0, agentNewSessionsPerMinute: 0, agentNewSessionBurst: 5 });
+    expect(refusedVariables({ AHP_AGENT_MAX_CONNECTIONS: '-1' })).toEqual(['AHP_AGENT_MAX_CONNECTIONS']);
+    expect(refusedVariables({ AHP_AGENT_NEW_SESSIONS_PER_MIN: 'many' })).toEqual(['AHP_AGENT_NEW_SESSIONS_PER_MIN']);
+    expect(refusedVariables({ AHP_AGENT_NEW_SESSION_BURST: '0' })).toEqual(['AHP_AGENT_NEW_SESSION_BURST']);
+  });
+
   it('names the variable of a bad value', () => {
     expect(refusedVariables({ AHP_AGENT_RATE_PER_S: '-1' })).toEqual(['AHP_AGENT_RATE_PER_S']);
     expect(refusedVariables({ AHP_AGENT_RATE_PER_S: 'fast' })).toEqual(['AHP_AGENT_RATE_PER_S']);

@@ -13,10 +13,19 @@ export class ConnectionRegistry {
   private readonly all = new Set<AgentConnection>();
   /** session id → its current connection */
   private readonly current = new Map<string, AgentConnection>();
+  /** agent id → how many of {@link all} are its (the per-agent connection cap reads it at every upgrade) */
+  private readonly perAgent = new Map<string, number>();
 
   /** Registers a freshly upgraded connection (not yet current for its agent). */
   add(connection: AgentConnection): void {
+    if (this.all.has(connection)) return;
     this.all.add(connection);
+    this.perAgent.set(connection.agentId, (this.perAgent.get(connection.agentId) ?? 0) + 1);
+  }
+
+  /** How many open connections (welcomed or not) the agent has on this gateway. */
+  countOf(agentId: string): number {
+    return this.perAgent.get(agentId) ?? 0;
   }
 
   /**
@@ -53,7 +62,11 @@ export class ConnectionRegistry {
 
   /** Forgets a closed connection; returns whether it was its session's current one. */
   remove(connection: AgentConnection): boolean {
-    this.all.delete(connection);
+    if (this.all.delete(connection)) {
+      const left = (this.perAgent.get(connection.agentId) ?? 1) - 1;
+      if (left > 0) this.perAgent.set(connection.agentId, left);
+      else this.perAgent.delete(connection.agentId);
+    }
     if (!this.isCurrent(connection)) return false;
     this.current.delete(sessionOf(connection));
     return true;

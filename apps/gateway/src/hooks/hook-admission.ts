@@ -30,7 +30,7 @@ export function planRequiredError(outcome: PlanRequired, planningTools: readonly
 export function unansweredError(outcome: Unanswered): AhpError {
   return makeError(
     'E_SIGNAL_UNANSWERED',
-    `answer ${outcome.signalIds.length === 1 ? 'signal' : 'signals'} ${outcome.signalIds.join(', ')} (block or control signals must be answered) before further hooks of this session`,
+    `answer ${outcome.signalIds.length === 1 ? 'signal' : 'signals'} ${outcome.signalIds.join(', ')} (block or control signals must be answered) before further hooks of this agent (in any session: a new session does not lift the hold)`,
     { signal_ids: [...outcome.signalIds] },
   );
 }

@@ -8,9 +8,12 @@ import { REDIS, STORE_KEYS } from '../store/store.tokens.js';
 
 /**
  * The frames an agent's rate limit counts: the ones that make the control plane work (a hook
- * enqueues an evaluation, the others write to Redis). `hello` and `inbox_ack` are free: a
- * handshake has its own deadline, and acknowledging only ever removes work — refusing it would
- * make the gateway deliver the same messages again.
+ * enqueues an evaluation, the others write to Redis). `inbox_ack` is free: acknowledging only ever
+ * removes work — refusing it would make the gateway deliver the same messages again. `hello` is
+ * free of this bucket too: an agent that spent it on a burst of hooks must still be able to
+ * reconnect and collect their decisions. A `hello` that starts a new session is counted in its own
+ * bucket instead ({@link RateLimitsService.checkNewSession}); a resuming one is bounded by the
+ * input budget and the connection cap of the gateway it reaches.
  */
 export const RATE_LIMITED_FRAME_TYPES: ReadonlySet<ClientFrameType> = new Set<ClientFrameType>([
   'hook',
@@ -33,10 +36,15 @@ export const RATE_LIMITED_FRAME_TYPES: ReadonlySet<ClientFrameType> = new Set<Cl
  * keeps sending costs one Redis call per lease instead of one per frame, off the hook's path.
  * Operators' calls are few; each one asks Redis.
  */
+/** Kind of the buckets of new sessions per agent (`<prefix>:ratelimit:{session:<agentId>}`). */
+export const NEW_SESSION_RATE_KIND = 'session';
+
 @Injectable()
 export class RateLimitsService {
   private readonly agents: LeasingRateLimiter | undefined;
   private readonly operators: RateLimiter | undefined;
+  /** New sessions per agent (`AHP_AGENT_NEW_SESSIONS_PER_MIN`): a fresh session resets nothing, but each costs Redis state. */
+  private readonly newSessions: RateLimiter | undefined;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -50,6 +58,7 @@ export class RateLimitsService {
     const agents = limiter(AGENT_RATE_KIND, config.agentRatePerSecond, config.agentBurst);
     this.agents = agents === undefined ? undefined : leaseTokens(agents, { maxLease: config.agentRateLease });
     this.operators = limiter('operator', config.operatorRatePerSecond, config.operatorBurst);
+    this.newSessions = limiter(NEW_SESSION_RATE_KIND, config.agentNewSessionsPerMinute / 60, config.agentNewSessionBurst);
   }
 
   /**
@@ -85,6 +94,24 @@ export class RateLimitsService {
   /** Takes one frame from the agent's bucket: null when allowed, else the error to answer the frame with. */
   checkAgent(agentId: string): Promise<AhpError | null> {
     return this.check(this.agents, agentId, 'frames from this agent');
+  }
+
+  /**
+   * Takes one new session from the agent's new-session bucket, over all gateways: null when
+   * allowed, else the `E_RATE_LIMITED` error (`details.subject` `session`) to answer `hello` with.
+   */
+  async checkNewSession(agentId: string): Promise<AhpError | null> {
+    const limiter = this.newSessions;
+    if (limiter === undefined) return null;
+    const decision = await limiter.take(agentId);
+    if (decision.allowed) return null;
+    const perMinute = Math.round(limiter.limit.ratePerSecond * 60 * 1e6) / 1e6;
+    return makeError(
+      'E_RATE_LIMITED',
+      `this agent started too many new sessions: at most ${perMinute} per minute (bursts of ${limiter.limit.burst}); resume your session (hello with session_id) or retry after ${decision.retryAfterMs} ms`,
+      { limit: { sessions_per_minute: perMinute, burst: limiter.limit.burst }, subject: NEW_SESSION_RATE_KIND },
+      { retryAfterMs: decision.retryAfterMs },
+    );
   }
 
   /**

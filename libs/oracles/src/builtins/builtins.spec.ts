@@ -1,5 +1,5 @@
 import { HookDecisionSchema } from '@ahp/protocol';
-import type { HookTrigger, JsonObject } from '@ahp/protocol';
+import type { AgentIdentity, HookTrigger, JsonObject } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { deps, hookInput } from '../../test/helpers.js';
 import type { CompiledHooks, EvaluationDeps } from '../config/compile.js';
@@ -21,9 +21,13 @@ function issues(source: string) {
   return result.issues;
 }
 
-async function run(compiled: CompiledHooks, trigger: HookTrigger, context: JsonObject, options: { deps?: EvaluationDeps; sessionId?: string; hookId?: string } = {}) {
+async function run(compiled: CompiledHooks, trigger: HookTrigger, context: JsonObject, options: { deps?: EvaluationDeps; sessionId?: string; hookId?: string; agent?: AgentIdentity } = {}) {
   const decision = await compiled.evaluate(
-    hookInput(trigger, context, { ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }), ...(options.hookId === undefined ? {} : { hookId: options.hookId }) }),
+    hookInput(trigger, context, {
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      ...(options.hookId === undefined ? {} : { hookId: options.hookId }),
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
+    }),
     options.deps ?? deps(),
   );
   expect(HookDecisionSchema.safeParse(decision).success).toBe(true);
@@ -255,7 +259,7 @@ describe('circuit-breaker (docs/spec/circuit-breakers.md#server-side-breakers)',
   const compiled = compile('hooks:\n  pre-tool-use:\n    oracles:\n      - name: circuit-breaker\n  stop:\n    oracles:\n      - name: circuit-breaker\n');
   const call = { tool: { name: 'Bash', input: { command: 'npm test', cwd: '/repo' } } };
 
-  it('blocks the 51st identical tool call of a session with E_STUTTERING', async () => {
+  it('blocks the 51st identical tool call of an agent with E_STUTTERING', async () => {
     const shared = deps();
     for (let i = 1; i <= 50; i += 1) expect((await run(compiled, 'pre-tool-use', call, { deps: shared })).intensity, `call ${i}`).toBe(null);
     const stutter = await run(compiled, 'pre-tool-use', call, { deps: shared });
@@ -264,9 +268,11 @@ describe('circuit-breaker (docs/spec/circuit-breakers.md#server-side-breakers)',
     expect(stutter.signals[0]!.context).toMatchObject({ rule: 'E_STUTTERING', details: { code: 'E_STUTTERING', calls: 51, limit: 50 } });
     expect(stutter.signals[0]!.payload).toMatchObject({ resolvable: true });
     expect((stutter.signals[0]!.payload as { reason: string }).reason).toMatch(/^E_STUTTERING: /);
-    // A different call, or the same call in another session, is fine.
+    // A different call, or the same call by another agent, is fine; a new session of the same
+    // agent (a restart) is not a way out.
     expect((await run(compiled, 'pre-tool-use', { tool: { name: 'Bash', input: { command: 'npm run lint' } } }, { deps: shared })).intensity).toBe(null);
-    expect((await run(compiled, 'pre-tool-use', call, { deps: shared, sessionId: 'session-2' })).intensity).toBe(null);
+    expect((await run(compiled, 'pre-tool-use', call, { deps: shared, agent: { id: 'other-agent', name: 'Other' } })).intensity).toBe(null);
+    expect((await run(compiled, 'pre-tool-use', call, { deps: shared, sessionId: 'session-2' })).intensity).toBe('block');
   });
 
   it('treats inputs that differ only in key order as identical', async () => {
@@ -286,7 +292,7 @@ describe('circuit-breaker (docs/spec/circuit-breakers.md#server-side-breakers)',
     expect((await run(small, 'pre-tool-use', call, { deps: shared })).intensity).toBe('block');
   });
 
-  it('blocks with MAX_ITER after 20 distinct loop iterations of a session', async () => {
+  it('blocks with MAX_ITER after 20 distinct loop iterations of an agent, in its next session too', async () => {
     const shared = deps();
     for (let i = 1; i <= 20; i += 1) {
       // Several hooks per iteration count once.
@@ -298,6 +304,8 @@ describe('circuit-breaker (docs/spec/circuit-breakers.md#server-side-breakers)',
     expect(stopped.signals[0]!.context).toMatchObject({ rule: 'MAX_ITER', details: { code: 'MAX_ITER', iterations: 21, limit: 20, iteration: 21 } });
     expect(stopped.signals[0]!.payload).toMatchObject({ resolvable: false });
     expect((stopped.signals[0]!.payload as { reason: string }).reason).toMatch(/^MAX_ITER: /);
+    // A restart (new session, iterations from 1 again) stays stopped.
+    expect((await run(compiled, 'stop', { loop: { iteration: 1 } }, { deps: shared, sessionId: 'session-2' })).intensity).toBe('block');
     // Hooks without a loop iteration are not counted.
     expect((await run(compiled, 'stop', {}, { deps: deps() })).intensity).toBe(null);
   });

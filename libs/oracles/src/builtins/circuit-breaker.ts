@@ -1,12 +1,15 @@
 /**
- * `circuit-breaker`: the loop breakers of docs/spec/circuit-breakers.md#server-side-breakers, evaluated on the server from per-session
- * counters, so an agent cannot escape them by restarting its own process.
+ * `circuit-breaker`: the loop breakers of docs/spec/circuit-breakers.md#server-side-breakers, evaluated on the server from per-agent
+ * counters, so an agent cannot escape them by restarting its own process: a restart brings a new
+ * session, so counters kept per session would start again from zero.
  *
- * - `E_STUTTERING`: more than `max_identical_tool_calls` (50) identical tool calls in a session
- *   block the call. Identical = same tool name and same input (see {@link toolCallSignature}).
- * - `MAX_ITER`: more than `max_iterations` (20) distinct loop iterations in a session block.
- *   The SDK puts the iteration number on its hooks as `context.loop.iteration` (a positive
- *   integer); the server counts the distinct numbers it has seen for the session.
+ * - `E_STUTTERING`: more than `max_identical_tool_calls` (50) identical tool calls of the agent
+ *   (over all its sessions) block the call. Identical = same tool name and same input (see
+ *   {@link toolCallSignature}).
+ * - `MAX_ITER`: more than `max_iterations` (20) distinct loop iterations block. The SDK puts the
+ *   iteration number on its hooks as `context.loop.iteration` (a positive integer); the server
+ *   counts the distinct numbers it has seen for the agent, so once a loop ran past the limit the
+ *   agent's next session is blocked too.
  */
 import { createHash } from 'node:crypto';
 import { HOOK_TRIGGERS, HookDurationSchema, durationToMs, exceedsIterations, isIntensityAllowed, isStuttering } from '@ahp/protocol';
@@ -49,11 +52,11 @@ export function loopIteration(context: Value): number | undefined {
 const CLOCK_SLACK_MS = 60_000;
 
 export const CircuitBreakerOptionsSchema = z.strictObject({
-  /** Largest allowed number of identical tool calls in a session (docs/spec/circuit-breakers.md#stuttering: > 50 stutters). */
+  /** Largest allowed number of identical tool calls of an agent (docs/spec/circuit-breakers.md#stuttering: > 50 stutters). */
   max_identical_tool_calls: z.int().positive().max(1_000_000).default(50),
-  /** Largest allowed number of loop iterations in a session (docs/spec/circuit-breakers.md#iteration-limit: > 20 stops). */
+  /** Largest allowed number of loop iterations of an agent (docs/spec/circuit-breakers.md#iteration-limit: > 20 stops). */
   max_iterations: z.int().positive().max(1_000_000).default(20),
-  /** Counters expire this long after the session's last counted hook. */
+  /** Counters expire this long after the agent's last counted hook. */
   ttl: HookDurationSchema.default('6h'),
   /** Turn the stuttering breaker off. */
   stuttering: z.boolean().default(true),
@@ -63,7 +66,7 @@ export const CircuitBreakerOptionsSchema = z.strictObject({
 
 export const circuitBreaker = defineBuiltin({
   name: 'circuit-breaker',
-  summary: 'Loop breakers (docs/spec/circuit-breakers.md) from per-session counters: identical tool calls > 50 → E_STUTTERING, iterations > 20 → MAX_ITER.',
+  summary: 'Loop breakers (docs/spec/circuit-breakers.md) from per-agent counters: identical tool calls > 50 → E_STUTTERING, iterations > 20 → MAX_ITER.',
   triggers: HOOK_TRIGGERS.filter((trigger) => isIntensityAllowed(trigger, 'block')),
   options: CircuitBreakerOptionsSchema,
   acceptsRules: false,
@@ -80,12 +83,12 @@ export const circuitBreaker = defineBuiltin({
 
         const iteration = options.iterations ? loopIteration(context) : undefined;
         if (iteration !== undefined) {
-          const seen = await counters.countIteration({ sessionId: input.sessionId, iteration, ttlMs });
+          const seen = await counters.countIteration({ agentId: input.agent.id, iteration, ttlMs });
           if (exceedsIterations(seen, limits)) {
             verdicts.push(breaker('MAX_ITER', {
               level: 'blocking',
               decision: 'deny',
-              reason: `MAX_ITER: this session has run ${seen} loop iterations (limit ${limits.max_iterations}); stop and ask a person to intervene.`,
+              reason: `MAX_ITER: this agent has run ${seen} loop iterations (limit ${limits.max_iterations}); stop and ask a person to intervene.`,
               resolvable: false,
               resolution_path: ['End the turn with stop_reason MAX_ITER and ask the user to review the session.'],
             }, { code: 'MAX_ITER', iterations: seen, limit: limits.max_iterations, iteration }));
@@ -98,12 +101,12 @@ export const circuitBreaker = defineBuiltin({
           const signature = toolCallSignature(toolName, member(tool, 'input'));
           // A re-evaluation (a stalled job run again) can only happen before the deadline.
           const rememberMs = ctx.deadlineAt === undefined ? undefined : Math.max(1, Math.ceil(ctx.deadlineAt - Date.now()) + CLOCK_SLACK_MS);
-          const calls = await counters.countToolCall({ sessionId: input.sessionId, signature, hookId: input.hookId, ttlMs, ...(rememberMs === undefined ? {} : { rememberMs }) });
+          const calls = await counters.countToolCall({ agentId: input.agent.id, signature, hookId: input.hookId, ttlMs, ...(rememberMs === undefined ? {} : { rememberMs }) });
           if (isStuttering(calls, limits)) {
             verdicts.push(breaker('E_STUTTERING', {
               level: 'blocking',
               decision: 'deny',
-              reason: `E_STUTTERING: this exact ${toolName.slice(0, 128)} call has been made ${calls} times in this session (limit ${limits.max_identical_tool_calls}); repeating it will not help.`,
+              reason: `E_STUTTERING: this exact ${toolName.slice(0, 128)} call has been made ${calls} times by this agent (limit ${limits.max_identical_tool_calls}); repeating it will not help.`,
               resolvable: true,
               resolution_path: ['Stop repeating this call: re-read the last results and change approach.'],
             }, { code: 'E_STUTTERING', calls, limit: limits.max_identical_tool_calls, signature }));

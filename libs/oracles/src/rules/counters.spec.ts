@@ -46,31 +46,31 @@ describe('createMemoryRuleCounters', () => {
     expect(await v('h4')).toBe(1);
   });
 
-  it('counts identical tool calls per session and signature, once per hook', async () => {
+  it('counts identical tool calls per agent and signature, once per hook', async () => {
     const counters = createMemoryRuleCounters();
-    const call = (sessionId: string, signature: string, hookId: string) => counters.countToolCall({ sessionId, signature, hookId, ttlMs: 60_000 });
-    expect(await call('s1', 'sig', 'h1')).toBe(1);
-    expect(await call('s1', 'sig', 'h2')).toBe(2);
-    expect(await call('s1', 'sig', 'h2')).toBe(2);
-    expect(await call('s1', 'other', 'h3')).toBe(1);
-    expect(await call('s2', 'sig', 'h4')).toBe(1);
+    const call = (agentId: string, signature: string, hookId: string) => counters.countToolCall({ agentId, signature, hookId, ttlMs: 60_000 });
+    expect(await call('a1', 'sig', 'h1')).toBe(1);
+    expect(await call('a1', 'sig', 'h2')).toBe(2);
+    expect(await call('a1', 'sig', 'h2')).toBe(2);
+    expect(await call('a1', 'other', 'h3')).toBe(1);
+    expect(await call('a2', 'sig', 'h4')).toBe(1);
   });
 
-  it('counts distinct iterations per session', async () => {
+  it('counts distinct iterations per agent', async () => {
     const time = clock();
     const counters = createMemoryRuleCounters({ now: time.now });
-    const it = (sessionId: string, iteration: number) => counters.countIteration({ sessionId, iteration, ttlMs: 1000 });
-    expect(await it('s1', 1)).toBe(1);
-    expect(await it('s1', 1)).toBe(1);
-    expect(await it('s1', 2)).toBe(2);
-    expect(await it('s2', 7)).toBe(1);
+    const it = (agentId: string, iteration: number) => counters.countIteration({ agentId, iteration, ttlMs: 1000 });
+    expect(await it('a1', 1)).toBe(1);
+    expect(await it('a1', 1)).toBe(1);
+    expect(await it('a1', 2)).toBe(2);
+    expect(await it('a2', 7)).toBe(1);
     time.advance(1000);
-    expect(await it('s1', 3)).toBe(1);
+    expect(await it('a1', 3)).toBe(1);
   });
 
   it('refuses nonsense TTLs and iterations', async () => {
     const counters = createMemoryRuleCounters();
     await expect(counters.recordViolation({ agentId: 'a', ruleKey: 'r', hookId: 'h', ttlMs: 0 })).rejects.toThrow(RangeError);
-    await expect(counters.countIteration({ sessionId: 's', iteration: 1.5, ttlMs: 1 })).rejects.toThrow(RangeError);
+    await expect(counters.countIteration({ agentId: 'a', iteration: 1.5, ttlMs: 1 })).rejects.toThrow(RangeError);
   });
 });

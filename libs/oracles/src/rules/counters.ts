@@ -18,13 +18,13 @@ export interface RuleCounters {
   /** A compliant attempt: the consecutive count starts again from zero. */
   recordCompliance(input: { agentId: string; ruleKey: string; hookId: string }): Promise<void>;
   /**
-   * Counts an identical tool call (same `signature`) in the session; returns the count, this one
-   * included. `rememberMs`: how long the hook may still be evaluated again (until its deadline),
+   * Counts an identical tool call (same `signature`) of the agent, over all its sessions (a new
+   * session must not reset a breaker); returns the count, this one included. `rememberMs`: how long the hook may still be evaluated again (until its deadline),
    * so how long its count must be remembered; implementations pick a safe default without it.
    */
-  countToolCall(input: { sessionId: string; signature: string; hookId: string; ttlMs: number; rememberMs?: number }): Promise<number>;
-  /** Records that the session reached loop iteration `iteration`; returns how many distinct iterations it has had. */
-  countIteration(input: { sessionId: string; iteration: number; ttlMs: number }): Promise<number>;
+  countToolCall(input: { agentId: string; signature: string; hookId: string; ttlMs: number; rememberMs?: number }): Promise<number>;
+  /** Records that the agent (in any of its sessions) reached loop iteration `iteration`; returns how many distinct iterations it has had. */
+  countIteration(input: { agentId: string; iteration: number; ttlMs: number }): Promise<number>;
 }
 
 /** Options of {@link createMemoryRuleCounters}. */
@@ -116,8 +116,8 @@ export function createMemoryRuleCounters(options: MemoryRuleCountersOptions = {}
       if (entry.value.compliances.size > REMEMBER) entry.value.compliances.delete(entry.value.compliances.values().next().value as string);
     },
 
-    async countToolCall({ sessionId, signature, hookId, ttlMs }) {
-      const key = JSON.stringify([sessionId, signature]);
+    async countToolCall({ agentId, signature, hookId, ttlMs }) {
+      const key = JSON.stringify([agentId, signature]);
       const ttl = positive('ttlMs', ttlMs);
       let entry = live(calls, key);
       if (entry === undefined) {
@@ -132,13 +132,13 @@ export function createMemoryRuleCounters(options: MemoryRuleCountersOptions = {}
       return entry.value.count;
     },
 
-    async countIteration({ sessionId, iteration, ttlMs }) {
+    async countIteration({ agentId, iteration, ttlMs }) {
       if (!Number.isSafeInteger(iteration) || iteration < 0) throw new RangeError(`iteration must be a non-negative integer, got ${iteration}`);
       const ttl = positive('ttlMs', ttlMs);
-      let entry = live(iterations, sessionId);
+      let entry = live(iterations, agentId);
       if (entry === undefined) {
         entry = { value: new Set(), expiresAt: 0 };
-        iterations.set(sessionId, entry);
+        iterations.set(agentId, entry);
       }
       entry.expiresAt = now() + ttl;
       entry.value.add(iteration);

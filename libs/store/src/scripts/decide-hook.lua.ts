@@ -76,8 +76,8 @@ export const DECIDE_HOOK_LUA = `--[[
   ARGV[11] decision stream MAXLEN (approximate trimming)
   ARGV[12] decision stream TTL (ms), set when this script creates the stream
   ARGV[13] answer grace (ms): how long the agent has to answer a signal it must answer
-  ARGV[14] unanswered-signals key before the session id (<prefix>:unanswered:{)
-  ARGV[15] unanswered-signals key after the session id (})
+  ARGV[14] unanswered-signals key before the agent id (<prefix>:unanswered:{)
+  ARGV[15] unanswered-signals key after the agent id (})
   ARGV[16] the evaluation detail JSON for the drill-down, '' for none (the caller sends it only
            with signals); written to KEYS[3] with received_at (the hash's created_at) and
            decided_at, living the signal record TTL
@@ -97,9 +97,10 @@ export const DECIDE_HOOK_LUA = `--[[
   them as unanswered (an inferred answer may still follow, see respond-signal).
 
   A signal the agent must answer is added, when the hook was opened with answers = '1', to the
-  session's unanswered set <prefix>:unanswered:{<session>} with score decided_at + grace, which
-  open-hook reads and respond-signal empties; like the decision stream, its name is built here
-  from the session the hash names (not declared in KEYS; under Cluster a follow-up ZADD).
+  agent's unanswered set <prefix>:unanswered:{<agent>} with score decided_at + grace, which
+  open-hook reads and respond-signal empties. Per agent, not per session, so that a new session
+  of the agent (a restart, a hello without session_id) is held too. Like the decision stream, its
+  name is built here from the agent the hash names (not declared in KEYS; under Cluster a follow-up ZADD).
 
   Each log entry also carries config_version (when given), rule and subject (when given) and latency_ms: the
   time from the hook's created_at (set by open-hook) to decided_at; with ARGV[17..18] also that
@@ -163,8 +164,8 @@ ${decideHookDetail(3, 16, 4)}for i = 1, #KEYS - 3 do
   local signalId, intensity, source, signalType, rule = ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4], ARGV[base + 5]
   local record = KEYS[i + 3]
   -- A hook opened before this field existed has none: tracked, as the default is to require answers.
-  if ARGV[base + 6] == '1' and h[10] ~= '0' and session ~= '' then
-    local unanswered = ARGV[14] .. session .. ARGV[15]
+  if ARGV[base + 6] == '1' and h[10] ~= '0' and agent ~= '' then
+    local unanswered = ARGV[14] .. agent .. ARGV[15]
     redis.call('ZADD', unanswered, tonumber(ARGV[2]) + tonumber(ARGV[13]), signalId)
     redis.call('PEXPIRE', unanswered, ARGV[4])
   end

@@ -31,13 +31,13 @@ return { 'joined', redis.call('HGETALL', key) }
 export const OPEN_HOOK_LUA = `--[[
   open-hook (5 keys): records a hook's correlation, or re-opens it when the SDK re-sends it,
   after counting the hook against the agent's rate limit, and admits a new hook only through the
-  agent's plan gate and when the session owes no overdue signal answer.
+  agent's plan gate and when the agent (in any of its sessions) owes no overdue signal answer.
 
   KEYS[1]  hook hash  <prefix>:hook:{<hookId>}
   KEYS[2]  the agent's plan gate  <prefix>:plan-gate:{<agentId>}  (read only)
   KEYS[3]  the agent's rate-limit bucket  <prefix>:ratelimit:{agent:<agentId>}  (see rate-limit)
   KEYS[4]  the agent's plan verdict  <prefix>:plan-gate:{<agentId>}:verdict  (read only)
-  KEYS[5]  the session's unanswered signals  <prefix>:unanswered:{<sessionId>}  (read only)
+  KEYS[5]  the agent's unanswered signals  <prefix>:unanswered:{<agentId>}  (read only)
 
   ARGV[1]  hook id
   ARGV[2]  agent id
@@ -67,7 +67,7 @@ export const OPEN_HOOK_LUA = `--[[
                session stay those of the first open; its TTL is unchanged)
     'decided'  the hook is decided; the hash holds the decision; nothing changed
   or { 'foreign' } when the hook id belongs to another agent (nothing changed),
-  or { 'unanswered', signal id, … } when no hash existed, ARGV[12] is '1' and the session has
+  or { 'unanswered', signal id, … } when no hash existed, ARGV[12] is '1' and the agent has
      signals whose answer grace ended by ARGV[6] (up to 20, oldest first); nothing was written,
   or { 'gated', request id } when no hash existed, ARGV[11] is set and the agent has a pending
      plan approval (a member of KEYS[2]); nothing was written,
@@ -102,7 +102,7 @@ if ARGV[9] ~= '' then
 end
 local key = KEYS[1]
 local function open_hook()
--- One read answers for most hooks: a new hook (no hash) of a session that owes no answer (no set of
+-- One read answers for most hooks: a new hook (no hash) of an agent that owes no answer (no set of
 -- unanswered signals: Redis deletes it when respond-signal removes its last member). Only when one
 -- of the two exists does it take a second read to tell which.
 local tracked = ARGV[12] == '1'

@@ -43,8 +43,8 @@ export const RESPOND_SIGNAL_LUA = `--[[
   ARGV[4]  the action
   ARGV[5]  log timestamp (ISO 8601)
   ARGV[6]  signal log MAXLEN (approximate trimming)
-  ARGV[7]  unanswered-signals key before the session id (<prefix>:unanswered:{)
-  ARGV[8]  unanswered-signals key after the session id (})
+  ARGV[7]  unanswered-signals key before the agent id (<prefix>:unanswered:{)
+  ARGV[8]  unanswered-signals key after the agent id (})
   ARGV[9]  the answer as canonical JSON: action and details, without consumed_at (a re-send
            stamps the time again and is still the same answer); stored as field 'answer'
   ARGV[10] 'inferred' when the control plane inferred the answer from what a client that cannot
@@ -59,13 +59,13 @@ export const RESPOND_SIGNAL_LUA = `--[[
     { 'recorded', HGETALL }         stored now, and a 'response' entry appended to the log
     { 'corrupt', HGETALL }          the record has no agent_id or intensity; nothing changed
   Nothing changes unless the reply is 'recorded', except that on 'recorded', 'duplicate' and
-  'conflict' (the signal has an answer) it leaves the session's unanswered set
-  <prefix>:unanswered:{<session_id of the record>} (see decide-hook; built here, not declared in
-  KEYS, because only the record knows its session).
+  'conflict' (the signal has an answer) it leaves the agent's unanswered set
+  <prefix>:unanswered:{<agent_id of the record>} (see decide-hook; built here, not declared in
+  KEYS, because only the record knows its agent).
 ]]
 local function answered(r)
-  if r[9] and r[9] ~= '' then
-    redis.call('ZREM', ARGV[7] .. r[9] .. ARGV[8], r[6] or '')
+  if r[1] and r[1] ~= '' then
+    redis.call('ZREM', ARGV[7] .. r[1] .. ARGV[8], r[6] or '')
   end
 end
 ${respondSignalRecord('  answered(r)\n')}answered(r)

@@ -48,6 +48,9 @@ const LIFTED_LIMITS = {
   AHP_AGENT_INPUT_BYTE_BURST: String(1024 ** 4),
   AHP_OPERATOR_RATE_PER_S: '1000000',
   AHP_OPERATOR_BURST: '1000000',
+  // Connections and fresh sessions per agent: the abuse phases reconnect one agent in a loop.
+  AHP_AGENT_MAX_CONNECTIONS: '0',
+  AHP_AGENT_NEW_SESSIONS_PER_MIN: '0',
 } as const;
 
 /** A running stack whose worker count can change between measurements. */
