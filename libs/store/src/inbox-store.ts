@@ -7,7 +7,7 @@
  * lastDeliveredCursor)` and pushes the messages; a gateway that accepts a connection reads
  * `pending(agent)` from the start. Messages leave the inbox only through `ack`.
  */
-import { InboxMessageSchema, redactFreeText, redactText, type InboxMessage } from '@ahp/protocol';
+import { InboxMessageSchema, LIMITS, redactFreeText, redactTextWithin, type InboxMessage } from '@ahp/protocol';
 import type { InboxEntry, InboxStore } from './contracts.js';
 import { StoreDataError, StoreInputError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
@@ -31,6 +31,19 @@ export interface InboxStoreOptions extends InboxNotifyOptions {
    * @defaultValue {@link DEFAULT_INBOX_SEND_DEDUP_MS}
    */
   sendDedupMs?: number;
+}
+
+/**
+ * `message` with its free text redacted (free-text.ts), parsed again: redaction can make text
+ * longer, and an entry that does not parse would fail every read of the inbox.
+ */
+function redactedMessage(message: InboxMessage): InboxMessage {
+  const content = redactTextWithin(message.content, LIMITS.maxLongText);
+  const metadata = redactFreeText(message.metadata);
+  if (content === message.content && metadata === message.metadata) return message;
+  const checked = InboxMessageSchema.safeParse({ ...message, content, metadata });
+  if (!checked.success) throw new StoreInputError(`invalid inbox message once its credentials are redacted: ${describeIssues(checked.error.issues)}`);
+  return checked.data;
 }
 
 /** Largest `limit` of `pending`. */
@@ -75,9 +88,7 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
       const checked = InboxMessageSchema.safeParse(message);
       if (!checked.success) throw new StoreInputError(`invalid inbox message: ${describeIssues(checked.error.issues)}`);
       // Free text is stored redacted (free-text.ts); the sender's ack shows what was stored.
-      const content = redactText(checked.data.content);
-      const metadata = redactFreeText(checked.data.metadata);
-      const valid = content === checked.data.content && metadata === checked.data.metadata ? checked.data : { ...checked.data, content, metadata };
+      const valid = redactedMessage(checked.data);
       const key = keys.inbox(valid.to);
       const reply = arrayReply(
         await inboxSend.run(redis, [key, keys.inboxIds(valid.to), keys.inboxSent(valid.to, valid.id)], [valid.id, JSON.stringify(valid), sendDedupMs]),

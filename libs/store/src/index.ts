@@ -63,6 +63,7 @@ export type { GatewayFeedOptions } from './gateway-feed.js';
 export { DEFAULT_REQUEST_EVENTS_MAX_LEN, DEFAULT_REQUEST_RETENTION_MS } from './stores.js';
 export { SYSTEM_ACTOR_ID, requestSummary } from './request-messages.js';
 export { readRequestTeams, teamFromPresence } from './request-records.js';
+export { CORRUPT_REQUEST_RETRY_MS } from './request-deadlines.js';
 export type { TeamResolver } from './request-records.js';
 export { REQUEST_EVENTS, readRequestEvents } from './request-events.js';
 export type { ReadRequestEventsOptions, RequestEvent, RequestEventRecord } from './request-events.js';

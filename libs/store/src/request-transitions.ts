@@ -6,7 +6,7 @@
  * follow-ups it owes with the state; they run right after, and again on the next read if the
  * writer died in between.
  */
-import { InboxMessageSchema, TimestampSchema, type InboxMessage, type ProtocolState, type RequestActor, type RequestHistoryEntry } from '@ahp/protocol';
+import { InboxMessageSchema, LIMITS, TimestampSchema, clipText, type InboxMessage, type ProtocolState, type RequestActor, type RequestHistoryEntry } from '@ahp/protocol';
 import { StoreDataError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
 import { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
@@ -373,12 +373,14 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
    */
   async function note(state: ProtocolState, actor: RequestActor, at: string, why: string, event: 'refused' | 'prompt_fallback' = 'refused'): Promise<boolean> {
     const id = state.request_id;
-    const entry: RequestHistoryEntry = { at, actor, event, status: state.status, feedback: why };
+    // Within the history entry's limit: an entry that does not parse would fail every read of the request.
+    const feedback = clipText(why, LIMITS.maxText);
+    const entry: RequestHistoryEntry = { at, actor, event, status: state.status, feedback };
     if (isClusterClient(redis)) {
       // The history entry on the request's tag, then the audit line (a crash in between loses that line).
       const recorded = await recordRefusalCore.run(redis, [keys.request(id), keys.requestHistory(id)], [JSON.stringify(entry), HISTORY_MAX_LEN]);
       if (recorded === 1) {
-        await redis.xAdd(keys.requestEvents, '*', { event, request_id: id, type: state.type, status: state.status, at, actor: JSON.stringify(actor), feedback: why }, {
+        await redis.xAdd(keys.requestEvents, '*', { event, request_id: id, type: state.type, status: state.status, at, actor: JSON.stringify(actor), feedback }, {
           TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.eventsMaxLen },
         });
       }
@@ -393,7 +395,7 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
       at,
       JSON.stringify(actor),
       options.eventsMaxLen,
-      why,
+      feedback,
       event,
     ]);
     return recorded === 1;

@@ -1,6 +1,7 @@
 /**
  * The stores of one deployment, built from one connection and one set of keys.
  */
+import type { Logger } from '@ahp/protocol';
 import type { HookStore, InboxStore, PresenceStore, RequestStore, SessionStore, SignalStore } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import { createHookStore } from './hook-store.js';
@@ -84,6 +85,12 @@ export interface RedisStoresOptions {
    * @defaultValue off
    */
   replicaAcks?: ReplicaAcks;
+  /**
+   * Where a stored record that a list or sweep skips because it does not parse is reported, with
+   * its key (requests: `list`, `expireDue`).
+   * @defaultValue silent
+   */
+  logger?: Logger;
 }
 
 /** The stores {@link createRedisStores} returns. */
@@ -127,6 +134,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       eventsMaxLen: positive('requestEventsMaxLen', options.requestEventsMaxLen ?? DEFAULT_REQUEST_EVENTS_MAX_LEN),
       teamOf: options.teamOf ?? teamFromPresence(redis, keys),
       ...replicaAcks,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     }),
     inboxes: createInboxStore(feed),
     operatorSignals: createOperatorSignalStore({ ...feed, signalLogMaxLen }),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable } from '@nestjs/common';
-import { isProtocolMessage, makeError, redactFreeText, redactText, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
+import { LIMITS, isProtocolMessage, makeError, redactFreeText, redactTextWithin, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
 import type { InboxEntry, InboxStore, RequestStore } from '@ahp/store';
 import type { AgentConnection } from '../connections/agent-connection.js';
 import { PushLoop } from '../connections/push-loop.js';
@@ -106,8 +106,8 @@ export class InboxService {
       from: connection.agentId,
       to: message.to,
       // Redacted as the store will keep it (the store redacts too; redaction is idempotent), so a
-      // re-sent frame compares equal to what was stored.
-      content: redactText(message.content),
+      // re-sent frame compares equal to what was stored; kept within the limit, which redaction can push it over.
+      content: redactTextWithin(message.content, LIMITS.maxLongText),
       type: message.type,
       metadata: redactFreeText(message.metadata ?? {}),
       sent_at: new Date(now).toISOString(),
