@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProtocolResponseSchema, ProtocolStateSchema, applyResponse, cancelRequest, silentLogger, type Logger, type ProtocolResponse, type ProtocolState, type RequestActor } from '@ahp/protocol';
 import type { DecideRequestOutcome, RequestStore } from './contracts.js';
-import { RequestForbiddenError, StoreInputError } from './errors.js';
+import { RequestForbiddenError, StoreInputError, TooManyRequestsError } from './errors.js';
 import { redactResponseText, redactedRequest } from './free-text.js';
 import { badReply } from './lua.js';
 import { createRequestDeadlines } from './request-deadlines.js';
@@ -38,6 +38,13 @@ export interface RequestStoreOptions extends RequestTransitionOptions {
   teamOf: TeamResolver;
   /** Where a stored request that does not parse is reported when a list or the sweep skips it. @defaultValue silent */
   logger?: Logger;
+  /**
+   * Most pending requests one sender may have; `create` refuses another with TooManyRequestsError
+   * (a re-sent request that is already stored is answered as before). Counted before the write, so
+   * concurrent creates of one sender may pass it by a few.
+   * @defaultValue no limit (the gateway sets one for agents' `request` frames)
+   */
+  maxPendingPerSender?: number;
 }
 
 /**
@@ -82,6 +89,15 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
   const transitions = createRequestTransitions(options);
   const { read, write, settle, note, notify, retrying } = transitions;
   const logger = options.logger ?? silentLogger;
+  const maxPending = options.maxPendingPerSender;
+  if (maxPending !== undefined && (!Number.isInteger(maxPending) || maxPending < 1)) throw new StoreInputError(`maxPendingPerSender must be a positive integer, got ${maxPending}`);
+
+  /** Refuses a new request of a sender at its limit; one round trip (ZCARD and EXISTS pipelined). */
+  async function checkPendingLimit(state: ProtocolState): Promise<void> {
+    if (maxPending === undefined) return;
+    const [count, exists] = await Promise.all([options.redis.zCard(options.keys.requestsPendingBySender(state.sender)), options.redis.exists(options.keys.request(state.request_id))]);
+    if (count >= maxPending && exists === 0) throw new TooManyRequestsError(state.sender, maxPending);
+  }
 
   async function refuse(state: ProtocolState, actor: RequestActor, at: string, why: string): Promise<void> {
     await note(state, actor, at, why);
@@ -94,6 +110,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       // Redacted first, then checked again (free-text.ts): the stored request must parse on every read.
       const valid = redactedRequest(checked.data);
       if (valid.status !== 'pending') throw new StoreInputError(`a new request is pending, not ${valid.status}`);
+      await checkPendingLimit(valid);
       const at = iso(now);
       const parties = [valid.sender, ...(valid.target.kind === 'agent' ? [valid.target.agent] : [])];
       const teams = [...new Set((await Promise.all(parties.map((party) => options.teamOf(party)))).filter((team) => team !== undefined))];

@@ -9,7 +9,7 @@
 import { InboxMessageSchema, LIMITS, TimestampSchema, clipText, type InboxMessage, type ProtocolState, type RequestActor, type RequestHistoryEntry } from '@ahp/protocol';
 import { StoreDataError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
-import { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
+import { DEFAULT_INBOX_SEND_DEDUP_MS, sentRecordArgs } from './inbox-store.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { isClusterClient } from './redis-client.js';
 import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
@@ -150,8 +150,11 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
     const statusIndex = keys.requestsByStatus(next.status);
     const settledAtMs = Date.parse(at);
     return {
-      adds: previousStatus === undefined ? [...baseIndexes(next, teams), statusIndex] : [statusIndex],
-      removes: previousStatus === undefined || previousStatus === next.status ? [] : [keys.requestsByStatus(previousStatus)],
+      adds: previousStatus === undefined ? [...baseIndexes(next, teams), statusIndex, ...(settled ? [] : [keys.requestsPendingBySender(next.sender)])] : [statusIndex],
+      removes:
+        previousStatus === undefined || previousStatus === next.status
+          ? []
+          : [keys.requestsByStatus(previousStatus), ...(previousStatus === 'pending' ? [keys.requestsPendingBySender(next.sender)] : [])],
       score: Date.parse(next.created_at),
       withdrawFrom: settled && next.target.kind === 'agent' ? next.target.agent : undefined,
       deadline: !settled && next.deadline !== undefined ? Date.parse(next.deadline) : undefined,
@@ -175,7 +178,9 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
     const e = effectsOf(state, teams, incarnation, plan.created ? undefined : plan.previous_status, plan.at);
     if (plan.deliver !== undefined) {
       const to = plan.deliver.to;
-      await inboxSend.run(redis, [keys.inbox(to), keys.inboxIds(to), keys.inboxSent(to, plan.deliver.id)], [plan.deliver.id, JSON.stringify(plan.deliver), DEFAULT_INBOX_SEND_DEDUP_MS]);
+      // No inbox limits here: a request's own messages are never refused (bounded by pending requests per sender).
+      const json = JSON.stringify(plan.deliver);
+      await inboxSend.run(redis, [keys.inbox(to), keys.inboxIds(to), keys.inboxSent(to, plan.deliver.id)], [plan.deliver.id, json, DEFAULT_INBOX_SEND_DEDUP_MS, ...sentRecordArgs(plan.deliver)]);
     }
     if (e.withdrawFrom !== undefined) {
       const messageId = await redis.hGet(key, 'request_message_id');

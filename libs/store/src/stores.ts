@@ -91,6 +91,12 @@ export interface RedisStoresOptions {
    * @defaultValue silent
    */
   logger?: Logger;
+  /** Most unacknowledged messages per inbox (the inbox store's `maxMessages`). */
+  inboxMaxMessages?: number;
+  /** Most bytes of messages per inbox (the inbox store's `maxBytes`). */
+  inboxMaxBytes?: number;
+  /** Most pending requests one agent may have open (the request store's `maxPendingPerSender`; default none). */
+  maxPendingRequestsPerAgent?: number;
 }
 
 /** The stores {@link createRedisStores} returns. */
@@ -135,8 +141,13 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       teamOf: options.teamOf ?? teamFromPresence(redis, keys),
       ...replicaAcks,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.maxPendingRequestsPerAgent === undefined ? {} : { maxPendingPerSender: options.maxPendingRequestsPerAgent }),
     }),
-    inboxes: createInboxStore(feed),
+    inboxes: createInboxStore({
+      ...feed,
+      ...(options.inboxMaxMessages === undefined ? {} : { maxMessages: options.inboxMaxMessages }),
+      ...(options.inboxMaxBytes === undefined ? {} : { maxBytes: options.inboxMaxBytes }),
+    }),
     operatorSignals: createOperatorSignalStore({ ...feed, signalLogMaxLen }),
   };
 }
