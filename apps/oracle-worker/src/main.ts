@@ -246,7 +246,7 @@ async function start(): Promise<void> {
   const keys = createKeys({ prefix: config.keyPrefix });
   // Every gateway and worker of a deployment agrees on the shard count (stored by the first one).
   const shards = await resolveHookQueueShardCount(redis, keys, config.hookQueueShards);
-  const stores = createRedisStores({ redis, keys, replicaAcks: createReplicaAcks(redis, config.redisWait, log) });
+  const stores = createRedisStores({ redis, keys, replicaAcks: createReplicaAcks(redis, config.redisWait, log), logger: log });
   const counters = createRuleCounterStore({ redis, keys });
   const runtime = createHooksConfigRuntime({
     store: createConfigStore({ redis, keys, logger: log }),

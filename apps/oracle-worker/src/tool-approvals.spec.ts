@@ -6,6 +6,8 @@
  */
 import { createMemoryRuleCounters, validateHooksConfig } from '@ahp/oracles';
 import {
+  LIMITS,
+  TRUNCATED,
   awaitingApproval,
   promptFallbackOf,
   createRequest,
@@ -23,7 +25,7 @@ import { approvalBindsTo, toolInputDigest } from '@ahp/store';
 import { describe, expect, it } from 'vitest';
 import type { HookEvaluator } from './hooks-config.js';
 import { createHookProcessor } from './processor.js';
-import { createToolApprovals, inputModifications } from './tool-approvals.js';
+import { createToolApprovals, inputModifications, reasonWith } from './tool-approvals.js';
 
 const T0 = Date.parse('2025-01-02T03:04:05.000Z');
 
@@ -235,6 +237,28 @@ describe('tool approvals, first round', () => {
       status: 'pending',
       payload: { tool: 'bash', input: RM.tool.input, input_digest: toolInputDigest(RM.tool.input), hook_id: hookId, session_id: 'session-1', rule: 'pre-tool-use/risky-commands/destructive-shell' },
     });
+  });
+
+  it('keeps the awaiting reason within the limit when the rule message is the limit long already', async () => {
+    // The rule message quotes the command; redacting `token=a` makes it longer than the command.
+    const { hook, approvals } = setup();
+    const command = `rm -rf ./build ${'token=a '.repeat(2100)}`;
+    const { hookId, decision } = await hook({ tool: { name: 'bash', input: { command } } });
+    const waiting = awaitingApproval(decision);
+    expect(waiting?.request_id).toBe(toolApprovalRequestId(hookId));
+    const reason = waiting!.signal.payload.level === 'blocking' ? waiting!.signal.payload.reason : '';
+    expect(reason).toHaveLength(LIMITS.maxText);
+    expect(reason).toMatch(/^rm -rf \.\/build token=\[redacted\] /);
+    expect(reason).toContain(`${TRUNCATED}. Waiting for an operator's decision on approval request ${toolApprovalRequestId(hookId)}`);
+    const request = approvals.requests.get(toolApprovalRequestId(hookId))!;
+    expect(request.type === 'tool_approval' && request.payload.reason!.length).toBeLessThanOrEqual(LIMITS.maxText);
+  });
+
+  it('reasonWith keeps the suffix whole and the text within the limit', () => {
+    expect(reasonWith('short', ' (more)')).toBe('short (more)');
+    const long = reasonWith('x'.repeat(LIMITS.maxText), ' (more)');
+    expect(long).toHaveLength(LIMITS.maxText);
+    expect(long.endsWith(`${TRUNCATED} (more)`)).toBe(true);
   });
 
   it('tells a held permission prompt to deny when the rule says prompt_fallback: deny', async () => {

@@ -30,6 +30,8 @@ import { canonicalJson } from '@ahp/oracles';
 import {
   APPROVAL_SIGNAL_TYPES,
   HookDecisionSchema,
+  LIMITS,
+  clipText,
   SignalSchema,
   aggregateSignals,
   approvalRequirementOf,
@@ -91,6 +93,22 @@ function reasonOf(signal: Signal): string {
   return signal.payload.level === 'blocking' ? signal.payload.reason : signal.header.type;
 }
 
+/** `text` without the dots and blanks that end it; a loop, as `/[.\s]+$/` is quadratic on a long run of them not at the end. */
+function withoutFinalStop(text: string): string {
+  let end = text.length;
+  while (end > 0 && /[.\s]/.test(text.charAt(end - 1))) end--;
+  return text.slice(0, end);
+}
+
+/**
+ * The rules' reason followed by `suffix`, within a signal reason's limit: the reason may be the
+ * limit long already (a rule message quoting the tool's input), and a signal over it fails its
+ * schema. The rules' text is cut (marked) so that the suffix, which says what happens next, stays.
+ */
+export function reasonWith(reason: string, suffix: string): string {
+  return clipText(reason, Math.max(0, LIMITS.maxText - suffix.length)) + suffix;
+}
+
 /** Creates the flow; see the module comment. */
 export function createToolApprovals(options: ToolApprovalsOptions): ToolApprovals {
   const { approvals, grants, logger } = options;
@@ -144,7 +162,7 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       return rebuild(
         outcomeSignal(
           APPROVAL_SIGNAL_TYPES.required,
-          { level: 'blocking', decision: 'deny', reason: `${reason} (it cannot be submitted for approval: the hook names no tool in context.tool.name)`, resolvable: false, resolution_path: [] },
+          { level: 'blocking', decision: 'deny', reason: reasonWith(reason, ' (it cannot be submitted for approval: the hook names no tool in context.tool.name)'), resolvable: false, resolution_path: [] },
           { status: 'unavailable' },
         ),
       );
@@ -161,7 +179,7 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
           {
             level: 'blocking',
             decision: 'deny',
-            reason: `${reason.replace(/[.\s]+$/, '')}. Waiting for an operator's decision on approval request ${state.request_id} (deadline ${deadline}).`,
+            reason: reasonWith(withoutFinalStop(reason), `. Waiting for an operator's decision on approval request ${state.request_id} (deadline ${deadline}).`),
             resolvable: true,
             resolution_path: [
               `wait until an operator decides approval request ${state.request_id} (deadline ${deadline})`,
@@ -300,7 +318,7 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       call,
       deadlineMs: requirement.deadline_ms,
       onExpiry: requirement.on_expiry,
-      reason: reason.slice(0, 16 * 1024),
+      reason: clipText(reason, LIMITS.maxText),
       ...(typeof first.context['rule'] === 'string' ? { rule: approvalRuleOf(job.trigger, first) } : {}),
       rules: terms.rules,
       now: deps.now(),
@@ -310,7 +328,7 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       return rebuild(
         outcomeSignal(
           APPROVAL_SIGNAL_TYPES.required,
-          { level: 'blocking', decision: 'deny', reason: `${reason} (the approval request could not be opened: its id is taken by another request)`, resolvable: false, resolution_path: [] },
+          { level: 'blocking', decision: 'deny', reason: reasonWith(reason, ' (the approval request could not be opened: its id is taken by another request)'), resolvable: false, resolution_path: [] },
           { status: 'unavailable' },
         ),
       );

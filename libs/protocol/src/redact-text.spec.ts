@@ -3,7 +3,8 @@
  * inputs built to make a backtracking pattern blow up (they must come back intact and correct).
  */
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactFreeText, redactText } from './redact.js';
+import { LIMITS } from './primitives.js';
+import { REDACTED, TRUNCATED, clipText, redactFreeText, redactText, redactTextWithin } from './redact.js';
 
 const R = REDACTED;
 
@@ -121,5 +122,39 @@ describe('redactFreeText', () => {
       summary: `use Bearer ${R}`,
       details: { token: R, steps: [`password=${R}`] },
     });
+  });
+});
+
+// Redaction can make text longer (`token=a` → `token=[redacted]`); what fitted its schema before
+// must fit after, or the stored copy no longer parses when it is read back.
+describe('redaction within limits', () => {
+  const poison = 'token=a '.repeat(LIMITS.maxText / 8);
+
+  it('clipText cuts to exactly max characters, marked, and never splits a surrogate pair', () => {
+    expect(clipText('short', 10)).toBe('short');
+    const cut = clipText('x'.repeat(100), 50);
+    expect(cut).toHaveLength(50);
+    expect(cut.endsWith(TRUNCATED)).toBe(true);
+    const emoji = clipText(`${'a'.repeat(36)}${'😀'.repeat(10)}`, 50);
+    expect(emoji.length).toBeLessThanOrEqual(50);
+    expect(emoji.endsWith(TRUNCATED)).toBe(true);
+    expect(emoji.slice(0, -TRUNCATED.length)).toBe(`${'a'.repeat(36)}😀`);
+  });
+
+  it('redactTextWithin redacts, then keeps the text within max', () => {
+    expect(redactText(poison).length).toBeGreaterThan(LIMITS.maxText);
+    const fitted = redactTextWithin(poison, LIMITS.maxText);
+    expect(fitted).toHaveLength(LIMITS.maxText);
+    expect(fitted.startsWith(`token=${R} token=${R} `)).toBe(true);
+    expect(fitted).not.toContain('token=a ');
+    expect(redactTextWithin('token=a', 100)).toBe(`token=${R}`);
+  });
+
+  it('redactFreeText keeps a grown string within the smallest limit its original fitted', () => {
+    const out = redactFreeText({ title: poison, short: 'token=a '.repeat(32), small: 'token=a' });
+    expect(out.title).toHaveLength(LIMITS.maxText);
+    expect(out.title.endsWith(TRUNCATED)).toBe(true);
+    expect(out.short).toHaveLength(LIMITS.maxShortString);
+    expect(out.small).toBe(`token=${R}`);
   });
 });

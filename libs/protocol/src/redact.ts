@@ -14,6 +14,8 @@
  *   is a secret's (see {@link redactText}).
  */
 
+import { LIMITS } from './primitives.js';
+
 /** What a redacted value is replaced with. */
 export const REDACTED = '[redacted]';
 
@@ -234,14 +236,52 @@ export function redactText(text: string): string {
   return redactPairs(out);
 }
 
+/** What ends a text cut by {@link clipText}, so a reader sees that something is missing. */
+export const TRUNCATED = '…[truncated]';
+
+/**
+ * `text` when it has at most `max` characters; else its start, cut so that it ends with
+ * {@link TRUNCATED} and has exactly `max` characters (never half of a surrogate pair).
+ */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= TRUNCATED.length) return TRUNCATED.slice(0, Math.max(0, max));
+  let end = max - TRUNCATED.length;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end) + TRUNCATED;
+}
+
+/**
+ * {@link redactText} that never returns more than `max` characters. Redaction can make text longer
+ * (`token=a` becomes `token=[redacted]`), so text that fitted its schema's limit before could
+ * overflow it after; what is stored after redaction must still parse when it is read back.
+ */
+export function redactTextWithin(text: string, max: number): string {
+  return clipText(redactText(text), max);
+}
+
+/** The protocol's string limits, smallest first: a string that fitted one of them before redaction is kept within it. */
+const STRING_LIMITS = [LIMITS.maxShortString, LIMITS.maxText, LIMITS.maxJsonString, LIMITS.maxLongText].sort((a, b) => a - b);
+
+/** The smallest protocol string limit that `length` fits (the largest when it fits none). */
+function limitFor(length: number): number {
+  return STRING_LIMITS.find((limit) => length <= limit) ?? LIMITS.maxLongText;
+}
+
 /**
  * A copy of free text an agent or operator wrote (an event, a message, a reason, feedback…) with
  * every credential in it redacted, before it is stored or shown: strings anywhere in `value` go
  * through {@link redactText}, fields named like secrets become {@link REDACTED}. The same
  * reference when nothing needed redacting. See docs/signal-log.md, "Redaction", for where it applies.
+ *
+ * A string that redaction makes longer is kept within the smallest protocol string limit
+ * (`LIMITS`) its original fitted, cut with {@link clipText}: the value passed its schema before,
+ * and the stored copy must still parse when it is read back. (A field with a narrower limit or a
+ * pattern can still be broken by redaction: writers parse the result again.)
  */
 export function redactFreeText<T>(value: T): T {
-  return redactSecrets(value, { credentialsInText: true });
+  return redactSecrets(value, { credentialsInText: true, keepWithinLimits: true });
 }
 
 /** Options of {@link redactSecrets}. */
@@ -252,6 +292,12 @@ export interface RedactOptions {
    * @defaultValue `true`
    */
   credentialsInText?: boolean;
+  /**
+   * Cut a string that redaction made longer to the smallest protocol string limit its original
+   * fitted (see {@link redactFreeText}).
+   * @defaultValue `false`
+   */
+  keepWithinLimits?: boolean;
 }
 
 /** Deeper than this, a value is replaced whole: no real log field or hook context nests this far. */
@@ -273,10 +319,15 @@ function isPlainObject(value: object): value is Record<string, unknown> {
  */
 export function redactSecrets<T>(value: T, options: RedactOptions = {}): T {
   const inText = options.credentialsInText ?? true;
+  const fit = options.keepWithinLimits ?? false;
   const active = new Set<object>();
 
   function walk(current: unknown, depth: number): unknown {
-    if (typeof current === 'string') return inText ? redactText(current) : current;
+    if (typeof current === 'string') {
+      if (!inText) return current;
+      const redacted = redactText(current);
+      return fit && redacted.length > current.length ? clipText(redacted, limitFor(current.length)) : redacted;
+    }
     if (current === null || typeof current !== 'object') return current;
     if (depth >= MAX_DEPTH) return REDACTED;
     if (active.has(current)) return '[Circular]';

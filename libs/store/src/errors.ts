@@ -4,7 +4,7 @@
 import type { ProtocolState } from '@ahp/protocol';
 
 /** Codes of {@link StoreError}. */
-export type StoreErrorCode = 'E_STORE_DATA' | 'E_STORE_INPUT' | 'E_HOOK_NOT_FOUND' | 'E_REQUEST_FORBIDDEN';
+export type StoreErrorCode = 'E_STORE_DATA' | 'E_STORE_INPUT' | 'E_HOOK_NOT_FOUND' | 'E_REQUEST_FORBIDDEN' | 'E_INBOX_FULL' | 'E_TOO_MANY_REQUESTS';
 
 /** One schema problem of a value read back from Redis: where in the value, and what. */
 export interface StoreDataIssue {
@@ -78,5 +78,38 @@ export class RequestForbiddenError extends StoreError {
     this.requestId = state.request_id;
     this.actorId = actorId;
     this.state = state;
+  }
+}
+
+/**
+ * `InboxStore.send` refused a message because the recipient's inbox holds its most messages or
+ * bytes (inbox-send): nothing was stored, the inbox is untouched. A gateway answers it as
+ * `E_RATE_LIMITED` to the sender; the recipient's inbox empties as it acknowledges.
+ */
+export class InboxFullError extends StoreError {
+  readonly agentId: string;
+  readonly limit: 'messages' | 'bytes';
+  readonly max: number;
+
+  constructor(agentId: string, limit: 'messages' | 'bytes', max: number) {
+    super('E_INBOX_FULL', `the inbox of ${agentId} is full (at most ${max} ${limit === 'messages' ? 'messages' : 'bytes of messages'}); retry after it has read some`);
+    this.agentId = agentId;
+    this.limit = limit;
+    this.max = max;
+  }
+}
+
+/**
+ * `RequestStore.create` refused a request because its sender has its most pending requests open:
+ * nothing was stored. A gateway answers it as `E_RATE_LIMITED`.
+ */
+export class TooManyRequestsError extends StoreError {
+  readonly agentId: string;
+  readonly max: number;
+
+  constructor(agentId: string, max: number) {
+    super('E_TOO_MANY_REQUESTS', `${agentId} has ${max} pending requests, the most allowed; wait for one to be decided, or cancel one`);
+    this.agentId = agentId;
+    this.max = max;
   }
 }

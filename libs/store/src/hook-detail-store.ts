@@ -70,7 +70,8 @@ function deliveryMinute(decidedAt: string): number {
  */
 export function evaluationDetailJson(decision: HookDecision, evaluation: HookEvaluationInput | undefined): string {
   if (evaluation === undefined || decision.signals.length === 0) return '';
-  const context = redactSecrets(evaluation.context);
+  // Kept within the protocol's string limits, so the stored detail still parses when it is read back.
+  const context = redactSecrets(evaluation.context, { keepWithinLimits: true });
   const contextJson = JSON.stringify(context);
   const detail: HookEvaluationDetail = {
     hook_id: decision.hook_id,

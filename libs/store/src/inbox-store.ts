@@ -7,20 +7,27 @@
  * lastDeliveredCursor)` and pushes the messages; a gateway that accepts a connection reads
  * `pending(agent)` from the start. Messages leave the inbox only through `ack`.
  */
-import { InboxMessageSchema, redactFreeText, redactText, type InboxMessage } from '@ahp/protocol';
+import { createHash } from 'node:crypto';
+import { InboxMessageSchema, LIMITS, redactFreeText, redactTextWithin, type InboxMessage } from '@ahp/protocol';
 import type { InboxEntry, InboxStore } from './contracts.js';
-import { StoreDataError, StoreInputError } from './errors.js';
+import { InboxFullError, StoreDataError, StoreInputError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { INBOX_ACK_LUA } from './scripts/inbox-ack.lua.js';
 import { INBOX_SEND_LUA } from './scripts/inbox-send.lua.js';
-import { describeIssues } from './validate.js';
+import { canonicalJson, describeIssues } from './validate.js';
 
 const inboxSend = new LuaScript('inbox-send', INBOX_SEND_LUA);
 const inboxAck = new LuaScript('inbox-ack', INBOX_ACK_LUA);
 
 /** Default of {@link InboxStoreOptions.sendDedupMs}: 24 hours. */
 export const DEFAULT_INBOX_SEND_DEDUP_MS = 24 * 3_600_000;
+
+/** Default of {@link InboxStoreOptions.maxMessages}. */
+export const DEFAULT_INBOX_MAX_MESSAGES = 1_000;
+
+/** Default of {@link InboxStoreOptions.maxBytes}: 16 MiB (64 messages of the largest size). */
+export const DEFAULT_INBOX_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Options of {@link createInboxStore}; {@link createRedisStores} fills them from its own. */
 export interface InboxStoreOptions extends InboxNotifyOptions {
@@ -31,6 +38,48 @@ export interface InboxStoreOptions extends InboxNotifyOptions {
    * @defaultValue {@link DEFAULT_INBOX_SEND_DEDUP_MS}
    */
   sendDedupMs?: number;
+  /**
+   * Most unacknowledged messages one inbox holds; `send` refuses more with InboxFullError.
+   * @defaultValue {@link DEFAULT_INBOX_MAX_MESSAGES}
+   */
+  maxMessages?: number;
+  /**
+   * Most bytes of message JSON one inbox holds; `send` refuses a message that would pass it with InboxFullError.
+   * @defaultValue {@link DEFAULT_INBOX_MAX_BYTES}
+   */
+  maxBytes?: number;
+}
+
+/**
+ * The arguments of inbox-send after the message: the sent record keeps a digest of what the
+ * message says (not its time: a re-sent frame is stamped anew) and its head (no content, no free
+ * metadata), not a second copy of the message.
+ */
+export function sentRecordArgs(message: InboxMessage): [string, string] {
+  const { request_id: requestId, approve } = message.metadata;
+  const head = {
+    id: message.id,
+    from: message.from,
+    to: message.to,
+    type: message.type,
+    sent_at: message.sent_at,
+    metadata: { ...(requestId === undefined ? {} : { request_id: requestId }), ...(approve === undefined ? {} : { approve }) },
+  };
+  const says = canonicalJson({ from: message.from, to: message.to, type: message.type, content: message.content, metadata: message.metadata });
+  return [createHash('sha256').update(says).digest('base64url'), JSON.stringify(head)];
+}
+
+/**
+ * `message` with its free text redacted (free-text.ts), parsed again: redaction can make text
+ * longer, and an entry that does not parse would fail every read of the inbox.
+ */
+function redactedMessage(message: InboxMessage): InboxMessage {
+  const content = redactTextWithin(message.content, LIMITS.maxLongText);
+  const metadata = redactFreeText(message.metadata);
+  if (content === message.content && metadata === message.metadata) return message;
+  const checked = InboxMessageSchema.safeParse({ ...message, content, metadata });
+  if (!checked.success) throw new StoreInputError(`invalid inbox message once its credentials are redacted: ${describeIssues(checked.error.issues)}`);
+  return checked.data;
 }
 
 /** Largest `limit` of `pending`. */
@@ -50,8 +99,15 @@ const CURSOR = /^\d{1,20}-\d{1,20}$/;
  *   not needed: the message carries `sent_at`.
  * - `pending(agentId, afterCursor, limit = 100)`: `afterCursor` must be a cursor this store
  *   returned (StoreInputError otherwise); `limit` is 1 to 1000.
- * - Inboxes never expire and are not trimmed: durability wins over memory; an agent that is gone
- *   for good has its inbox deleted by an operator.
+ * - An inbox holds at most `maxMessages` messages and `maxBytes` bytes of message JSON: `send`
+ *   refuses a message beyond either with InboxFullError and changes nothing (a retry of a message
+ *   already stored is answered as before). Messages the request store delivers (requests to an
+ *   agent, their answers) count but are never refused: the number of pending requests per sender
+ *   bounds them. Inboxes never expire and are not trimmed: durability wins over memory; an agent
+ *   that is gone for good has its inbox deleted by an operator.
+ * - The dedup record keeps the stored message's digest and head, not a copy: a same-id send with
+ *   the same content gets the message back; one with other content gets the stored message while
+ *   it is unacknowledged, else its head with empty content (what it said is gone with the ack).
  * - Every entry read back is parsed with InboxMessageSchema and must be addressed to the inbox's
  *   agent under its own id; otherwise StoreDataError naming the key and the entry.
  */
@@ -59,6 +115,23 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
   const { redis, keys } = options;
   const sendDedupMs = options.sendDedupMs ?? DEFAULT_INBOX_SEND_DEDUP_MS;
   if (!Number.isInteger(sendDedupMs) || sendDedupMs < 1) throw new StoreInputError(`sendDedupMs must be a positive integer, got ${sendDedupMs}`);
+  const maxMessages = options.maxMessages ?? DEFAULT_INBOX_MAX_MESSAGES;
+  const maxBytes = options.maxBytes ?? DEFAULT_INBOX_MAX_BYTES;
+  for (const [name, value] of [['maxMessages', maxMessages], ['maxBytes', maxBytes]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new StoreInputError(`${name} must be a positive integer, got ${value}`);
+  }
+
+  /**
+   * The message a dedup record's head stands for: with `says` (the same digest) the first message
+   * whole — its head, this content and metadata; without, its head with empty content (acknowledged
+   * since: what it said is not kept).
+   */
+  function fromHead(agentId: string, messageId: string, head: unknown, says?: InboxMessage): InboxMessage {
+    const key = keys.inboxSent(agentId, messageId);
+    const parsed = typeof head === 'string' && head !== '' ? parseStoredJson(head, key, 'head') : undefined;
+    const body = says === undefined ? { content: '' } : { content: says.content, metadata: says.metadata };
+    return parseStored(InboxMessageSchema, typeof parsed === 'object' && parsed !== null ? { ...parsed, ...body } : parsed, key, 'head');
+  }
 
   function entryMessage(agentId: string, entryId: string, messageId: unknown, json: unknown): InboxMessage {
     const key = keys.inbox(agentId);
@@ -75,12 +148,11 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
       const checked = InboxMessageSchema.safeParse(message);
       if (!checked.success) throw new StoreInputError(`invalid inbox message: ${describeIssues(checked.error.issues)}`);
       // Free text is stored redacted (free-text.ts); the sender's ack shows what was stored.
-      const content = redactText(checked.data.content);
-      const metadata = redactFreeText(checked.data.metadata);
-      const valid = content === checked.data.content && metadata === checked.data.metadata ? checked.data : { ...checked.data, content, metadata };
+      const valid = redactedMessage(checked.data);
       const key = keys.inbox(valid.to);
+      const json = JSON.stringify(valid);
       const reply = arrayReply(
-        await inboxSend.run(redis, [key, keys.inboxIds(valid.to), keys.inboxSent(valid.to, valid.id)], [valid.id, JSON.stringify(valid), sendDedupMs]),
+        await inboxSend.run(redis, [key, keys.inboxIds(valid.to), keys.inboxSent(valid.to, valid.id)], [valid.id, json, sendDedupMs, ...sentRecordArgs(valid), maxMessages, maxBytes]),
         key,
         inboxSend.name,
       );
@@ -92,8 +164,12 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
           entry = { cursor, message: valid };
           break;
         case 'existing':
-          entry = { cursor, message: entryMessage(valid.to, cursor, valid.id, reply[2]) };
+          // '' and a head: the stored JSON is not at hand (see fromHead); '1' after it: it said the same.
+          if (reply[2] === '') entry = { cursor, message: fromHead(valid.to, valid.id, reply[3], reply[4] === '1' ? valid : undefined) };
+          else entry = { cursor, message: entryMessage(valid.to, cursor, valid.id, reply[2]) };
           break;
+        case 'full':
+          throw new InboxFullError(valid.to, cursor === 'bytes' ? 'bytes' : 'messages', Number(reply[2]));
         case 'corrupt':
           throw new StoreDataError(keys.inboxIds(valid.to), `message ${valid.id} points at entry ${cursor}, which the inbox does not hold`, { field: valid.id });
         default:

@@ -33,7 +33,7 @@ export type {
 export type { Logger } from '@ahp/protocol';
 
 // --- errors -----------------------------------------------------------------------------------
-export { HookNotFoundError, RequestForbiddenError, StoreDataError, StoreError, StoreInputError } from './errors.js';
+export { HookNotFoundError, InboxFullError, RequestForbiddenError, StoreDataError, StoreError, StoreInputError, TooManyRequestsError } from './errors.js';
 export type { StoreDataIssue, StoreErrorCode } from './errors.js';
 export { isStoreUnavailable } from './store-unavailable.js';
 
@@ -63,6 +63,7 @@ export type { GatewayFeedOptions } from './gateway-feed.js';
 export { DEFAULT_REQUEST_EVENTS_MAX_LEN, DEFAULT_REQUEST_RETENTION_MS } from './stores.js';
 export { SYSTEM_ACTOR_ID, requestSummary } from './request-messages.js';
 export { readRequestTeams, teamFromPresence } from './request-records.js';
+export { CORRUPT_REQUEST_RETRY_MS } from './request-deadlines.js';
 export type { TeamResolver } from './request-records.js';
 export { REQUEST_EVENTS, readRequestEvents } from './request-events.js';
 export type { ReadRequestEventsOptions, RequestEvent, RequestEventRecord } from './request-events.js';
@@ -152,7 +153,7 @@ export { checkReplicaAckOptions, createReplicaAcks, NO_REPLICA_ACKS, REPLICA_ACK
 export type { ReplicaAckOptions, ReplicaAcks } from './replica-acks.js';
 export { DEFAULT_AUDIT_MAX_LEN, createAuditLog } from './audit-log.js';
 export type { AuditFilter, AuditLog, AuditLogOptions } from './audit-log.js';
-export { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
+export { DEFAULT_INBOX_MAX_BYTES, DEFAULT_INBOX_MAX_MESSAGES, DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
 export type { InboxStoreOptions } from './inbox-store.js';
 // --- replaying a candidate configuration: the replay log and the replay queue ------------------
 export {

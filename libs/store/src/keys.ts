@@ -160,6 +160,8 @@ export interface StoreKeys {
   requestsByStatus(status: string): string;
   /** Index of the requests an agent sent or must decide, scored by creation time. */
   requestsByAgent(agentId: string): string;
+  /** Index of the pending requests an agent sent, scored by creation time: its size is what the per-sender cap counts. */
+  requestsPendingBySender(agentId: string): string;
   /** Index of the requests whose sender or target belongs to a team, scored by creation time. */
   requestsByTeam(team: string): string;
   /** Index of the requests addressed to one agent, or to the operators, scored by creation time. */
@@ -307,6 +309,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     requestsAll: `${prefix}:requests:all`,
     requestsByStatus: (status: string) => `${prefix}:requests:status:${part('status', status)}`,
     requestsByAgent: (agentId: string) => `${prefix}:requests:agent:{${part('agent', agentId)}}`,
+    requestsPendingBySender: (agentId: string) => `${prefix}:requests:pending-sender:{${part('agent', agentId)}}`,
     requestsByTeam: (team: string) => `${prefix}:requests:team:{${part('team', team)}}`,
     requestsByTarget: (target: { kind: 'agent'; agent: string } | { kind: 'operators' }) =>
       target.kind === 'operators' ? `${prefix}:requests:target:operators` : `${prefix}:requests:target:agent:{${part('agent', target.agent)}}`,

@@ -4,13 +4,13 @@
  * impossible), settled requests past their retention leave their indexes (idempotent), and under
  * Redis Cluster the follow-ups a dead writer left are run.
  */
-import { IdSchema, expireRequest, type ProtocolState } from '@ahp/protocol';
+import { IdSchema, expireRequest, type Logger, type ProtocolState } from '@ahp/protocol';
 import { StoreDataError } from './errors.js';
 import type { StoreKeys } from './keys.js';
-import { LuaScript, parseStoredJson } from './lua.js';
+import { LuaScript } from './lua.js';
 import { isClusterClient, type RedisClient } from './redis-client.js';
 import { SYSTEM_ACTOR_ID } from './request-messages.js';
-import { checkLimit, iso } from './request-records.js';
+import { checkLimit, iso, reportCorrupt } from './request-records.js';
 import type { RequestTransitions } from './request-transitions.js';
 import { PURGE_REQUEST_CORE_LUA, PURGE_REQUEST_LUA } from './scripts/purge-request.lua.js';
 
@@ -23,17 +23,40 @@ const purgeRequestCore = new LuaScript('purge-request-core', PURGE_REQUEST_CORE_
  */
 const FOLLOW_UPS_SWEEP_AFTER_MS = 30_000;
 
+/**
+ * How far `expireDue` moves the deadline of a request that does not parse. It cannot be expired
+ * (its state is unreadable), and left due it would take a slot of every batch: enough of them
+ * would stop every other request expiring. Moved, it is tried (and reported) again an hour later,
+ * until an operator repairs or deletes it.
+ */
+export const CORRUPT_REQUEST_RETRY_MS = 3_600_000;
+
 /** See the module comment. */
 export interface RequestDeadlines {
   /** Expires up to `limit` due requests, then purges the index entries of up to `limit` settled requests past their retention. */
   expireDue(now: number, limit?: number): Promise<ProtocolState[]>;
 }
 
-/** Creates the deadline and retention sweep of the request store. */
-export function createRequestDeadlines(redis: RedisClient, keys: StoreKeys, transitions: RequestTransitions): RequestDeadlines {
+/**
+ * Creates the deadline and retention sweep of the request store. A request or retention member
+ * that does not parse is reported on `logger` with its key and passed over (see
+ * {@link CORRUPT_REQUEST_RETRY_MS}); the rest of the batch goes on.
+ */
+export function createRequestDeadlines(redis: RedisClient, keys: StoreKeys, transitions: RequestTransitions, logger: Logger): RequestDeadlines {
   const { read, retrying, settle } = transitions;
 
-  async function expireOne(requestId: string, now: string): Promise<ProtocolState | null> {
+  async function expireOne(requestId: string, now: string, nowMs: number): Promise<ProtocolState | null> {
+    try {
+      return await expireOrSkip(requestId, now);
+    } catch (error) {
+      if (!(error instanceof StoreDataError)) throw error;
+      reportCorrupt(logger, error, 'expireDue', requestId);
+      await redis.zAdd(keys.requestDeadlines, { score: nowMs + CORRUPT_REQUEST_RETRY_MS, value: requestId }, { XX: true });
+      return null;
+    }
+  }
+
+  async function expireOrSkip(requestId: string, now: string): Promise<ProtocolState | null> {
     return retrying(requestId, async () => {
       const stored = await read(requestId);
       const result = stored === null ? undefined : expireRequest(stored.state, now);
@@ -53,10 +76,19 @@ export function createRequestDeadlines(redis: RedisClient, keys: StoreKeys, tran
     const members = await redis.zRange(keys.requestRetention, '-inf', now, { BY: 'SCORE', LIMIT: { offset: 0, count: limit } });
     await Promise.all(
       members.map(async (member) => {
-        const parsed = parseStoredJson(member, keys.requestRetention, 'member');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(member);
+        } catch {
+          parsed = undefined;
+        }
         const [id, incarnation, ...indexes] = Array.isArray(parsed) ? (parsed as unknown[]) : [];
         if (typeof id !== 'string' || typeof incarnation !== 'string' || !indexes.every((index) => typeof index === 'string')) {
-          throw new StoreDataError(keys.requestRetention, `member ${member.slice(0, 200)} is not [id, incarnation, ...index keys]`, { field: 'member' });
+          // Nothing can be purged through a member that names nothing; left, it would take a slot of every batch.
+          const error = new StoreDataError(keys.requestRetention, `member ${member.slice(0, 200)} is not [id, incarnation, ...index keys]`, { field: 'member' });
+          logger.error({ code: error.code, key: error.key, field: error.field, during: 'expireDue' }, `${error.message}; removed`);
+          await redis.zRem(keys.requestRetention, member);
+          return;
         }
         if (!isClusterClient(redis)) {
           await purgeRequest.run(redis, [keys.request(id), keys.requestHistory(id), keys.requestRetention, ...(indexes as string[])], [id, incarnation, member]);
@@ -81,7 +113,15 @@ export function createRequestDeadlines(redis: RedisClient, keys: StoreKeys, tran
     const due = await redis.zRangeWithScores(keys.requestFollowUps, '-inf', now - FOLLOW_UPS_SWEEP_AFTER_MS, { BY: 'SCORE', LIMIT: { offset: 0, count: limit } });
     await Promise.all(
       due.map(async ({ value: id, score }) => {
-        if (IdSchema.safeParse(id).success) await read(id);
+        if (IdSchema.safeParse(id).success) {
+          try {
+            await read(id);
+          } catch (error) {
+            if (!(error instanceof StoreDataError)) throw error;
+            reportCorrupt(logger, error, 'expireDue', id);
+            return;
+          }
+        }
         await transitions.forgetFollowUps(id, score);
       }),
     );
@@ -92,7 +132,7 @@ export function createRequestDeadlines(redis: RedisClient, keys: StoreKeys, tran
       const batch = checkLimit(limit);
       const at = iso(now);
       const due = await redis.zRange(keys.requestDeadlines, '-inf', now, { BY: 'SCORE', LIMIT: { offset: 0, count: batch } });
-      const expired = await Promise.all(due.map((requestId) => expireOne(requestId, at)));
+      const expired = await Promise.all(due.map((requestId) => expireOne(requestId, at, now)));
       await purgeDue(now, batch);
       if (isClusterClient(redis)) await sweepFollowUps(now, batch);
       return expired.filter((state) => state !== null);

@@ -2,19 +2,25 @@
  * Reading requests: one with its history, a filtered listing newest first (through the smallest
  * index among the filters), and the plan approval an agent's tool calls wait for.
  */
-import { RequestHistoryEntrySchema, type ProtocolState } from '@ahp/protocol';
+import { RequestHistoryEntrySchema, type Logger, type ProtocolState } from '@ahp/protocol';
 import type { RequestStore } from './contracts.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
 import type { RedisClient } from './redis-client.js';
-import { MAX_LIMIT, checkLimit, parseRecord, type StoredRequest } from './request-records.js';
+import { MAX_LIMIT, checkLimit, parseRecord, readSkippingCorrupt, type StoredRequest } from './request-records.js';
 import type { RequestTransitions } from './request-transitions.js';
 
 /** The reads of {@link RequestStore}. */
 export type RequestListing = Pick<RequestStore, 'get' | 'list' | 'pendingPlanApproval'>;
 
-/** Creates the reads of the request store; `list` and `pendingPlanApproval` read through `transitions` (which runs owed follow-ups first). */
-export function createRequestListing(redis: RedisClient, keys: StoreKeys, transitions: RequestTransitions): RequestListing {
+/**
+ * Creates the reads of the request store; `list` and `pendingPlanApproval` read through
+ * `transitions` (which runs owed follow-ups first) and skip a request that does not parse,
+ * reporting it on `logger`: one corrupt record must not hide every other one. `get` of that one
+ * request, and `pendingPlanApproval` of its sender, still throw StoreDataError.
+ */
+export function createRequestListing(redis: RedisClient, keys: StoreKeys, transitions: RequestTransitions, logger: Logger): RequestListing {
+  const listed = readSkippingCorrupt(transitions.read, logger, 'list');
   const { read } = transitions;
 
   function matches(stored: StoredRequest, filter: Parameters<RequestStore['list']>[0]): boolean {
@@ -62,7 +68,7 @@ export function createRequestListing(redis: RedisClient, keys: StoreKeys, transi
       const seen = new Set<string>();
       for (let offset = 0; found.length < limit; offset += page) {
         const ids = await redis.zRange(index, offset, offset + page - 1, { REV: true });
-        const records = await Promise.all(ids.map((id) => read(id)));
+        const records = await Promise.all(ids.map((id) => listed(id)));
         for (const record of records) {
           if (record === null || seen.has(record.state.request_id) || !matches(record, filter)) continue;
           seen.add(record.state.request_id);
@@ -76,6 +82,8 @@ export function createRequestListing(redis: RedisClient, keys: StoreKeys, transi
 
     async pendingPlanApproval(agentId: string): Promise<ProtocolState | null> {
       const ids = await redis.sMembers(keys.planGate(agentId));
+      // Not skipped: a plan approval that does not parse still holds the agent's tool calls (fail
+      // closed), and the gate is that one agent's, so nobody else is held by it.
       const records = await Promise.all(ids.map((id) => read(id)));
       const pending = records
         .flatMap((record) => (record === null ? [] : [record.state]))

@@ -3,7 +3,7 @@
  * the parsers of what is read back, and the checks of what callers pass in. Shared by the parts
  * of the request store (see `request-store.ts`).
  */
-import { IdSchema, PresenceEntrySchema, ProtocolStateSchema, type ProtocolState, type RequestActor } from '@ahp/protocol';
+import { IdSchema, PresenceEntrySchema, ProtocolStateSchema, type Logger, type ProtocolState, type RequestActor } from '@ahp/protocol';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
@@ -87,3 +87,28 @@ export function parseRecord(keys: StoreKeys, requestId: string, fields: (string 
   return { state, rev, teams, incarnation: incarnation ?? '' };
 }
 
+
+/**
+ * `read`, except that a request that does not parse (StoreDataError) is reported on `logger` with
+ * its key and answered as absent. For lists and sweeps: one corrupt record must not stop the
+ * others being listed, decided or expired. Other errors (Redis down) still throw.
+ */
+export function readSkippingCorrupt(read: (requestId: string) => Promise<StoredRequest | null>, logger: Logger, during: string) {
+  return async (requestId: string): Promise<StoredRequest | null> => {
+    try {
+      return await read(requestId);
+    } catch (error) {
+      if (!(error instanceof StoreDataError)) throw error;
+      reportCorrupt(logger, error, during, requestId);
+      return null;
+    }
+  };
+}
+
+/** One log line for a stored request skipped because it does not parse: its key, so an operator can inspect or delete it. */
+export function reportCorrupt(logger: Logger, error: StoreDataError, during: string, requestId: string): void {
+  logger.error(
+    { code: error.code, key: error.key, field: error.field, requestId, during, issues: error.issues.slice(0, 5) },
+    `stored request ${requestId} does not parse; skipped by ${during}: ${error.message.slice(0, 500)}`,
+  );
+}

@@ -20,10 +20,10 @@
  * its index entries once that time has passed.
  */
 import { randomUUID } from 'node:crypto';
-import { ProtocolResponseSchema, ProtocolStateSchema, applyResponse, cancelRequest, type ProtocolResponse, type ProtocolState, type RequestActor } from '@ahp/protocol';
+import { ProtocolResponseSchema, ProtocolStateSchema, applyResponse, cancelRequest, silentLogger, type Logger, type ProtocolResponse, type ProtocolState, type RequestActor } from '@ahp/protocol';
 import type { DecideRequestOutcome, RequestStore } from './contracts.js';
-import { RequestForbiddenError, StoreInputError } from './errors.js';
-import { redactRequestText, redactResponseText } from './free-text.js';
+import { RequestForbiddenError, StoreInputError, TooManyRequestsError } from './errors.js';
+import { redactResponseText, redactedRequest } from './free-text.js';
 import { badReply } from './lua.js';
 import { createRequestDeadlines } from './request-deadlines.js';
 import { createRequestListing } from './request-listing.js';
@@ -36,6 +36,15 @@ import { describeIssues } from './validate.js';
 export interface RequestStoreOptions extends RequestTransitionOptions {
   /** The team of a party, resolved once when the request is created. */
   teamOf: TeamResolver;
+  /** Where a stored request that does not parse is reported when a list or the sweep skips it. @defaultValue silent */
+  logger?: Logger;
+  /**
+   * Most pending requests one sender may have; `create` refuses another with TooManyRequestsError
+   * (a re-sent request that is already stored is answered as before). Counted before the write, so
+   * concurrent creates of one sender may pass it by a few.
+   * @defaultValue no limit (the gateway sets one for agents' `request` frames)
+   */
+  maxPendingPerSender?: number;
 }
 
 /**
@@ -57,6 +66,11 @@ export interface RequestStoreOptions extends RequestTransitionOptions {
  *   gateway: compare-and-set makes a double expiry impossible, and the purge is idempotent.
  * - `list` defaults to 50 results (at most 1000) and reads the smallest index among the filters,
  *   checking every filter against each state it loads.
+ * - `create` redacts the request's free text, then checks it again (free-text.ts): redaction can
+ *   make text longer, and a stored request that does not parse would fail every read of it.
+ * - `list` and `expireDue` skip a stored request that does not parse and report it on `logger`
+ *   with its key; `expireDue` tries it again an hour later (CORRUPT_REQUEST_RETRY_MS). One corrupt
+ *   record never stops the others being listed, decided or expired.
  * - Under Redis Cluster, cas-request splits (docs/deploy.md §8): cas-request-core writes the
  *   state, history and the follow-ups it owes on the request's tag; the follow-ups (indexes,
  *   deadline and retention sets, plan gate and verdict, inbox messages, audit line) run after it,
@@ -69,11 +83,21 @@ export interface RequestStoreOptions extends RequestTransitionOptions {
  * - The sender is taken to be an agent: `created` is recorded with actor `{ kind: 'agent', id:
  *   sender }`, and the response of a settled request goes to the inbox named `sender`.
  * - Every read-back is parsed with its protocol schema; a value that does not parse throws
- *   StoreDataError naming the key.
+ *   StoreDataError naming the key (`get`, `decide`, `cancel`, `pendingPlanApproval`).
  */
 export function createRequestStore(options: RequestStoreOptions): RequestStore {
   const transitions = createRequestTransitions(options);
   const { read, write, settle, note, notify, retrying } = transitions;
+  const logger = options.logger ?? silentLogger;
+  const maxPending = options.maxPendingPerSender;
+  if (maxPending !== undefined && (!Number.isInteger(maxPending) || maxPending < 1)) throw new StoreInputError(`maxPendingPerSender must be a positive integer, got ${maxPending}`);
+
+  /** Refuses a new request of a sender at its limit; one round trip (ZCARD and EXISTS pipelined). */
+  async function checkPendingLimit(state: ProtocolState): Promise<void> {
+    if (maxPending === undefined) return;
+    const [count, exists] = await Promise.all([options.redis.zCard(options.keys.requestsPendingBySender(state.sender)), options.redis.exists(options.keys.request(state.request_id))]);
+    if (count >= maxPending && exists === 0) throw new TooManyRequestsError(state.sender, maxPending);
+  }
 
   async function refuse(state: ProtocolState, actor: RequestActor, at: string, why: string): Promise<void> {
     await note(state, actor, at, why);
@@ -83,8 +107,10 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
     async create(state: ProtocolState, now: number) {
       const checked = ProtocolStateSchema.safeParse(state);
       if (!checked.success) throw new StoreInputError(`invalid request: ${describeIssues(checked.error.issues)}`);
-      const valid = redactRequestText(checked.data);
+      // Redacted first, then checked again (free-text.ts): the stored request must parse on every read.
+      const valid = redactedRequest(checked.data);
       if (valid.status !== 'pending') throw new StoreInputError(`a new request is pending, not ${valid.status}`);
+      await checkPendingLimit(valid);
       const at = iso(now);
       const parties = [valid.sender, ...(valid.target.kind === 'agent' ? [valid.target.agent] : [])];
       const teams = [...new Set((await Promise.all(parties.map((party) => options.teamOf(party)))).filter((team) => team !== undefined))];
@@ -173,7 +199,7 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       return note(stored.state, { kind: 'system', id: SYSTEM_ACTOR_ID }, iso(now), feedback.slice(0, 4096), 'prompt_fallback');
     },
 
-    ...createRequestListing(options.redis, options.keys, transitions),
-    ...createRequestDeadlines(options.redis, options.keys, transitions),
+    ...createRequestListing(options.redis, options.keys, transitions, logger),
+    ...createRequestDeadlines(options.redis, options.keys, transitions, logger),
   };
 }

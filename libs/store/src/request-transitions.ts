@@ -6,10 +6,10 @@
  * follow-ups it owes with the state; they run right after, and again on the next read if the
  * writer died in between.
  */
-import { InboxMessageSchema, TimestampSchema, type InboxMessage, type ProtocolState, type RequestActor, type RequestHistoryEntry } from '@ahp/protocol';
+import { InboxMessageSchema, LIMITS, TimestampSchema, clipText, type InboxMessage, type ProtocolState, type RequestActor, type RequestHistoryEntry } from '@ahp/protocol';
 import { StoreDataError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
-import { DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
+import { DEFAULT_INBOX_SEND_DEDUP_MS, sentRecordArgs } from './inbox-store.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { isClusterClient } from './redis-client.js';
 import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
@@ -150,8 +150,11 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
     const statusIndex = keys.requestsByStatus(next.status);
     const settledAtMs = Date.parse(at);
     return {
-      adds: previousStatus === undefined ? [...baseIndexes(next, teams), statusIndex] : [statusIndex],
-      removes: previousStatus === undefined || previousStatus === next.status ? [] : [keys.requestsByStatus(previousStatus)],
+      adds: previousStatus === undefined ? [...baseIndexes(next, teams), statusIndex, ...(settled ? [] : [keys.requestsPendingBySender(next.sender)])] : [statusIndex],
+      removes:
+        previousStatus === undefined || previousStatus === next.status
+          ? []
+          : [keys.requestsByStatus(previousStatus), ...(previousStatus === 'pending' ? [keys.requestsPendingBySender(next.sender)] : [])],
       score: Date.parse(next.created_at),
       withdrawFrom: settled && next.target.kind === 'agent' ? next.target.agent : undefined,
       deadline: !settled && next.deadline !== undefined ? Date.parse(next.deadline) : undefined,
@@ -175,7 +178,9 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
     const e = effectsOf(state, teams, incarnation, plan.created ? undefined : plan.previous_status, plan.at);
     if (plan.deliver !== undefined) {
       const to = plan.deliver.to;
-      await inboxSend.run(redis, [keys.inbox(to), keys.inboxIds(to), keys.inboxSent(to, plan.deliver.id)], [plan.deliver.id, JSON.stringify(plan.deliver), DEFAULT_INBOX_SEND_DEDUP_MS]);
+      // No inbox limits here: a request's own messages are never refused (bounded by pending requests per sender).
+      const json = JSON.stringify(plan.deliver);
+      await inboxSend.run(redis, [keys.inbox(to), keys.inboxIds(to), keys.inboxSent(to, plan.deliver.id)], [plan.deliver.id, json, DEFAULT_INBOX_SEND_DEDUP_MS, ...sentRecordArgs(plan.deliver)]);
     }
     if (e.withdrawFrom !== undefined) {
       const messageId = await redis.hGet(key, 'request_message_id');
@@ -373,12 +378,14 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
    */
   async function note(state: ProtocolState, actor: RequestActor, at: string, why: string, event: 'refused' | 'prompt_fallback' = 'refused'): Promise<boolean> {
     const id = state.request_id;
-    const entry: RequestHistoryEntry = { at, actor, event, status: state.status, feedback: why };
+    // Within the history entry's limit: an entry that does not parse would fail every read of the request.
+    const feedback = clipText(why, LIMITS.maxText);
+    const entry: RequestHistoryEntry = { at, actor, event, status: state.status, feedback };
     if (isClusterClient(redis)) {
       // The history entry on the request's tag, then the audit line (a crash in between loses that line).
       const recorded = await recordRefusalCore.run(redis, [keys.request(id), keys.requestHistory(id)], [JSON.stringify(entry), HISTORY_MAX_LEN]);
       if (recorded === 1) {
-        await redis.xAdd(keys.requestEvents, '*', { event, request_id: id, type: state.type, status: state.status, at, actor: JSON.stringify(actor), feedback: why }, {
+        await redis.xAdd(keys.requestEvents, '*', { event, request_id: id, type: state.type, status: state.status, at, actor: JSON.stringify(actor), feedback }, {
           TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.eventsMaxLen },
         });
       }
@@ -393,7 +400,7 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
       at,
       JSON.stringify(actor),
       options.eventsMaxLen,
-      why,
+      feedback,
       event,
     ]);
     return recorded === 1;

@@ -96,7 +96,11 @@ export function createSignalStore(options: SignalStoreOptions): SignalStore {
       const checked = SignalResponseSchema.safeParse(response);
       if (!checked.success) throw new StoreInputError(`invalid signal response: ${describeIssues(checked.error.issues)}`);
       // The agent's free-form details are stored redacted (free-text.ts).
-      const valid = checked.data.details === undefined ? checked.data : { ...checked.data, details: redactFreeText(checked.data.details) };
+      const redacted = checked.data.details === undefined ? checked.data : { ...checked.data, details: redactFreeText(checked.data.details) };
+      // Parsed again: redaction can make text longer, and what is stored must parse when read back.
+      const reparsed = redacted === checked.data ? checked : SignalResponseSchema.safeParse(redacted);
+      if (!reparsed.success) throw new StoreInputError(`invalid signal response once its credentials are redacted: ${describeIssues(reparsed.error.issues)}`);
+      const valid = reparsed.data;
       const key = keys.signal(valid.signal_id);
       const args = [
         agentId,

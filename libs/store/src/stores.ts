@@ -1,6 +1,7 @@
 /**
  * The stores of one deployment, built from one connection and one set of keys.
  */
+import type { Logger } from '@ahp/protocol';
 import { DEFAULT_DECISION_TTL_MS } from './decision-ttl.js';
 import type { HookStore, InboxStore, PresenceStore, RequestStore, SessionStore, SignalStore } from './contracts.js';
 import { StoreInputError } from './errors.js';
@@ -84,6 +85,18 @@ export interface RedisStoresOptions {
    * @defaultValue off
    */
   replicaAcks?: ReplicaAcks;
+  /**
+   * Where a stored record that a list or sweep skips because it does not parse is reported, with
+   * its key (requests: `list`, `expireDue`).
+   * @defaultValue silent
+   */
+  logger?: Logger;
+  /** Most unacknowledged messages per inbox (the inbox store's `maxMessages`). */
+  inboxMaxMessages?: number;
+  /** Most bytes of messages per inbox (the inbox store's `maxBytes`). */
+  inboxMaxBytes?: number;
+  /** Most pending requests one agent may have open (the request store's `maxPendingPerSender`; default none). */
+  maxPendingRequestsPerAgent?: number;
 }
 
 /** The stores {@link createRedisStores} returns. */
@@ -127,8 +140,14 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       eventsMaxLen: positive('requestEventsMaxLen', options.requestEventsMaxLen ?? DEFAULT_REQUEST_EVENTS_MAX_LEN),
       teamOf: options.teamOf ?? teamFromPresence(redis, keys),
       ...replicaAcks,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.maxPendingRequestsPerAgent === undefined ? {} : { maxPendingPerSender: options.maxPendingRequestsPerAgent }),
     }),
-    inboxes: createInboxStore(feed),
+    inboxes: createInboxStore({
+      ...feed,
+      ...(options.inboxMaxMessages === undefined ? {} : { maxMessages: options.inboxMaxMessages }),
+      ...(options.inboxMaxBytes === undefined ? {} : { maxBytes: options.inboxMaxBytes }),
+    }),
     operatorSignals: createOperatorSignalStore({ ...feed, signalLogMaxLen }),
   };
 }

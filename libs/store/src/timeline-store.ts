@@ -82,7 +82,11 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
       if (!checked.success) throw new StoreInputError(`timeline event for ${input.agentId} is invalid: ${describeIssues(checked.error.issues)}`);
       const recordedAt = new Date(input.now).toISOString();
       // Every string of an event is free text the agent wrote: stored redacted (free-text.ts).
-      const event = redactFreeText(input.event);
+      // Parsed again after: redaction can make text longer, and an entry that does not parse would
+      // fail every read of the timeline.
+      const redacted = AgentEventSchema.safeParse(redactFreeText(checked.data));
+      if (!redacted.success) throw new StoreInputError(`timeline event for ${input.agentId} is invalid once its credentials are redacted: ${describeIssues(redacted.error.issues)}`);
+      const event = redacted.data;
       const fields: Record<string, string> = { recorded_at: recordedAt, event: JSON.stringify(event) };
       if (input.sessionId !== undefined) fields['session_id'] = input.sessionId;
       const [id] = (await redis

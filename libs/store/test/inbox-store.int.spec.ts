@@ -5,6 +5,7 @@
 import type { InboxMessage, PresenceEntry } from '@ahp/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  InboxFullError,
   StoreDataError,
   StoreInputError,
   createDecisionFeed,
@@ -52,6 +53,78 @@ async function connect(agentId: string, gatewayId: string): Promise<void> {
 async function feedEntries(gatewayId: string): Promise<Record<string, string>[]> {
   return ((await redis.xRange(keys.gatewayDecisions(gatewayId), '-', '+')) ?? []).map((entry) => ({ ...(entry.message as Record<string, string>) }));
 }
+
+describe('InboxStore limits', () => {
+  it('refuses a message beyond the most messages with InboxFullError, changing nothing; acknowledging makes room', async () => {
+    const small = createRedisStores({ redis, keys, inboxMaxMessages: 3 }).inboxes;
+    const sent = [message('bob', 'one'), message('bob', 'two'), message('bob', 'three')];
+    for (const m of sent) await small.send(m, T0);
+    const refused = await small.send(message('bob', 'four'), T0).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(InboxFullError);
+    expect(refused).toMatchObject({ code: 'E_INBOX_FULL', agentId: 'bob', limit: 'messages', max: 3 });
+    // A retry of a message the inbox holds is answered as before; another inbox is not affected.
+    expect((await small.send(sent[2]!, T0)).message).toEqual(sent[2]);
+    await small.send(message('carol', 'hi'), T0);
+    expect((await small.pending('bob')).map((entry) => entry.message.content)).toEqual(['one', 'two', 'three']);
+    await small.ack('bob', [sent[0]!.id]);
+    await small.send(message('bob', 'four'), T0);
+    expect((await small.pending('bob')).map((entry) => entry.message.content)).toEqual(['two', 'three', 'four']);
+  });
+
+  it('refuses a message that would pass the most bytes; the count follows acks', async () => {
+    const content = 'x'.repeat(10_000);
+    const size = JSON.stringify(message('bob', content, { id: randomUUID() })).length;
+    const small = createRedisStores({ redis, keys, inboxMaxBytes: 3 * size }).inboxes;
+    const sent = [message('bob', content), message('bob', content), message('bob', content)];
+    for (const m of sent) await small.send(m, T0);
+    expect(Number(await redis.hGet(keys.inboxIds('bob'), '#bytes'))).toBe(3 * size);
+    await expect(small.send(message('bob', 'x'), T0)).rejects.toMatchObject({ code: 'E_INBOX_FULL', limit: 'bytes', max: 3 * size });
+    await small.ack('bob', [sent[0]!.id, sent[1]!.id]);
+    expect(Number(await redis.hGet(keys.inboxIds('bob'), '#bytes'))).toBe(size);
+    await small.send(message('bob', content), T0);
+    await small.send(message('bob', 'x'.repeat(9_000)), T0);
+    await expect(small.send(message('bob', 'x'.repeat(1_000)), T0)).rejects.toBeInstanceOf(InboxFullError);
+  });
+
+  it('a flood of large messages stops at the byte limit, and the inbox of the recipient keeps working (the audit repro, scaled down)', async () => {
+    const maxBytes = 1024 * 1024;
+    const flooded = createRedisStores({ redis, keys, inboxMaxBytes: maxBytes }).inboxes;
+    const content = 'x'.repeat(64 * 1024);
+    let stored = 0;
+    let refused = 0;
+    for (let i = 0; i < 24; i++) {
+      try {
+        await flooded.send(message('victim', content, { from: 'mallory' }), T0);
+        stored++;
+      } catch (error) {
+        expect(error).toBeInstanceOf(InboxFullError);
+        refused++;
+      }
+    }
+    expect(stored).toBe(Math.floor(maxBytes / JSON.stringify(message('victim', content, { from: 'mallory' })).length));
+    expect(refused).toBe(24 - stored);
+    expect(Number(await redis.hGet(keys.inboxIds('victim'), '#bytes'))).toBeLessThanOrEqual(maxBytes);
+    // The victim's inbox still works: it reads, acknowledges, and receives again.
+    const first = (await flooded.pending('victim', undefined, 1))[0]!;
+    expect(await flooded.ack('victim', [first.message.id])).toBe(1);
+    await flooded.send(message('victim', 'hello from a teammate'), T0);
+    expect((await flooded.pending('victim', undefined, 1000)).at(-1)?.message.content).toBe('hello from a teammate');
+  });
+
+  it('keeps a digest and the head in the dedup record, not a second copy of the message', async () => {
+    const m = message('bob', 'y'.repeat(100_000), { metadata: { topic: 'big' } });
+    const first = await stores.inboxes.send(m, T0);
+    const record = await redis.hGetAll(keys.inboxSent('bob', m.id));
+    expect(Object.keys(record).sort()).toEqual(['digest', 'entry', 'head']);
+    expect(JSON.stringify(record).length).toBeLessThan(1000);
+    await stores.inboxes.ack('bob', [m.id]);
+    // Sent again after the ack, saying the same (a later time): the first message whole.
+    expect(await stores.inboxes.send({ ...m, sent_at: new Date(T0 + 1).toISOString() }, T0 + 1)).toEqual(first);
+    // Saying something else: its head, with what it said gone with the ack.
+    const other = await stores.inboxes.send({ ...m, content: 'different' }, T0 + 2);
+    expect(other).toEqual({ cursor: first.cursor, message: { ...m, content: '', metadata: {} } });
+  });
+});
 
 describe('InboxStore', () => {
   it('keeps messages in order until acknowledged; reading does not consume them; ack is idempotent', async () => {

@@ -136,6 +136,10 @@ export const GatewayEnvSchema = z.object({
       .optional(),
   ),
   AHP_REQUEST_SWEEP_MS: intVar(50, 60 * 60 * 1000, 1000),
+  AHP_AGENT_MAX_PENDING_REQUESTS: intVar(1, 100_000, 100),
+  AHP_AGENT_REQUEST_MAX_LIFETIME_MS: intVar(1000, FRAME_LIMITS.maxRequestDeadlineMs, FRAME_LIMITS.maxRequestDeadlineMs),
+  AHP_INBOX_MAX_MESSAGES: intVar(1, 1_000_000, 1000),
+  AHP_INBOX_MAX_BYTES: intVar(1024 * 1024, 4096 * MIB, 16 * MIB),
   AHP_HOOK_DEADLINE_MS: intVar(1, FRAME_LIMITS.maxHookDeadlineMs, 10_000),
   AHP_HOOK_DEADLINES: jsonVar(z.partialRecord(HookTriggerSchema, deadlineMs)),
   AHP_CLAUDE_CODE_DEADLINE_MS: intVar(100, FRAME_LIMITS.maxHookDeadlineMs, 8000),
@@ -194,6 +198,14 @@ export interface GatewayConfig {
   /** Browser origins allowed on the operators live feed (`AHP_CONSOLE_ORIGINS`). */
   consoleOrigins: readonly string[];
   requestSweepMs: number;
+  /** Most pending requests one agent may have opened (`AHP_AGENT_MAX_PENDING_REQUESTS`); more are refused with E_RATE_LIMITED. */
+  agentMaxPendingRequests: number;
+  /** Longest life of a request an agent opens (`AHP_AGENT_REQUEST_MAX_LIFETIME_MS`): its deadline when it names none, and the cap of the one it names. */
+  agentRequestMaxLifetimeMs: number;
+  /** Most unacknowledged messages per inbox (`AHP_INBOX_MAX_MESSAGES`). */
+  inboxMaxMessages: number;
+  /** Most bytes of unacknowledged messages per inbox (`AHP_INBOX_MAX_BYTES`). */
+  inboxMaxBytes: number;
   hookDeadlineMs: number;
   hookDeadlines: Readonly<Partial<Record<HookTrigger, number>>>;
   /**
@@ -337,6 +349,26 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     required: false,
     default: '1000',
     description: 'How often this gateway expires pending requests past their deadline (every gateway sweeps; the store makes that safe).',
+  },
+  AHP_AGENT_MAX_PENDING_REQUESTS: {
+    required: false,
+    default: '100',
+    description: 'Pending requests one agent may have opened with request frames, over all gateways; more are refused with E_RATE_LIMITED until one is decided, expires or is cancelled.',
+  },
+  AHP_AGENT_REQUEST_MAX_LIFETIME_MS: {
+    required: false,
+    default: '604800000',
+    description: "Longest life of a request an agent opens (7 days, the longest deadline_ms a frame may name): its deadline when the frame names no deadline_ms, and the cap of the one it names, so every agent's request expires.",
+  },
+  AHP_INBOX_MAX_MESSAGES: {
+    required: false,
+    default: '1000',
+    description: 'Unacknowledged messages one agent inbox may hold; a send frame beyond it is refused with E_RATE_LIMITED (the recipient and its inbox are not disturbed). Request messages are counted but never refused.',
+  },
+  AHP_INBOX_MAX_BYTES: {
+    required: false,
+    default: '16777216',
+    description: 'Bytes of unacknowledged messages one agent inbox may hold (16 MiB: 64 messages of the largest size); a send frame beyond it is refused with E_RATE_LIMITED.',
   },
   AHP_HOOK_DEADLINE_MS: { required: false, default: '10000', description: 'Evaluation deadline of a hook; the failure policy decides after it.' },
   AHP_HOOK_DEADLINES: { required: false, default: undefined, description: 'JSON object trigger -> deadline ms, overriding AHP_HOOK_DEADLINE_MS per trigger.' },
@@ -515,6 +547,10 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     mcpConfigFile: e.AHP_MCP_CONFIG_FILE,
     consoleOrigins: Object.freeze([...(e.AHP_CONSOLE_ORIGINS ?? [])]),
     requestSweepMs: e.AHP_REQUEST_SWEEP_MS,
+    agentMaxPendingRequests: e.AHP_AGENT_MAX_PENDING_REQUESTS,
+    agentRequestMaxLifetimeMs: e.AHP_AGENT_REQUEST_MAX_LIFETIME_MS,
+    inboxMaxMessages: e.AHP_INBOX_MAX_MESSAGES,
+    inboxMaxBytes: e.AHP_INBOX_MAX_BYTES,
     hookDeadlineMs: e.AHP_HOOK_DEADLINE_MS,
     hookDeadlines: Object.freeze({ ...(e.AHP_HOOK_DEADLINES ?? {}) }),
     claudeCodeDeadlineMs: e.AHP_CLAUDE_CODE_DEADLINE_MS,

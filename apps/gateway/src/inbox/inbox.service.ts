@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable } from '@nestjs/common';
-import { isProtocolMessage, makeError, redactFreeText, redactText, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
-import type { InboxEntry, InboxStore, RequestStore } from '@ahp/store';
+import { LIMITS, isProtocolMessage, makeError, redactFreeText, redactTextWithin, requestIdOf, type InboxAckFrame, type InboxMessage, type SendFrame } from '@ahp/protocol';
+import { InboxFullError, type InboxEntry, type InboxStore, type RequestStore } from '@ahp/store';
 import type { AgentConnection } from '../connections/agent-connection.js';
 import { PushLoop } from '../connections/push-loop.js';
 import { ConnectionRegistry } from '../connections/connection-registry.js';
@@ -106,8 +106,8 @@ export class InboxService {
       from: connection.agentId,
       to: message.to,
       // Redacted as the store will keep it (the store redacts too; redaction is idempotent), so a
-      // re-sent frame compares equal to what was stored.
-      content: redactText(message.content),
+      // re-sent frame compares equal to what was stored; kept within the limit, which redaction can push it over.
+      content: redactTextWithin(message.content, LIMITS.maxLongText),
       type: message.type,
       metadata: redactFreeText(message.metadata ?? {}),
       sent_at: new Date(now).toISOString(),
@@ -116,6 +116,12 @@ export class InboxService {
     try {
       entry = await this.inbox.send(stored, now);
     } catch (error) {
+      if (error instanceof InboxFullError) {
+        // The sender's problem to wait out; the recipient and its inbox are not disturbed.
+        this.log.info({ agentId: connection.agentId, to: message.to, limit: error.limit }, 'message refused: the inbox is full');
+        connection.sendError(frame.id, makeError('E_RATE_LIMITED', error.message, { limit: `inbox_${error.limit}`, to: message.to, max: error.max }, { retryAfterMs: 5000 }));
+        return;
+      }
       this.log.error({ agentId: connection.agentId, to: message.to, error }, 'storing the message failed');
       connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the message could not be stored; retry shortly', undefined, { retryAfterMs: 1000 }));
       return;

@@ -19,10 +19,11 @@ import {
   type RequestHistoryEntry,
   type ResponseFrame,
 } from '@ahp/protocol';
-import type { RequestStore } from '@ahp/store';
+import { TooManyRequestsError, type RequestStore } from '@ahp/store';
 import type { AgentConnection } from '../connections/agent-connection.js';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
-import { LOGGER } from '../config/config.tokens.js';
+import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { REQUEST_STORE } from '../store/store.tokens.js';
 import { decideResult, type DecideResult } from './decide-result.js';
@@ -33,14 +34,18 @@ function unavailable(what: string): AhpError {
   return makeError('E_UNAVAILABLE', `${what} failed for now; retry shortly`, undefined, { retryAfterMs: 1000 });
 }
 
-/** The new pending state for an opened request: the sender is the connection's agent, never the frame. */
-function pendingState(sender: string, request: OpenRequest, now: number): ProtocolState {
+/**
+ * The new pending state for an opened request: the sender is the connection's agent, never the
+ * frame. Its deadline is at most `maxLifetimeMs` away, also when the frame names none: a request
+ * nobody decides must still end (and leave the sender's count of pending requests).
+ */
+function pendingState(sender: string, request: OpenRequest, now: number, maxLifetimeMs: number): ProtocolState {
   const base = {
     requestId: request.request_id,
     sender,
     target: request.target,
     now: new Date(now).toISOString(),
-    ...(request.deadline_ms === undefined ? {} : { deadline: new Date(now + request.deadline_ms).toISOString() }),
+    deadline: new Date(now + Math.min(request.deadline_ms ?? maxLifetimeMs, maxLifetimeMs)).toISOString(),
   };
   switch (request.type) {
     case 'shutdown':
@@ -73,6 +78,7 @@ export class RequestsService {
     @Inject(REQUEST_STORE) private readonly requests: RequestStore,
     @Inject(AgentAuthService) private readonly auth: AgentAuthService,
     @Inject(LOGGER) logger: JsonLogger,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     this.log = logger.child({ component: 'requests' });
   }
@@ -92,8 +98,13 @@ export class RequestsService {
     }
     let created: Awaited<ReturnType<RequestStore['create']>>;
     try {
-      created = await this.requests.create(pendingState(connection.agentId, request, now), now);
+      created = await this.requests.create(pendingState(connection.agentId, request, now, this.config.agentRequestMaxLifetimeMs), now);
     } catch (error) {
+      if (error instanceof TooManyRequestsError) {
+        this.log.info({ ...fields, max: error.max }, 'request refused: too many pending');
+        connection.sendError(frame.id, makeError('E_RATE_LIMITED', error.message, { limit: 'pending_requests', max: error.max }, { retryAfterMs: 60_000 }));
+        return;
+      }
       this.log.error({ ...fields, error }, 'opening the request failed');
       connection.sendError(frame.id, unavailable('opening the request'));
       return;

@@ -85,7 +85,16 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
     keys,
     // Teams come from the tokens file, so a request to or from an offline agent is still indexed
     // under its team (the store's default reads presence, which only knows connected agents).
-    stores: createRedisStores({ redis, keys, teamOf: (agentId) => auth.identityOf(agentId)?.team, replicaAcks: createReplicaAcks(redis, config.redisWait, storeLogger) }),
+    stores: createRedisStores({
+      redis,
+      keys,
+      teamOf: (agentId) => auth.identityOf(agentId)?.team,
+      replicaAcks: createReplicaAcks(redis, config.redisWait, storeLogger),
+      logger: storeLogger,
+      inboxMaxMessages: config.inboxMaxMessages,
+      inboxMaxBytes: config.inboxMaxBytes,
+      maxPendingRequestsPerAgent: config.agentMaxPendingRequests,
+    }),
     timeline: createTimelineStore({ redis, keys }),
     // The gateway only reads and publishes versions (no `watch`), so no subscriber is ever opened.
     config: createConfigStore({ redis, keys, logger: storeLogger }),

@@ -129,10 +129,8 @@ if ARGV[20] ~= '' then
 end
 if ARGV[22] == '1' then
   local messageId = redis.call('HGET', hash, 'request_message_id')
-  local entryId = messageId and redis.call('HGET', KEYS[pos + 1], messageId)
-  if entryId then
-    redis.call('XDEL', KEYS[pos], entryId)
-    redis.call('HDEL', KEYS[pos + 1], messageId)
+  if messageId then
+    remove_inbox(KEYS[pos], KEYS[pos + 1], messageId)
   end
 end
 
