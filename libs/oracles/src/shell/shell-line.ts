@@ -15,12 +15,14 @@ import { normalizePosixPath } from './posix-path.js';
 const MAX_DEPTH = 6;
 
 /** Tool names agent runtimes give their shell tool (Claude Code `Bash`, Codex `shell`, Gemini `run_shell_command`, …). */
-export const SHELL_TOOL_PATTERN = 'bash|sh|zsh|shell|exec|terminal|local_shell|run_shell_command|run_terminal_cmd|execute_command';
-const SHELL_TOOL = new RegExp(`^(?:${SHELL_TOOL_PATTERN})$`, 'i');
+const SHELL_TOOL_NAMES = ['bash', 'sh', 'zsh', 'shell', 'exec', 'terminal', 'local_shell', 'run_shell_command', 'run_terminal_cmd', 'execute_command'] as const;
+/** The same names as a pattern (case-insensitive, whole name) for permission rules' `tool`. */
+export const SHELL_TOOL_PATTERN = SHELL_TOOL_NAMES.join('|');
+const SHELL_TOOLS: ReadonlySet<string> = new Set(SHELL_TOOL_NAMES);
 
-/** Whether a tool name is one of the shell tools above (whose `command` is a shell line or an argv list). */
+/** Whether a tool name is one of the shell tools above, in any case (whose `command` is a shell line or an argv list). */
 export function isShellTool(name: string | undefined): boolean {
-  return name !== undefined && SHELL_TOOL.test(name);
+  return name !== undefined && SHELL_TOOLS.has(name.toLowerCase());
 }
 
 /** Operators that end a simple command. */
@@ -118,8 +120,10 @@ function trimSlash(path: string): string {
 /** Adds `words` (and what they run: `sh -c script`, `eval …`) to `out` in normal form. */
 function addCommand(words: readonly string[], depth: number, out: string[]): void {
   const normal = normalCommand(words);
-  if (normal.length === 0) return;
-  out.push(normal.join(' '));
+  const text = normal.join(' ');
+  // Nothing to run (`''`): no command to match.
+  if (text.length === 0) return;
+  out.push(text);
   if (depth >= MAX_DEPTH) return;
   const program = normal[0] as string;
   if (program === 'eval') {
@@ -269,7 +273,10 @@ function readDoubleQuoted(line: string, start: number, add: (text: string) => vo
   return n;
 }
 
-/** The index of the `)` closing a `$(` whose content starts at `start` (quotes and nesting respected), or the line's end. */
+/**
+ * The index of the `)` closing a `$(` whose content starts at `start` (quotes and nesting
+ * respected), or the line's end. Iterative, so that a line of nested `$(` cannot exhaust the stack.
+ */
 function closingParen(line: string, start: number): number {
   let depth = 1;
   let i = start;
@@ -281,7 +288,10 @@ function closingParen(line: string, start: number): number {
       const close = line.indexOf("'", i + 1);
       i = close < 0 ? n : close + 1;
     } else if (c === '"') {
-      i = readDoubleQuoted(line, i + 1, () => undefined, []);
+      // Skipped to the next unescaped quote, not read (no recursion: nesting depth is the input's to choose).
+      i += 1;
+      while (i < n && line[i] !== '"') i += line[i] === '\\' ? 2 : 1;
+      i += 1;
     } else {
       if (c === '(') depth += 1;
       else if (c === ')') {
