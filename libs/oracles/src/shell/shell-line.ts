@@ -230,12 +230,23 @@ function readLine(line: string, depth: number, out: string[]): void {
       words.push(op);
       i += op.length;
     } else {
-      word += c;
+      // A run of ordinary characters is appended at once (most of a line: the hot path).
+      let end = i + 1;
+      while (end < n && !isSpecial(line.charCodeAt(end))) end += 1;
+      word += line.slice(i, end);
       inWord = true;
-      i += 1;
+      i = end;
     }
   }
   endCommand();
+}
+
+/** Characters that end a run of ordinary word characters in {@link readLine}. */
+const SPECIAL = new Uint8Array(128);
+for (const c of ' \t\r\n\\\'"$`#;&|()<>') SPECIAL[c.charCodeAt(0)] = 1;
+
+function isSpecial(code: number): boolean {
+  return code < 128 && SPECIAL[code] === 1;
 }
 
 /** Reads a double-quoted string from `start` (after the quote); returns the index after the closing quote. */
