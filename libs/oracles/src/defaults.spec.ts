@@ -17,8 +17,12 @@ function input(tool: string, toolInput: JsonValue): OracleInput {
 }
 
 function verdicts(command: string, tool = 'Bash'): readonly OracleVerdict[] {
+  return verdictsFor(tool, { command });
+}
+
+function verdictsFor(tool: string, toolInput: JsonValue): readonly OracleVerdict[] {
   const [oracle] = defaultOracles();
-  return oracle!.evaluate(input(tool, { command }), { signal: new AbortController().signal }) as readonly OracleVerdict[];
+  return oracle!.evaluate(input(tool, toolInput), { signal: new AbortController().signal }) as readonly OracleVerdict[];
 }
 
 describe('defaultOracles', () => {
@@ -26,7 +30,7 @@ describe('defaultOracles', () => {
     const first = defaultOracles();
     expect(first.map((o) => o.name)).toEqual(['permission-check']);
     expect(defaultOracles()[0]).not.toBe(first[0]);
-    expect(DEFAULT_PERMISSION_RULES.deny?.map((r) => r.name)).toEqual(['rm-root-or-home', 'wipe-block-device']);
+    expect(DEFAULT_PERMISSION_RULES.deny?.map((r) => r.name)).toEqual(['rm-root-or-home', 'wipe-block-device', 'force-push-without-lease']);
   });
 
   it.each([
@@ -89,6 +93,72 @@ describe('defaultOracles', () => {
         },
       },
     ]);
+  });
+
+  // Audit finding 5: spellings of the same command that the raw patterns did not see.
+  it.each<[string, JsonValue]>([
+    ['Bash', { command: '/bin/rm -rf /' }],
+    ['Bash', { command: '\\rm -rf /' }],
+    ['Bash', { command: '"rm" -rf /' }],
+    ['Bash', { command: 'r""m -rf /' }],
+    ['Bash', { command: "$'\\x72m' -rf /" }],
+    ['Bash', { command: 'rm -rf /.' }],
+    ['Bash', { command: 'rm -rf /*/' }],
+    ['Bash', { command: 'rm -rf ~root' }],
+    ['Bash', { command: 'rm -r\\\n -f /' }],
+    ['Bash', { command: 'sudo -u root /usr/bin/rm -rf /' }],
+    ['Bash', { command: 'find / -delete' }],
+    ['Bash', { command: 'find ~ -type f -exec /bin/rm -f {} \\;' }],
+    ['shell', { command: ['rm', '-rf', '/'] }],
+    ['shell', { command: ['bash', '-lc', 'rm -rf /'] }],
+    ['Bash', { command: 'echo "$(rm -rf /)"' }],
+  ])('denies %s %j', (tool, toolInput) => {
+    expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
+  });
+
+  it.each<[string, JsonValue]>([
+    ['Bash', { command: '/sbin/mkfs.ext4 /dev/sda1' }],
+    ['Bash', { command: 'dd if=/dev/zero of="/dev/sda"' }],
+    ['Bash', { command: "dd of='/dev/nvme0n1' if=/dev/zero" }],
+    ['Bash', { command: 'cat /dev/zero > /dev/sda' }],
+    ['Bash', { command: 'wipefs -a /dev/sdb' }],
+    ['shell', { command: ['mkfs.xfs', '/dev/sdb'] }],
+  ])('denies %s %j', (tool, toolInput) => {
+    expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'wipe-block-device' })]);
+  });
+
+  it.each([
+    ['git push -fu origin main', 'git push --force-with-lease -u origin main', 'split-force-flag-first,force-push-with-lease'],
+    ['git push -vf origin main', 'git push -v --force-with-lease origin main', 'split-force-flag,force-push-with-lease'],
+    ['git push -vfu origin main', 'git push -v --force-with-lease -u origin main', 'split-force-flag,split-force-flag-first,force-push-with-lease'],
+    ['git push origin +main', 'git push origin --force-with-lease main', 'force-refspec-with-lease'],
+  ])('rewrites %s to %s', (command, updated, rule) => {
+    expect(verdicts(command)).toEqual([
+      expect.objectContaining({ intensity: 'control', rule, payload: expect.objectContaining({ modifications: [expect.objectContaining({ target: 'command', original: command, updated })] }) }),
+    ]);
+  });
+
+  it.each<[string, JsonValue]>([
+    ['Bash', { command: '"git" push -f origin main' }],
+    ['Bash', { command: 'git push origin +main +dev' }],
+    ['Bash', { command: "bash -c 'git push -f'" }],
+    ['shell', { command: ['git', 'push', '--force'] }],
+    ['shell', { command: ['git', 'push', 'origin', '+main'] }],
+  ])('denies a force push it cannot rewrite: %s %j', (tool, toolInput) => {
+    expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'force-push-without-lease' })]);
+  });
+
+  it.each<[string, JsonValue]>([
+    ['Bash', { command: 'git commit -m "push -f"' }],
+    ['Bash', { command: 'git push --force-with-lease=main:abc origin main' }],
+    ['Bash', { command: 'rm -rf ./build/' }],
+    ['Bash', { command: 'find . -name "*.o" -delete' }],
+    ['Bash', { command: 'echo "rm -rf is dangerous" > notes.txt' }],
+    ['Bash', { command: 'cat /dev/sda1 > disk.img' }],
+    ['shell', { command: ['git', 'push', '--force-with-lease'] }],
+    ['shell', { command: ['rm', '-rf', '/tmp/x'] }],
+  ])('leaves %s %j alone', (tool, toolInput) => {
+    expect(verdictsFor(tool, toolInput)).toEqual([]);
   });
 
   it('rewrites force pushes in shell tools only', () => {

@@ -5,6 +5,7 @@
 import { createPermissionCheck } from './permission-check.js';
 import type { PermissionCheckOptions } from './permission-check.js';
 import type { Oracle } from './oracle.js';
+import { SHELL_TOOL_PATTERN } from './shell/shell-line.js';
 
 /**
  * The patterns below are RE2 (linear-pattern.ts): no lookaround, so what a lookahead used to
@@ -15,7 +16,7 @@ const SEG = '[^;&|\\n]';
 const BLANK = '[^\\S\\n]';
 
 /** Tool names agent runtimes give their shell tool (Claude Code `Bash`, Codex `shell`, Gemini `run_shell_command`, …). */
-const SHELL_TOOLS = { regex: 'bash|sh|zsh|shell|exec|terminal|local_shell|run_shell_command|run_terminal_cmd|execute_command', flags: 'i' };
+const SHELL_TOOLS = { regex: SHELL_TOOL_PATTERN, flags: 'i' };
 
 /**
  * `rm` with a recursive flag whose target is the filesystem root, the home directory, or
@@ -45,19 +46,68 @@ const NOT_HARMLESS_DEVICE =
 /** Creating a filesystem on a device, or `dd` writing to one (not to `/dev/null` and friends). */
 export const WIPE_DEVICE = `(?:^|[\\s;&|(\`])mkfs(?:\\.[a-z0-9]+)?\\s|(?:^|[\\s;&|(\`])dd\\s${SEG}*\\bof=/dev/${NOT_HARMLESS_DEVICE}`;
 
+/** `git … push …` up to the word the force-push patterns look at (group 1, which replacements put back). */
+const GIT_PUSH_PREFIX = `(\\bgit\\s(?:${SEG}*?\\s)?push\\b(?:${SEG}*?\\s)?)`;
+/** What may end an option word: the line's end, a blank or a shell operator (kept in the last group). */
+const WORD_END = '($|[\\s;&|)`])';
+
 /**
  * `git push` with `--force` or `-f` (but not `--force-with-lease`), keeping everything before the
  * flag in group 1 and the character after it (or nothing, at the end) in group 2, which the
  * replacement puts back.
  */
-export const GIT_FORCE_PUSH = `(\\bgit\\s(?:${SEG}*?\\s)?push\\b(?:${SEG}*?\\s)?)(?:--force|-f)($|[\\s;&|)\`])`;
+export const GIT_FORCE_PUSH = `${GIT_PUSH_PREFIX}(?:--force|-f)${WORD_END}`;
+/** A cluster of short flags with `f` after other letters (`-vf`, `-vfu`): split as `-v -fu` (groups: prefix, before, after, end). */
+export const GIT_FORCE_FLAG_AFTER_OTHERS = `${GIT_PUSH_PREFIX}-([a-zA-Z]+)f([a-zA-Z]*)${WORD_END}`;
+/** A cluster starting with `f` (`-fu`): split as `-f -u` (groups: prefix, after, end). */
+export const GIT_FORCE_FLAG_FIRST = `${GIT_PUSH_PREFIX}-f([a-zA-Z]+)${WORD_END}`;
+/** A `+` refspec (`origin +main`), which forces that ref: the `+` becomes a lease (groups: prefix, refspec). */
+export const GIT_FORCE_REFSPEC = `${GIT_PUSH_PREFIX}\\+([^\\s;&|)\`'"]+)`;
+
+/*
+ * Patterns on shell commands in normal form (`shell: true`, permission-check.ts), joined to the
+ * raw patterns above with `|` (each is harmless on the other's text): one simple
+ * command, words separated by single spaces, quotes and backslashes gone, the program by its
+ * basename, paths normalised without a trailing slash. What the raw patterns above cannot see
+ * (`/bin/rm -rf /`, `\\rm`, `"rm"`, `rm -rf /.`, `bash -lc '…'`, an argv list) reads `rm -rf /` here.
+ */
+const WORD = '(?: [^ ]+)*';
+/** The filesystem root, a home directory (`~`, `~root`, `$HOME`), or everything in either, in normal form. */
+const ROOT_OR_HOME = '(?:/\\*?|~[^ /]*(?:/\\*)?|\\$\\{?HOME\\}?(?:/\\*)?)';
+const RECURSIVE = '(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)';
+
+/** `rm` recursive on the root or home (flag before or after the target), or `find` deleting from there. */
+export const DELETE_ROOT_OR_HOME_COMMAND =
+  `^rm${WORD} ${RECURSIVE}${WORD} ${ROOT_OR_HOME}(?: |$)` +
+  `|^rm${WORD} ${ROOT_OR_HOME}${WORD} ${RECURSIVE}(?: |$)` +
+  `|^find(?: -[HLP])* ${ROOT_OR_HOME}${WORD} (?:-delete|-exec(?:dir)? (?:[^ ]*/)?(?:rm|shred|unlink))(?: |$)`;
+
+/** Devices a redirection must not write to (disks, partitions, device-mapper and md volumes). */
+const BLOCK_DEVICE = '/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|loop|mapper/)';
+
+/** `mkfs…`, `dd of=` a device, tools that wipe a device, or a redirection onto a block device. */
+export const WIPE_DEVICE_COMMAND =
+  `^mkfs(?:\\.[^ ]+)?(?: |$)` +
+  `|^dd${WORD} of=/dev/${NOT_HARMLESS_DEVICE}` +
+  `|^(?:wipefs|shred|blkdiscard)${WORD} ${BLOCK_DEVICE}` +
+  `|(?:^| )(?:>|>>|>\\||<>) ${BLOCK_DEVICE}`;
+
+/**
+ * `git push` forcing without a lease: `--force`, a short-flag cluster with `f`, or a `+` refspec,
+ * with only git's global options between `git` and `push` (so `git commit -m "push -f"` is not one).
+ */
+export const FORCE_PUSH_COMMAND = `^git(?: -[Cc] [^ ]+| --?[a-zA-Z][a-zA-Z-]*(?:=[^ ]*)?)* push${WORD} (?:--force|-[a-zA-Z]*f[a-zA-Z]*|\\+[^ ]*)(?: |$)`;
 
 /**
  * The rules of the default `permission-check` oracle.
  *
- * - deny `rm -r` of `/` or the home directory (any tool: a file that would run it is as bad).
- * - deny `mkfs` and `dd of=/dev/…` on a block device.
- * - rewrite `git push --force` to `git push --force-with-lease` in shell tools. A warning would
+ * - deny `rm -r` (or `find -delete`) of `/` or the home directory: in any tool on the raw text (a
+ *   file that would run it is as bad), and in shell tools also on the commands in normal form
+ *   (`shell: true`: every spelling of the program, quoting, `sh -c`, argv lists).
+ * - deny `mkfs`, `dd of=/dev/…` and redirections onto a block device, the same two ways.
+ * - rewrite `git push --force` (also `-f`, `-vfu`, `+main`) to `--force-with-lease` in shell
+ *   tools; a force push the rewrites could not reach (`"git" push -f`, an argv list) is denied
+ *   after rewriting (`force-push-without-lease`, `after_rewrite`). A warning would
  *   be the gentler answer, but `pre-tool-use` allows only block and control (docs/spec/hooks-and-oracles.md#triggers); the
  *   lease keeps the push working while refusing to overwrite commits the agent has not seen,
  *   which is the risk a warning would point at.
@@ -67,26 +117,59 @@ export const DEFAULT_PERMISSION_RULES: PermissionCheckOptions = Object.freeze({
     {
       name: 'rm-root-or-home',
       type: 'security-violation',
-      input: RM_ROOT_OR_HOME,
+      shell: true,
+      input: `${RM_ROOT_OR_HOME}|${DELETE_ROOT_OR_HOME_COMMAND}`,
       reason: 'Recursive deletion of the filesystem root or the home directory destroys data irreversibly.',
       resolution_path: ['Delete only the specific paths that must go, inside the workspace (e.g. rm -rf ./build).'],
     },
     {
       name: 'wipe-block-device',
       type: 'security-violation',
-      input: WIPE_DEVICE,
+      shell: true,
+      input: `${WIPE_DEVICE}|${WIPE_DEVICE_COMMAND}`,
       reason: 'Formatting or overwriting a block device destroys everything on it.',
       resolvable: false,
       resolution_path: ['If the device really must be wiped, a person has to do it outside the agent.'],
     },
+    {
+      name: 'force-push-without-lease',
+      type: 'security-violation',
+      tool: SHELL_TOOLS,
+      shell: true,
+      after_rewrite: true,
+      input: FORCE_PUSH_COMMAND,
+      reason: 'A force push that could not be rewritten to --force-with-lease would overwrite remote commits nobody has seen.',
+      resolution_path: ['Push with --force-with-lease (and no + refspec), written plainly: git push --force-with-lease origin <branch>.'],
+    },
   ],
   rewrite: [
+    {
+      name: 'split-force-flag',
+      tool: SHELL_TOOLS,
+      input: GIT_FORCE_FLAG_AFTER_OTHERS,
+      replace: '$1-$2 -f$3$4',
+      reason: 'The force flag is taken out of its flag cluster so that it can be replaced.',
+    },
+    {
+      name: 'split-force-flag-first',
+      tool: SHELL_TOOLS,
+      input: GIT_FORCE_FLAG_FIRST,
+      replace: '$1-f -$2$3',
+      reason: 'The force flag is taken out of its flag cluster so that it can be replaced.',
+    },
     {
       name: 'force-push-with-lease',
       tool: SHELL_TOOLS,
       input: GIT_FORCE_PUSH,
       replace: '$1--force-with-lease$2',
       reason: 'A plain force push overwrites remote commits nobody has seen; --force-with-lease refuses when the remote moved.',
+    },
+    {
+      name: 'force-refspec-with-lease',
+      tool: SHELL_TOOLS,
+      input: GIT_FORCE_REFSPEC,
+      replace: '$1--force-with-lease $2',
+      reason: 'A + refspec force-pushes that branch; --force-with-lease refuses when the remote moved.',
     },
   ],
 });

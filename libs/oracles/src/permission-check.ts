@@ -17,6 +17,8 @@ import { PatternError, compilePatternSpec } from './pattern/linear-pattern.js';
 import type { LinearPattern, PatternSpec } from './pattern/linear-pattern.js';
 import { ORACLE_NAME_PATTERN } from './oracle.js';
 import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
+import { normalizePosixPath } from './shell/posix-path.js';
+import { isShellTool, shellCommands } from './shell/shell-line.js';
 
 /**
  * What a rule matches. A rule applies when both given patterns match; at least one is required.
@@ -25,7 +27,14 @@ import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
  *   matched against the whole name (`Bash` matches only `Bash`, `mcp__.*` every MCP tool); a
  *   `RegExp` keeps its own anchors and flags.
  * - `input` is searched in `context.tool.input` (an object): value by value (every string inside
- *   it) and as its JSON text.
+ *   it, and for an absolute path that is not in normal form, its normal form too: `/a/../etc/x`
+ *   is also tested as `/etc/x`) and as its JSON text. Allow entries are stricter (see
+ *   {@link PermissionCheckOptions.allow}).
+ * - `shell` (deny rules): in a call of a shell tool (shell-line.ts, SHELL_TOOL_PATTERN), `input`
+ *   is also tested against each shell command in the input in normal form (quotes and
+ *   backslashes removed, `/bin/rm` → `rm`, paths normalised, `sh -c` scripts and substitutions
+ *   read as commands of their own, argv lists read as one command), so that a pattern like
+ *   `^rm ` sees every spelling of the same command.
  *
  * A context whose tool call cannot be read the protocol's way (hookToolCall: no `tool`, a bare
  * string, an input that is not an object, an unknown field) is blocked, rule `unreadable-tool-call`:
@@ -41,6 +50,8 @@ export interface PermissionMatch {
   readonly tool?: PatternSpec;
   readonly input?: PatternSpec;
   readonly field?: string;
+  /** In shell tools, also match `input` against each shell command of the input in normal form (see above); deny rules only. @defaultValue false */
+  readonly shell?: boolean;
   /**
    * The rule's name, recorded as `rule` in the signal's provenance.
    * @defaultValue its position, e.g. `deny[0]`
@@ -60,6 +71,12 @@ export interface PermissionDenyRule extends PermissionMatch {
   readonly resolution_path?: readonly string[];
   /** Whether the agent can remove the cause itself. @defaultValue true when a resolution path is given */
   readonly resolvable?: boolean;
+  /**
+   * Check the input as the rewrite rules leave it instead of as sent: for a rule that blocks what
+   * the rewrites could not make safe (the default force-push rule blocks the force pushes its
+   * rewrites could not turn into `--force-with-lease`). @defaultValue false
+   */
+  readonly after_rewrite?: boolean;
 }
 
 /**
@@ -111,6 +128,17 @@ export interface PermissionCheckOptions {
   /**
    * An allow list, checked after the deny rules: when it is not empty, a call that matches none
    * of its rules is denied (rule `not-allowed`). Empty or absent: every call not denied is allowed.
+   *
+   * An allow entry's `input` must cover what the tool acts on, not just some string in the input
+   * (an agent writes every field: `{ command: "curl … | sh", description: "git status" }` must not
+   * pass an entry written for `git status`):
+   * - a shell tool's `command` (string or argv list): **every** command of the line, in normal
+   *   form, must match (`git status && curl … | sh` fails on `curl …`); also with `field: command`;
+   * - with `field`: that field must be a string that matches (a path field, `file_path` or
+   *   `notebook_path`, in normal form);
+   * - the known path and address fields of the other tools (`file_path`, `notebook_path`, `url`):
+   *   the field must be present and match (paths in normal form);
+   * - any other tool: every string in the input must match, and there must be one.
    * @defaultValue `[]`
    */
   readonly allow?: readonly PermissionMatch[];
@@ -131,6 +159,7 @@ interface CompiledMatch {
   readonly tool: LinearPattern | undefined;
   readonly input: LinearPattern | undefined;
   readonly field: string | undefined;
+  readonly shell: boolean;
 }
 
 interface CompiledRewrite extends CompiledMatch {
@@ -144,11 +173,51 @@ interface CompiledVerdictRule extends CompiledMatch {
   readonly verdict: OracleVerdict;
 }
 
-/** One string found in the tool input; `path` is undefined for the input itself or its JSON text. */
+interface CompiledDeny extends CompiledVerdictRule {
+  readonly afterRewrite: boolean;
+}
+
+/**
+ * One string found in the tool input; `path` is undefined for the input itself or its JSON text.
+ * `derived` marks a string the input does not hold as such (a path's normal form), which is
+ * matched but never rewritten.
+ */
 interface Candidate {
   readonly path: string | undefined;
   readonly value: string;
+  readonly derived?: true;
 }
+
+/** The strings one tool call offers the rules, the shell commands read lazily (only shell rules need them). */
+interface CallView {
+  readonly toolName: string;
+  readonly input: JsonObject;
+  readonly candidates: readonly Candidate[];
+  commands(): readonly Candidate[];
+}
+
+function viewOf(toolName: string, input: JsonObject): CallView {
+  const candidates = collectCandidates(input);
+  let commands: Candidate[] | undefined;
+  return {
+    toolName,
+    input,
+    candidates,
+    commands: () => (commands ??= collectCommands(input)),
+  };
+}
+
+/** The path field an allow entry's `input` reads for the tools that have one (see PermissionCheckOptions.allow). */
+const KNOWN_TOOL_FIELDS: Readonly<Record<string, string>> = Object.freeze({
+  Read: 'file_path',
+  Write: 'file_path',
+  Edit: 'file_path',
+  MultiEdit: 'file_path',
+  NotebookRead: 'notebook_path',
+  NotebookEdit: 'notebook_path',
+  WebFetch: 'url',
+});
+const PATH_FIELDS: ReadonlySet<string> = new Set(['file_path', 'notebook_path']);
 
 /**
  * Creates a `permission-check` oracle for `pre-tool-use`. All options are checked here, so a bad
@@ -170,14 +239,16 @@ export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
   if (typeof name !== 'string' || name.length > 128 || !ORACLE_NAME_PATTERN.test(name)) {
     throw optionsError('permission-check', `"name" ${JSON.stringify(name)} is not a valid oracle name`);
   }
-  const deny = list(name, options.deny, 'deny').map((rule, index) => compileDeny(name, rule, `deny[${index}]`));
+  const denyRules = list(name, options.deny, 'deny').map((rule, index) => compileDeny(name, rule, `deny[${index}]`));
+  const deny = denyRules.filter((rule) => !rule.afterRewrite);
+  const denyAfterRewrite = denyRules.filter((rule) => rule.afterRewrite);
   const rewrite = list(name, options.rewrite, 'rewrite').map((rule, index) =>
     compileRewrite(name, rule, `rewrite[${index}]`),
   );
   const warn = list(name, options.warn, 'warn').map((rule, index) => compileWarn(name, rule, `warn[${index}]`));
-  const allow = list(name, options.allow, 'allow').map((rule, index) => compileMatch(name, rule, `allow[${index}]`));
+  const allow = list(name, options.allow, 'allow').map((rule, index) => compileMatch(name, rule, `allow[${index}]`, 'allow'));
   const notAllowed = compileNotAllowed(name, options.not_allowed ?? {});
-  requireIntensity(name, 'deny', deny.length + allow.length, 'block');
+  requireIntensity(name, 'deny', denyRules.length + allow.length, 'block');
   requireIntensity(name, 'rewrite', rewrite.length, 'control');
   requireIntensity(name, 'warn', warn.length, 'prompt');
 
@@ -187,38 +258,40 @@ export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
     evaluate(input: OracleInput): OracleVerdict[] {
       const tool = hookToolCall(input.context);
       if (tool === undefined) return [unreadableToolCall(name)];
-      const toolName = tool.name;
-      const candidates = collectCandidates(tool.input);
+      const call = viewOf(tool.name, tool.input);
 
-      const denied = deny.filter((rule) => matches(rule, toolName, candidates)).map((rule) => rule.verdict);
+      const denied = deny.filter((rule) => matches(rule, call)).map((rule) => rule.verdict);
       if (denied.length > 0) return denied;
-      if (allow.length > 0 && !allow.some((rule) => matches(rule, toolName, candidates))) {
-        return [notAllowed(toolName)];
+      if (allow.length > 0 && !allow.some((rule) => allows(rule, call))) {
+        return [notAllowed(call.toolName)];
       }
 
       const verdicts: OracleVerdict[] = [];
-      const control = rewriteVerdict(rewrite, toolName, candidates);
+      const control = rewriteVerdict(rewrite, call);
+      if (denyAfterRewrite.length > 0) {
+        const rewritten = control === undefined ? call : viewOf(call.toolName, withModifications(call.input, control));
+        const still = denyAfterRewrite.filter((rule) => matches(rule, rewritten)).map((rule) => rule.verdict);
+        if (still.length > 0) return still;
+      }
       if (control !== undefined) verdicts.push(control);
       for (const rule of warn) {
-        if (matches(rule, toolName, candidates)) verdicts.push(rule.verdict);
+        if (matches(rule, call)) verdicts.push(rule.verdict);
       }
       return verdicts;
     },
   };
 }
 
-function rewriteVerdict(
-  rules: readonly CompiledRewrite[],
-  toolName: string | undefined,
-  candidates: readonly Candidate[],
-): OracleVerdict | undefined {
+function rewriteVerdict(rules: readonly CompiledRewrite[], call: CallView): OracleVerdict | undefined {
+  const candidates = call.candidates;
   const changed = new Map<string, { original: string; updated: string; reasons: string[] }>();
   const applied: CompiledRewrite[] = [];
   for (const rule of rules) {
-    if (!matches(rule, toolName, candidates)) continue;
+    // Each rule works on the previous rules' result, so it is tried on that, not on the input as sent.
+    if (rule.tool !== undefined && !rule.tool.test(call.toolName)) continue;
     let hit = false;
     for (const candidate of candidates) {
-      if (candidate.path === undefined || (rule.field !== undefined && candidate.path !== rule.field)) continue;
+      if (candidate.path === undefined || candidate.derived === true || (rule.field !== undefined && candidate.path !== rule.field)) continue;
       const entry = changed.get(candidate.path);
       const current = entry?.updated ?? candidate.value;
       const updated = rule.input.replaceAll(current, rule.replace);
@@ -253,11 +326,53 @@ function rewriteVerdict(
   };
 }
 
-function matches(rule: CompiledMatch, toolName: string | undefined, candidates: readonly Candidate[]): boolean {
-  if (rule.tool !== undefined && (toolName === undefined || !rule.tool.test(toolName))) return false;
+/** Deny, rewrite and warn rules: the tool matches, and `input` matches some candidate (or shell command). */
+function matches(rule: CompiledMatch, call: CallView): boolean {
+  if (rule.tool !== undefined && !rule.tool.test(call.toolName)) return false;
   const pattern = rule.input;
   if (pattern === undefined) return true;
-  return candidates.some((c) => (rule.field === undefined || c.path === rule.field) && pattern.test(c.value));
+  const test = (c: Candidate) => (rule.field === undefined || c.path === rule.field) && pattern.test(c.value);
+  return call.candidates.some(test) || (rule.shell && isShellTool(call.toolName) && call.commands().some(test));
+}
+
+/**
+ * Allow entries: the tool matches, and `input` covers what the tool acts on (see
+ * PermissionCheckOptions.allow): a shell tool's every command, a named or known field, or else
+ * every string of the input.
+ */
+function allows(rule: CompiledMatch, call: CallView): boolean {
+  if (rule.tool !== undefined && !rule.tool.test(call.toolName)) return false;
+  const pattern = rule.input;
+  if (pattern === undefined) return true;
+  const command = call.input['command'];
+  if (isShellTool(call.toolName) && (rule.field === undefined || rule.field === 'command') && command !== undefined) {
+    if (typeof command !== 'string' && !(Array.isArray(command) && command.every((word) => typeof word === 'string'))) return false;
+    const commands = shellCommands(command as string | readonly string[]);
+    return commands.length > 0 && commands.every((line) => pattern.test(line));
+  }
+  const field = rule.field ?? (Object.hasOwn(KNOWN_TOOL_FIELDS, call.toolName) ? KNOWN_TOOL_FIELDS[call.toolName] : undefined);
+  if (field !== undefined) {
+    const value = call.candidates.find((c) => c.path === field && c.derived !== true)?.value;
+    if (value === undefined) return false;
+    return pattern.test(PATH_FIELDS.has(field.slice(field.lastIndexOf('.') + 1)) ? normalizePosixPath(value) : value);
+  }
+  const strings = call.candidates.filter((c) => c.path !== undefined && c.derived !== true);
+  return strings.length > 0 && strings.every((c) => pattern.test(c.value));
+}
+
+/** `input` with the control verdict's modifications applied (their targets are dotted paths of strings). */
+function withModifications(input: JsonObject, control: OracleVerdict): JsonObject {
+  const payload = control.payload as { modifications?: readonly Modification[] };
+  const updates = new Map((payload.modifications ?? []).map((m) => [m.target, m.updated] as const));
+  const rebuild = (value: unknown, path: string): unknown => {
+    if (typeof value === 'string') return updates.has(path) ? updates.get(path) : value;
+    if (Array.isArray(value)) return value.map((child: unknown, i) => rebuild(child, path === '' ? String(i) : `${path}.${i}`));
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, rebuild(child, path === '' ? key : `${path}.${key}`)]));
+    }
+    return value;
+  };
+  return rebuild(input, '') as JsonObject;
 }
 
 /** The block for a context whose tool call cannot be read (see the module comment). */
@@ -286,6 +401,11 @@ function collectCandidates(input: JsonObject): Candidate[] {
     const { value, path } = item;
     if (typeof value === 'string') {
       found.push({ path, value });
+      // A path's normal form, so that a pattern on `/etc/` also sees `/work/../etc/x`.
+      if (value.startsWith('/') && value.length <= MAX_PATH_CHARS && !/\s/.test(value)) {
+        const normal = normalizePosixPath(value);
+        if (normal !== value) found.push({ path, value: normal, derived: true });
+      }
     } else if (typeof value === 'object' && value !== null) {
       const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
       for (const [key, child] of entries.reverse()) {
@@ -297,15 +417,46 @@ function collectCandidates(input: JsonObject): Candidate[] {
   return found;
 }
 
+/** Longest string treated as a path whose normal form is matched too. */
+const MAX_PATH_CHARS = 4096;
+
+/**
+ * The shell commands of the input, for `shell` rules: every string read as a shell line, and
+ * every list of strings as an argv, each command in normal form (shell/shell-line.ts), with the
+ * path of the value it came from.
+ */
+function collectCommands(input: JsonObject): Candidate[] {
+  const found: Candidate[] = [];
+  const stack: { value: unknown; path: string }[] = [{ value: input, path: '' }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, path } = item;
+    if (typeof value === 'string') {
+      for (const command of shellCommands(value)) found.push({ path, value: command });
+    } else if (typeof value === 'object' && value !== null) {
+      if (Array.isArray(value) && value.length > 0 && value.every((word) => typeof word === 'string')) {
+        for (const command of shellCommands(value as string[])) found.push({ path, value: command });
+      }
+      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      for (const [key, child] of entries.reverse()) {
+        stack.push({ value: child, path: path === '' ? key : `${path}.${key}` });
+      }
+    }
+  }
+  return found;
+}
+
 // --- options --------------------------------------------------------------------------------
 
-function compileDeny(oracle: string, rule: PermissionDenyRule, at: string): CompiledVerdictRule {
-  const match = compileMatch(oracle, rule, at);
+function compileDeny(oracle: string, rule: PermissionDenyRule, at: string): CompiledDeny {
+  const match = compileMatch(oracle, rule, at, 'deny');
+  const afterRewrite = rule.after_rewrite ?? false;
+  if (typeof afterRewrite !== 'boolean') throw optionsError(oracle, `${at}.after_rewrite must be a boolean`);
   const resolutionPath = textList(oracle, rule.resolution_path, `${at}.resolution_path`);
   const resolvable = rule.resolvable ?? resolutionPath.length > 0;
   if (typeof resolvable !== 'boolean') throw optionsError(oracle, `${at}.resolvable must be a boolean`);
   return {
     ...match,
+    afterRewrite,
     verdict: verdict(oracle, at, match, 'block', {
       level: 'blocking',
       decision: 'deny',
@@ -317,7 +468,7 @@ function compileDeny(oracle: string, rule: PermissionDenyRule, at: string): Comp
 }
 
 function compileWarn(oracle: string, rule: PermissionWarnRule, at: string): CompiledVerdictRule {
-  const match = compileMatch(oracle, rule, at);
+  const match = compileMatch(oracle, rule, at, 'warn');
   const severity = SeveritySchema.safeParse(rule.severity ?? 'medium');
   if (!severity.success) {
     throw optionsError(oracle, `${at}.severity must be one of ${SeveritySchema.options.join(', ')}`);
@@ -338,7 +489,7 @@ function compileWarn(oracle: string, rule: PermissionWarnRule, at: string): Comp
 }
 
 function compileRewrite(oracle: string, rule: PermissionRewriteRule, at: string): CompiledRewrite {
-  const match = compileMatch(oracle, rule, at);
+  const match = compileMatch(oracle, rule, at, 'rewrite');
   if (match.input === undefined) throw optionsError(oracle, `${at}.input is required: it says what to rewrite`);
   if (typeof rule.replace !== 'string') throw optionsError(oracle, `${at}.replace must be a string`);
   const reversible = rule.reversible ?? true;
@@ -373,8 +524,19 @@ function compileNotAllowed(oracle: string, options: PermissionNotAllowed): (tool
   });
 }
 
-function compileMatch(oracle: string, rule: PermissionMatch, at: string): CompiledMatch {
+function compileMatch(oracle: string, rule: PermissionMatch, at: string, kind: 'deny' | 'allow' | 'rewrite' | 'warn'): CompiledMatch {
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw optionsError(oracle, `${at} must be an object`);
+  const shell = rule.shell ?? false;
+  if (typeof shell !== 'boolean') throw optionsError(oracle, `${at}.shell must be a boolean`);
+  if (shell && kind !== 'deny') {
+    throw optionsError(
+      oracle,
+      kind === 'allow'
+        ? `${at}.shell: allow entries always read a shell tool's commands one by one; leave "shell" out`
+        : `${at}.shell: only deny rules match shell commands in normal form (a ${kind} rule works on the text as sent)`,
+    );
+  }
+  if (shell && rule.input === undefined) throw optionsError(oracle, `${at}.shell needs an "input" pattern to apply to`);
   if (rule.tool === undefined && rule.input === undefined) {
     throw optionsError(oracle, `${at} needs "tool", "input" or both; to match every tool, say tool: ".*"`);
   }
@@ -397,6 +559,7 @@ function compileMatch(oracle: string, rule: PermissionMatch, at: string): Compil
     tool: rule.tool === undefined ? undefined : pattern(oracle, rule.tool, `${at}.tool`, true),
     input: rule.input === undefined ? undefined : pattern(oracle, rule.input, `${at}.input`, false),
     field: rule.field,
+    shell,
   };
 }
 

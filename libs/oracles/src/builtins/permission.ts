@@ -57,7 +57,16 @@ function needsPattern(rule: { tool?: unknown; input?: unknown }, ctx: z.Refineme
 
 const MatchSchema = z.strictObject(matchFields).superRefine(needsPattern);
 const DenySchema = z
-  .strictObject({ ...matchFields, reason: Text, resolution_path: z.array(Text).max(50).optional(), resolvable: z.boolean().optional() })
+  .strictObject({
+    ...matchFields,
+    reason: Text,
+    resolution_path: z.array(Text).max(50).optional(),
+    resolvable: z.boolean().optional(),
+    /** In shell tools, also match each shell command of the input in normal form (permission-check.ts). */
+    shell: z.boolean().optional(),
+    /** Check the input as the rewrites leave it. */
+    after_rewrite: z.boolean().optional(),
+  })
   .superRefine(needsPattern);
 const RewriteSchema = z.strictObject({
   ...matchFields,
@@ -129,6 +138,8 @@ export const permissionCheck = defineBuiltin({
         reason: rule.reason,
         ...(rule.resolution_path === undefined ? {} : { resolution_path: rule.resolution_path }),
         ...(rule.resolvable === undefined ? {} : { resolvable: rule.resolvable }),
+        ...(rule.shell === undefined ? {} : { shell: rule.shell }),
+        ...(rule.after_rewrite === undefined ? {} : { after_rewrite: rule.after_rewrite }),
       })),
     ];
     const rewrite: PermissionRewriteRule[] = [

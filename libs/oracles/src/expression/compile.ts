@@ -8,8 +8,10 @@ import { ExpressionError } from './errors.js';
 import { EXPRESSION_LIMITS, parse } from './parser.js';
 import { PatternError, compileLinearPattern } from '../pattern/linear-pattern.js';
 import type { LinearPattern } from '../pattern/linear-pattern.js';
-import type { Node } from './parser.js';
-import { asValue, equals, includes, member, orderedCompare, truthy } from './values.js';
+import type { CompareOp, Node } from './parser.js';
+import { normalizePosixPath } from '../shell/posix-path.js';
+import { shellJoin } from '../shell/shell-line.js';
+import { asValue, equals, includes, kindOf, kindPhrase, member, operandProblem, orderedCompare, truthy } from './values.js';
 import type { Value } from './values.js';
 
 /**
@@ -28,6 +30,13 @@ export interface ExpressionScope {
    * are not context and are never reported. The rule engine uses this to fail closed.
    */
   readonly missing?: string[];
+  /**
+   * When given, every operand the evaluation met of a type its operator or function cannot read
+   * (`tool.input.command is a list, and "matches" needs a string`) is appended here. The
+   * operation's answer is still the plain one (`false`, `null`); the rule engine fails closed on
+   * these exactly as on missing paths (values.ts, operandProblem).
+   */
+  readonly mistyped?: string[];
 }
 
 /** Names that do not read the context: `agent` (from the token), `trigger`, `env`, `params`, and `context` itself. */
@@ -43,6 +52,8 @@ export const FUNCTIONS: Readonly<Record<string, number>> = Object.freeze({
   trim: 1,
   exists: 1,
   default: 2,
+  path_normalize: 1,
+  shell_join: 1,
 });
 
 /** A compiled expression. `evaluate` and `test` never throw. */
@@ -62,6 +73,21 @@ type Evaluator = (scope: ExpressionScope) => Value;
 
 /** Where {@link compilePattern} records what it compiled, while one (synchronous) compileExpression runs. */
 let collecting: Map<string, LinearPattern> | undefined;
+/** The source being compiled, for naming an operand in a type problem. */
+let compiling = '';
+
+/** How many problems one evaluation records, at most (like missing paths). */
+const MAX_PROBLEMS = 16;
+
+/** The text of `node` in the source, shortened: how a type problem names the operand. */
+function label(node: Node): string {
+  const text = compiling.slice(node.start, node.end);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
+function report(scope: ExpressionScope, problem: string): void {
+  if (scope.mistyped !== undefined && scope.mistyped.length < MAX_PROBLEMS) scope.mistyped.push(problem);
+}
 
 /** The key of a compiled pattern in {@link CompiledExpression.patterns}. */
 export function patternKey(source: string, flags: string): string {
@@ -72,11 +98,13 @@ export function patternKey(source: string, flags: string): string {
 export function compileExpression(source: string): CompiledExpression {
   const patterns = new Map<string, LinearPattern>();
   collecting = patterns;
+  compiling = source;
   let evaluator: Evaluator;
   try {
     evaluator = compileNode(parse(source));
   } finally {
     collecting = undefined;
+    compiling = '';
   }
   return Object.freeze({
     source,
@@ -188,42 +216,54 @@ function checkKey(key: string, at: number): void {
 
 function compileCompare(node: Extract<Node, { type: 'compare' }>): Evaluator {
   const left = compileNode(node.left);
-  if (node.op === 'matches') {
+  const [leftText, op] = [label(node.left), node.op];
+  if (op === 'matches') {
     const pattern = compilePattern(node.right);
     return (scope) => {
       const value = left(scope);
-      return typeof value === 'string' && pattern.test(value);
+      if (typeof value === 'string') return pattern.test(value);
+      if (value !== undefined) report(scope, `${leftText} is ${kindPhrase(kindOf(value))}, and "matches" needs a string`);
+      return false;
     };
   }
   const right = compileNode(node.right);
-  switch (node.op) {
+  const rightText = label(node.right);
+  const compare = comparison(op);
+  return (scope) => {
+    const a = left(scope);
+    const b = right(scope);
+    if (scope.mistyped !== undefined) {
+      const needs = operandProblem(op, a, b);
+      if (needs !== undefined) {
+        report(scope, `${leftText} (${kindPhrase(kindOf(a))}) ${op} ${rightText} (${kindPhrase(kindOf(b))}): "${op}" needs ${needs}`);
+      }
+    }
+    return compare(a, b);
+  };
+}
+
+/** What a comparison answers for its two operands (left, right). */
+function comparison(op: Exclude<CompareOp, 'matches'>): (a: Value, b: Value) => boolean {
+  switch (op) {
     case '==':
-      return (scope) => equals(left(scope), right(scope));
+      return equals;
     case '!=':
-      return (scope) => !equals(left(scope), right(scope));
+      return (a, b) => !equals(a, b);
     case '<':
     case '<=':
     case '>':
-    case '>=': {
-      const op = node.op;
-      return (scope) => orderedCompare(op, left(scope), right(scope));
-    }
+    case '>=':
+      return (a, b) => orderedCompare(op, a, b);
     case 'in':
-      return (scope) => includes(right(scope), left(scope));
+      return (a, b) => includes(b, a);
     case 'not in':
-      return (scope) => !includes(right(scope), left(scope));
+      return (a, b) => !includes(b, a);
     case 'contains':
-      return (scope) => includes(left(scope), right(scope));
+      return includes;
     case 'startswith':
-      return (scope) => {
-        const [a, b] = [left(scope), right(scope)];
-        return typeof a === 'string' && typeof b === 'string' && a.startsWith(b);
-      };
+      return (a, b) => typeof a === 'string' && typeof b === 'string' && a.startsWith(b);
     case 'endswith':
-      return (scope) => {
-        const [a, b] = [left(scope), right(scope)];
-        return typeof a === 'string' && typeof b === 'string' && a.endsWith(b);
-      };
+      return (a, b) => typeof a === 'string' && typeof b === 'string' && a.endsWith(b);
   }
 }
 
@@ -276,21 +316,41 @@ function compileCall(node: Extract<Node, { type: 'call' }>): Evaluator {
   const args = node.args.map((arg, index) => compileNode(arg, !(node.name === 'default' && index === 0)));
   const missing: Evaluator = () => undefined;
   const first = args[0] ?? missing;
-  switch (node.name) {
+  const argText = node.args[0] === undefined ? '' : label(node.args[0]);
+  const name = node.name;
+  /** Reports a present argument the function cannot read; its answer is then `null`. */
+  const refuse = (scope: ExpressionScope, value: Value, needs: string): Value => {
+    if (value !== undefined) report(scope, `${name}(${argText}): ${argText} is ${kindPhrase(kindOf(value))}, and ${name}() needs ${needs}`);
+    return null;
+  };
+  const onString = (f: (s: string) => string): Evaluator => (scope) => {
+    const value = first(scope);
+    return typeof value === 'string' ? f(value) : value === null ? null : refuse(scope, value, 'a string');
+  };
+  switch (name) {
     case 'len':
       return (scope) => {
         const value = first(scope);
         if (typeof value === 'string') return [...value].length;
         if (Array.isArray(value)) return value.length;
         if (value !== null && typeof value === 'object') return Object.keys(value).length;
-        return null;
+        return value === null ? null : refuse(scope, value, 'a string, list or object');
       };
     case 'lower':
-      return (scope) => mapString(first(scope), (s) => s.toLowerCase());
+      return onString((s) => s.toLowerCase());
     case 'upper':
-      return (scope) => mapString(first(scope), (s) => s.toUpperCase());
+      return onString((s) => s.toUpperCase());
     case 'trim':
-      return (scope) => mapString(first(scope), (s) => s.trim());
+      return onString((s) => s.trim());
+    case 'path_normalize':
+      return onString(normalizePosixPath);
+    case 'shell_join':
+      return (scope) => {
+        const value = first(scope);
+        if (typeof value === 'string') return value;
+        if (Array.isArray(value) && value.every((item: Value) => typeof item === 'string')) return shellJoin(value as readonly string[]);
+        return value === null ? null : refuse(scope, value, 'a string or a list of strings');
+      };
     default: {
       // default(value, fallback)
       const fallback = args[1] ?? missing;
@@ -300,10 +360,6 @@ function compileCall(node: Extract<Node, { type: 'call' }>): Evaluator {
       };
     }
   }
-}
-
-function mapString(value: Value, f: (s: string) => string): Value {
-  return typeof value === 'string' ? f(value) : null;
 }
 
 function nullIfMissing(value: Value): Value {

@@ -263,7 +263,7 @@ describe('operators', () => {
 
 describe('functions', () => {
   it('has exactly the documented pure functions', () => {
-    expect(Object.keys(FUNCTIONS)).toEqual(['len', 'lower', 'upper', 'trim', 'exists', 'default']);
+    expect(Object.keys(FUNCTIONS)).toEqual(['len', 'lower', 'upper', 'trim', 'exists', 'default', 'path_normalize', 'shell_join']);
   });
 
   it('len counts characters, elements and keys; null otherwise', () => {
@@ -284,7 +284,7 @@ describe('functions', () => {
   });
 
   it('checks names and arity at compile time', () => {
-    expect(compileError('eval("1")').message).toBe('unknown function "eval" (known: len, lower, upper, trim, exists, default)');
+    expect(compileError('eval("1")').message).toBe('unknown function "eval" (known: len, lower, upper, trim, exists, default, path_normalize, shell_join)');
     expect(compileError('len()').message).toBe('len() takes 1 argument, got 0');
     expect(compileError('default(1)').message).toBe('default() takes 2 arguments, got 1');
     expect(compileError('exists(1)').message).toMatch(/takes a field path/);

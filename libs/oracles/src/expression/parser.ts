@@ -207,7 +207,7 @@ class Parser {
             ? { type: 'member', object: node, key: index.value, keyStart: index.start, start: node.start, end: close.end }
             : { type: 'index', object: node, index, start: node.start, end: close.end };
       } else if (token.kind === '(') {
-        throw new ExpressionError('only the built-in functions can be called (len, lower, upper, trim, exists, default)', token.start);
+        throw new ExpressionError('only the built-in functions can be called (len, lower, upper, trim, exists, default, path_normalize, shell_join)', token.start);
       } else {
         return node;
       }
@@ -300,7 +300,7 @@ class Parser {
     this.leave();
     const close = this.tokens[this.index - 1] ?? open;
     if (this.peek().kind === '(') {
-      throw new ExpressionError('only the built-in functions can be called (len, lower, upper, trim, exists, default)', this.peek().start);
+      throw new ExpressionError('only the built-in functions can be called (len, lower, upper, trim, exists, default, path_normalize, shell_join)', this.peek().start);
     }
     return { type: 'call', name: name.text, args, start: name.start, end: close.end };
   }

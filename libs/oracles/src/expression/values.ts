@@ -4,6 +4,7 @@
  * function found in the data, reads a getter, or walks a prototype.
  */
 import { FORBIDDEN_KEYS } from '@ahp/protocol';
+import { normalizePosixPath } from '../shell/posix-path.js';
 
 /**
  * A value during evaluation: JSON, or `undefined` for a missing field. Outside the evaluator
@@ -127,4 +128,82 @@ export function render(value: Value): string {
     return `[${value.map((item: Value) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : render(item))).join(', ')}]`;
   }
   return JSON.stringify(value);
+}
+
+/** The kind of a value, as type problems name it. */
+export type Kind = 'missing' | 'null' | 'boolean' | 'number' | 'string' | 'list' | 'object';
+
+export function kindOf(value: Value): Kind {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'list';
+  return typeof value as 'boolean' | 'number' | 'string' | 'object';
+}
+
+/** `a list`, `an object`, `null`, `a number`: a kind in a sentence. */
+export function kindPhrase(kind: Kind): string {
+  if (kind === 'null' || kind === 'missing') return kind;
+  return kind === 'object' ? 'an object' : `a ${kind}`;
+}
+
+/**
+ * Why `op` cannot read its operands, or undefined when it can (see docs/hooks.md, "Values of
+ * the wrong type"). A present value of a type the operator does not take is not "no match": an
+ * agent writes the context, and `["rm", "-rf", "/"]` where a rule expects a string would
+ * otherwise slip past `matches /rm\s+-rf/`. The caller reports the problem, and a restricting
+ * rule whose condition came out false fails closed, as for a missing field. Missing operands are
+ * not problems here: they are reported as missing.
+ */
+export function operandProblem(op: string, a: Value, b: Value): string | undefined {
+  if (a === undefined || b === undefined) {
+    // `matches`, the functions: only `a` exists. Everything else needs both to judge.
+    if (op !== 'matches' || a === undefined) return undefined;
+  }
+  const [ka, kb] = [kindOf(a), kindOf(b)];
+  switch (op) {
+    case 'matches':
+      return ka === 'string' ? undefined : 'a string';
+    case 'startswith':
+    case 'endswith':
+      if (ka !== 'string' || kb !== 'string') return 'two strings';
+      if (op === 'startswith' && nonNormalPathUnderPrefix(a as string, b as string)) {
+        return 'a path in normal form (no "..", "." or empty segments) to compare with a path prefix: compare path_normalize(…)';
+      }
+      return undefined;
+    case '==':
+    case '!=':
+      return ka === kb || ka === 'null' || kb === 'null' ? undefined : 'two values of the same type';
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      return ka === kb && (ka === 'number' || ka === 'string') ? undefined : 'two numbers or two strings';
+    case 'in':
+    case 'not in':
+      return membershipProblem(b, a);
+    case 'contains':
+      return membershipProblem(a, b);
+    default:
+      return undefined;
+  }
+}
+
+/** `needle in haystack` with a needle the haystack cannot hold (see {@link includes}). */
+function membershipProblem(haystack: Value, needle: Value): string | undefined {
+  const kn = kindOf(needle);
+  if (kn === 'null') return undefined;
+  if (Array.isArray(haystack)) {
+    if (haystack.length === 0) return undefined;
+    return haystack.some((item: Value) => kindOf(item) === kn) ? undefined : 'an element of the same type as the list\'s elements';
+  }
+  if (typeof haystack === 'string' || isPlainObject(haystack)) return kn === 'string' ? undefined : 'a string';
+  return 'a list, string or object to look in';
+}
+
+/**
+ * A string that is an absolute path with a `..`, `.` or empty segment, compared with an absolute
+ * path prefix: the textual answer says nothing about where the path leads.
+ */
+function nonNormalPathUnderPrefix(value: string, prefix: string): boolean {
+  return prefix.startsWith('/') && value.startsWith('/') && normalizePosixPath(value) !== value;
 }

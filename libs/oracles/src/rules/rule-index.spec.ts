@@ -1,6 +1,7 @@
 /**
  * The rule index changes nothing: indexed and linear evaluation of the same generated rule sets
- * give identical decisions (signals, escalation steps, overrides, fail-closed on missing fields,
+ * give identical decisions (signals, escalation steps, overrides, fail-closed on missing fields
+ * and on values of the wrong type (a number or a list where a string is read),
  * first-match order) over generated hook contexts, in the same sequence.
  */
 import type { HookDecision, HookRule, HooksConfig, JsonObject } from '@ahp/protocol';
@@ -92,7 +93,7 @@ function generator(start: number) {
     if (r > 0.05) tool['name'] = r < 0.1 ? 42 : pick(TOOLS);
     const input: JsonObject = {};
     const c = next();
-    if (c > 0.08) input['command'] = c < 0.12 ? 7 : words(1 + Math.floor(next() * 5));
+    if (c > 0.08) input['command'] = c < 0.12 ? 7 : c < 0.15 ? words(2).split(' ') : words(1 + Math.floor(next() * 5));
     if (next() < 0.5) input['timeout'] = Math.floor(next() * 3000);
     tool['input'] = input;
     const ctx: JsonObject = next() < 0.03 ? {} : { tool };

@@ -13,8 +13,9 @@
  * certain to be "false, nothing read missing, nothing counted":
  * - rules with overrides or an escalation counter (a compliant evaluation resets the counter)
  *   are never indexed;
- * - when a guard's path is absent from the context (the condition would report it missing, and
- *   a restricting rule fails closed), every rule guarded on that path is evaluated;
+ * - when a guard's path is absent from the context, or holds something other than a string (the
+ *   condition would report it missing or of the wrong type, and a restricting rule fails closed),
+ *   every rule guarded on that path is evaluated;
  * - guards are leading conjuncts: `and` stops at the first false one, so a rejecting guard ends
  *   the evaluation before anything after it is read.
  */
@@ -167,24 +168,24 @@ export function createRuleIndex(rules: readonly IndexableRule[]): RuleIndex {
       };
       for (const entries of all) {
         const value = valueAt(entries.path);
-        if (value === undefined) {
-          // Evaluated unless a guard before the absent one rejects (then `and` stops there).
+        if (typeof value !== 'string') {
+          // Absent or not a string (which the guard cannot read: a type problem): evaluated unless
+          // a guard before this one rejects (then `and` stops there).
           const consider = (index: number) => {
             if (!chosen.has(index) && !rejectedBeforeAbsent(guardsByRule.get(index) ?? [], valueAt)) chosen.add(index);
           };
           entries.guardedRest.forEach(consider);
           for (const bucket of entries.guardedByFirst.values()) {
             const firstValue = valueAt(bucket.path);
-            if (firstValue === undefined) {
+            if (typeof firstValue !== 'string') {
               for (const list of [...bucket.exact.values(), ...bucket.lowered.values()]) list.forEach(consider);
-            } else if (typeof firstValue === 'string') {
+            } else {
               bucket.exact.get(firstValue)?.forEach(consider);
               bucket.lowered.get(firstValue.toLowerCase())?.forEach(consider);
             }
           }
           continue;
         }
-        if (typeof value !== 'string') continue;
         for (const index of entries.exact.get(value) ?? []) chosen.add(index);
         if (entries.lowered.size > 0) for (const index of entries.lowered.get(value.toLowerCase()) ?? []) chosen.add(index);
         for (const index of entries.unfiltered) chosen.add(index);
@@ -204,19 +205,18 @@ export function createRuleIndex(rules: readonly IndexableRule[]): RuleIndex {
   };
 }
 
-/** Whether a guard rejects its present value before any guard reads an absent one. */
+/** Whether a guard rejects its string value before any guard reads an absent or non-string one. */
 function rejectedBeforeAbsent(guards: readonly Guard[], valueAt: (path: readonly string[]) => Value): boolean {
   for (const guard of guards) {
     const value = valueAt(guard.path);
-    if (value === undefined) return false;
+    if (typeof value !== 'string') return false;
     if (!accepts(guard, value)) return true;
   }
   return false;
 }
 
-/** What the guard's conjunct evaluates to on a present value (see the guard kinds). */
-function accepts(guard: Guard, value: Value): boolean {
-  if (typeof value !== 'string') return false;
+/** What the guard's conjunct evaluates to on a string value (see the guard kinds). */
+function accepts(guard: Guard, value: string): boolean {
   if (guard.kind === 'matches') return guard.pattern.test(value);
   return guard.values.includes(guard.lower ? value.toLowerCase() : value);
 }

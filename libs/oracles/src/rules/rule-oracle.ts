@@ -45,8 +45,9 @@ export interface RuleOracleOptions {
  *    step repeats). Provenance: `rule` = the rule id; `details` = the escalation count and step,
  *    the override index and the environment.
  *
- * A condition that is false after reading context fields the hook does not have, in a variant
- * that can block, control or require approval, throws {@link MissingContextError} (fail closed).
+ * A condition that is false after reading context fields the hook does not have, or values of a
+ * type its operators cannot read (a list where `matches` needs a string), in a variant that can
+ * block, control or require approval, throws {@link MissingContextError} (fail closed).
  *
  * Counters are used only by escalating rules; such a rule without `ctx.counters`, or a counter
  * call that fails, is a failure of the oracle (handled by its failure policy).
@@ -96,12 +97,14 @@ async function evaluateRule(
   const variant = rule.variants.find((v) => v.when === undefined || v.when.test(whenScope)) ?? rule.variants[rule.variants.length - 1];
   if (variant === undefined) return undefined;
   const missing: string[] = [];
+  const mistyped: string[] = [];
   const scope = withParams(base, variant.params);
   const agentId = input.agent.id;
-  if (!variant.condition.test({ ...scope, missing })) {
+  if (!variant.condition.test({ ...scope, missing, mistyped })) {
     // A rule that could have restricted the operation, and did not because a field it reads is
-    // absent, has not decided anything: fail closed rather than let "absent" mean "allowed".
-    if (missing.length > 0 && restricts(variant)) throw new MissingContextError(oracle, rule.id, missing);
+    // absent or of a type its operator cannot read, has not decided anything: fail closed rather
+    // than let "absent" or "a list where a string was expected" mean "allowed".
+    if ((missing.length > 0 || mistyped.length > 0) && restricts(variant)) throw new MissingContextError(oracle, rule.id, missing, mistyped);
     if (rule.counted) await countersOf(ctx, rule).recordCompliance({ agentId, ruleKey: rule.key, hookId: input.hookId });
     return undefined;
   }
