@@ -895,7 +895,7 @@ describe('ops console in a real browser', () => {
     await phone.getByTestId('partial').waitFor();
     await phone.getByTestId('no-signals').waitFor();
     await suite.screenshot(phone, 'hook-drill-down-partial-phone');
-  });
+  }, 120_000);
 
   it("a hook the failure policy decided: its own drill-down, with the policy, the error, the time waited, the delivery and the stages nobody measured", async () => {
     // A 1 ms evaluation deadline, which no worker meets: the gateway's failure policy decides.
