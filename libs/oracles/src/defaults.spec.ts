@@ -84,7 +84,7 @@ describe('defaultOracles', () => {
         payload: {
           level: 'controlling',
           decision: 'allow_with_modification',
-          modifications: [{ target: 'command', original: command, updated, reason: expect.stringContaining('--force-with-lease') }],
+          modifications: [{ target: '/command', original: command, updated, reason: expect.stringContaining('--force-with-lease') }],
           reversible: true,
         },
       },
@@ -114,7 +114,7 @@ describe('defaultOracles', () => {
     });
     expect(decision).toMatchObject({ allowed: true, intensity: 'control', decided_by: 'oracles' });
     expect(decision.modifications).toEqual([
-      { target: 'command', original: 'git push -f', updated: 'git push --force-with-lease', reason: expect.any(String) },
+      { target: '/command', original: 'git push -f', updated: 'git push --force-with-lease', reason: expect.any(String) },
     ]);
   });
 });

@@ -9,6 +9,7 @@ import {
   SignalTypeSchema,
   LIMITS,
   hookToolCall,
+  pointerTarget,
   isIntensityAllowed,
 } from '@ahp/protocol';
 import type { HookTrigger, Intensity, JsonObject, Modification, Severity, SignalPayload } from '@ahp/protocol';
@@ -31,7 +32,7 @@ import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
  * string, an input that is not an object, an unknown field) is blocked, rule `unreadable-tool-call`:
  * the agent writes the context, and a call the rules cannot see is not a call they allowed.
  * - `field` restricts `input` to one string inside an object input, by dotted path
- *   (`command`, `args.0`).
+ *   (`command`, `args.0`) or, for keys with dots or slashes, by JSON Pointer (`/cmd.x`, `/args/0`).
  *
  * Every pattern, a `RegExp` included (translated by its source and flags), is compiled on RE2
  * (linear-pattern.ts): matching is linear in the input, since the oracle's time budget cannot
@@ -65,7 +66,8 @@ export interface PermissionDenyRule extends PermissionMatch {
 /**
  * Rewrites part of the input and allows the call: a `control` signal whose modifications the
  * agent applies before running the tool. Only strings inside an object input can be rewritten;
- * the modification's `target` is their dotted path in the tool input (e.g. `command`).
+ * the modification's `target` is their JSON Pointer in the tool input (`/command`, `/args/2`,
+ * `/cmd.x`), and its `original` the string found there: applying it anywhere else is impossible.
  */
 export interface PermissionRewriteRule extends PermissionMatch {
   readonly input: PatternSpec;
@@ -144,9 +146,14 @@ interface CompiledVerdictRule extends CompiledMatch {
   readonly verdict: OracleVerdict;
 }
 
-/** One string found in the tool input; `path` is undefined for the input itself or its JSON text. */
+/**
+ * One string found in the tool input; `path` (dotted, what `field` is compared with) and `target`
+ * (its JSON Pointer, what a rewrite targets: unambiguous for keys with dots and array elements)
+ * are undefined for the input's JSON text.
+ */
 interface Candidate {
   readonly path: string | undefined;
+  readonly target: string | undefined;
   readonly value: string;
 }
 
@@ -218,14 +225,14 @@ function rewriteVerdict(
     if (!matches(rule, toolName, candidates)) continue;
     let hit = false;
     for (const candidate of candidates) {
-      if (candidate.path === undefined || (rule.field !== undefined && candidate.path !== rule.field)) continue;
-      const entry = changed.get(candidate.path);
+      if (candidate.target === undefined || !fieldMatches(rule.field, candidate)) continue;
+      const entry = changed.get(candidate.target);
       const current = entry?.updated ?? candidate.value;
       const updated = rule.input.replaceAll(current, rule.replace);
       if (updated === current) continue;
       hit = true;
       if (entry === undefined) {
-        changed.set(candidate.path, { original: candidate.value, updated, reasons: [rule.reason] });
+        changed.set(candidate.target, { original: candidate.value, updated, reasons: [rule.reason] });
       } else {
         entry.updated = updated;
         entry.reasons.push(rule.reason);
@@ -257,7 +264,13 @@ function matches(rule: CompiledMatch, toolName: string | undefined, candidates: 
   if (rule.tool !== undefined && (toolName === undefined || !rule.tool.test(toolName))) return false;
   const pattern = rule.input;
   if (pattern === undefined) return true;
-  return candidates.some((c) => (rule.field === undefined || c.path === rule.field) && pattern.test(c.value));
+  return candidates.some((c) => fieldMatches(rule.field, c) && pattern.test(c.value));
+}
+
+/** Whether `field` (a dotted path, or a JSON Pointer starting with `/`) names the candidate; any candidate without one. */
+function fieldMatches(field: string | undefined, candidate: Candidate): boolean {
+  if (field === undefined) return true;
+  return field.startsWith('/') ? candidate.target === field : candidate.path === field;
 }
 
 /** The block for a context whose tool call cannot be read (see the module comment). */
@@ -281,19 +294,19 @@ function unreadableToolCall(oracle: string): OracleVerdict {
  */
 function collectCandidates(input: JsonObject): Candidate[] {
   const found: Candidate[] = [];
-  const stack: { value: unknown; path: string }[] = [{ value: input, path: '' }];
+  const stack: { value: unknown; path: string; segments: (string | number)[] }[] = [{ value: input, path: '', segments: [] }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { value, path } = item;
+    const { value, path, segments } = item;
     if (typeof value === 'string') {
-      found.push({ path, value });
+      found.push({ path, target: pointerTarget(segments), value });
     } else if (typeof value === 'object' && value !== null) {
-      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
       for (const [key, child] of entries.reverse()) {
-        stack.push({ value: child, path: path === '' ? key : `${path}.${key}` });
+        stack.push({ value: child, path: path === '' ? String(key) : `${path}.${key}`, segments: [...segments, key] });
       }
     }
   }
-  found.push({ path: undefined, value: JSON.stringify(input) });
+  found.push({ path: undefined, target: undefined, value: JSON.stringify(input) });
   return found;
 }
 
