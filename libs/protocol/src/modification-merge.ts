@@ -1,6 +1,6 @@
 /**
  * How the control signals of one hook combine into the modifications the agent applies
- * (docs/hooks.md, "How signals combine"). No control is ever dropped silently: two changes of one
+ * (docs/hooks.md, §4 "How a hook is evaluated"). No control is ever dropped silently: two changes of one
  * field either combine by a stated rule, or the hook is blocked naming both.
  *
  * For two modifications whose targets name the same field, or one a field inside the other
