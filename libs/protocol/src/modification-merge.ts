@@ -88,6 +88,18 @@ function stricter(earlier: Modification, later: Modification): Modification | un
   return undefined;
 }
 
+/**
+ * The path of a target; a target that names no field (schemas refuse it, a hand-built signal may
+ * carry one) stays a location of its own: kept, so that applying it fails closed.
+ */
+function pathOrSelf(target: string): string[] {
+  try {
+    return modificationPath(target);
+  } catch {
+    return [`\u0000${target}`];
+  }
+}
+
 /** Combines the modifications of one hook's control signals (see the module comment); `items` in signal order. */
 export function mergeModifications(items: readonly MergeItem[]): MergedModifications {
   const entries: Entry[] = [];
@@ -95,7 +107,7 @@ export function mergeModifications(items: readonly MergeItem[]): MergedModificat
   // The operator's edits first: they define the input the other changes are judged against.
   const ordered = [...items.filter((i) => i.authoritative === true), ...items.filter((i) => i.authoritative !== true)];
   for (const item of ordered) {
-    const path = modificationPath(item.modification.target);
+    const path = pathOrSelf(item.modification.target);
     const overlapping = entries.filter((entry) => pathsOverlap(entry.path, path));
     if (overlapping.length === 0) {
       entries.push({ path, item, modification: item.modification, superseded: [] });
