@@ -2,7 +2,7 @@
  * What reaches BullMQ's job hash in Redis: the hook context with its secret-named fields replaced
  * by keyed-hash markers. Real parts: a private Redis (test support), the store's HookQueue.
  */
-import type { HookJobData } from '@ahp/protocol';
+import type { HookJobData, JsonValue } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHookQueue, redactionMarkerFor, toolInputDigest, type RedisClient } from '../src/index.js';
 import { openClient, randomUUID, testKeys } from './support.js';
@@ -62,7 +62,7 @@ describe('HookQueue job data', () => {
   it('gives inputs that differ only in a secret different digests, and equal secrets equal ones; a configured key wins', async () => {
     const keys = testKeys('queue-redaction-digest');
     const queue = createHookQueue({ redis, keys, redactionKey: 'k'.repeat(32) });
-    const queued = async (token: unknown) => {
+    const queued = async (token: JsonValue) => {
       const now = Date.now();
       const job: HookJobData = {
         hook_id: randomUUID(),
