@@ -254,6 +254,19 @@ describe('approval adversaries: only the operators’ decision on the request th
     expect((await call(mallory, 'bash', { command: 'kubectl delete pod web-1' }, asked)).allowed).toBe(true);
   });
 
+  // Audit finding 7: secret-named fields were blanked before the digest, so an approval for one
+  // token covered the same call with another. Now they are keyed-hash markers: the digests differ.
+  it('replay with another secret: the same call with a different token is refused, and the approval stays for its own token', async () => {
+    const mallory = await sdk('mallory');
+    const tenant = { command: 'kubectl delete pod web-1', access_token: 'tenant-A' };
+    const asked = waitingOn(await call(mallory, 'bash', tenant));
+    await decide(asked, { approve: true });
+    const admin = await call(mallory, 'bash', { ...tenant, access_token: 'tenant-PROD-ADMIN' }, asked);
+    await expectRefused(admin);
+    expect(waitingOn(admin)).not.toBe(asked);
+    expect((await call(mallory, 'bash', tenant, asked)).allowed).toBe(true);
+  });
+
   it('an approval with a modified input allows only the modified input, once; the original input is never allowed as it is', async () => {
     const mallory = await sdk('mallory');
     const original = { command: 'kubectl delete deployment api --all-namespaces' };
@@ -264,7 +277,7 @@ describe('approval adversaries: only the operators’ decision on the request th
     await expectRefused(await call(mallory, 'bash', modified, asked));
     const used = await call(mallory, 'bash', original, asked);
     expect(used).toMatchObject({ allowed: true, intensity: 'control' });
-    expect(used.modifications).toEqual([expect.objectContaining({ target: 'command', original: original.command, updated: modified.command })]);
+    expect(used.modifications).toEqual([expect.objectContaining({ target: '/command', original: original.command, updated: modified.command })]);
     expect(used.signals.map((s) => s.header.type)).toEqual(['approval-approved']);
     expect(used.signals[0]!.payload.level).toBe('controlling');
     await expectRefused(await call(mallory, 'bash', original, asked));

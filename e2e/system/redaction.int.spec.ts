@@ -3,7 +3,7 @@
 // else in Redis, or the gateway's and worker's logs: the agent's bearer token (in the upgrade
 // header, in the query string, a wrong one), operator tokens (valid and invalid), and secret-named
 // fields of hook contexts (`api_key`, `password`, `GITHUB_TOKEN`, `authorization`, …), which
-// reach the oracles as "[redacted]".
+// reach the oracles as "[redacted:<keyed hash>]" (docs/security.md).
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -114,12 +114,13 @@ describe('secrets stay out of job data, Redis and logs', () => {
     }, 'three queued hook jobs');
     for (const key of jobKeys) {
       const data = JSON.parse((await system.redis.hGet(key, 'data'))!) as HookJobData;
+      const redacted = expect.stringMatching(/^\[redacted:[0-9a-f]{32}\]$/);
       expect(data.context).toEqual({
-        tool: { name: 'Bash', input: { command: expect.stringMatching(/^deploy --step \d$/), env: { GITHUB_TOKEN: '[redacted]', PATH: '/usr/bin' } } },
+        tool: { name: 'Bash', input: { command: expect.stringMatching(/^deploy --step \d$/), env: { GITHUB_TOKEN: redacted, PATH: '/usr/bin' } } },
         extra: {
-          api_key: '[redacted]',
-          credentials: { password: '[redacted]', client_secret: '[redacted]' },
-          request: { headers: { Authorization: '[redacted]', accept: 'application/json' } },
+          api_key: redacted,
+          credentials: { password: redacted, client_secret: redacted },
+          request: { headers: { Authorization: redacted, accept: 'application/json' } },
         },
       });
     }

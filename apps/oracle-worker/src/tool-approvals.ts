@@ -24,7 +24,11 @@
  *
  * Other oracles still count: a hard block from another oracle makes the approval moot (the
  * approval signals are dropped and nothing is asked), and their control signals apply alongside
- * the person's decision.
+ * the person's decision — except where the person approved an edited input: the operator saw the
+ * agent's input (the request's payload), not the oracles' rewrites, and the console tells them
+ * "the agent runs this edited input instead". So each field the operator edited runs exactly as
+ * they wrote it; a rewrite of that field (decided for a value that no longer runs) is superseded,
+ * which the approval's modification says in its reason; rewrites of fields they left alone apply.
  */
 import { canonicalJson } from '@ahp/oracles';
 import {
@@ -37,9 +41,11 @@ import {
   approvalRequirementOf,
   approvalRuleOf,
   hookToolCall,
+  isRedactionMarker,
+  pointerTarget,
   presentedApproval,
 } from '@ahp/protocol';
-import type { ApprovalRequirement, HookDecision, HookJobData, JsonObject, Modification, ProtocolState, Signal, SignalPayload, ToolGrant } from '@ahp/protocol';
+import type { ApprovalRequirement, HookDecision, HookJobData, JsonObject, JsonValue, Modification, ProtocolState, Signal, SignalPayload, ToolGrant } from '@ahp/protocol';
 import type { ApprovalTerms, Logger, StoredToolApproval, ToolApprovalStore, ToolCall, ToolGrantStore } from '@ahp/store';
 import { approvalRefusal, toolInputDigest } from '@ahp/store';
 
@@ -59,15 +65,50 @@ export interface ToolApprovalsDeps {
 /** Applies the approval flow to one evaluated decision; returns it unchanged when no rule asked for approval. */
 export type ToolApprovals = (job: HookJobData, decision: HookDecision, deps: ToolApprovalsDeps) => Promise<HookDecision>;
 
-/** A Modification per top-level key of the tool input that the person changed (a removed key becomes `null`). */
-export function inputModifications(original: JsonObject, approved: JsonObject, reason: string): Modification[] {
-  const keys = [...new Set([...Object.keys(original), ...Object.keys(approved)])];
-  return keys.flatMap((key) => {
-    const before = original[key];
-    const after = approved[key];
-    if (canonicalJson(before) === canonicalJson(after)) return [];
-    return [{ target: key, original: before ?? null, updated: after ?? null, reason }];
-  });
+/**
+ * The operator's edited input as modifications of the agent's input: one per leaf that differs
+ * (objects compared key by key, arrays of the same length element by element; anything else
+ * replaced whole), each targeting its JSON Pointer with the agent's value as `original` (`null`
+ * where there was none; a removed key becomes `null`). Applied in order they turn the agent's
+ * input into exactly the operator's, and fields the operator left alone are not touched — which
+ * is how a secret the operator only saw as a redaction marker stays the agent's value.
+ *
+ * Returns a reason instead when the edit cannot be carried out: a redaction marker placed where
+ * the agent's input does not hold that very marker (moved, copied, or inside a replaced value).
+ * The control plane never stores the secret, so it cannot put it anywhere else.
+ */
+export function inputModifications(original: JsonObject, approved: JsonObject, reason: string): Modification[] | { refused: string } {
+  const modifications: Modification[] = [];
+  let refused: string | undefined;
+  const visit = (before: JsonValue | undefined, after: JsonValue | undefined, path: (string | number)[]): void => {
+    if (refused !== undefined || canonicalJson(before) === canonicalJson(after)) return;
+    if (isPlainObject(before) && isPlainObject(after)) {
+      for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) visit(before[key], after[key], [...path, key]);
+      return;
+    }
+    if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+      before.forEach((item, i) => visit(item, after[i], [...path, i]));
+      return;
+    }
+    const target = pointerTarget(path);
+    if (containsMarker(after)) {
+      refused = `the edited input puts a redacted secret at ${target}, where the agent's input holds another value; the control plane never stores secrets, so it cannot put one there`;
+      return;
+    }
+    modifications.push({ target, original: before ?? null, updated: after ?? null, reason });
+  };
+  visit(original, approved, []);
+  return refused === undefined ? modifications : { refused };
+}
+
+function isPlainObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function containsMarker(value: JsonValue | undefined): boolean {
+  if (isRedactionMarker(value)) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  return (Array.isArray(value) ? value : Object.values(value)).some(containsMarker);
 }
 
 /** The tool call of a `pre-tool-use` job, or undefined when its context names none (see `hookToolCall`). */
@@ -122,14 +163,20 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
     const fields = { agentId: job.agent.id, sessionId: job.session_id, correlationId: job.hook_id };
     const at = () => new Date(deps.now()).toISOString();
 
-    /** The decision with the approval signals replaced by `outcome` (none: dropped), at the first one's place. */
-    const rebuild = (outcome: Signal | undefined): HookDecision => {
+    /**
+     * The decision with the approval signals replaced by `outcome` (none: dropped), at the first
+     * one's place. `authoritative`: `outcome` carries the operator's edited input, which
+     * supersedes the other oracles' changes of the fields it replaced (mergeModifications).
+     */
+    const rebuild = (outcome: Signal | undefined, authoritative = false): HookDecision => {
       const signals = decision.signals.flatMap((signal) => (signal === first && outcome !== undefined ? [outcome] : asking.includes(signal) ? [] : [signal]));
       const aggregated = aggregateSignals({
         hookId: decision.hook_id,
         trigger: decision.trigger,
         signals,
         now: at(),
+        newId: deps.newId,
+        ...(authoritative && outcome !== undefined ? { authoritativeSignalId: outcome.header.id } : {}),
         ...(decision.config_version === undefined ? {} : { configVersion: decision.config_version }),
       });
       return HookDecisionSchema.parse(decision.error === undefined ? aggregated : { ...aggregated, error: decision.error });
@@ -227,11 +274,24 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       logger.info({ ...fields, requestId: id, status: state.status, decidedBy: state.decided_by }, `tool approval used: ${state.status}`);
       switch (state.status) {
         case 'approved': {
-          const modifications =
-            state.modified_input === undefined ? [] : inputModifications(call.input, state.modified_input, `modified by ${by} when approving request ${id}`);
+          // The operator saw the agent's input (the request's payload) and the console promised
+          // "the agent runs this edited input instead": their edit is final, see rebuild.
+          const edited = state.modified_input === undefined ? [] : inputModifications(call.input, state.modified_input, `modified by ${by} when approving request ${id}`);
+          if (!Array.isArray(edited)) {
+            logger.warn({ ...fields, requestId: id, refusal: edited.refused }, 'approved edit cannot be carried out; blocking');
+            return rebuild(
+              outcomeSignal(
+                APPROVAL_SIGNAL_TYPES.approved,
+                { level: 'blocking', decision: 'deny', reason: `${by} approved request ${id} with an edit that cannot be carried out: ${edited.refused}`, resolvable: true, resolution_path: ['send the call again to ask for a new approval'] },
+                approval,
+              ),
+            );
+          }
+          const modifications = edited;
           if (modifications.length > 0) {
             return rebuild(
               outcomeSignal(APPROVAL_SIGNAL_TYPES.approved, { level: 'controlling', decision: 'allow_with_modification', modifications, reversible: false }, approval),
+              true,
             );
           }
           const said = state.feedback === undefined || state.feedback === '' ? '' : `: ${state.feedback}`;

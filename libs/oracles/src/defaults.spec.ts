@@ -88,7 +88,7 @@ describe('defaultOracles', () => {
         payload: {
           level: 'controlling',
           decision: 'allow_with_modification',
-          modifications: [{ target: 'command', original: command, updated, reason: expect.stringContaining('--force-with-lease') }],
+          modifications: [{ target: '/command', original: command, updated, reason: expect.stringContaining('--force-with-lease') }],
           reversible: true,
         },
       },
@@ -134,7 +134,7 @@ describe('defaultOracles', () => {
     ['git push origin +main', 'git push origin --force-with-lease main', 'force-refspec-with-lease'],
   ])('rewrites %s to %s', (command, updated, rule) => {
     expect(verdicts(command)).toEqual([
-      expect.objectContaining({ intensity: 'control', rule, payload: expect.objectContaining({ modifications: [expect.objectContaining({ target: 'command', original: command, updated })] }) }),
+      expect.objectContaining({ intensity: 'control', rule, payload: expect.objectContaining({ modifications: [expect.objectContaining({ target: '/command', original: command, updated })] }) }),
     ]);
   });
 
@@ -184,7 +184,7 @@ describe('defaultOracles', () => {
     });
     expect(decision).toMatchObject({ allowed: true, intensity: 'control', decided_by: 'oracles' });
     expect(decision.modifications).toEqual([
-      { target: 'command', original: 'git push -f', updated: 'git push --force-with-lease', reason: expect.any(String) },
+      { target: '/command', original: 'git push -f', updated: 'git push --force-with-lease', reason: expect.any(String) },
     ]);
   });
 });

@@ -213,7 +213,7 @@ export async function evaluateHook(options: EvaluateHookOptions): Promise<HookDe
   if (first !== undefined && signals.length === 0) {
     return failurePolicyDecision({ hookId, trigger, policy: 'fail_open', code: first.code, message: joinSkipped(skipped), now, ...version });
   }
-  const aggregated = aggregateSignals({ hookId, trigger, signals, now, ...version });
+  const aggregated = aggregateSignals({ hookId, trigger, signals, now, newId: options.newId, ...version });
   const decision = first === undefined ? aggregated : { ...aggregated, error: { code: first.code, message: joinSkipped(skipped) } };
   // Parsed once here: the hook store takes this very object without parsing it again (parseOnce).
   const checked = parseOnce(HookDecisionSchema, decision);

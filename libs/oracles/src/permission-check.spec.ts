@@ -1,5 +1,5 @@
 import { PatternError } from './pattern/linear-pattern.js';
-import type { JsonValue } from '@ahp/protocol';
+import { applyModifications, type JsonObject, type JsonValue, type Modification } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
 import { OracleSetupError } from './errors.js';
 import { evaluateHook } from './evaluate.js';
@@ -165,12 +165,29 @@ describe('permission-check: rewrite rules', () => {
         level: 'controlling',
         decision: 'allow_with_modification',
         modifications: [
-          { target: 'command', original: 'git push --force', updated: 'git push -q --force-with-lease', reason: 'lease; quiet' },
-          { target: 'note', original: 'git push --force', updated: 'git push --force-with-lease', reason: 'lease' },
+          { target: '/command', original: 'git push --force', updated: 'git push -q --force-with-lease', reason: 'lease; quiet' },
+          { target: '/note', original: 'git push --force', updated: 'git push --force-with-lease', reason: 'lease' },
         ],
         reversible: false,
       },
     });
+  });
+
+  it('targets the exact string it rewrote: a key with a dot, an array element (audit finding 9)', () => {
+    const lease = createPermissionCheck({ rewrite: [{ input: 'git push --force($|[^-])', replace: 'git push --force-with-lease$1', reason: 'lease' }] });
+    const cases: [JsonObject, JsonObject][] = [
+      [{ 'cmd.x': 'git push --force', cmd: 'ls' }, { 'cmd.x': 'git push --force-with-lease', cmd: 'ls' }],
+      [{ command: ['bash', '-lc', 'git push --force'] }, { command: ['bash', '-lc', 'git push --force-with-lease'] }],
+      [{ 'a/b': { '~c': 'git push --force' } }, { 'a/b': { '~c': 'git push --force-with-lease' } }],
+    ];
+    for (const [input, expected] of cases) {
+      const [verdict] = check(lease, 'Bash', input);
+      const modifications = verdict?.payload.level === 'controlling' ? (verdict.payload.modifications as Modification[]) : [];
+      expect(applyModifications(input, modifications), JSON.stringify(input)).toEqual(expected);
+    }
+    // `field` names a key with a dot by JSON Pointer.
+    const only = createPermissionCheck({ rewrite: [{ input: 'x', field: '/cmd.x', replace: 'y', reason: 'r' }] });
+    expect(check(only, 'Bash', { 'cmd.x': 'x', cmd: { x: 'x' } })[0]?.payload).toMatchObject({ modifications: [{ target: '/cmd.x', original: 'x', updated: 'y' }] });
   });
 
   it('rewrites nothing it cannot address, and nothing that stays the same', () => {

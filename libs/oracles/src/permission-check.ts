@@ -9,6 +9,7 @@ import {
   SignalTypeSchema,
   LIMITS,
   hookToolCall,
+  pointerTarget,
   isIntensityAllowed,
 } from '@ahp/protocol';
 import type { HookTrigger, Intensity, JsonObject, Modification, Severity, SignalPayload } from '@ahp/protocol';
@@ -40,7 +41,7 @@ import { isShellTool, shellCommands } from './shell/shell-line.js';
  * string, an input that is not an object, an unknown field) is blocked, rule `unreadable-tool-call`:
  * the agent writes the context, and a call the rules cannot see is not a call they allowed.
  * - `field` restricts `input` to one string inside an object input, by dotted path
- *   (`command`, `args.0`).
+ *   (`command`, `args.0`) or, for keys with dots or slashes, by JSON Pointer (`/cmd.x`, `/args/0`).
  *
  * Every pattern, a `RegExp` included (translated by its source and flags), is compiled on RE2
  * (linear-pattern.ts): matching is linear in the input, since the oracle's time budget cannot
@@ -82,7 +83,8 @@ export interface PermissionDenyRule extends PermissionMatch {
 /**
  * Rewrites part of the input and allows the call: a `control` signal whose modifications the
  * agent applies before running the tool. Only strings inside an object input can be rewritten;
- * the modification's `target` is their dotted path in the tool input (e.g. `command`).
+ * the modification's `target` is their JSON Pointer in the tool input (`/command`, `/args/2`,
+ * `/cmd.x`), and its `original` the string found there: applying it anywhere else is impossible.
  */
 export interface PermissionRewriteRule extends PermissionMatch {
   readonly input: PatternSpec;
@@ -178,12 +180,14 @@ interface CompiledDeny extends CompiledVerdictRule {
 }
 
 /**
- * One string found in the tool input; `path` is undefined for the input itself or its JSON text.
- * `derived` marks a string the input does not hold as such (a path's normal form), which is
- * matched but never rewritten.
+ * One string found in the tool input; `path` (dotted, what `field` is compared with) and `target`
+ * (its JSON Pointer, what a rewrite targets: unambiguous for keys with dots and array elements)
+ * are undefined for the input's JSON text. `derived` marks a string the input does not hold as
+ * such (a path's normal form), which is matched but never rewritten.
  */
 interface Candidate {
   readonly path: string | undefined;
+  readonly target: string | undefined;
   readonly value: string;
   readonly derived?: true;
 }
@@ -291,14 +295,14 @@ function rewriteVerdict(rules: readonly CompiledRewrite[], call: CallView): Orac
     if (rule.tool !== undefined && !rule.tool.test(call.toolName)) continue;
     let hit = false;
     for (const candidate of candidates) {
-      if (candidate.path === undefined || candidate.derived === true || (rule.field !== undefined && candidate.path !== rule.field)) continue;
-      const entry = changed.get(candidate.path);
+      if (candidate.target === undefined || candidate.derived === true || !fieldMatches(rule.field, candidate)) continue;
+      const entry = changed.get(candidate.target);
       const current = entry?.updated ?? candidate.value;
       const updated = rule.input.replaceAll(current, rule.replace);
       if (updated === current) continue;
       hit = true;
       if (entry === undefined) {
-        changed.set(candidate.path, { original: candidate.value, updated, reasons: [rule.reason] });
+        changed.set(candidate.target, { original: candidate.value, updated, reasons: [rule.reason] });
       } else {
         entry.updated = updated;
         entry.reasons.push(rule.reason);
@@ -331,8 +335,19 @@ function matches(rule: CompiledMatch, call: CallView): boolean {
   if (rule.tool !== undefined && !rule.tool.test(call.toolName)) return false;
   const pattern = rule.input;
   if (pattern === undefined) return true;
-  const test = (c: Candidate) => (rule.field === undefined || c.path === rule.field) && pattern.test(c.value);
+  const test = (c: Candidate) => fieldMatches(rule.field, c) && pattern.test(c.value);
   return call.candidates.some(test) || (rule.shell && isShellTool(call.toolName) && call.commands().some(test));
+}
+
+/** Whether `field` (a dotted path, or a JSON Pointer starting with `/`) names the candidate; any candidate without one. */
+function fieldMatches(field: string | undefined, candidate: Candidate): boolean {
+  if (field === undefined) return true;
+  return field.startsWith('/') ? candidate.target === field : candidate.path === field;
+}
+
+/** The last key of a field (dotted path or JSON Pointer): `file_path` of `/edits/0/file_path`. */
+function lastKey(field: string): string {
+  return field.startsWith('/') ? field.slice(field.lastIndexOf('/') + 1) : field.slice(field.lastIndexOf('.') + 1);
 }
 
 /**
@@ -345,34 +360,37 @@ function allows(rule: CompiledMatch, call: CallView): boolean {
   const pattern = rule.input;
   if (pattern === undefined) return true;
   const command = call.input['command'];
-  if (isShellTool(call.toolName) && (rule.field === undefined || rule.field === 'command') && command !== undefined) {
+  if (isShellTool(call.toolName) && (rule.field === undefined || rule.field === 'command' || rule.field === '/command') && command !== undefined) {
     if (typeof command !== 'string' && !(Array.isArray(command) && command.every((word) => typeof word === 'string'))) return false;
     const commands = shellCommands(command as string | readonly string[]);
     return commands.length > 0 && commands.every((line) => pattern.test(line));
   }
   const field = rule.field ?? (Object.hasOwn(KNOWN_TOOL_FIELDS, call.toolName) ? KNOWN_TOOL_FIELDS[call.toolName] : undefined);
   if (field !== undefined) {
-    const value = call.candidates.find((c) => c.path === field && c.derived !== true)?.value;
+    const value = call.candidates.find((c) => fieldMatches(field, c) && c.derived !== true)?.value;
     if (value === undefined) return false;
-    return pattern.test(PATH_FIELDS.has(field.slice(field.lastIndexOf('.') + 1)) ? normalizePosixPath(value) : value);
+    return pattern.test(PATH_FIELDS.has(lastKey(field)) ? normalizePosixPath(value) : value);
   }
   const strings = call.candidates.filter((c) => c.path !== undefined && c.derived !== true);
   return strings.length > 0 && strings.every((c) => pattern.test(c.value));
 }
 
-/** `input` with the control verdict's modifications applied (their targets are dotted paths of strings). */
+/** `input` with the control verdict's modifications applied (their targets are the JSON Pointers of strings, see collectCandidates). */
 function withModifications(input: JsonObject, control: OracleVerdict): JsonObject {
   const payload = control.payload as { modifications?: readonly Modification[] };
   const updates = new Map((payload.modifications ?? []).map((m) => [m.target, m.updated] as const));
-  const rebuild = (value: unknown, path: string): unknown => {
-    if (typeof value === 'string') return updates.has(path) ? updates.get(path) : value;
-    if (Array.isArray(value)) return value.map((child: unknown, i) => rebuild(child, path === '' ? String(i) : `${path}.${i}`));
+  const rebuild = (value: unknown, segments: (string | number)[]): unknown => {
+    if (typeof value === 'string') {
+      const target = pointerTarget(segments);
+      return updates.has(target) ? updates.get(target) : value;
+    }
+    if (Array.isArray(value)) return value.map((child: unknown, i) => rebuild(child, [...segments, i]));
     if (typeof value === 'object' && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, rebuild(child, path === '' ? key : `${path}.${key}`)]));
+      return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, rebuild(child, [...segments, key])]));
     }
     return value;
   };
-  return rebuild(input, '') as JsonObject;
+  return rebuild(input, []) as JsonObject;
 }
 
 /** The block for a context whose tool call cannot be read (see the module comment). */
@@ -396,24 +414,24 @@ function unreadableToolCall(oracle: string): OracleVerdict {
  */
 function collectCandidates(input: JsonObject): Candidate[] {
   const found: Candidate[] = [];
-  const stack: { value: unknown; path: string }[] = [{ value: input, path: '' }];
+  const stack: { value: unknown; path: string; segments: (string | number)[] }[] = [{ value: input, path: '', segments: [] }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { value, path } = item;
+    const { value, path, segments } = item;
     if (typeof value === 'string') {
-      found.push({ path, value });
+      found.push({ path, target: pointerTarget(segments), value });
       // A path's normal form, so that a pattern on `/etc/` also sees `/work/../etc/x`.
       if (value.startsWith('/') && value.length <= MAX_PATH_CHARS && !/\s/.test(value)) {
         const normal = normalizePosixPath(value);
-        if (normal !== value) found.push({ path, value: normal, derived: true });
+        if (normal !== value) found.push({ path, target: pointerTarget(segments), value: normal, derived: true });
       }
     } else if (typeof value === 'object' && value !== null) {
-      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
       for (const [key, child] of entries.reverse()) {
-        stack.push({ value: child, path: path === '' ? key : `${path}.${key}` });
+        stack.push({ value: child, path: path === '' ? String(key) : `${path}.${key}`, segments: [...segments, key] });
       }
     }
   }
-  found.push({ path: undefined, value: JSON.stringify(input) });
+  found.push({ path: undefined, target: undefined, value: JSON.stringify(input) });
   return found;
 }
 
@@ -427,18 +445,19 @@ const MAX_PATH_CHARS = 4096;
  */
 function collectCommands(input: JsonObject): Candidate[] {
   const found: Candidate[] = [];
-  const stack: { value: unknown; path: string }[] = [{ value: input, path: '' }];
+  const stack: { value: unknown; path: string; segments: (string | number)[] }[] = [{ value: input, path: '', segments: [] }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { value, path } = item;
+    const { value, path, segments } = item;
+    // Derived: a command in normal form is matched, never rewritten.
     if (typeof value === 'string') {
-      for (const command of shellCommands(value)) found.push({ path, value: command });
+      for (const command of shellCommands(value)) found.push({ path, target: pointerTarget(segments), value: command, derived: true });
     } else if (typeof value === 'object' && value !== null) {
       if (Array.isArray(value) && value.length > 0 && value.every((word) => typeof word === 'string')) {
-        for (const command of shellCommands(value as string[])) found.push({ path, value: command });
+        for (const command of shellCommands(value as string[])) found.push({ path, target: pointerTarget(segments), value: command, derived: true });
       }
-      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
       for (const [key, child] of entries.reverse()) {
-        stack.push({ value: child, path: path === '' ? key : `${path}.${key}` });
+        stack.push({ value: child, path: path === '' ? String(key) : `${path}.${key}`, segments: [...segments, key] });
       }
     }
   }

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { JsonValueSchema, ShortStringSchema, TextSchema, TimestampSchema, boundedArray } from './primitives.js';
+import { modificationTargetProblem } from './modification-target.js';
 import { RequestIdSchema } from './request.js';
 
 /** Non-empty human text; a reason or message that says nothing is a bug in the oracle. */
@@ -44,17 +45,16 @@ export const BlockingDecisionSchema = z
   .meta({ id: 'BlockingDecision', description: 'Deny execution, with the reason and how to resolve it.' });
 export type BlockingDecision = z.infer<typeof BlockingDecisionSchema>;
 
-/** Path segments that would reach an object's prototype instead of one of its fields. */
-const PROTOTYPE_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
 /**
- * What a modification's `target` may be: a key or a dotted path of keys, none empty and none a
- * prototype name, so that applying it (`applyModifications`) can only ever write a field.
+ * What a modification's `target` may be: a JSON Pointer into the tool input (`/command`,
+ * `/argv/2`, `/cmd.x`) or a dotted path of keys (`command`, `options.depth`); no prototype
+ * names, so that applying it (`applyModifications`) can only ever write a field. See
+ * modification-target.ts.
  */
-export const ModificationTargetSchema = ShortStringSchema.refine(
-  (target) => target.split('.').every((segment) => segment !== '' && !PROTOTYPE_SEGMENTS.has(segment)),
-  'must be a key or a dotted path of keys (no empty segment, no __proto__, constructor or prototype)',
-).meta({ id: 'ModificationTarget', description: 'A key or dotted path of keys; no empty segments, no prototype names.' });
+export const ModificationTargetSchema = ShortStringSchema.superRefine((target, ctx) => {
+  const problem = modificationTargetProblem(target);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+}).meta({ id: 'ModificationTarget', description: 'A JSON Pointer (/a/0/b, ~1 for /, ~0 for ~) or a dotted path of keys; no empty dotted segments, no prototype names.' });
 
 /**
  * One parameter change imposed by a controlling decision: `target` names the parameter (a key or a

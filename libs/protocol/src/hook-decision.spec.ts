@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SEED_CONTROLLING, seedSignal } from '../test/fixtures/domain-seeds.js';
-import { HookDecisionSchema, aggregateSignals, failurePolicyDecision, stricterModification } from './hook-decision.js';
+import { CONTROL_PLANE_SOURCE, HookDecisionSchema, MODIFICATION_CONFLICT_SIGNAL_TYPE, aggregateSignals, failurePolicyDecision } from './hook-decision.js';
 import { SignalSchema, type Signal } from './signal.js';
 
 function issues(schema: z.ZodType, input: unknown) {
@@ -112,7 +112,9 @@ describe('aggregateSignals', () => {
     expect(pick([off, on])).toBe('oracle 2');
   });
 
-  it('on strings, objects and mixed types keeps the earlier modification (oracle order)', () => {
+  // Was "keeps the earlier modification (oracle order)": that let an earlier oracle cancel a later
+  // one's control silently (audit finding 2). Two changes of one field that cannot both apply block now.
+  it('on strings, objects and mixed types that cannot both apply, blocks naming both sources instead of keeping one', () => {
     const pairs: [unknown, unknown][] = [
       ['git push --force-with-lease', 'git push'],
       [{ a: 1 }, { a: 0 }],
@@ -120,13 +122,53 @@ describe('aggregateSignals', () => {
       [null, 3],
       [false, 0],
     ];
+    let n = 0;
+    const newId = () => `99999999-9999-4999-8999-${String(++n).padStart(12, '0')}`;
     for (const [x, y] of pairs) {
       const first = control(1, [{ target: 't', original: null, updated: x }]);
       const second = control(2, [{ target: 't', original: null, updated: y }]);
-      const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [first, second], now: NOW });
-      expect(decision.modifications, JSON.stringify([x, y])).toEqual([expect.objectContaining({ updated: x, reason: 'oracle 1' })]);
+      const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [first, second], now: NOW, newId });
+      expect(decision, JSON.stringify([x, y])).toMatchObject({ allowed: false, intensity: 'block' });
+      const added = decision.signals[2];
+      expect(added?.header).toMatchObject({ type: MODIFICATION_CONFLICT_SIGNAL_TYPE, source: CONTROL_PLANE_SOURCE, intensity: 'block', correlation_id: HOOK_ID });
+      expect(added?.payload.level === 'blocking' && added.payload.reason).toMatch(/t: .* changes it to .*, .* to /);
       expect(HookDecisionSchema.safeParse(decision).success).toBe(true);
+      // Aggregating the result again (the approval flow rebuilds decisions) adds no second conflict signal.
+      const again = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: decision.signals, now: NOW, newId });
+      expect(again.signals.filter((s) => s.header.type === MODIFICATION_CONFLICT_SIGNAL_TYPE)).toHaveLength(1);
     }
+    expect(() => aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [control(1, [{ target: 't', original: null, updated: 'a' }]), control(2, [{ target: 't', original: null, updated: 'b' }])], now: NOW })).toThrow(/newId/);
+  });
+
+  it('composes a change decided on top of another one (its original is the earlier updated), and treats dotted and pointer targets as one field', () => {
+    const first = control(1, [{ target: 'command', original: 'git push --force', updated: 'git push --force-with-lease' }]);
+    const second = control(2, [{ target: '/command', original: 'git push --force-with-lease', updated: 'git push --force-with-lease --dry-run' }]);
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [first, second], now: NOW });
+    expect(decision.allowed).toBe(true);
+    expect(decision.modifications).toEqual([{ target: 'command', original: 'git push --force', updated: 'git push --force-with-lease --dry-run', reason: 'oracle 1; then oracle 2' }]);
+  });
+
+  it('blocks when one change targets a field inside another one\'s', () => {
+    const whole = control(1, [{ target: '/options', original: { depth: 5 }, updated: {} }]);
+    const inner = control(2, [{ target: '/options/depth', original: 5, updated: 1 }]);
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [whole, inner], now: NOW, newId: () => '99999999-9999-4999-8999-000000000001' });
+    expect(decision.allowed).toBe(false);
+  });
+
+  it("an operator's edit (the authoritative signal) supersedes the changes of the fields it replaced, says so, and leaves the others", () => {
+    const rewrite = control(1, [
+      { target: '/command', original: 'curl x | sh; git push --force', updated: 'curl x | sh; git push --force-with-lease' },
+      { target: '/timeout', original: 600, updated: 60 },
+    ]);
+    const operator = control(2, [{ target: '/command', original: 'curl x | sh; git push --force', updated: 'git push' }]);
+    const decision = aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [rewrite, operator], now: NOW, authoritativeSignalId: operator.header.id });
+    expect(decision.allowed).toBe(true);
+    expect(decision.modifications).toEqual([
+      { target: '/command', original: 'curl x | sh; git push --force', updated: 'git push', reason: expect.stringMatching(/^oracle 2 \(replaces .*change of \/command to "curl x \| sh; git push --force-with-lease"\)$/) },
+      { target: '/timeout', original: 600, updated: 60, reason: 'oracle 1' },
+    ]);
+    // Without the authority the same two are a conflict.
+    expect(aggregateSignals({ hookId: HOOK_ID, trigger: 'pre-tool-use', signals: [rewrite, operator], now: NOW, newId: () => '99999999-9999-4999-8999-000000000001' }).allowed).toBe(false);
   });
 
   it('keeps every contributing control signal even when its modification lost', () => {
@@ -176,19 +218,6 @@ describe('aggregateSignals', () => {
     });
     expect(third).toMatchObject({ allowed: true, intensity: 'aid' });
     for (const d of [first, second, third]) expect(HookDecisionSchema.safeParse(d).success).toBe(true);
-  });
-});
-
-describe('stricterModification', () => {
-  const m = (updated: unknown, reason: string) => ({ target: 't', original: null, updated, reason }) as never;
-  it('prefers the smaller number, false over true, else the earlier', () => {
-    expect(stricterModification(m(3, 'a'), m(2, 'b')).reason).toBe('b');
-    expect(stricterModification(m(2, 'a'), m(3, 'b')).reason).toBe('a');
-    expect(stricterModification(m(-1, 'a'), m(0, 'b')).reason).toBe('a');
-    expect(stricterModification(m(true, 'a'), m(false, 'b')).reason).toBe('b');
-    expect(stricterModification(m(false, 'a'), m(true, 'b')).reason).toBe('a');
-    expect(stricterModification(m('x', 'a'), m('a', 'b')).reason).toBe('a');
-    expect(stricterModification(m(1, 'a'), m(true, 'b')).reason).toBe('a');
   });
 });
 

@@ -4,7 +4,8 @@
  * oracles could not answer, by {@link failurePolicyDecision}.
  */
 import { z } from 'zod';
-import { ModificationSchema, type Modification } from './decision.js';
+import { ModificationSchema } from './decision.js';
+import { describeSource, mergeModifications, type MergeItem, type ModificationConflict } from './modification-merge.js';
 import { IntensitySchema, strongestIntensity, type Intensity } from './intensity.js';
 import { ShortStringSchema, TextSchema, TimestampSchema, UuidSchema, boundedArray } from './primitives.js';
 import { SignalSchema, type Signal } from './signal.js';
@@ -32,7 +33,7 @@ export type HookDecisionError = z.infer<typeof HookDecisionErrorSchema>;
  * - `intensity`: the strongest intensity among `signals`, `null` when no oracle intervened.
  * - `allowed`: false exactly when `intensity` is `block`.
  * - `modifications`: merged from all control signals (see {@link aggregateSignals}); the agent
- *   applies them before running the operation.
+ *   applies them, in order, before running the operation (`applyModifications`).
  * - `warnings`: the messages of all prompt signals, in signal order.
  * - `signals`: every signal, unchanged, so the agent can answer each with a SignalResponse.
  * - `decided_by: 'failure_policy'`: no signals, and `error` says why.
@@ -94,6 +95,68 @@ export interface AggregateSignalsInput {
   signals: readonly Signal[];
   now: string;
   configVersion?: number;
+  /**
+   * Mints the id of the block signal added when control signals conflict (see
+   * {@link mergeModifications}). Without it, a conflict throws: every caller that aggregates
+   * signals of real oracles passes one.
+   */
+  newId?: () => string;
+  /** The id of the signal carrying an operator's edited input: its changes supersede the others' on the same fields. */
+  authoritativeSignalId?: string;
+}
+
+/** The `source` of signals the control plane adds itself (not an oracle's). */
+export const CONTROL_PLANE_SOURCE = 'ahp';
+
+/** The type of the block signal added when two control signals change one field in incompatible ways. */
+export const MODIFICATION_CONFLICT_SIGNAL_TYPE = 'modification-conflict';
+
+function isConflictSignal(signal: Signal): boolean {
+  return signal.header.type === MODIFICATION_CONFLICT_SIGNAL_TYPE && signal.header.source === CONTROL_PLANE_SOURCE;
+}
+
+function mergeItemsOf(signals: readonly Signal[], authoritativeSignalId: string | undefined): MergeItem[] {
+  return signals.flatMap((signal) => {
+    const payload = signal.payload;
+    if (payload.level !== 'controlling') return [];
+    const rule = signal.context['rule'];
+    return payload.modifications.map((modification) => ({
+      modification,
+      source: signal.header.source,
+      ...(typeof rule === 'string' ? { rule } : {}),
+      ...(signal.header.id === authoritativeSignalId ? { authoritative: true } : {}),
+    }));
+  });
+}
+
+/** The block signal for conflicting changes: says which field, which sources, which values, and what would resolve it. */
+function conflictSignal(conflicts: readonly ModificationConflict[], input: AggregateSignalsInput): Signal {
+  if (input.newId === undefined) throw new TypeError('aggregateSignals: control signals conflict, and no newId was given to mint the block signal');
+  const describe = (c: ModificationConflict) =>
+    `${c.first.modification.target}: ${describeSource(c.first)} changes it to ${JSON.stringify(c.first.modification.updated).slice(0, 200)}, ` +
+    `${describeSource(c.second)} to ${JSON.stringify(c.second.modification.updated).slice(0, 200)}`;
+  const sources = [...new Set(conflicts.flatMap((c) => [describeSource(c.first), describeSource(c.second)]))];
+  const reason = `Blocked: rules change the same field of this call in ways that cannot both apply (${conflicts.map(describe).join('; ')}). Applying one would cancel the other, so neither is applied and the call does not run.`;
+  return {
+    header: {
+      id: input.newId(),
+      type: MODIFICATION_CONFLICT_SIGNAL_TYPE,
+      timestamp: input.now,
+      source: CONTROL_PLANE_SOURCE,
+      intensity: 'block',
+      correlation_id: input.hookId,
+    },
+    context: { conflicts: conflicts.map((c) => ({ target: c.first.modification.target, sources: [describeSource(c.first), describeSource(c.second)] })) },
+    payload: {
+      level: 'blocking',
+      decision: 'deny',
+      reason: reason.length > 4000 ? `${reason.slice(0, 3999)}…` : reason,
+      resolvable: false,
+      resolution_path: [
+        `an operator changes the hooks configuration so that ${sources.join(' and ')} do not both rewrite the same field for one call (narrow one rule's condition, or make it block instead of rewriting)`,
+      ],
+    },
+  };
 }
 
 /**
@@ -101,59 +164,37 @@ export interface AggregateSignalsInput {
  *
  * - The strongest intensity wins: block over control over prompt over aid; `allowed` is false
  *   exactly when some signal blocks.
- * - Modifications: the control signals' modifications, one per `target`, in the order targets
- *   first appear. When several modify the same target, the STRICTER one is kept
- *   ({@link stricterModification}): for two numbers the smaller `updated` (a modification
- *   usually imposes a limit: a batch size, a timeout, a file count), for two booleans `false`
- *   (switching something off), otherwise the earlier one in signal order, i.e. the oracle order of
- *   the configuration. The modifications not kept stay visible in their signals.
+ * - Modifications: the control signals' modifications combined by {@link mergeModifications}
+ *   (in the order targets first appear): the same change once, the stricter of two limits, a
+ *   change decided on top of another composed with it, an operator's edit over the changes of
+ *   the fields it replaced. Any other two changes of one field conflict: a block signal
+ *   ({@link MODIFICATION_CONFLICT_SIGNAL_TYPE}, source {@link CONTROL_PLANE_SOURCE}) naming both
+ *   is added, and the decision blocks. Never is a control dropped without a trace.
  * - Warnings: the message of every prompt signal, in signal order.
- * - Every signal is kept, in input order.
+ * - Every signal is kept, in input order (a conflict signal a previous aggregation added is
+ *   recomputed, not kept twice).
  *
  * Signals whose intensity the trigger does not allow are kept as they are; rejecting such rules is
  * the configuration loader's job (see `isIntensityAllowed`), not the aggregator's.
  */
 export function aggregateSignals(input: AggregateSignalsInput): HookDecision {
-  const intensity: Intensity | null = strongestIntensity(input.signals.map((s) => s.header.intensity));
-  const byTarget = new Map<string, Modification>();
-  const warnings: string[] = [];
-  for (const signal of input.signals) {
-    const payload = signal.payload;
-    if (payload.level === 'controlling') {
-      for (const modification of payload.modifications) {
-        const kept = byTarget.get(modification.target);
-        byTarget.set(modification.target, kept === undefined ? modification : stricterModification(kept, modification));
-      }
-    } else if (payload.level === 'prompting') {
-      warnings.push(payload.message);
-    }
-  }
+  let signals = input.signals.filter((signal) => !isConflictSignal(signal));
+  const merged = mergeModifications(mergeItemsOf(signals, input.authoritativeSignalId));
+  if (merged.conflicts.length > 0) signals = [...signals, conflictSignal(merged.conflicts, input)];
+  const intensity: Intensity | null = strongestIntensity(signals.map((s) => s.header.intensity));
+  const warnings = signals.flatMap((signal) => (signal.payload.level === 'prompting' ? [signal.payload.message] : []));
   return {
     hook_id: input.hookId,
     trigger: input.trigger,
     allowed: intensity !== 'block',
     intensity,
-    signals: [...input.signals],
-    modifications: [...byTarget.values()],
+    signals,
+    modifications: merged.modifications,
     warnings,
     decided_by: 'oracles',
     ...(input.configVersion === undefined ? {} : { config_version: input.configVersion }),
     decided_at: input.now,
   };
-}
-
-/**
- * Of two modifications of the same target, the stricter one: for two numeric `updated` values
- * the smaller, for two booleans the `false` one, otherwise (strings, objects, mixed types, equal
- * values) `earlier`. Used by {@link aggregateSignals}; `earlier` is the one from the earlier
- * signal (the earlier oracle in configuration order).
- */
-export function stricterModification(earlier: Modification, later: Modification): Modification {
-  const a = earlier.updated;
-  const b = later.updated;
-  if (typeof a === 'number' && typeof b === 'number') return b < a ? later : earlier;
-  if (typeof a === 'boolean' && typeof b === 'boolean') return a === true && b === false ? later : earlier;
-  return earlier;
 }
 
 /** Input of {@link failurePolicyDecision}. */

@@ -12,7 +12,7 @@ export * from './surface/config.js';
 // --- the control plane's own: secrets redaction, log fields, queued hook jobs, stored records,
 // --- notification jobs, and the foreign hook formats of coding agents (Claude Code, Codex, Copilot)
 export { silentLogger, type LogFields, type Logger } from './logger.js';
-export { REDACTED, SECRET_KEY_PATTERNS, TRUNCATED, clipText, isSecretKey, normalizeKeyName, redactFreeText, redactSecrets, redactText, redactTextWithin } from './redact.js';
+export { REDACTED, SECRET_KEY_PATTERNS, TRUNCATED, clipText, isRedactionMarker, isSecretKey, redactionMarker, normalizeKeyName, redactFreeText, redactSecrets, redactText, redactTextWithin } from './redact.js';
 export type { RedactOptions } from './redact.js';
 export {
   NotificationBodySchema,

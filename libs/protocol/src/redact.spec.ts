@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, isSecretKey, normalizeKeyName, redactSecrets, redactText } from './redact.js';
+import { REDACTED, isRedactionMarker, isSecretKey, normalizeKeyName, redactSecrets, redactText, redactionMarker } from './redact.js';
 
 describe('isSecretKey', () => {
   it('matches the listed names and suffixes in any spelling', () => {
@@ -55,6 +55,20 @@ describe('redactText', () => {
 });
 
 describe('redactSecrets', () => {
+  it('replaces secret-named values by the marker given (a keyed hash in the hook queue), whatever their type', () => {
+    const seen: unknown[] = [];
+    const marker = (value: unknown) => {
+      seen.push(value);
+      return redactionMarker(String(seen.length).padStart(32, '0'));
+    };
+    const out = redactSecrets({ sql: 'select 1', access_token: 'tenant-A', options: { auth_token: { role: 'reader' } } }, { credentialsInText: false, marker });
+    expect(out).toEqual({ sql: 'select 1', access_token: `[redacted:${'0'.repeat(31)}1]`, options: { auth_token: `[redacted:${'0'.repeat(31)}2]` } });
+    expect(seen).toEqual(['tenant-A', { role: 'reader' }]);
+    expect([REDACTED, out.access_token].every(isRedactionMarker)).toBe(true);
+    expect(['[redacted:xyz]', '[redacted]x', 'redacted', 42].some(isRedactionMarker)).toBe(false);
+    expect(() => redactionMarker('XYZ')).toThrow(TypeError);
+  });
+
   it('replaces secret fields at any depth and keeps everything else', () => {
     const input = {
       tool: 'Bash',

@@ -20,6 +20,25 @@ import { LIMITS } from './primitives.js';
 export const REDACTED = '[redacted]';
 
 /**
+ * A redacted value that still tells values apart: `[redacted:<hex>]`, the hex being a keyed hash
+ * of the value (the store's hook queue writes HMAC-SHA-256 with the deployment's redaction key,
+ * truncated to 128 bits). Two different secrets get different markers, so a digest of an input
+ * with markers (an approval's `input_digest`, a grant's) tells them apart, while the secret itself
+ * is neither stored nor shown, and without the key a low-entropy value cannot be guessed from it.
+ */
+export function redactionMarker(hashHex: string): string {
+  if (!/^[0-9a-f]{32,64}$/.test(hashHex)) throw new TypeError('a redaction marker carries 32 to 64 lowercase hex digits');
+  return `[redacted:${hashHex}]`;
+}
+
+const MARKER = /^\[redacted(?::[0-9a-f]{32,64})?\]$/;
+
+/** Whether `value` is what redaction left in place of a secret: {@link REDACTED} or a {@link redactionMarker}. */
+export function isRedactionMarker(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 76 && MARKER.test(value);
+}
+
+/**
  * Field names that hold secrets, after {@link normalizeKeyName}: exact names, and suffixes
  * (`*_token` matches `github_token`, `access_token`, `refresh_token`). Digests such as
  * `token_sha256` do not match: a digest of a long random token is not a secret.
@@ -298,6 +317,12 @@ export interface RedactOptions {
    * @defaultValue `false`
    */
   keepWithinLimits?: boolean;
+  /**
+   * What a secret-named field's value becomes; {@link REDACTED} when not given. The hook queue
+   * passes a keyed hash ({@link redactionMarker}) so that inputs differing only in a secret
+   * still differ once redacted. Not applied to credentials found inside text.
+   */
+  marker?: (value: unknown) => string;
 }
 
 /** Deeper than this, a value is replaced whole: no real log field or hook context nests this far. */
@@ -320,6 +345,7 @@ function isPlainObject(value: object): value is Record<string, unknown> {
 export function redactSecrets<T>(value: T, options: RedactOptions = {}): T {
   const inText = options.credentialsInText ?? true;
   const fit = options.keepWithinLimits ?? false;
+  const marker = options.marker;
   const active = new Set<object>();
 
   function walk(current: unknown, depth: number): unknown {
@@ -349,7 +375,7 @@ export function redactSecrets<T>(value: T, options: RedactOptions = {}): T {
     let copy: Record<string, unknown> | undefined;
     for (const key of Object.keys(current)) {
       const item = current[key];
-      const next = isSecretKey(key) && item !== undefined && item !== null ? REDACTED : walk(item, depth + 1);
+      const next = isSecretKey(key) && item !== undefined && item !== null ? (marker === undefined ? REDACTED : marker(item)) : walk(item, depth + 1);
       if (next !== item) {
         copy ??= copyOf(current);
         // defineProperty, not assignment: a key named "__proto__" must stay a plain field.

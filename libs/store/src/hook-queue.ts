@@ -10,6 +10,7 @@ import type { EnqueueOptions, HookQueue } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import { hookQueueShards, shardIndexOf, type HookQueueShard } from './hook-queue-shards.js';
 import type { StoreKeys } from './keys.js';
+import { loadRedactionKey, redactionMarkerFor } from './redaction-key.js';
 import { isClusterClient, RedisTopologyError, type RedisClient } from './redis-client.js';
 import { describeIssues } from './validate.js';
 
@@ -50,6 +51,11 @@ export interface HookQueueOptions {
    * trace context travels in the job's options to the worker. @defaultValue none (tracing off)
    */
   telemetry?: Telemetry;
+  /**
+   * The key of the redaction markers (`AHP_REDACTION_KEY`, see redaction-key.ts). Unset: the
+   * deployment's key stored in Redis, read (or created) once, at the first enqueue.
+   */
+  redactionKey?: string;
 }
 
 /** The HookQueue plus the BullMQ queues, for what the interface does not cover (metrics, admin, tests). */
@@ -103,8 +109,11 @@ export async function resolveHookQueueShardCount(redis: RedisClient, keys: Store
  *
  * Job data is readable by anyone who can read the queue, and failed jobs stay for an hour: the
  * context's secret-named fields (`authorization`, `token`, `*_token`, `password`, `secret`,
- * `api_key`, … — `redactSecrets` of `@ahp/protocol`) are replaced by `"[redacted]"` before the
- * job is added. Text is left as it is, so a rule still sees the command line the agent will run.
+ * `api_key`, … — `redactSecrets` of `@ahp/protocol`) are replaced before the job is added by a
+ * marker carrying a keyed hash of their value, `"[redacted:<hex>]"` (redaction-key.ts): the
+ * secret is not stored, yet two calls that differ only in a secret differ in the queued context,
+ * and so in their approval digests and grants. Text is left as it is, so a rule still sees the
+ * command line the agent will run.
  */
 export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
   const { keys } = options;
@@ -124,6 +133,14 @@ export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
         },
       }),
   );
+  let redactionKey: Promise<string> | undefined;
+  const markerKey = (): Promise<string> => {
+    redactionKey ??= loadRedactionKey(options.redis, keys, options.redactionKey).catch((error: unknown) => {
+      redactionKey = undefined; // a Redis hiccup must not fail every later hook
+      throw error;
+    });
+    return redactionKey;
+  };
   const queueFor = (hookId: string): Queue<HookJobData> => queues[shardIndexOf(hookId, queues.length)] as Queue<HookJobData>;
   return {
     queue: queues[0] as Queue<HookJobData>,
@@ -137,7 +154,9 @@ export function createHookQueue(options: HookQueueOptions): RedisHookQueue {
       if (priority !== undefined && !(Number.isInteger(priority) && priority >= 1 && priority <= MAX_JOB_PRIORITY)) {
         throw new StoreInputError(`invalid job priority ${String(priority)}: a whole number from 1 to ${MAX_JOB_PRIORITY}`);
       }
-      const data: HookJobData = { ...checked.data, context: redactSecrets(checked.data.context, { credentialsInText: false }) };
+      const key = await markerKey();
+      const context = redactSecrets(checked.data.context, { credentialsInText: false, marker: (value) => redactionMarkerFor(key, value) });
+      const data: HookJobData = { ...checked.data, context };
       const timestamp = options.enqueuedAt === undefined ? {} : { timestamp: Math.round(options.enqueuedAt) };
       await queueFor(data.hook_id).add(HOOK_JOB_NAME, data, { jobId: data.hook_id, ...timestamp, ...(priority === undefined ? {} : { priority }) });
     },

@@ -131,6 +131,7 @@ export {
 } from './notification-store.js';
 export type { NotificationDeliveryMeta, NotificationStore, NotificationStoreOptions } from './notification-store.js';
 export { MIN_LINK_SECRET_CHARS, claimDecisionLink, decisionLinkUse, loadDecisionLinkSecret, newLinkId, signDecisionLink, verifyDecisionLink } from './decision-links.js';
+export { MIN_REDACTION_KEY_CHARS, loadRedactionKey, redactionMarkerFor } from './redaction-key.js';
 export type { LinkCheck, LinkUse } from './decision-links.js';
 export { MAX_PUSH_SUBSCRIPTIONS, createPushSubscriptionStore, loadVapidKeys } from './push-store.js';
 export type { PushSubscriptionStore, VapidKeys } from './push-store.js';

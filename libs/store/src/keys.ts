@@ -67,6 +67,7 @@
  * | `ahp:notify:delivery:{<deliveryId>}:attempts` | list | notification store (one JSON per attempt) | 7 days |
  * | `ahp:notify:deliveries`           | zset   | notification store (delivery ids, score = created ms) | trimmed to the newest 1000 |
  * | `ahp:notify:dead`                 | list   | notification store (dead letters, newest first) | trimmed to 1000 entries |
+ * | `ahp:redaction-key`               | string | hook queue: the key of the redaction markers' HMAC, by the first gateway (SET NX of 32 random bytes) unless `AHP_REDACTION_KEY` is set | never |
  * | `ahp:notify:link-secret`          | string | decision links: the first gateway or worker (SET NX of 32 random bytes) unless `AHP_LINK_SECRET` is set | never |
  * | `ahp:notify:link-used:{<jti>}`    | string | decision links: a link redeemed (SET NX: JSON of the operator and time) | when the link would have expired |
  * | `ahp:notify:vapid`                | string | Web Push: the VAPID key pair (JSON), by the first gateway or worker (SET NX) | never |
@@ -246,6 +247,8 @@ export interface StoreKeys {
   readonly notificationDeadLetters: string;
   /** The decision links' signing secret (string, created once with SET NX when no variable sets it). */
   readonly decisionLinkSecret: string;
+  /** The key of the redaction markers' HMAC in queued hook contexts (string, created once with SET NX when no variable sets it). */
+  readonly redactionKey: string;
   /** A redeemed decision link (string: who used it and when), until the link would have expired. */
   decisionLinkUsed(jti: string): string;
   /** The Web Push VAPID key pair (JSON), created once with SET NX. */
@@ -351,6 +354,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     notificationDeliveries: `${prefix}:notify:deliveries`,
     notificationDeadLetters: `${prefix}:notify:dead`,
     decisionLinkSecret: `${prefix}:notify:link-secret`,
+    redactionKey: `${prefix}:redaction-key`,
     decisionLinkUsed: (jti: string) => `${prefix}:notify:link-used:{${part('link', jti)}}`,
     vapidKeys: `${prefix}:notify:vapid`,
     pushSubscriptions: (operatorId: string) => `${prefix}:notify:push:{${part('operator', operatorId)}}`,

@@ -126,6 +126,7 @@ export const GatewayEnvSchema = z.object({
   ),
   AHP_OPERATOR_TOKENS_FILE: z.preprocess(blankToUndefined, z.string().optional()),
   AHP_LINK_SECRET: z.preprocess(blankToUndefined, z.string().trim().min(32, 'must be at least 32 characters').optional()),
+  AHP_REDACTION_KEY: z.preprocess(blankToUndefined, z.string().trim().min(32, 'must be at least 32 characters').optional()),
   AHP_MCP_CONFIG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
   AHP_CONSOLE_ORIGINS: z.preprocess(
     blankToUndefined,
@@ -193,6 +194,8 @@ export interface GatewayConfig {
   operatorTokensFile: string | undefined;
   /** The decision links' HMAC secret; undefined: the one kept in Redis. */
   linkSecret: string | undefined;
+  /** The redaction markers' HMAC key (`AHP_REDACTION_KEY`); undefined: the one kept in Redis. */
+  redactionKey: string | undefined;
   /** The MCP gateway's upstream servers (`AHP_MCP_CONFIG_FILE`, docs/mcp-gateway.md); undefined: `/v1/mcp` answers 404. */
   mcpConfigFile: string | undefined;
   /** Browser origins allowed on the operators live feed (`AHP_CONSOLE_ORIGINS`). */
@@ -332,6 +335,12 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     default: undefined,
     description:
       'HMAC secret of the decision links in notifications (at least 32 characters), the same on every gateway and worker. Unset: the one the first process wrote to Redis (<prefix>:notify:link-secret). docs/notifications.md.',
+  },
+  AHP_REDACTION_KEY: {
+    required: false,
+    default: undefined,
+    description:
+      'HMAC key of the markers that replace secret-named fields of queued hook contexts (at least 32 characters), the same on every gateway; keeps two inputs differing only in a secret apart (approval digests, grants) without storing it. Unset: the one the first gateway wrote to Redis (<prefix>:redaction-key), which a reader of Redis can use to test guesses of low-entropy secrets. docs/security.md.',
   },
   AHP_MCP_CONFIG_FILE: {
     required: false,
@@ -544,6 +553,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     agentTokensFile: e.AHP_AGENT_TOKENS_FILE,
     operatorTokensFile: e.AHP_OPERATOR_TOKENS_FILE,
     linkSecret: e.AHP_LINK_SECRET,
+    redactionKey: e.AHP_REDACTION_KEY,
     mcpConfigFile: e.AHP_MCP_CONFIG_FILE,
     consoleOrigins: Object.freeze([...(e.AHP_CONSOLE_ORIGINS ?? [])]),
     requestSweepMs: e.AHP_REQUEST_SWEEP_MS,

@@ -99,7 +99,7 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
     // The gateway only reads and publishes versions (no `watch`), so no subscriber is ever opened.
     config: createConfigStore({ redis, keys, logger: storeLogger }),
     // With tracing on, each job carries the W3C trace context of its hook (bullmq-otel); off, nothing.
-    queue: createHookQueue({ redis, keys, shards, logger: storeLogger, ...(activeTracing().bullmq === undefined ? {} : { telemetry: activeTracing().bullmq }) }),
+    queue: createHookQueue({ redis, keys, shards, logger: storeLogger, ...(config.redactionKey === undefined ? {} : { redactionKey: config.redactionKey }), ...(activeTracing().bullmq === undefined ? {} : { telemetry: activeTracing().bullmq }) }),
     hookDetails: createHookDetailStore({ redis, keys }),
     feed: createGatewayFeed({ redis, keys, gatewayId: config.gatewayId, logger: storeLogger }),
     fleet: createFleetStore({ redis, keys }),

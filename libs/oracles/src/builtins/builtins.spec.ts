@@ -225,7 +225,7 @@ describe('permission-check', () => {
     const decision = await tool('Bash', { command: 'git push --force origin main' });
     expect(decision.intensity).toBe('control');
     expect(decision.modifications).toEqual([
-      { target: 'command', original: 'git push --force origin main', updated: 'git push --force-with-lease origin main', reason: 'lease' },
+      { target: '/command', original: 'git push --force origin main', updated: 'git push --force-with-lease origin main', reason: 'lease' },
     ]);
   });
 

@@ -1,4 +1,4 @@
-import { HookDecisionSchema } from '@ahp/protocol';
+import { HookDecisionSchema, MODIFICATION_CONFLICT_SIGNAL_TYPE, applyModifications } from '@ahp/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import { NOW, deps, hookInput } from '../../test/helpers.js';
 import type { Oracle, OracleVerdict } from '../oracle.js';
@@ -30,6 +30,33 @@ function compile(source: string, plugins: Oracle[] = []) {
 const tool = { tool: { name: 'Bash', input: { command: 'ls' } } };
 
 describe('CompiledHooks.evaluate', () => {
+  // Audit finding 2: the earlier oracle's rewrite used to win silently, cancelling the rule's `set`.
+  it('blocks, naming both, when two oracles rewrite one field in ways that cannot both apply; one rewrite alone applies', async () => {
+    const compiled = compile(`
+hooks:
+  pre-tool-use:
+    oracles:
+      - name: permission-check
+        options: { include_defaults: true }
+      - name: commit-hygiene
+        rules:
+          - id: no-verify
+            condition: 'tool.name == "Bash" and tool.input.command matches /--no-verify/'
+            intensity: control
+            action: { type: set, target: command, value: "echo 'commit hooks may not be skipped'" }
+            message: "--no-verify is not allowed"
+`);
+    const alone = await compiled.evaluate(hookInput('pre-tool-use', { tool: { name: 'Bash', input: { command: 'git commit --no-verify -m x' } } }), deps());
+    expect(alone.allowed).toBe(true);
+    expect(applyModifications({ command: 'git commit --no-verify -m x' }, alone.modifications)).toEqual({ command: "echo 'commit hooks may not be skipped'" });
+
+    const command = 'git commit --no-verify -m x && git push --force';
+    const both = await compiled.evaluate(hookInput('pre-tool-use', { tool: { name: 'Bash', input: { command } } }), deps());
+    expect(HookDecisionSchema.parse(both)).toMatchObject({ allowed: false, intensity: 'block' });
+    const conflict = both.signals.find((s) => s.header.type === MODIFICATION_CONFLICT_SIGNAL_TYPE);
+    expect(conflict?.payload.level === 'blocking' && conflict.payload.reason).toMatch(/command: permission-check .*changes it to .*commit-hygiene \(rule no-verify\) to "echo/);
+  });
+
   it('allows a trigger that has no hook, with the configuration version', async () => {
     const compiled = compile('hooks: {}');
     expect(compiled.triggers).toEqual([]);

@@ -105,8 +105,12 @@ export {
   HookDecisionSchema,
   aggregateSignals,
   failurePolicyDecision,
-  stricterModification,
+  CONTROL_PLANE_SOURCE,
+  MODIFICATION_CONFLICT_SIGNAL_TYPE,
 } from '../hook-decision.js';
+export { mergeModifications, describeSource } from '../modification-merge.js';
+export type { MergeItem, MergedModifications, ModificationConflict } from '../modification-merge.js';
+export { isPointerTarget, modificationPath, modificationTargetProblem, pathsOverlap, pointerTarget, targetKey } from '../modification-target.js';
 export type {
   AggregateSignalsInput,
   DecidedBy,
@@ -217,7 +221,7 @@ export type {
   AgentRole,
 } from '../agent.js';
 export { FRAME_CAPTURED_KEYS, FRAME_SHAPE_LIMITS, measureJsonShape } from '../json-shape-limits.js';
-export { applyModifications } from '../modifications.js';
+export { ModificationError, applyModifications, matchesOriginal } from '../modifications.js';
 export { parseOnce } from '../parse-once.js';
 export type { CapturedKeys, JsonShape, JsonShapeLimits, JsonShapeViolation } from '../json-shape-limits.js';
 export {
