@@ -602,7 +602,7 @@ describe('ops console in a real browser', () => {
     const outcome = await result;
     expect(outcome.allowed).toBe(true);
     expect(outcome.intensity).toBe('control');
-    expect(outcome.modifications).toEqual([expect.objectContaining({ target: 'command', original: 'rm -rf build', updated: 'rm -rf build/tmp' })]);
+    expect(outcome.modifications).toEqual([expect.objectContaining({ target: '/command', original: 'rm -rf build', updated: 'rm -rf build/tmp' })]);
     await carefulRow.locator('[data-decision="allowed"]').waitFor();
 
     // "For the rest of the session": approved once in the browser, the same call then needs nobody.
