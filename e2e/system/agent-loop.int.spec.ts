@@ -116,7 +116,7 @@ describe('SDK reference agent loop', () => {
     expect(toolResults[1]).toMatch(/^E_TIMEOUT: .* was killed/);
     expect(toolResults[1]).toMatch(/SUGGESTION: .*Read the error before trying again/);
     expect(toolResults[4]).toMatch(/^E_STUTTERING/);
-    expect(toolResults[5]).toMatch(/NOTE: input changed by the control plane: command → "git push --force-with-lease origin main"/);
+    expect(toolResults[5]).toMatch(/NOTE: input changed by the control plane: \/command → "git push --force-with-lease origin main"/);
 
     const timeline = await operatorCall(operatorApi(system.stack.gateways[0]!), operators.token('op-vera'), 'GET', '/agents/ada/timeline?limit=500');
     expect(timeline.status).toBe(200);
