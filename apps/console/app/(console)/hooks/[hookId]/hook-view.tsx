@@ -14,12 +14,13 @@ import { fetchHookDrillDown } from '@/lib/api/hooks';
 import { ApiError } from '@/lib/api/client';
 import { useResource } from '@/lib/live/use-resource';
 import { formatMs } from '@/lib/view/format';
-import { formatOracleMs, stageRows } from '@/lib/view/hook-stages';
+import { stageRows } from '@/lib/view/hook-stages';
 import { traceLink } from '@/lib/view/trace-link';
 import { IntensityBadge } from '@/components/badges';
 import { JsonBlock } from '@/components/json-block';
 import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
 import { Timestamp } from '@/components/time';
+import { OracleVerdictTable } from './oracle-verdict-table';
 import { PolicyView } from './policy-view';
 
 /** The hook's trace: each stage above is one of its spans, with the same start and end. */
@@ -68,38 +69,7 @@ function Stages({ drill, traceUrl }: { drill: HookDrillDown; traceUrl: string | 
 }
 
 function Oracles({ drill }: { drill: HookDrillDown }) {
-  return (
-    <div className="table-scroll">
-      <table className="table table-cards" data-testid="oracles">
-        <caption>Oracle verdicts</caption>
-        <thead>
-          <tr>
-            <th scope="col">Oracle</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Signals</th>
-            <th scope="col">Time</th>
-            <th scope="col">Note</th>
-          </tr>
-        </thead>
-        <tbody>
-          {drill.detail.oracles.map((oracle, index) => (
-            <tr key={`${oracle.oracle}-${index}`}>
-              <th scope="row" data-label="Oracle">
-                <code>{oracle.oracle}</code>
-              </th>
-              <td data-label="Outcome">
-                <span className={`badge ${oracle.outcome === 'answered' ? 'badge-ok' : 'badge-warning'}`}>{oracle.outcome}</span>
-                {oracle.skipped ? <span className="muted"> · skipped (fail open)</span> : null}
-              </td>
-              <td data-label="Signals">{oracle.signals}</td>
-              <td data-label="Time">{formatOracleMs(oracle.duration_ms)}</td>
-              <td data-label="Note">{oracle.message ?? <span className="muted">–</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <OracleVerdictTable oracles={drill.detail.oracles} caption="Oracle verdicts" />;
 }
 
 function Signals({ drill }: { drill: HookDrillDown }) {

@@ -9,10 +9,10 @@
  */
 import type { DrillDownUnavailable, PolicyHookDrillDown } from '@ahp/protocol';
 import { formatMs } from '@/lib/view/format';
-import { formatOracleMs } from '@/lib/view/hook-stages';
 import { IntensityBadge } from '@/components/badges';
 import { JsonBlock } from '@/components/json-block';
 import { Timestamp } from '@/components/time';
+import { OracleVerdictTable } from './oracle-verdict-table';
 
 const UNAVAILABLE: Record<DrillDownUnavailable, string> = {
   signals: 'signals (there were none)',
@@ -63,36 +63,7 @@ function LateReport({ drill }: { drill: PolicyHookDrillDown }) {
         ) : null} with {late.signals} signal{late.signals === 1 ? '' : 's'}
         {late.decided_by === 'failure_policy' ? ', itself by failure policy (an oracle failed)' : ''}.
       </p>
-      <div className="table-scroll">
-        <table className="table table-cards" data-testid="oracles">
-          <caption>Oracle verdicts of the late evaluation</caption>
-          <thead>
-            <tr>
-              <th scope="col">Oracle</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Signals</th>
-              <th scope="col">Time</th>
-              <th scope="col">Note</th>
-            </tr>
-          </thead>
-          <tbody>
-            {late.oracles.map((oracle, index) => (
-              <tr key={`${oracle.oracle}-${index}`}>
-                <th scope="row" data-label="Oracle">
-                  <code>{oracle.oracle}</code>
-                </th>
-                <td data-label="Outcome">
-                  <span className={`badge ${oracle.outcome === 'answered' ? 'badge-ok' : 'badge-warning'}`}>{oracle.outcome}</span>
-                  {oracle.skipped ? <span className="muted"> · skipped (fail open)</span> : null}
-                </td>
-                <td data-label="Signals">{oracle.signals}</td>
-                <td data-label="Time">{formatOracleMs(oracle.duration_ms)}</td>
-                <td data-label="Note">{oracle.message ?? <span className="muted">–</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <OracleVerdictTable oracles={late.oracles} caption="Oracle verdicts of the late evaluation" />
     </>
   );
 }
