@@ -33,5 +33,6 @@ describe('the bare BullMQ baseline', () => {
       stalledInterval: Number(defaults.get('AHP_WORKER_STALLED_INTERVAL_MS')),
       maxStalledCount: Number(defaults.get('AHP_WORKER_MAX_STALLED')),
     });
-  });
+    // It starts the built worker process: seconds on a busy machine, past Vitest's 5 s default.
+  }, 30_000);
 });
