@@ -213,7 +213,7 @@ describe('hook drill-down', () => {
     await openAt(traced, t0);
     await stores.hooks.decide(traced, makeDecision(traced), t0 + 9, { evaluation: { ...evaluation, traceId: TRACE_ID } });
     expect(JSON.parse((await redis.hGet(keys.hook(traced), 'summary')) ?? '[]')).toHaveLength(4);
-    const tracedDrill = await details.read(traced);
+    const tracedDrill = await readEvaluated(traced);
     expect(tracedDrill?.trace_id).toBe(TRACE_ID);
     expect(tracedDrill?.stages).toEqual({ gateway_ms: 2, queue_ms: 3, worker_ms: 4 });
 
