@@ -8,6 +8,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHead
 import { gzipSync } from 'node:zlib';
 import {
   ClaudeCodeHookOutputSchema,
+  LIMITS,
   OperatorErrorBodySchema,
   type HookJobData,
   type HookTrigger,
@@ -178,13 +179,13 @@ describe('PreToolUse', () => {
 
   it('denies a tool input over the hook context limits with the cause, without evaluating it', async () => {
     const jobsBefore = await jobCount();
-    const write = { tool_name: 'Write', tool_input: { file_path: '/home/dev/app/big.txt', content: 'x'.repeat(300_000) }, tool_use_id: 'toolu_big' };
+    const write = { tool_name: 'Write', tool_input: { file_path: '/home/dev/app/big.txt', content: 'x'.repeat(LIMITS.maxLongText + 1) }, tool_use_id: 'toolu_big' };
     const answer = await post(input('PreToolUse', write));
     expect(answer.status).toBe(200);
     // A single string this long exceeds the hook context limits: an explicit deny naming the cause.
     const output = ClaudeCodeHookOutputSchema.parse(await answer.json());
     expect(output.hookSpecificOutput?.permissionDecision).toBe('deny');
-    expect(output.hookSpecificOutput?.permissionDecisionReason).toMatch(/fail-closed.*tool\.input\.content.*longer than 65536 characters.*\(E_INVALID_FRAME\)/);
+    expect(output.hookSpecificOutput?.permissionDecisionReason).toMatch(new RegExp(`fail-closed.*tool\\.input\\.content.*longer than ${LIMITS.maxLongText} characters.*\\(E_INVALID_FRAME\\)`));
     expect(await jobCount()).toBe(jobsBefore);
   });
 

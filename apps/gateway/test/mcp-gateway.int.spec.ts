@@ -23,8 +23,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { workerDecision } from './support/decisions.js';
 import { openTestStore, startTestGateway, testLogger, type TestGateway, type TestStore } from './support/test-gateway.js';
 
-/** The most text of a result the post-tool-use rules see (a hook job's string limit). */
-const LIMIT = LIMITS.maxJsonString;
+/** The most text of a result the post-tool-use rules see (the hook context's limit of a tool text string). */
+const LIMIT = LIMITS.maxLongText;
 const FIXTURE = fileURLToPath(new URL('../../../e2e/fixtures/mcp-fixture-server.mjs', import.meta.url));
 
 function textOf(result: CallToolResult): string {

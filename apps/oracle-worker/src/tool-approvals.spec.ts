@@ -281,6 +281,17 @@ describe('tool approvals, first round', () => {
     expect(approvals.requests.size).toBe(0);
   });
 
+  it('refuses, with the cause, a call whose input is too large to show in an approval request (64 KiB a string), opening none', async () => {
+    const { hook, approvals } = setup();
+    const big = { tool: { name: 'bash', input: { command: `rm -rf build ${'x'.repeat(LIMITS.maxJsonString)}`, cwd: '/repo' } } };
+    const { decision } = await hook(big);
+    expect(decision).toMatchObject({ allowed: false, intensity: 'block', decided_by: 'oracles' });
+    expect(awaitingApproval(decision)).toBeUndefined();
+    const refusal = decision.signals.find((signal) => signal.header.type === 'approval-required');
+    expect(refusal?.payload).toMatchObject({ level: 'blocking', reason: expect.stringContaining(`too large to show in an approval request at command: string longer than ${LIMITS.maxJsonString} characters`) as unknown });
+    expect(approvals.requests.size).toBe(0);
+  });
+
   it('a retried job of the same hook finds its request instead of opening another', async () => {
     const { hook, approvals, stored } = setup();
     const first = await hook(RM);

@@ -41,6 +41,7 @@ import {
   approvalRequirementOf,
   approvalRuleOf,
   hookToolCall,
+  inspectJsonValue,
   isRedactionMarker,
   pointerTarget,
   presentedApproval,
@@ -372,7 +373,28 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       const decided = await fromSettled(earlier, 'found for the call');
       if (decided !== undefined) return decided;
     }
-    // 4. A new request for this hook.
+    // 4. A new request for this hook. Its payload shows the input to a person and keeps to the
+    // request limits (64 KiB a string), tighter than a hook's tool text (256 KiB): an input a
+    // person cannot be shown cannot be approved, so the call is refused with the cause, not left
+    // to fail the job until the deadline.
+    const unshowable = inspectJsonValue(call.input, 1)[0];
+    if (unshowable !== undefined) {
+      const where = unshowable.path.length === 0 ? '' : ` at ${unshowable.path.join('.')}`;
+      logger.info({ ...fields, path: unshowable.path.join('.').slice(0, 200) }, 'tool call needs an approval its input is too large for; blocking');
+      return rebuild(
+        outcomeSignal(
+          APPROVAL_SIGNAL_TYPES.required,
+          {
+            level: 'blocking',
+            decision: 'deny',
+            reason: reasonWith(reason, ` (it needs a person's approval, but its input is too large to show in an approval request${where}: ${unshowable.message})`),
+            resolvable: true,
+            resolution_path: [`split the change into smaller calls (each string of the input at most ${LIMITS.maxJsonString} characters)`],
+          },
+          { status: 'unavailable' },
+        ),
+      );
+    }
     const opened = await approvals.open({
       hookId: job.hook_id,
       call,

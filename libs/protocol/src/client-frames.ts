@@ -7,7 +7,8 @@ import { ControlSignalEventSchema } from './control-envelope.js';
 import { FRAME_LIMITS, FrameIdSchema } from './frame-primitives.js';
 import { InboxMessageTypeSchema, InboxMetadataSchema } from './inbox.js';
 import { PlanSchema } from './plan.js';
-import { IdSchema, JsonObjectSchema, LongTextSchema, ShortStringSchema, TextSchema, UuidSchema, boundedArray } from './primitives.js';
+import { HookContextObjectSchema } from './hook-context-limits.js';
+import { IdSchema, LongTextSchema, ShortStringSchema, TextSchema, UuidSchema, boundedArray } from './primitives.js';
 import {
   PlanApprovalPayloadSchema,
   ProtocolResponseSchema,
@@ -57,7 +58,7 @@ export const HookFrameSchema = z
     id: UuidSchema,
     trigger: HookTriggerSchema,
     session_id: IdSchema.optional(),
-    context: JsonObjectSchema,
+    context: HookContextObjectSchema,
     deadline_ms: z.int().min(1).max(FRAME_LIMITS.maxHookDeadlineMs).optional(),
   })
   .meta({ id: 'HookFrame', description: 'Client → server: evaluate a hook point; the id (UUID) is the idempotency key.' });

@@ -19,7 +19,8 @@
 import { z } from 'zod';
 import { makeError, type AhpError } from './errors.js';
 import { reportIssues } from './issues.js';
-import { IdSchema, JsonObjectSchema, JsonValueSchema, LongTextSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
+import { ToolTextObjectSchema, ToolTextValueSchema } from './hook-context-limits.js';
+import { IdSchema, JsonObjectSchema, LongTextSchema, ShortStringSchema, TextSchema, boundedArray } from './primitives.js';
 import type { JsonObject } from './primitives.js';
 import { HookApprovalRefSchema } from './tool-approval.js';
 import { HookMcpCallSchema } from './mcp-gateway.js';
@@ -37,8 +38,8 @@ export const HookContextExtraSchema = JsonObjectSchema.meta({
 export const HookToolCallSchema = z
   .strictObject({
     name: ShortStringSchema,
-    /** The tool's arguments, as the tool takes them (e.g. `{ "command": "ls" }` for a shell). */
-    input: JsonObjectSchema,
+    /** The tool's arguments, as the tool takes them (e.g. `{ "command": "ls" }` for a shell); strings up to 256 KiB (a file a Write creates). */
+    input: ToolTextObjectSchema,
   })
   .meta({ id: 'HookToolCall', description: 'A tool call: { name, input } with input the arguments object.' });
 
@@ -46,13 +47,13 @@ export const HookToolCallSchema = z
 export const HookToolResultSchema = z
   .strictObject({
     name: ShortStringSchema,
-    input: JsonObjectSchema,
+    input: ToolTextObjectSchema,
     /** Whether the call succeeded. */
     ok: z.boolean().optional(),
-    /** The output as text (the SDK's reference loop sends at most 4,000 characters). */
+    /** The output as text, up to 256 KiB (the SDK's reference loop sends at most 4,000 characters). */
     output: LongTextSchema.optional(),
-    /** The tool's structured response (Claude Code's `tool_response`). */
-    response: JsonValueSchema.optional(),
+    /** The tool's structured response (Claude Code's `tool_response`); strings up to 256 KiB. */
+    response: ToolTextValueSchema.optional(),
   })
   .meta({ id: 'HookToolResult', description: 'A tool call that ran: { name, input, ok?, output?, response? }.' });
 

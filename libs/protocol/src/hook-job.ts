@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { AgentIdentitySchema } from './agent.js';
-import { IdSchema, JsonObjectSchema, TimestampSchema, UuidSchema } from './primitives.js';
+import { HookContextObjectSchema } from './hook-context-limits.js';
+import { IdSchema, TimestampSchema, UuidSchema } from './primitives.js';
 import { HookTriggerSchema } from './trigger.js';
 
 /** Epoch milliseconds; used where Redis scripts compare times numerically. */
@@ -15,7 +16,8 @@ export const EpochMsSchema = z.int().nonnegative();
  * The data of one hook job. It carries no secret (no token): job data is visible to anyone who
  * can read the queue. `deadline_at` is absolute so that every process agrees on it; a worker
  * that picks the job up after the deadline skips it, since the gateway's failure policy has
- * already answered.
+ * already answered. The context has the limits of the hook frame it came in (hook-context-limits.ts):
+ * a context the gateway accepted is one the queue carries, the tool's text whole.
  */
 export const HookJobDataSchema = z
   .strictObject({
@@ -23,7 +25,7 @@ export const HookJobDataSchema = z
     trigger: HookTriggerSchema,
     agent: AgentIdentitySchema,
     session_id: IdSchema,
-    context: JsonObjectSchema,
+    context: HookContextObjectSchema,
     enqueued_at: EpochMsSchema,
     deadline_at: EpochMsSchema,
   })

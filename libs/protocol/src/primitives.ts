@@ -24,6 +24,12 @@ export const LIMITS = {
   maxJsonDepth: 32,
   /** Characters of any string inside a free-form JSON value. */
   maxJsonString: 64 * 1024,
+  /**
+   * Characters of all the strings of one hook context longer than `maxJsonString` together: the
+   * tool's own text (a file written, an output read) may be up to `maxLongText` per string
+   * (`hookContextStringLimit`), and this bounds what a context, and so a hook job, can hold of it.
+   */
+  maxLongTextTotal: 1024 * 1024,
 } as const;
 
 /** Keys that could reach an object's prototype chain when a consumer merges or spreads a value. */
@@ -65,15 +71,28 @@ export interface JsonValueIssue {
 }
 
 /**
+ * Where a free-form value's strings may be longer than `LIMITS.maxJsonString` (a hook context's
+ * tool text, see hook-context-limits.ts); without it every string is held to `maxJsonString`.
+ */
+export interface JsonStringLimits {
+  /** The most characters a string at `path` (from the inspected value) may have. */
+  readonly maxStringAt: (path: readonly (string | number)[]) => number;
+  /** The most characters all strings longer than `LIMITS.maxJsonString` may have together. */
+  readonly maxLongTotal: number;
+}
+
+/**
  * Walks a parsed JSON value and reports what makes it unsafe or too large: depth beyond
  * `LIMITS.maxJsonDepth`, strings, arrays or objects over their limits, keys in
  * {@link FORBIDDEN_KEYS}, non-finite numbers and anything that is not JSON (functions, class
  * instances, `undefined`). Stops after `maxIssues` problems so a hostile value cannot make the
  * report itself large. Pure and iterative: a deeply nested input cannot overflow the stack.
+ * Strings are held to `LIMITS.maxJsonString` unless `strings` says otherwise for their place.
  */
-export function inspectJsonValue(value: unknown, maxIssues = 10): JsonValueIssue[] {
+export function inspectJsonValue(value: unknown, maxIssues = 10, strings?: JsonStringLimits): JsonValueIssue[] {
   const issues: JsonValueIssue[] = [];
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  let longTotal = 0;
   for (let next = stack.pop(); next !== undefined && issues.length < maxIssues; next = stack.pop()) {
     const { value: current, path } = next;
     if (path.length >= LIMITS.maxJsonDepth) {
@@ -86,8 +105,16 @@ export function inspectJsonValue(value: unknown, maxIssues = 10): JsonValueIssue
       continue;
     }
     if (typeof current === 'string') {
-      if (current.length > LIMITS.maxJsonString) {
-        issues.push({ path, message: `string longer than ${LIMITS.maxJsonString} characters` });
+      if (current.length <= LIMITS.maxJsonString) continue;
+      const limit = strings === undefined ? LIMITS.maxJsonString : Math.max(LIMITS.maxJsonString, strings.maxStringAt(path));
+      if (current.length > limit) {
+        issues.push({ path, message: `string longer than ${limit} characters` });
+        continue;
+      }
+      const before = longTotal;
+      longTotal += current.length;
+      if (strings !== undefined && longTotal > strings.maxLongTotal && before <= strings.maxLongTotal) {
+        issues.push({ path, message: `strings over ${LIMITS.maxJsonString} characters total more than ${strings.maxLongTotal} characters` });
       }
       continue;
     }
@@ -128,36 +155,49 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-function reportJsonIssues(value: unknown, ctx: z.RefinementCtx): void {
-  for (const issue of inspectJsonValue(value)) {
+function reportJsonIssues(value: unknown, ctx: z.RefinementCtx, strings?: JsonStringLimits): void {
+  for (const issue of inspectJsonValue(value, 10, strings)) {
     ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
   }
 }
 
-/** Any JSON value, checked by {@link inspectJsonValue}. */
-export const JsonValueSchema = z
-  .unknown()
-  .superRefine(reportJsonIssues)
-  .transform((value) => value as JsonValue)
-  .meta({ id: 'JsonValue', description: 'Any JSON value; bounded depth and size, no __proto__/constructor/prototype keys.' });
+/** A JSON value checked by {@link inspectJsonValue} with `strings`; add the metadata at the use. */
+export function boundedJsonValue(strings?: JsonStringLimits) {
+  return z
+    .unknown()
+    .superRefine((value, ctx) => reportJsonIssues(value, ctx, strings))
+    .transform((value) => value as JsonValue);
+}
 
 /**
- * A JSON object (not an array, not null), checked by {@link inspectJsonValue}.
+ * A JSON object (not an array, not null) checked by {@link inspectJsonValue} with `strings`; add
+ * the metadata at the use.
  *
  * The check runs on the raw input, not on a rebuilt record: rebuilding an object by assignment
  * swallows a top-level `__proto__` key instead of reporting it. The JSON Schema shape is given
  * in the metadata because the runtime check is a refinement.
  */
-export const JsonObjectSchema = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || !isPlainObject(value)) {
-      ctx.addIssue({ code: 'custom', message: 'expected a JSON object' });
-      return;
-    }
-    reportJsonIssues(value, ctx);
-  })
-  .transform((value) => value as JsonObject)
+export function boundedJsonObject(strings?: JsonStringLimits) {
+  return z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || !isPlainObject(value)) {
+        ctx.addIssue({ code: 'custom', message: 'expected a JSON object' });
+        return;
+      }
+      reportJsonIssues(value, ctx, strings);
+    })
+    .transform((value) => value as JsonObject);
+}
+
+/** Any JSON value, checked by {@link inspectJsonValue}. */
+export const JsonValueSchema = boundedJsonValue().meta({
+  id: 'JsonValue',
+  description: 'Any JSON value; bounded depth and size, no __proto__/constructor/prototype keys.',
+});
+
+/** A JSON object (not an array, not null), checked by {@link inspectJsonValue}; see {@link boundedJsonObject}. */
+export const JsonObjectSchema = boundedJsonObject()
   .meta({
     id: 'JsonObject',
     description: 'A JSON object; bounded depth and size, no __proto__/constructor/prototype keys.',

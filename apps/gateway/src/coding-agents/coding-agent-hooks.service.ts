@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { failurePolicyDecision, inspectJsonValue, makeError, type AgentIdentity, type HookDecision } from '@ahp/protocol';
+import { failurePolicyDecision, makeError, type AgentIdentity, type HookDecision } from '@ahp/protocol';
 import type { SessionStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, type GatewayConfig } from '../config/gateway-config.js';
@@ -13,6 +13,7 @@ import { agentSessionId, type HookDialect } from './hook-dialect.js';
 import { HookAnswers } from './hook-answers.js';
 import { HookPresence } from './hook-presence.js';
 import { PermissionHold } from './permission-hold.js';
+import { inspectableContext, partlyInspected } from './tool-text.js';
 
 /** What a dialect may add around the evaluation (Claude Code records its team events). */
 export interface HookRunExtras {
@@ -65,7 +66,10 @@ export class CodingAgentHooks {
    *
    * A hook context over the hook context limits (the model can make a tool input too large: a
    * Write of a big file) is refused closed with its cause, whatever the trigger's failure policy,
-   * before a session or a hook is recorded for it. When the session cannot be opened (Redis down),
+   * before a session or a hook is recorded for it — except a tool result (`post-tool-use`, the
+   * tool already ran) whose text alone is too long: the trigger's failure policy decides, as on
+   * the MCP route (tool-text.ts): closed refuses it, open evaluates what fits and says so in the
+   * answer. When the session cannot be opened (Redis down),
    * the trigger's failure policy answers, as it does when the hook itself cannot be recorded: an
    * HTTP error would let the agent run the tool, so a fail-closed pre-tool hook gets an explicit deny.
    *
@@ -76,13 +80,14 @@ export class CodingAgentHooks {
     // A shutting-down gateway (its store may be closed already) hands a prompt back to a hook that sends it elsewhere.
     if (holdOptions.resends === true && this.drain.draining && dialect.permissionPrompt(input)) throw handBack();
     const trigger = dialect.trigger(input);
-    const context = dialect.context(input);
-    const issue = inspectJsonValue(context, 1)[0];
-    if (issue !== undefined) {
-      const where = issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`;
-      this.log.info({ agentId: agent.id, client: dialect.client, trigger, path: issue.path.join('.').slice(0, 200) }, 'coding agent hook refused: context over the hook context limits');
-      return dialect.refused(dialect.event(input), makeError('E_INVALID_FRAME', `the hook input exceeds the hook context limits${where}: ${issue.message}`));
+    const inspectable = inspectableContext(dialect.context(input), trigger, failurePolicyFor(this.config, trigger));
+    const fields = { agentId: agent.id, client: dialect.client, trigger };
+    if (inspectable.kind === 'refused') {
+      this.log.info({ ...fields, path: inspectable.path.slice(0, 200), partial: inspectable.partial }, 'coding agent hook refused: context over the hook context limits');
+      return dialect.refused(dialect.event(input), inspectable.error);
     }
+    const { context, cut } = inspectable;
+    if (cut.length > 0) this.log.warn({ ...fields, cut: cut.slice(0, 10) }, 'coding agent tool result evaluated partly (fail_open): too large to inspect in full');
     const sessionId = agentSessionId(dialect.sessionPrefix, agent.id, dialect.sessionKey(input));
     let session;
     try {
@@ -131,6 +136,6 @@ export class CodingAgentHooks {
       }
     }
     await Promise.all([this.answers.remember(sessionOf, view, decision), extras.after?.(sessionOf, decision)]);
-    return dialect.answer(input, decision);
+    return dialect.answer(input, cut.length === 0 ? decision : partlyInspected(decision, cut));
   }
 }

@@ -12,7 +12,7 @@ import {
   type HookTrigger,
   type JsonObject,
 } from '@ahp/protocol';
-import type { HookQueue, HookStore, SessionStore } from '@ahp/store';
+import { StoreInputError, type HookQueue, type HookStore, type SessionStore } from '@ahp/store';
 import type { AgentConnection } from '../connections/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
@@ -218,8 +218,7 @@ export class HooksService implements OnModuleDestroy {
           await this.enqueue(hookId, frame.trigger, connection.agent.identity, sessionId, frame.context, now, outcome.correlation.deadline_at, priority);
           this.log.debug({ ...fields, jobId: hookId, outcome: outcome.kind }, 'hook enqueued');
         } catch (error) {
-          this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
-          await this.decideByPolicy(hookId, 'E_UNAVAILABLE', 'the hook could not be queued for evaluation');
+          await this.enqueueFailed(hookId, fields, error);
         }
         return;
       }
@@ -298,8 +297,7 @@ export class HooksService implements OnModuleDestroy {
       await this.enqueue(hookId, trigger, agent, sessionId, input.context, now, outcome.correlation.deadline_at);
       this.log.debug({ ...fields, jobId: hookId }, 'hook enqueued');
     } catch (error) {
-      this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
-      await this.decideByPolicy(hookId, 'E_UNAVAILABLE', 'the hook could not be queued for evaluation');
+      await this.enqueueFailed(hookId, fields, error);
     }
     return decided;
   }
@@ -390,16 +388,33 @@ export class HooksService implements OnModuleDestroy {
   }
 
   /**
+   * A hook whose job could not be queued: the trigger's failure policy when the queue was the
+   * trouble (Redis), but closed when the job itself was refused (StoreInputError: a context the
+   * job schema does not carry). The context was checked against the same limits at the door, so
+   * that is a bug; letting it pass by a fail-open policy would let the largest inputs past every
+   * rule unseen.
+   */
+  private async enqueueFailed(hookId: string, fields: Record<string, unknown>, error: unknown): Promise<void> {
+    if (error instanceof StoreInputError) {
+      this.log.error({ ...fields, jobId: hookId, error: error.message }, 'the hook job was refused by the queue; deciding it closed');
+      await this.decideByPolicy(hookId, 'E_INVALID_CONTEXT', `the hook could not be queued for evaluation (${error.message.slice(0, 512)})`, 'fail_closed');
+      return;
+    }
+    this.log.error({ ...fields, jobId: hookId, error }, 'enqueuing the hook failed; applying the failure policy now');
+    await this.decideByPolicy(hookId, 'E_UNAVAILABLE', 'the hook could not be queued for evaluation');
+  }
+
+  /**
    * Offers the trigger's failure-policy decision to the store and delivers whatever decision the
    * store holds afterwards (the worker's, if it was first). If the store cannot be reached, a
    * socket gets `E_UNAVAILABLE` for the hook: it may retry, and the retry finds whatever decision
    * was stored by then; an HTTP caller, which cannot retry the same hook, gets the policy decision.
    */
-  private async decideByPolicy(hookId: string, code: 'E_TIMEOUT' | 'E_UNAVAILABLE', message: string): Promise<void> {
+  private async decideByPolicy(hookId: string, code: 'E_TIMEOUT' | 'E_UNAVAILABLE' | 'E_INVALID_CONTEXT', message: string, policy?: FailurePolicy): Promise<void> {
     const first = this.waiters.first(hookId);
     if (first === undefined) return;
     const now = Date.now();
-    const decision = this.policyDecision(hookId, first.trigger, code, message, undefined, now);
+    const decision = this.policyDecision(hookId, first.trigger, code, message, policy, now);
     try {
       const stored = await this.hooks.decide(hookId, decision, now);
       this.deliver(stored.decision, 'deadline');

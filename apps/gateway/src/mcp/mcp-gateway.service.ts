@@ -6,7 +6,7 @@ import {
   McpGatewayConfigSchema,
   applyModifications,
   describeIssues,
-  inspectJsonValue,
+  inspectHookContext,
   makeError,
   mcpToolName,
   mcpToolVisible,
@@ -67,11 +67,11 @@ export function mcpSessionId(agentId: string, label: string): string {
 }
 
 /**
- * The most text of a result the `post-tool-use` rules can see: a hook's context travels as a
- * job whose every string is bounded by `LIMITS.maxJsonString` (HookJobDataSchema), tighter than
- * the context schema's 256 KiB for `tool.output`; a longer one could not be queued at all.
+ * The most text of a result the `post-tool-use` rules can see: `tool.output` is tool text, up to
+ * `LIMITS.maxLongText` in the hook context limits that the frame, the job (HookJobDataSchema) and
+ * this route share (hook-context-limits.ts of @ahp/protocol).
  */
-const MAX_INSPECTED_TEXT = LIMITS.maxJsonString;
+const MAX_INSPECTED_TEXT = LIMITS.maxLongText;
 
 /** The `post-tool-use` context of a result, and whether the rules see all of the result in it. */
 interface PostContext {
@@ -201,7 +201,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
     const mcp = { server: serverId, tool };
 
     const context: JsonObject = { tool: { name, input: args }, mcp };
-    const issue = inspectJsonValue(context, 1)[0];
+    const issue = inspectHookContext(context, 1)[0];
     if (issue !== undefined) {
       return toolError(`Blocked by AHP (fail-closed): the call's arguments exceed the hook context limits at ${issue.path.join('.')}: ${issue.message} (E_INVALID_FRAME)`, 'blocked');
     }
@@ -300,7 +300,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
     const context: JsonObject = { tool: { name, input, ok: result.isError !== true, output }, mcp };
     if (result.structuredContent !== undefined) {
       const withResponse: JsonObject = { ...context, tool: { name, input, ok: result.isError !== true, output, response: result.structuredContent as JsonObject } };
-      if (inspectJsonValue(withResponse, 1).length === 0) return { context: withResponse, complete, textChars: text.length };
+      if (inspectHookContext(withResponse, 1).length === 0) return { context: withResponse, complete, textChars: text.length };
       // Left out, it is still seen when the text the rules read carries it serialized, as the
       // specification asks tools to send it (compact or indented, the SDK examples' two forms).
       complete &&= serializedIn(output, result.structuredContent);

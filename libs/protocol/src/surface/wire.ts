@@ -18,7 +18,18 @@ export {
   boundedArray,
   inspectJsonValue,
 } from '../primitives.js';
-export type { Id, JsonObject, JsonValue, JsonValueIssue, Timestamp } from '../primitives.js';
+export type { Id, JsonObject, JsonStringLimits, JsonValue, JsonValueIssue, Timestamp } from '../primitives.js';
+export {
+  HOOK_CONTEXT_STRINGS,
+  HookContextObjectSchema,
+  ToolTextObjectSchema,
+  ToolTextValueSchema,
+  fitToolText,
+  hookContextStringLimit,
+  inspectHookContext,
+  isToolTextPath,
+} from '../hook-context-limits.js';
+export type { FittedContext, ToolTextCut } from '../hook-context-limits.js';
 export {
   DECISION_LEVELS,
   DecisionLevelSchema,
