@@ -100,7 +100,7 @@ interface Place {
 
 interface Reader {
   readonly out: ShellCommand[];
-  /** Characters the reader may still add by writing locations into paths: keeps the output linear in the line. */
+  /** Characters the reader may still add by writing locations into paths (the line's length and 4 KiB): keeps the output within about twice the line. */
   budget: number;
   /** A loop body, a function or a trap was read: commands that may run later, somewhere else. */
   deferred: boolean;
@@ -148,7 +148,7 @@ export function withoutRedirect(command: ShellCommand, index: number): string {
 
 function read(line: string | readonly string[], start: string): Reader {
   const length = typeof line === 'string' ? line.length : line.reduce((sum, word) => sum + word.length + 1, 0);
-  const reader: Reader = { out: [], budget: 4 * length + 65_536, deferred: false, moved: false, cdpath: false };
+  const reader: Reader = { out: [], budget: length + 4096, deferred: false, moved: false, cdpath: false };
   const place: Place = { cwd: start, oldpwd: UNKNOWN_DIRECTORY, stack: undefined };
   if (typeof line === 'string') readLine(line, 0, reader, place);
   else addCommand(line, undefined, 0, reader, place);
@@ -296,6 +296,8 @@ function isRelative(word: string): boolean {
 function placePath(relative: string, cwd: string, reader: Reader): string {
   reader.budget -= cwd.length + 1;
   const base = reader.budget < 0 ? UNKNOWN_DIRECTORY : cwd;
+  // A plain name under a location (always in normal form): nothing to normalise (the common case).
+  if (!relative.includes('/') && relative !== '.' && relative !== '..') return base === '/' ? `/${relative}` : `${base}/${relative}`;
   if (base.startsWith('/')) return trimSlash(normalizePosixPath(`${base}/${relative}`));
   const root = ROOTED.exec(base);
   return root === null ? normalArgument(relative) : rooted(root[0], `${base.slice(root[0].length)}/${relative}`);
