@@ -148,6 +148,23 @@ describe('defaultOracles', () => {
     expect(verdicts(command)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
   });
 
+  it.each<[string, JsonValue]>([
+    ['shell', { command: ['bash', '-lc', 'rm -rf *'], workdir: '/' }],
+    ['shell', { command: ['rm', '-rf', '.'], workdir: '/etc/..' }],
+    ['run_shell_command', { command: 'rm -rf ./*', directory: '~' }],
+    ['Bash', { command: 'find . -delete', cwd: '$HOME' }],
+    ['Bash', { command: 'rm -rf *', cwd: 7 }],
+  ])("denies %s %j (the tool's working-directory field)", (tool, toolInput) => {
+    expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
+  });
+
+  it("reads redirections at the tool's working-directory field", () => {
+    expect(verdictsFor('shell', { command: ['bash', '-c', 'echo x >> .bashrc'], workdir: '~' })).toEqual([expect.objectContaining({ rule: 'write-startup-or-system-file' })]);
+    expect(verdictsFor('shell', { command: ['bash', '-c', 'echo x >> .bashrc'], workdir: '/work/project' })).toEqual([]);
+    expect(verdictsFor('shell', { command: ['rm', '-rf', 'build', '*'], workdir: '/work/project' })).toEqual([]);
+    expect(verdictsFor('run_shell_command', { command: 'rm -rf *', directory: 'packages/app' })).toEqual([]);
+  });
+
   it.each([
     'cd build && rm -rf *',
     'cd ./dist && rm -rf ./*',

@@ -19,7 +19,7 @@ import type { LinearPattern, PatternSpec } from './pattern/linear-pattern.js';
 import { ORACLE_NAME_PATTERN } from './oracle.js';
 import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
 import { normalizePosixPath } from './shell/posix-path.js';
-import { isShellTool, shellCommandList, shellCommands, withoutRedirect } from './shell/shell-line.js';
+import { isShellTool, shellCommandList, shellCommands, startDirectory, withoutRedirect } from './shell/shell-line.js';
 import type { ShellCommand, ShellRedirect } from './shell/shell-line.js';
 
 /**
@@ -370,7 +370,7 @@ function allows(rule: CompiledMatch, call: CallView): boolean {
   const command = call.input['command'];
   if (isShellTool(call.toolName) && (rule.field === undefined || rule.field === 'command' || rule.field === '/command') && command !== undefined) {
     if (typeof command !== 'string' && !(Array.isArray(command) && command.every((word) => typeof word === 'string'))) return false;
-    const commands = shellCommandList(command as string | readonly string[]);
+    const commands = shellCommandList(command as string | readonly string[], startOf(call.input));
     return commands.length > 0 && commands.every((line) => coversCommand(pattern, line));
   }
   const field = rule.field ?? (Object.hasOwn(KNOWN_TOOL_FIELDS, call.toolName) ? KNOWN_TOOL_FIELDS[call.toolName] : undefined);
@@ -463,6 +463,19 @@ function collectCandidates(input: JsonObject): Candidate[] {
   return found;
 }
 
+/** Fields in which shell tools take the directory their command runs in (Codex `workdir`, Gemini `directory`, `cwd`). */
+const WORKING_DIRECTORY_FIELDS = ['workdir', 'cwd', 'directory'] as const;
+
+/** Where a shell tool's command starts: its working-directory field read as `cd` would (`.` without one). */
+function startOf(input: JsonObject): string {
+  for (const field of WORKING_DIRECTORY_FIELDS) {
+    const value = input[field];
+    if (typeof value === 'string') return startDirectory(value);
+    if (value !== undefined && value !== null) return startDirectory(`$${field}`);
+  }
+  return '.';
+}
+
 /** Longest string treated as a path whose normal form is matched too. */
 const MAX_PATH_CHARS = 4096;
 
@@ -473,6 +486,12 @@ const MAX_PATH_CHARS = 4096;
  */
 function collectCommands(input: JsonObject): Candidate[] {
   const found: Candidate[] = [];
+  // The tool's `command` runs in its working-directory field, when it has one (shell-line.ts, startDirectory).
+  const command = input['command'];
+  const start = startOf(input);
+  if (start !== '.' && (typeof command === 'string' || (Array.isArray(command) && command.length > 0 && command.every((word) => typeof word === 'string')))) {
+    for (const line of shellCommandList(command as string | readonly string[], start)) found.push({ path: 'command', target: '/command', value: line.text, derived: true });
+  }
   const stack: { value: unknown; path: string; segments: (string | number)[] }[] = [{ value: input, path: '', segments: [] }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value, path, segments } = item;

@@ -127,14 +127,27 @@ export function shellCommands(line: string | readonly string[]): string[] {
   return shellCommandList(line).map((command) => command.text);
 }
 
-/** {@link shellCommands} with each command's redirections apart (what allow entries need). */
-export function shellCommandList(line: string | readonly string[]): ShellCommand[] {
-  const first = read(line, '.');
+/**
+ * {@link shellCommands} with each command's redirections apart (what allow entries need). `start`:
+ * where the line starts, from {@link startDirectory} (default: the shell's own directory).
+ */
+export function shellCommandList(line: string | readonly string[], start = '.'): ShellCommand[] {
+  const first = read(line, start);
   if (!first.deferred || !first.moved) return first.out;
   // A loop body, a function or a trap may run after a `cd` that comes later in the text
   // (`for i in 1 2; do rm -rf *; cd /; done`, `trap 'rm -rf *' EXIT; cd /`): such a line is read
   // again from a directory the reader does not know, so no command of it counts as "where the line starts".
   return read(line, UNKNOWN_DIRECTORY).out;
+}
+
+/**
+ * The directory a shell tool's own working-directory field names (`workdir` of Codex's `shell`,
+ * `directory` of Gemini's `run_shell_command`), as a start for {@link shellCommandList}: an
+ * absolute path or one under a home directory is followed, a relative one is under the shell's
+ * own directory, anything else (`$X`, `..`) is {@link UNKNOWN_DIRECTORY}.
+ */
+export function startDirectory(directory: string): string {
+  return directoryAfter('.', directory, { out: [], budget: MAX_LOCATION, deferred: false, moved: false, cdpath: false });
 }
 
 /** `command`'s normal form without its redirection number `index`. */
