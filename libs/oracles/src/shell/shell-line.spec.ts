@@ -90,6 +90,8 @@ describe('shellCommands', () => {
     ['shopt -s cdable_vars; cd X && rm -rf *', ['shopt -s cdable_vars', 'cd X', 'rm -rf $PWD/*']],
     ['for i in 1 2; do rm -rf *; cd /; done', ['for i in 1 2', 'rm -rf $PWD/*', 'cd /']],
     ["trap 'rm -rf *' EXIT; cd /", ['trap rm -rf * EXIT', 'rm -rf $PWD/*', 'cd /']],
+    ['for i (1 2) { rm -rf *; cd /; }', ['for i', '1 2', 'rm -rf $PWD/*', 'cd /']],
+    ['while true; do rm -rf *; cd /; done', ['true', 'rm -rf $PWD/*', 'cd /']],
     ['f() { rm -rf *; }; cd /; f', ['f', 'rm -rf $PWD/*', 'cd /', 'f']],
     // Relative locations stay as written.
     ['cd build && rm -rf *', ['cd build', 'rm -rf *']],

@@ -177,6 +177,9 @@ export function shellJoin(argv: readonly string[]): string {
   return argv.map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
+/** Programs whose body runs again, or later, after the commands that follow it in the text. */
+const DEFERRING = new Set(['for', 'select', 'repeat', 'foreach', 'function']);
+
 /** Options of `env` that take the next word as their value (`env -C dir`, `env -u NAME`, `env -S 'line'`). */
 const ENV_VALUE_OPTIONS = new Set(['-u', '--unset', '-C', '--chdir', '-S', '--split-string']);
 
@@ -215,8 +218,8 @@ function rawCommand(all: readonly string[], ops: ReadonlySet<number> | undefined
     const word = words[at];
     if (word === undefined) return { args: [], redirects, chdir };
     if (LEADING_KEYWORDS.has(word) || ASSIGNMENT.test(word)) {
-      // `do`: a loop body, which runs again after the commands that follow it in the text.
-      if (word === 'do') reader.deferred = true;
+      // A loop (`while …; do`, `until`), whose body runs again after the commands that follow it in the text.
+      if (word === 'do' || word === 'while' || word === 'until') reader.deferred = true;
       if (word.startsWith('CDPATH=')) reader.cdpath = true;
       at += 1;
       continue;
@@ -258,8 +261,9 @@ function rawCommand(all: readonly string[], ops: ReadonlySet<number> | undefined
     }
   }
   const args = words.slice(at);
-  // `function f { … }`: a body that runs when it is called, wherever that is.
-  if (args[0] === 'function') reader.deferred = true;
+  // A loop in any syntax (zsh: `for i (1 2) { … }`, `repeat 3 …`), or `function f { … }`: a body
+  // that runs again, or when it is called, after what follows it.
+  if (args[0] !== undefined && DEFERRING.has(args[0])) reader.deferred = true;
   return { args, redirects, chdir };
 }
 
