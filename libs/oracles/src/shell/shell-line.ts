@@ -375,7 +375,7 @@ const HARMLESS_TARGETS: ReadonlySet<string> = new Set(['/dev/null', '/dev/stdout
 /** A redirection in normal form (see {@link ShellRedirect}), its target read at `cwd`. */
 function normalRedirect(op: string, target: string | undefined, cwd: string, reader: Reader): ShellRedirect {
   if (target === undefined) return { text: op, write: false };
-  const bare = op.replace(/^(?:\d+|\{[A-Za-z_]\w*\})/, '');
+  const bare = op.startsWith('>') || op.startsWith('<') || op.startsWith('&') ? op : op.replace(/^(?:\d+|\{[A-Za-z_]\w*\})/, '');
   // A here-document's delimiter and a here-string are text, not paths.
   if (bare.startsWith('<<')) return { text: `${op} ${target}`, write: false };
   const duplicate = (bare === '>&' || bare === '<&') && /^(?:\d+-?|-)$/.test(target);
@@ -390,7 +390,7 @@ function addCommand(words: readonly string[], ops: ReadonlySet<number> | undefin
   const command = rawCommand(words, ops, reader, lines);
   const cwd = command.chdir === undefined ? place.cwd : directoryAfter(place.cwd, command.chdir, reader);
   const normal = normalWords(command.args, cwd, reader);
-  const redirects = command.redirects.map((r) => normalRedirect(r.op, r.target, cwd, reader));
+  const redirects = command.redirects.length === 0 ? NO_REDIRECTS : command.redirects.map((r) => normalRedirect(r.op, r.target, cwd, reader));
   const text = normal.join(' ');
   const full = redirects.length === 0 ? text : [...(text.length > 0 ? [text] : []), ...redirects.map((r) => r.text)].join(' ');
   // Nothing to run (`''`): no command to match.
@@ -400,9 +400,10 @@ function addCommand(words: readonly string[], ops: ReadonlySet<number> | undefin
     for (const line of lines) if (depth < MAX_DEPTH) readLine(line, depth + 1, reader, copyOf(place));
     return;
   }
-  followState(program, command.args.slice(1), place, reader);
+  if (STATEFUL.has(program)) followState(program, command.args.slice(1), place, reader);
   if (depth >= MAX_DEPTH) return;
   for (const line of lines) readLine(line, depth + 1, reader, copyOf(place));
+  if (program !== 'eval' && program !== 'trap' && !SHELLS.has(program)) return;
   const args = command.args.slice(1).map(normalArgument);
   if (program === 'eval') {
     // `eval` runs in this shell: its `cd` moves the rest of the line.
@@ -435,6 +436,9 @@ function copyOf(place: Place): Place {
 
 /** Builtins that change what a later `cd` does: `export CDPATH=…`, `shopt -s cdable_vars`, `setopt cdablevars`. */
 const SETTERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'shopt', 'setopt', 'set']);
+/** The programs {@link followState} follows. */
+const STATEFUL = new Set([...SETTERS, 'cd', 'chdir', 'pushd', 'popd']);
+const NO_REDIRECTS: readonly ShellRedirect[] = Object.freeze([]);
 
 /** Follows `cd`, `pushd` and `popd` (and what changes their meaning) into `place`. */
 function followState(program: string, args: readonly string[], place: Place, reader: Reader): void {
