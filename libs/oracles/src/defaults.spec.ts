@@ -144,6 +144,10 @@ describe('defaultOracles', () => {
     'CDPATH=/ cd etc && rm -rf *',
     'for d in a b; do rm -rf *; cd /; done',
     "trap 'rm -rf *' EXIT; cd /",
+    // A cd that fails leaves the shell where it was.
+    'cd /; cd /nonexistent; rm -rf *',
+    'cd / && cd /nonexistent; rm -rf *',
+    '(cd /; case "$1" in *) rm -rf *;; esac)',
   ])('denies %s (following cd)', (command) => {
     expect(verdicts(command)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
   });
@@ -177,6 +181,8 @@ describe('defaultOracles', () => {
     'cd "$(git rev-parse --show-toplevel)" && rm -rf build',
     'cd /tmp && cd - && rm -rf build/*',
     'for f in *.o; do rm -f "$f"; done',
+    'cd /work/x || exit 1; rm -rf build/*',
+    'cd build; rm -rf *',
   ])('leaves %s alone (following cd)', (command) => {
     expect(verdicts(command)).toEqual([]);
   });

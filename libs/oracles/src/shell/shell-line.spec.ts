@@ -77,8 +77,17 @@ describe('shellCommands', () => {
     ['env -C / rm -rf *', ['rm -rf /*']],
     ['sudo --chdir=/etc rm -rf *', ['rm -rf /etc/*']],
     ['chroot / "rm" -rf /', ['rm -rf /']],
-    ['cd /tmp; cd /; cd -; rm -rf *', ['cd /tmp', 'cd /', 'cd -', 'rm -rf /tmp/*']],
-    ['pushd /; pushd /tmp; popd; rm -rf *', ['pushd /', 'pushd /tmp', 'popd', 'rm -rf /*']],
+    ['cd /tmp && cd / && cd - && rm -rf *', ['cd /tmp', 'cd /', 'cd -', 'rm -rf /tmp/*']],
+    ['pushd / && pushd /tmp && popd && rm -rf *', ['pushd /', 'pushd /tmp', 'popd', 'rm -rf /*']],
+    // A cd may fail and leave the shell where it was: after the && chain, either place.
+    ['cd /tmp/x; rm -rf *', ['cd /tmp/x', 'rm -rf /tmp/x/*']],
+    ['cd /x || exit 1; rm -rf *', ['cd /x', 'exit 1', 'rm -rf /x/*']],
+    ['cd / && cd /nope && rm -rf *', ['cd /', 'cd /nope', 'rm -rf /nope/*']],
+    ['cd /; cd /nope; rm -rf *', ['cd /', 'cd /nope', 'rm -rf $PWD/*']],
+    ['cd / && cd /nope; rm -rf *', ['cd /', 'cd /nope', 'rm -rf $PWD/*']],
+    // In a case, `)` ends a pattern, not the subshell.
+    ['(cd /; case x in x) rm -rf *;; esac)', ['cd /', 'case x in x', 'rm -rf /*']],
+    ['cd /; case x in (a) cd /tmp;; esac; rm -rf *', ['cd /', 'case x in', 'a', 'cd /tmp', 'rm -rf $PWD/*']],
     // Where the reader cannot follow: $PWD.
     ['cd "$X" && rm -rf *', ['cd $X', 'rm -rf $PWD/*']],
     ['cd "$(git rev-parse --show-toplevel)" && rm -rf dist', ['cd $(git rev-parse --show-toplevel)', 'git rev-parse --show-toplevel', 'rm -rf $PWD/dist']],

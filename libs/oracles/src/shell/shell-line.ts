@@ -10,8 +10,9 @@
  * subshell's or a substitution's `cd` does not leak out, an `eval`'s does), so that
  * `cd / && rm -rf *` reads as `rm -rf /*`. A `cd` into a `|` pipeline or to the background is
  * followed too (zsh runs a pipeline's last command in the shell itself): reading a command at a
- * location it may not run at can only make a rule stricter. Where the reader cannot follow, the
- * location is {@link UNKNOWN_DIRECTORY}. Nothing carries over from one line to the next: a shell
+ * location it may not run at can only make a rule stricter. A `cd` that may have failed leaves
+ * two candidate locations after its `&&` chain (see {@link settle}). Where the reader cannot
+ * follow, the location is {@link UNKNOWN_DIRECTORY}. Nothing carries over from one line to the next: a shell
  * tool that keeps its working directory between calls is only followed within each call.
  *
  * Linear in the line's length per nesting level; nesting (`$(…)`, backticks, `sh -c`, `eval`) is
@@ -96,6 +97,11 @@ interface Place {
   oldpwd: string;
   /** `undefined`: what is below is not known (the stack from before the line). */
   stack: DirStack | undefined;
+  /**
+   * Where the shell is if a `cd` of the current `&&` chain failed (`cd /nope` leaves it where it
+   * was): what follows the chain may run there (see {@link settle}). `undefined`: no `cd` in the chain.
+   */
+  pending: string | undefined;
 }
 
 interface Reader {
@@ -162,7 +168,7 @@ export function withoutRedirect(command: ShellCommand, index: number): string {
 function read(line: string | readonly string[], start: string): Reader {
   const length = typeof line === 'string' ? line.length : line.reduce((sum, word) => sum + word.length + 1, 0);
   const reader: Reader = { out: [], budget: length + 4096, deferred: false, moved: false, cdpath: false };
-  const place: Place = { cwd: start, oldpwd: UNKNOWN_DIRECTORY, stack: undefined };
+  const place: Place = { cwd: start, oldpwd: UNKNOWN_DIRECTORY, stack: undefined, pending: undefined };
   if (typeof line === 'string') readLine(line, 0, reader, place);
   else addCommand(line, undefined, 0, reader, place);
   return reader;
@@ -431,7 +437,27 @@ function addCommand(words: readonly string[], ops: ReadonlySet<number> | undefin
 }
 
 function copyOf(place: Place): Place {
-  return { cwd: place.cwd, oldpwd: place.oldpwd, stack: place.stack };
+  return { cwd: place.cwd, oldpwd: place.oldpwd, stack: place.stack, pending: place.pending };
+}
+
+/**
+ * One location for "`a` or `b`": the same; the one that is not where the line starts (whose
+ * relative paths read as written, the least a rule can see); else {@link UNKNOWN_DIRECTORY}.
+ */
+function either(a: string, b: string): string {
+  if (a === b || atStart(b)) return a;
+  return atStart(a) ? b : UNKNOWN_DIRECTORY;
+}
+
+/**
+ * The end of an `&&` chain (`;`, `||`, `|`, `&`, a newline): a `cd` in it may have failed, so
+ * what follows runs at its directory or where the shell was before (`cd /; cd /nope; rm -rf *`
+ * runs at `/`).
+ */
+function settle(place: Place): void {
+  if (place.pending === undefined) return;
+  place.cwd = either(place.cwd, place.pending);
+  place.pending = undefined;
 }
 
 /** Builtins that change what a later `cd` does: `export CDPATH=…`, `shopt -s cdable_vars`, `setopt cdablevars`. */
@@ -461,6 +487,7 @@ function followState(program: string, args: readonly string[], place: Place, rea
   const operands = args.slice(i);
   const from = place.cwd;
   const go = (to: string): void => {
+    place.pending = place.pending === undefined ? from : either(place.pending, from);
     place.oldpwd = from;
     place.cwd = to;
   };
@@ -548,6 +575,7 @@ function readLine(line: string, depth: number, reader: Reader, place: Place): vo
   const nested: string[] = [];
   let current = place;
   const scopes: Place[] = [];
+  let cases = 0;
   const endWord = (): void => {
     if (inWord) words.push(word);
     word = '';
@@ -559,6 +587,14 @@ function readLine(line: string, depth: number, reader: Reader, place: Place): vo
   };
   const endCommand = (): void => {
     endWord();
+    // `case … in` … `esac`: in between, `)` ends a pattern, not a subshell.
+    for (const leading of words) {
+      if (leading === 'esac') cases = Math.max(0, cases - 1);
+      else if (!LEADING_KEYWORDS.has(leading)) {
+        if (leading === 'case') cases += 1;
+        break;
+      }
+    }
     // Substitutions run before their command, where it starts (`A=$(…) cd /x` runs `…` here).
     const before = nested.length > 0 ? copyOf(current) : undefined;
     if (words.length > 0) addCommand(words, ops, depth, reader, current);
@@ -629,10 +665,15 @@ function readLine(line: string, depth: number, reader: Reader, place: Place): vo
         let next = i + 1;
         while (line[next] === ' ' || line[next] === '\t') next += 1;
         if (line[next] === ')') reader.deferred = true;
-        // A subshell: its `cd` does not move what follows it.
-        scopes.push(current);
-        current = copyOf(current);
-      } else if (c === ')') current = scopes.pop() ?? current;
+        // A subshell: its `cd` does not move what follows it. In a `case`, parentheses are
+        // patterns' (`a) …`, `(a) …`), and a subshell there leaks its `cd` (stricter only).
+        if (cases === 0) {
+          scopes.push(current);
+          current = copyOf(current);
+        }
+      } else if (c === ')') {
+        if (cases === 0) current = scopes.pop() ?? current;
+      } else if (op !== '&&') settle(current);
       i += op.length;
     } else if (c === '>' || c === '<') {
       // A redirection operator is a word of its own (`> /dev/sda`), with its fd number (`2>`, `{fd}>`).
