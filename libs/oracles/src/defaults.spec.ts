@@ -30,7 +30,7 @@ describe('defaultOracles', () => {
     const first = defaultOracles();
     expect(first.map((o) => o.name)).toEqual(['permission-check']);
     expect(defaultOracles()[0]).not.toBe(first[0]);
-    expect(DEFAULT_PERMISSION_RULES.deny?.map((r) => r.name)).toEqual(['rm-root-or-home', 'wipe-block-device', 'force-push-without-lease']);
+    expect(DEFAULT_PERMISSION_RULES.deny?.map((r) => r.name)).toEqual(['rm-root-or-home', 'wipe-block-device', 'write-startup-or-system-file', 'force-push-without-lease']);
   });
 
   it.each([
@@ -116,12 +116,112 @@ describe('defaultOracles', () => {
     expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
   });
 
+  // The shell's working directory, followed within the line: these passed before.
+  it.each([
+    'cd / && rm -rf *',
+    'cd /etc; rm -rf ..',
+    'cd ~ && rm -rf ./*',
+    'cd && rm -rf *',
+    'cd "$HOME" && rm -rf .',
+    'pushd /; rm -rf *',
+    '(cd / && rm -rf *)',
+    'cd /; find . -delete',
+    'cd /; find -delete',
+    'cd /tmp && cd .. && rm -rf *',
+    'eval "cd /"; rm -rf *',
+    'cd /; sh -c "rm -rf *"',
+    'env -C / rm -rf *',
+    'rm -rf ~/..',
+    'find build / -delete',
+    '>/dev/null "rm" -rf /',
+    'rm&>/dev/null -rf /',
+    // Where the reader cannot follow the cd, deleting everything there is denied (fail closed).
+    'cd "$TARGET" && rm -rf *',
+    'cd $(dirname "$0") && rm -rf .',
+    'cd - && rm -rf ./*',
+    'cd .. && rm -rf *',
+    'popd && rm -rf *',
+    'CDPATH=/ cd etc && rm -rf *',
+    'for d in a b; do rm -rf *; cd /; done',
+    "trap 'rm -rf *' EXIT; cd /",
+    // A cd that fails leaves the shell where it was.
+    'cd /; cd /nonexistent; rm -rf *',
+    'cd / && cd /nonexistent; rm -rf *',
+    '(cd /; case "$1" in *) rm -rf *;; esac)',
+  ])('denies %s (following cd)', (command) => {
+    expect(verdicts(command)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
+  });
+
+  it.each<[string, JsonValue]>([
+    ['shell', { command: ['bash', '-lc', 'rm -rf *'], workdir: '/' }],
+    ['shell', { command: ['rm', '-rf', '.'], workdir: '/etc/..' }],
+    ['run_shell_command', { command: 'rm -rf ./*', directory: '~' }],
+    ['Bash', { command: 'find . -delete', cwd: '$HOME' }],
+    ['Bash', { command: 'rm -rf *', cwd: 7 }],
+  ])("denies %s %j (the tool's working-directory field)", (tool, toolInput) => {
+    expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
+  });
+
+  it("reads redirections at the tool's working-directory field", () => {
+    expect(verdictsFor('shell', { command: ['bash', '-c', 'echo x >> .bashrc'], workdir: '~' })).toEqual([expect.objectContaining({ rule: 'write-startup-or-system-file' })]);
+    expect(verdictsFor('shell', { command: ['bash', '-c', 'echo x >> .bashrc'], workdir: '/work/project' })).toEqual([]);
+    expect(verdictsFor('shell', { command: ['rm', '-rf', 'build', '*'], workdir: '/work/project' })).toEqual([]);
+    expect(verdictsFor('run_shell_command', { command: 'rm -rf *', directory: 'packages/app' })).toEqual([]);
+  });
+
+  it.each([
+    'cd build && rm -rf *',
+    'cd ./dist && rm -rf ./*',
+    'cd a/b && cd .. && rm -rf *',
+    'cd /tmp/work && rm -rf *',
+    'cd ~/project && rm -rf node_modules',
+    'cd / && rm -rf tmp/build',
+    '(cd /) && rm -rf *',
+    'cd "$TARGET" && rm -rf dist',
+    'cd "$(git rev-parse --show-toplevel)" && rm -rf build',
+    'cd /tmp && cd - && rm -rf build/*',
+    'for f in *.o; do rm -f "$f"; done',
+    'cd /work/x || exit 1; rm -rf build/*',
+    'cd build; rm -rf *',
+  ])('leaves %s alone (following cd)', (command) => {
+    expect(verdicts(command)).toEqual([]);
+  });
+
+  it.each([
+    'echo "alias ls=\'curl x | sh\'" >> ~/.bashrc',
+    'git status > ~/.bashrc',
+    'git log 1> ~/.profile',
+    'echo x &> $HOME/.zshrc',
+    'cd ~ && echo x >> .bashrc',
+    'git log > /etc/cron.d/x',
+    'cd /etc && printf x >| profile',
+    'echo "* * * * * root sh /tmp/x" | sudo tee -a /etc/crontab',
+    'echo x | tee ~/.bash_profile',
+  ])('denies writing a start-up or system file: %s', (command) => {
+    expect(verdicts(command)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'write-startup-or-system-file', type: 'security-violation' })]);
+  });
+
+  it.each(['cat ~/.bashrc', 'grep PATH < ~/.profile', 'cp ~/.bashrc ./bashrc.txt && echo x >> bashrc.txt', 'cat /etc/hosts > hosts.txt', 'echo x > ~/.bashrc.bak', 'ls /etc 2>&1 > /dev/null'])(
+    'leaves %s alone (no write to a start-up or system file)',
+    (command) => {
+      expect(verdicts(command)).toEqual([]);
+    },
+  );
+
+  it('denies writing a start-up file in shell tools only (a README may show the command)', () => {
+    expect(verdictsFor('Write', { file_path: 'README.md', content: "echo 'export PATH=$PATH:~/bin' >> ~/.bashrc" })).toEqual([]);
+  });
+
   it.each<[string, JsonValue]>([
     ['Bash', { command: '/sbin/mkfs.ext4 /dev/sda1' }],
     ['Bash', { command: 'dd if=/dev/zero of="/dev/sda"' }],
     ['Bash', { command: "dd of='/dev/nvme0n1' if=/dev/zero" }],
     ['Bash', { command: 'cat /dev/zero > /dev/sda' }],
     ['Bash', { command: 'wipefs -a /dev/sdb' }],
+    ['Bash', { command: 'cat /dev/zero 1>/dev/sda' }],
+    ['Bash', { command: 'cat image &>/dev/nvme0n1' }],
+    ['Bash', { command: 'cd /dev && cat /dev/zero > sda' }],
+    ['Bash', { command: 'cat image | tee /dev/sdb' }],
     ['shell', { command: ['mkfs.xfs', '/dev/sdb'] }],
   ])('denies %s %j', (tool, toolInput) => {
     expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'wipe-block-device' })]);

@@ -72,25 +72,48 @@ export const GIT_FORCE_REFSPEC = `${GIT_PUSH_PREFIX}\\+([^\\s;&|)\`'"]+)`;
  * (`/bin/rm -rf /`, `\\rm`, `"rm"`, `rm -rf /.`, `bash -lc '…'`, an argv list) reads `rm -rf /` here.
  */
 const WORD = '(?: [^ ]+)*';
-/** The filesystem root, a home directory (`~`, `~root`, `$HOME`), or everything in either, in normal form. */
-const ROOT_OR_HOME = '(?:/\\*?|~[^ /]*(?:/\\*)?|\\$\\{?HOME\\}?(?:/\\*)?)';
+/**
+ * In normal form: the filesystem root, a home directory (`~`, `~root`, `$HOME`) or a directory
+ * above one (`~/..`), a directory the shell reader could not follow the line into (`$PWD`:
+ * shell-line.ts, UNKNOWN_DIRECTORY) or one above the directory the line starts in (`..`), or
+ * everything in any of them. An unknown location counts as the worst it could be (fail closed),
+ * while a named path in it (`$PWD/dist`) is no more dangerous than `/dist`.
+ */
+const ROOT_OR_HOME = '(?:/\\*?|~[^ /]*(?:/\\.\\.)*(?:/\\*)?|\\$\\{?(?:HOME|PWD)\\}?(?:/\\.\\.)*(?:/\\*)?|\\.\\.(?:/\\.\\.)*(?:/\\*)?)';
 const RECURSIVE = '(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)';
 
-/** `rm` recursive on the root or home (flag before or after the target), or `find` deleting from there. */
+/** `rm` recursive on the root or home (flag before or after the target), or `find` deleting from there (any of its start points). */
 export const DELETE_ROOT_OR_HOME_COMMAND =
   `^rm${WORD} ${RECURSIVE}${WORD} ${ROOT_OR_HOME}(?: |$)` +
   `|^rm${WORD} ${ROOT_OR_HOME}${WORD} ${RECURSIVE}(?: |$)` +
-  `|^find(?: -[HLP])* ${ROOT_OR_HOME}${WORD} (?:-delete|-exec(?:dir)? (?:[^ ]*/)?(?:rm|shred|unlink))(?: |$)`;
+  `|^find(?: -[HLP])*(?: [^ -][^ ]*)* ${ROOT_OR_HOME}${WORD} (?:-delete|-exec(?:dir)? (?:[^ ]*/)?(?:rm|shred|unlink))(?: |$)`;
 
 /** Devices a redirection must not write to (disks, partitions, device-mapper and md volumes). */
 const BLOCK_DEVICE = '/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|loop|mapper/)';
 
-/** `mkfs…`, `dd of=` a device, tools that wipe a device, or a redirection onto a block device. */
+/**
+ * A redirection that writes, in normal form (shell-line.ts, ShellRedirect): the operator with its
+ * file descriptor glued on (`>`, `2>>`, `&>`, `>|`, `<>`, `>&`), a space, then the target.
+ */
+const WRITE_REDIRECT = '(?:^| )(?:[0-9]+|&|\\{[A-Za-z_][A-Za-z0-9_]*\\})?(?:>>?|>\\||<>|>&) ';
+
+/** `mkfs…`, `dd of=` a device, tools that wipe or write a device, or a redirection onto a block device. */
 export const WIPE_DEVICE_COMMAND =
   `^mkfs(?:\\.[^ ]+)?(?: |$)` +
   `|^dd${WORD} of=/dev/${NOT_HARMLESS_DEVICE}` +
-  `|^(?:wipefs|shred|blkdiscard)${WORD} ${BLOCK_DEVICE}` +
-  `|(?:^| )(?:>|>>|>\\||<>) ${BLOCK_DEVICE}`;
+  `|^(?:wipefs|shred|blkdiscard|tee)${WORD} ${BLOCK_DEVICE}` +
+  `|${WRITE_REDIRECT}${BLOCK_DEVICE}`;
+
+/**
+ * A shell's start-up files in a home directory (`~/.bashrc`, `~/.profile`, `~/.zshrc`, …, also as
+ * `$HOME/…`, `/root/…`, `/home/<user>/…`), or any file under `/etc`: what every later shell, or
+ * the system, runs or trusts. In normal form, so `cd ~ && echo x >> .bashrc` reads `>> ~/.bashrc`.
+ */
+const STARTUP_OR_SYSTEM_FILE =
+  '(?:(?:~[^ /]*|\\$\\{?HOME\\}?|/root|/home/[^ /]+|/Users/[^ /]+)/\\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|config/fish/config\\.fish)|/etc/[^ ]+)(?: |$)';
+
+/** A redirection (or `tee`) writing a shell start-up file or a file under `/etc`. */
+export const WRITE_STARTUP_OR_SYSTEM_FILE_COMMAND = `${WRITE_REDIRECT}${STARTUP_OR_SYSTEM_FILE}|^tee${WORD} ${STARTUP_OR_SYSTEM_FILE}`;
 
 /**
  * `git push` forcing without a lease: `--force`, a short-flag cluster with `f`, or a `+` refspec,
@@ -103,8 +126,17 @@ export const FORCE_PUSH_COMMAND = `^git(?: -[Cc] [^ ]+| --?[a-zA-Z][a-zA-Z-]*(?:
  *
  * - deny `rm -r` (or `find -delete`) of `/` or the home directory: in any tool on the raw text (a
  *   file that would run it is as bad), and in shell tools also on the commands in normal form
- *   (`shell: true`: every spelling of the program, quoting, `sh -c`, argv lists).
+ *   (`shell: true`: every spelling of the program, quoting, `sh -c`, argv lists, the line's `cd`
+ *   followed: `cd / && rm -rf *`). After a `cd` the reader cannot follow (`cd "$DIR"`), deleting
+ *   the directory or everything in it is denied as if it were `/`: the rule cannot know it is not
+ *   (`cd $UNSET` goes home), and failing closed costs only `rm -rf *` there — a named path
+ *   (`rm -rf "$DIR/dist"`, `cd "$DIR" && rm -rf dist`) and a relative `cd build && rm -rf *`
+ *   stay allowed.
  * - deny `mkfs`, `dd of=/dev/…` and redirections onto a block device, the same two ways.
+ * - deny, in shell tools, a redirection (or `tee`) that writes a shell start-up file (`~/.bashrc`,
+ *   `~/.profile`, `~/.zshrc`, …) or a file under `/etc`, on the commands in normal form: an allow
+ *   entry for `git status` does not cover `git status > ~/.bashrc` (permission-check.ts), and this
+ *   rule denies it even without an allow list.
  * - rewrite `git push --force` (also `-f`, `-vfu`, `+main`) to `--force-with-lease` in shell
  *   tools; a force push the rewrites could not reach (`"git" push -f`, an argv list) is denied
  *   after rewriting (`force-push-without-lease`, `after_rewrite`). A warning would
@@ -130,6 +162,15 @@ export const DEFAULT_PERMISSION_RULES: PermissionCheckOptions = Object.freeze({
       reason: 'Formatting or overwriting a block device destroys everything on it.',
       resolvable: false,
       resolution_path: ['If the device really must be wiped, a person has to do it outside the agent.'],
+    },
+    {
+      name: 'write-startup-or-system-file',
+      type: 'security-violation',
+      tool: SHELL_TOOLS,
+      shell: true,
+      input: WRITE_STARTUP_OR_SYSTEM_FILE_COMMAND,
+      reason: 'Writing a shell start-up file or a file under /etc changes what every later shell, or the whole system, runs.',
+      resolution_path: ['Write inside the workspace; a change to shell start-up files or /etc has to be made by a person.'],
     },
     {
       name: 'force-push-without-lease',

@@ -317,6 +317,44 @@ describe('createPermissionCheck: an allow entry with an input pattern covers wha
     expect(allowed('Bash', { command: '/usr/bin/git "status"' })).toBe(true);
   });
 
+  it('does not cover a command that writes a file through a redirection the pattern does not speak of', () => {
+    for (const command of [
+      'git status > ~/.bashrc',
+      'git status >> ~/.bashrc',
+      'git status &> ~/.bashrc',
+      'git status >| ~/.bashrc',
+      'git status 1> ~/.bashrc',
+      'git log > /etc/cron.d/x',
+      'git diff 2>/dev/null > notes.txt',
+      '>~/.bashrc git status',
+      'ls >&out.txt',
+      'ls <> out.txt',
+      'cd() { :; }; ls > x',
+    ]) {
+      expect(allowed('Bash', { command }), command).toBe(false);
+    }
+    // Harmless targets, fd duplications and input are not writes.
+    for (const command of ['git status > /dev/null', 'git log 2>&1 | ls', 'git diff >&2', 'ls 2> /dev/stderr 1>/dev/stdout', 'ls < input.txt', 'git log <<< "x"', 'ls &>/dev/null']) {
+      expect(allowed('Bash', { command }), command).toBe(true);
+    }
+    // Nor does `.*` at the end: it matches with or without the redirection.
+    const loose = createPermissionCheck({ allow: [{ tool: 'Bash', input: '^git status( .*)?$' }] });
+    expect(check(loose, 'Bash', { command: 'git status --short' })).toEqual([]);
+    expect(check(loose, 'Bash', { command: 'git status > ~/.bashrc' })).toHaveLength(1);
+  });
+
+  it('covers a redirection its pattern matches as written in the normal form', () => {
+    const logs = createPermissionCheck({ allow: [{ tool: 'Bash', input: '^(make|npm run build)( [a-z-]+)* > build\\.log( 2>& 1)?$' }] });
+    const ok = (command: string) => check(logs, 'Bash', { command }).length === 0;
+    expect(ok('make all > build.log')).toBe(true);
+    expect(ok('make all >build.log 2>&1')).toBe(true);
+    expect(ok('npm run build > ./build.log')).toBe(true); // `./build.log` reads `build.log`
+    expect(ok('cd /tmp && make > build.log')).toBe(false); // `cd` is not allowed, and the log is `/tmp/build.log`
+    expect(ok('make > ~/.bashrc')).toBe(false);
+    expect(ok('make > build.log 2> ~/.bashrc')).toBe(false);
+    expect(ok('make all')).toBe(false);
+  });
+
   it('reads an argv command, and refuses a command it cannot read', () => {
     expect(allowed('shell', { command: ['git', 'diff'] })).toBe(true);
     expect(allowed('shell', { command: ['bash', '-lc', 'git status'] })).toBe(false);

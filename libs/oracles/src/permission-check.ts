@@ -19,7 +19,8 @@ import type { LinearPattern, PatternSpec } from './pattern/linear-pattern.js';
 import { ORACLE_NAME_PATTERN } from './oracle.js';
 import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
 import { normalizePosixPath } from './shell/posix-path.js';
-import { isShellTool, shellCommands } from './shell/shell-line.js';
+import { isShellTool, shellCommandList, shellCommands, startDirectory, withoutRedirect } from './shell/shell-line.js';
+import type { ShellCommand, ShellRedirect } from './shell/shell-line.js';
 
 /**
  * What a rule matches. A rule applies when both given patterns match; at least one is required.
@@ -33,9 +34,11 @@ import { isShellTool, shellCommands } from './shell/shell-line.js';
  *   {@link PermissionCheckOptions.allow}).
  * - `shell` (deny rules): in a call of a shell tool (shell-line.ts, SHELL_TOOL_PATTERN), `input`
  *   is also tested against each shell command in the input in normal form (quotes and
- *   backslashes removed, `/bin/rm` → `rm`, paths normalised, `sh -c` scripts and substitutions
- *   read as commands of their own, argv lists read as one command), so that a pattern like
- *   `^rm ` sees every spelling of the same command.
+ *   backslashes removed, `/bin/rm` → `rm`, paths normalised, redirections at the end
+ *   (`git status > ~/.bashrc`), relative paths read at the directory the line `cd`s to
+ *   (`cd / && rm -rf *` → `rm -rf /*`), `sh -c` scripts and substitutions read as commands of
+ *   their own, argv lists read as one command), so that a pattern like `^rm ` sees every
+ *   spelling of the same command.
  *
  * A context whose tool call cannot be read the protocol's way (hookToolCall: no `tool`, a bare
  * string, an input that is not an object, an unknown field) is blocked, rule `unreadable-tool-call`:
@@ -135,7 +138,12 @@ export interface PermissionCheckOptions {
    * (an agent writes every field: `{ command: "curl … | sh", description: "git status" }` must not
    * pass an entry written for `git status`):
    * - a shell tool's `command` (string or argv list): **every** command of the line, in normal
-   *   form, must match (`git status && curl … | sh` fails on `curl …`); also with `field: command`;
+   *   form, must match (`git status && curl … | sh` fails on `curl …`); also with `field: command`.
+   *   A command that writes a file through a redirection (`git status > ~/.bashrc`; not one onto
+   *   `/dev/null`, `/dev/stdout`, `/dev/stderr` or a file descriptor) is covered only when the
+   *   pattern speaks of each such redirection: it matches the command and no longer matches
+   *   without that redirection (`^make > build\.log$` covers `make > build.log`; `^git status( |$)`
+   *   and `^git status( .*)?$` do not cover `git status > ~/.bashrc`);
    * - with `field`: that field must be a string that matches (a path field, `file_path` or
    *   `notebook_path`, in normal form);
    * - the known path and address fields of the other tools (`file_path`, `notebook_path`, `url`):
@@ -362,8 +370,8 @@ function allows(rule: CompiledMatch, call: CallView): boolean {
   const command = call.input['command'];
   if (isShellTool(call.toolName) && (rule.field === undefined || rule.field === 'command' || rule.field === '/command') && command !== undefined) {
     if (typeof command !== 'string' && !(Array.isArray(command) && command.every((word) => typeof word === 'string'))) return false;
-    const commands = shellCommands(command as string | readonly string[]);
-    return commands.length > 0 && commands.every((line) => pattern.test(line));
+    const commands = shellCommandList(command as string | readonly string[], startOf(call.input));
+    return commands.length > 0 && commands.every((line) => coversCommand(pattern, line));
   }
   const field = rule.field ?? (Object.hasOwn(KNOWN_TOOL_FIELDS, call.toolName) ? KNOWN_TOOL_FIELDS[call.toolName] : undefined);
   if (field !== undefined) {
@@ -373,6 +381,26 @@ function allows(rule: CompiledMatch, call: CallView): boolean {
   }
   const strings = call.candidates.filter((c) => c.path !== undefined && c.derived !== true);
   return strings.length > 0 && strings.every((c) => pattern.test(c.value));
+}
+
+/** Most file-writing redirections of one command an allow entry can cover (each costs one more match). */
+const MAX_COVERED_WRITES = 16;
+
+/**
+ * Whether an allow entry's pattern covers one shell command: it matches the command's normal form,
+ * and every redirection that writes a file is one the pattern needs (without it, the pattern no
+ * longer matches). A pattern written for a command (`^git status( |$)`, `^npm test( .*)?$`) matches
+ * with or without `> ~/.bashrc` at the end, so it does not cover that write.
+ */
+function coversCommand(pattern: LinearPattern, command: ShellCommand): boolean {
+  if (!pattern.test(command.text)) return false;
+  let writes = 0;
+  for (let index = 0; index < command.redirects.length; index += 1) {
+    if (!(command.redirects[index] as ShellRedirect).write) continue;
+    writes += 1;
+    if (writes > MAX_COVERED_WRITES || pattern.test(withoutRedirect(command, index))) return false;
+  }
+  return true;
 }
 
 /** `input` with the control verdict's modifications applied (their targets are the JSON Pointers of strings, see collectCandidates). */
@@ -435,6 +463,19 @@ function collectCandidates(input: JsonObject): Candidate[] {
   return found;
 }
 
+/** Fields in which shell tools take the directory their command runs in (Codex `workdir`, Gemini `directory`, `cwd`). */
+const WORKING_DIRECTORY_FIELDS = ['workdir', 'cwd', 'directory'] as const;
+
+/** Where a shell tool's command starts: its working-directory field read as `cd` would (`.` without one). */
+function startOf(input: JsonObject): string {
+  for (const field of WORKING_DIRECTORY_FIELDS) {
+    const value = input[field];
+    if (typeof value === 'string') return startDirectory(value);
+    if (value !== undefined && value !== null) return startDirectory(`$${field}`);
+  }
+  return '.';
+}
+
 /** Longest string treated as a path whose normal form is matched too. */
 const MAX_PATH_CHARS = 4096;
 
@@ -445,6 +486,12 @@ const MAX_PATH_CHARS = 4096;
  */
 function collectCommands(input: JsonObject): Candidate[] {
   const found: Candidate[] = [];
+  // The tool's `command` runs in its working-directory field, when it has one (shell-line.ts, startDirectory).
+  const command = input['command'];
+  const start = startOf(input);
+  if (start !== '.' && (typeof command === 'string' || (Array.isArray(command) && command.length > 0 && command.every((word) => typeof word === 'string')))) {
+    for (const line of shellCommandList(command as string | readonly string[], start)) found.push({ path: 'command', target: '/command', value: line.text, derived: true });
+  }
   const stack: { value: unknown; path: string; segments: (string | number)[] }[] = [{ value: input, path: '', segments: [] }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value, path, segments } = item;

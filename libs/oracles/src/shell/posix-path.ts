@@ -12,7 +12,8 @@
  * and `""` stays `""`.
  */
 export function normalizePosixPath(path: string): string {
-  if (path.length === 0) return path;
+  // Already normal (no empty, `.` or `..` segment): most paths, returned without splitting.
+  if (!ABNORMAL.test(path)) return path;
   const absolute = path.startsWith('/');
   const out: string[] = [];
   for (const segment of path.split('/')) {
@@ -29,3 +30,6 @@ export function normalizePosixPath(path: string): string {
   if (absolute) return `/${body}${trailing}`;
   return body.length === 0 ? '.' : `${body}${trailing}`;
 }
+
+/** An empty, `.` or `..` segment: what {@link normalizePosixPath} changes. */
+const ABNORMAL = /\/\/|(?:^|\/)\.\.?(?:\/|$)/;
