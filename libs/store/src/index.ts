@@ -154,7 +154,7 @@ export { checkReplicaAckOptions, createReplicaAcks, NO_REPLICA_ACKS, REPLICA_ACK
 export type { ReplicaAckOptions, ReplicaAcks } from './replica-acks.js';
 export { DEFAULT_AUDIT_MAX_LEN, createAuditLog } from './audit-log.js';
 export type { AuditFilter, AuditLog, AuditLogOptions } from './audit-log.js';
-export { DEFAULT_INBOX_MAX_BYTES, DEFAULT_INBOX_MAX_MESSAGES, DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
+export { DEFAULT_INBOX_MAX_BYTES, DEFAULT_INBOX_MAX_MESSAGES, DEFAULT_INBOX_SEND_DEDUP_MS, INBOX_UNREADABLE_MAX_LEN, INBOX_UNREADABLE_TTL_MS } from './inbox-store.js';
 export type { InboxStoreOptions } from './inbox-store.js';
 // --- replaying a candidate configuration: the replay log and the replay queue ------------------
 export {
