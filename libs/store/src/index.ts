@@ -78,6 +78,8 @@ export type { ExportSignalLogOptions, SignalLogExport } from './signal-log-expor
 export { DEFAULT_CONFIG_RECHECK_MS, configDigest, createConfigStore } from './config-store.js';
 export type { ConfigStoreOptions, RedisConfigStore } from './config-store.js';
 export { DEFAULT_COMPLIANCE_TTL_MS, DEFAULT_REMEMBERED_HOOKS, createRuleCounterStore } from './rule-counter-store.js';
+export { createEnforcementStore } from './enforcement-store.js';
+export type { EnforcementResetResult, EnforcementStore, EnforcementStoreOptions } from './enforcement-store.js';
 export type { RuleCounterStoreOptions } from './rule-counter-store.js';
 export {
   DEFAULT_TOOL_APPROVAL_INDEX_TTL_MS,

@@ -77,7 +77,8 @@
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook-core, session-open, inbox-send, inbox-ack, rate-limit,
  * the rule-counter and breaker scripts, on the agent's tag, consume- and index-tool-approval) are
- * Cluster-safe as they are; the configuration keys share the tag `{hooks}`, so publish-config is too.
+ * Cluster-safe as they are; so is enforcement-state (an operator's reset of the agent's unanswered
+ * set, breakers, call marks and rule counters: all on the agent's tag, enforcement-store.ts); the configuration keys share the tag `{hooks}`, so publish-config is too.
  *
  * Scripts that touch several tags run as one step on a single Redis, and split under Cluster
  * (docs/deploy.md §8): a `-core` script decides on the entity's own tag (the hook, the signal, the
