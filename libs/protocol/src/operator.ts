@@ -330,9 +330,15 @@ export const EnforcementResetBodySchema = z
   .meta({ id: 'EnforcementResetBody', description: 'Which parts of the enforcement state to reset: breakers, hold, escalation (all when absent).' });
 export type EnforcementResetBody = z.infer<typeof EnforcementResetBodySchema>;
 
-/** Answer of a reset: the parts reset, what they held just before (only those parts), and when. */
+/** Answer of a reset: the parts reset, what they held just before (only those parts), whether any held something (`changed`), and when. */
 export const EnforcementResetResponseSchema = z
-  .strictObject({ agent_id: IdSchema, parts: z.array(EnforcementPartSchema).min(1).max(ENFORCEMENT_PARTS.length), before: EnforcementStateSchema, reset_at: TimestampSchema })
+  .strictObject({
+    agent_id: IdSchema,
+    parts: z.array(EnforcementPartSchema).min(1).max(ENFORCEMENT_PARTS.length),
+    before: EnforcementStateSchema,
+    changed: z.boolean(),
+    reset_at: TimestampSchema,
+  })
   .meta({ id: 'EnforcementResetResponse' });
 export type EnforcementResetResponse = z.infer<typeof EnforcementResetResponseSchema>;
 
