@@ -9,6 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { findWorkspaceRoot } from '@ahp/embedded-redis';
 import { HookDrillDownSchema, PolicyHookDrillDownSchema, PublishConfigResponseSchema, RequestDetailResponseSchema, RequestListResponseSchema, SignalLogLineSchema, SignalLogListResponseSchema, type JsonObject, type ServerFrame, type Signal } from '@ahp/protocol';
 import { connect, type AhpClient, type AwaitingApprovalInfo } from '@ahp/sdk';
+import { createKeys, createRuleCounterStore } from '@ahp/store';
 import { allWorkersServe } from '../system/config-support.js';
 import { RawAgent, eventually } from '../system/harness.js';
 import { operatorCall, samplePlan } from '../system/team-support.js';
@@ -553,11 +554,35 @@ describe('ops console in a real browser', () => {
         [aid.header.id, 'operator:op-bob', 'suggestion_applied'],
       ]);
 
+    // The agent's enforcement state, held across its sessions: an approver resets it after a
+    // confirmation and sees what it held; the counters start from zero again.
+    const counters = createRuleCounterStore({ redis: suite.system.redis, keys: createKeys({ prefix: suite.system.keyPrefix }) });
+    for (let i = 0; i < 3; i++) await counters.recordViolation({ agentId: 'listener', ruleKey: 'no-force-push', hookId: randomUUID(), ttlMs: 60_000 });
+    await counters.countIteration({ agentId: 'listener', iteration: 7, ttlMs: 60_000 });
+    await page.reload();
+    const enforcement = page.getByTestId('enforcement');
+    await expect.poll(() => enforcement.locator('[data-part="escalation"] dd').textContent()).toBe('1 rule counter: no-force-push × 3');
+    await enforcement.getByLabel('Hold (unanswered signals)').uncheck();
+    await enforcement.getByRole('button', { name: 'Reset enforcement…' }).click();
+    const confirm = enforcement.getByRole('group', { name: 'Reset the enforcement of listener' });
+    expect(await confirm.textContent()).toContain('Reset the circuit breakers, escalation counters of listener?');
+    await confirm.getByRole('button', { name: 'Reset', exact: true }).click();
+    const result = enforcement.getByTestId('enforcement-reset-result');
+    await result.waitFor();
+    expect(await result.getByRole('listitem').allTextContents()).toEqual([
+      'Circuit breakers: 0 distinct tool calls; 1 loop iteration',
+      'Escalation counters: 1 rule counter: no-force-push × 3',
+    ]);
+    await expect.poll(() => enforcement.locator('[data-part="escalation"] dd').textContent()).toBe('0 rule counters');
+    expect(await counters.recordViolation({ agentId: 'listener', ruleKey: 'no-force-push', hookId: randomUUID(), ttlMs: 60_000 })).toBe(1);
+
     const viewer = await operator('op-viv');
     await viewer.goto('/agents/listener');
     await viewer.getByRole('heading', { level: 1 }).waitFor();
     await viewer.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await viewer.getByRole('button', { name: 'Send signal' }).count()).toBe(0);
+    await viewer.getByTestId('enforcement').locator('[data-part="escalation"]').waitFor();
+    expect(await viewer.getByRole('button', { name: 'Reset enforcement…' }).count()).toBe(0);
   });
 
   it('a tool call a rule sends to a person: approved with an edited input in the browser, the hook resolves as a control decision', async () => {

@@ -23,6 +23,7 @@ import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { GrantsModule } from './grants/grants.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
+import { EnforcementModule } from './enforcement/enforcement.module.js';
 import { OperatorSignalsModule } from './operator-signals/operator-signals.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
@@ -53,6 +54,7 @@ export class AppModule {
         AgentsModule,
         OperatorsModule,
         OperatorSignalsModule,
+        EnforcementModule,
         AuditModule,
         FleetModule,
         // Before ConfigApiModule: its `GET config/:version` must not take `config/shadow`.

@@ -1,7 +1,8 @@
 /**
  * Inbox and request bounds through a real gateway (Nest app, raw `ws` clients, the run's Redis):
  * a send to a full inbox is refused to the sender with E_RATE_LIMITED while the recipient keeps
- * receiving and acknowledging; an agent at its most pending requests is refused the next one; a
+ * receiving and acknowledging; an entry stored before the size checks, which does not parse, is
+ * set aside and the messages after it still arrive; an agent at its most pending requests is refused the next one; a
  * request opened without deadline_ms gets the configured longest lifetime.
  */
 import { uniqueKeyPrefix } from '@ahp/embedded-redis/testing';
@@ -13,6 +14,7 @@ import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEn
 const AGENTS: TestAgentEntry[] = [
   { id: 'lead', name: 'Lead', token: newToken(), team: 'red', role: 'lead' },
   { id: 'alice', name: 'Alice', token: newToken(), team: 'red', role: 'teammate' },
+  { id: 'bob', name: 'Bob', token: newToken(), team: 'red', role: 'teammate' },
 ];
 const LIFETIME_MS = 60_000;
 
@@ -64,6 +66,26 @@ describe('inbox limits', () => {
     // Room again: the refused message goes through when sent again, and reaches the lead.
     expect(await alice.request(send('m3', 'three'))).toMatchObject({ type: 'ack' });
     await pushed(lead, 'three');
+  });
+});
+
+describe('an inbox entry that does not parse', () => {
+  it('is set aside on delivery: the messages after it reach the recipient, and it no longer takes room in the inbox', async () => {
+    // Stored the way inbox-send stored it before the size checks: mapped, its bytes counted.
+    const old = JSON.stringify({ id: 'msg-old', from: 'alice', to: 'bob', content: 'x'.repeat(300_000), type: 'message', metadata: {}, sent_at: new Date().toISOString() });
+    const entry = await store.redis.xAdd(store.keys.inbox('bob'), '*', { id: 'msg-old', message: old });
+    await store.redis.hSet(store.keys.inboxIds('bob'), { 'msg-old': entry, 'msg-old#bytes': String(old.length), '#bytes': String(old.length) });
+    const alice = await ready('alice');
+    const toBob = (id: string, content: string) => ({ type: 'send', id, message: { to: 'bob', content, type: 'message' } }) as const;
+    expect(await alice.request(toBob('b1', 'after the old one'))).toMatchObject({ type: 'ack' });
+    expect(await alice.request(toBob('b2', 'one too many'))).toMatchObject({ type: 'error', error: { code: 'E_RATE_LIMITED' } });
+
+    const bob = await ready('bob');
+    await pushed(bob, 'after the old one');
+    expect(((await store.redis.xRange(store.keys.inboxUnreadable('bob'), '-', '+')) ?? []).map((aside) => aside.message['entry'])).toEqual([entry]);
+    // Its slot is free again without any ack, and the next message arrives too.
+    expect(await alice.request(toBob('b2', 'one too many'))).toMatchObject({ type: 'ack' });
+    await pushed(bob, 'one too many');
   });
 });
 

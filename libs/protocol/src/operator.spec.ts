@@ -10,6 +10,7 @@ import {
   roleAllows,
   scopeCoversRequestType,
   scopeCoversTeam,
+  EnforcementResetBodySchema,
 } from './operator.js';
 
 const DIGEST_A = 'a'.repeat(64);
@@ -139,5 +140,15 @@ describe('response entries', () => {
         event: { kind: 'control_signal', control_signal: { control: 'step_done', format: 'structured' } },
       }).event.kind,
     ).toBe('control_signal');
+  });
+});
+
+describe('EnforcementResetBodySchema', () => {
+  it('takes the parts to reset, each once, or none for all; nothing else', () => {
+    expect(EnforcementResetBodySchema.parse({})).toEqual({});
+    expect(EnforcementResetBodySchema.parse({ parts: ['hold', 'breakers'] })).toEqual({ parts: ['hold', 'breakers'] });
+    for (const body of [{ parts: [] }, { parts: ['hold', 'hold'] }, { parts: ['everything'] }, { parts: 'hold' }, { all: true }]) {
+      expect(EnforcementResetBodySchema.safeParse(body).success, JSON.stringify(body)).toBe(false);
+    }
   });
 });

@@ -261,6 +261,87 @@ export const TimelineResponseSchema = z
   .meta({ id: 'TimelineResponse' });
 export type TimelineResponse = z.infer<typeof TimelineResponseSchema>;
 
+// --- an agent's enforcement state -------------------------------------------------------------
+
+/**
+ * The parts of an agent's enforcement state an operator can lift (docs/hooks.md, "Lifting an
+ * agent's enforcement state"). `breakers`: the circuit breakers' per-agent counts (identical tool
+ * calls for `E_STUTTERING`, loop iterations for `MAX_ITER`); `hold`: the block/control signals the
+ * agent has not answered, which refuse its new hooks once their answer grace ends; `escalation`: the
+ * progressive-intervention counters of its rules (consecutive violations).
+ */
+export const ENFORCEMENT_PARTS = ['breakers', 'hold', 'escalation'] as const;
+export const EnforcementPartSchema = z.enum(ENFORCEMENT_PARTS).meta({ id: 'EnforcementPart', description: 'breakers | hold | escalation.' });
+export type EnforcementPart = z.infer<typeof EnforcementPartSchema>;
+
+/** Most signal ids and rule counters an enforcement state lists (the counts are always whole). */
+export const MAX_ENFORCEMENT_LISTED = 50;
+
+/**
+ * What an agent's enforcement state holds, per part (a part is present when it was read). Counts
+ * only, never what was counted: the breakers keep digests of tool calls, not the calls.
+ */
+export const EnforcementStateSchema = z
+  .strictObject({
+    breakers: z
+      .strictObject({
+        /** Distinct tool calls counted (agent, tool, input), and the most times one of them was made. */
+        identical_calls: z.strictObject({ distinct: z.int().nonnegative(), highest: z.int().nonnegative() }),
+        /** Distinct loop iterations counted. */
+        iterations: z.int().nonnegative(),
+      })
+      .optional(),
+    hold: z
+      .strictObject({
+        /** Block/control signals the agent has not answered. */
+        unanswered: z.int().nonnegative(),
+        /** Their ids, at most {@link MAX_ENFORCEMENT_LISTED}, the earliest answer deadline first. */
+        signal_ids: boundedArray(IdSchema, MAX_ENFORCEMENT_LISTED),
+      })
+      .optional(),
+    escalation: z
+      .strictObject({
+        /** Rules with a counter. */
+        rules: z.int().nonnegative(),
+        /** At most {@link MAX_ENFORCEMENT_LISTED}: the rule key (its SHA-256 when it is not a plain id) and its consecutive violations. */
+        counters: boundedArray(z.strictObject({ rule: ShortStringSchema, violations: z.int().nonnegative() }), MAX_ENFORCEMENT_LISTED),
+      })
+      .optional(),
+  })
+  .meta({ id: 'EnforcementState', description: "An agent's breaker counts, unanswered block/control signals and rule escalation counters." });
+export type EnforcementState = z.infer<typeof EnforcementStateSchema>;
+
+/** `GET /v1/operator/agents/:agentId/enforcement`: every part, as it is now. */
+export const EnforcementStateResponseSchema = z
+  .strictObject({ agent_id: IdSchema, state: EnforcementStateSchema })
+  .meta({ id: 'EnforcementStateResponse' });
+export type EnforcementStateResponse = z.infer<typeof EnforcementStateResponseSchema>;
+
+/** Body of `POST /v1/operator/agents/:agentId/enforcement/reset`: the parts to lift; absent means all three. */
+export const EnforcementResetBodySchema = z
+  .strictObject({
+    parts: z
+      .array(EnforcementPartSchema)
+      .min(1, 'name at least one part, or leave parts out to reset all')
+      .max(ENFORCEMENT_PARTS.length)
+      .refine((parts) => new Set(parts).size === parts.length, 'a part is named twice')
+      .optional(),
+  })
+  .meta({ id: 'EnforcementResetBody', description: 'Which parts of the enforcement state to reset: breakers, hold, escalation (all when absent).' });
+export type EnforcementResetBody = z.infer<typeof EnforcementResetBodySchema>;
+
+/** Answer of a reset: the parts reset, what they held just before (only those parts), whether any held something (`changed`), and when. */
+export const EnforcementResetResponseSchema = z
+  .strictObject({
+    agent_id: IdSchema,
+    parts: z.array(EnforcementPartSchema).min(1).max(ENFORCEMENT_PARTS.length),
+    before: EnforcementStateSchema,
+    changed: z.boolean(),
+    reset_at: TimestampSchema,
+  })
+  .meta({ id: 'EnforcementResetResponse' });
+export type EnforcementResetResponse = z.infer<typeof EnforcementResetResponseSchema>;
+
 /** `GET /v1/operator/me`: who the token says the caller is. */
 export const OperatorMeResponseSchema = z.strictObject({ operator: OperatorIdentitySchema }).meta({ id: 'OperatorMeResponse' });
 export type OperatorMeResponse = z.infer<typeof OperatorMeResponseSchema>;
@@ -402,12 +483,13 @@ export type SignalLogListResponse = z.infer<typeof SignalLogListResponseSchema>;
  * included; `config.validate`: a candidate configuration checked without publishing (its size and
  * SHA-256, whether it was valid and its issue count; never its text); `grant.revoke`: an approval grant withdrawn; `config.shadow`, `config.shadow.promote`,
  * `config.shadow.drop`: a shadow hooks configuration set, made live, or dropped;
- * `notification.replay`: a dead notification delivery queued again.
+ * `notification.replay`: a dead notification delivery queued again; `agent.enforcement.reset`: an
+ * agent's breakers, hold or escalation counters lifted (the parts and their values before).
  */
-export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'config.validate', 'grant.revoke', 'signal.send', 'config.shadow', 'config.shadow.promote', 'config.shadow.drop', 'notification.replay'] as const;
+export const AUDIT_ACTIONS = ['request.decide', 'config.publish', 'config.validate', 'grant.revoke', 'signal.send', 'config.shadow', 'config.shadow.promote', 'config.shadow.drop', 'notification.replay', 'agent.enforcement.reset'] as const;
 export const AuditActionSchema = z
   .enum(AUDIT_ACTIONS)
-  .meta({ id: 'AuditAction', description: 'request.decide | config.publish | config.validate | grant.revoke | signal.send | config.shadow | config.shadow.promote | config.shadow.drop | notification.replay.' });
+  .meta({ id: 'AuditAction', description: 'request.decide | config.publish | config.validate | grant.revoke | signal.send | config.shadow | config.shadow.promote | config.shadow.drop | notification.replay | agent.enforcement.reset.' });
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 /**

@@ -8,17 +8,25 @@
  * `pending(agent)` from the start. Messages leave the inbox only through `ack`.
  */
 import { createHash } from 'node:crypto';
-import { InboxMessageSchema, LIMITS, redactFreeText, redactTextWithin, type InboxMessage } from '@ahp/protocol';
+import { InboxMessageSchema, LIMITS, redactFreeText, redactTextWithin, silentLogger, type InboxMessage, type Logger } from '@ahp/protocol';
 import type { InboxEntry, InboxStore } from './contracts.js';
 import { InboxFullError, StoreDataError, StoreInputError } from './errors.js';
 import { notifyInbox, type InboxNotifyOptions } from './gateway-feed.js';
 import { LuaScript, arrayReply, badReply, parseStored, parseStoredJson, stringAt } from './lua.js';
 import { INBOX_ACK_LUA } from './scripts/inbox-ack.lua.js';
 import { INBOX_SEND_LUA } from './scripts/inbox-send.lua.js';
+import { INBOX_SET_ASIDE_LUA } from './scripts/inbox-set-aside.lua.js';
+import { reportUnreadableEntry } from './unreadable-entry.js';
 import { canonicalJson, describeIssues } from './validate.js';
 
 const inboxSend = new LuaScript('inbox-send', INBOX_SEND_LUA);
 const inboxAck = new LuaScript('inbox-ack', INBOX_ACK_LUA);
+const inboxSetAside = new LuaScript('inbox-set-aside', INBOX_SET_ASIDE_LUA);
+
+/** About how many entries an inbox's unreadable stream keeps (`XADD MAXLEN ~`). */
+export const INBOX_UNREADABLE_MAX_LEN = 100;
+/** An inbox's unreadable stream expires this long after its last entry: 7 days. */
+export const INBOX_UNREADABLE_TTL_MS = 7 * 24 * 3_600_000;
 
 /** Default of {@link InboxStoreOptions.sendDedupMs}: 24 hours. */
 export const DEFAULT_INBOX_SEND_DEDUP_MS = 24 * 3_600_000;
@@ -48,6 +56,8 @@ export interface InboxStoreOptions extends InboxNotifyOptions {
    * @defaultValue {@link DEFAULT_INBOX_MAX_BYTES}
    */
   maxBytes?: number;
+  /** Where `pending` reports an entry it set aside because it does not parse (key and entry id). @defaultValue silent */
+  logger?: Logger;
 }
 
 /**
@@ -109,7 +119,13 @@ const CURSOR = /^\d{1,20}-\d{1,20}$/;
  *   the same content gets the message back; one with other content gets the stored message while
  *   it is unacknowledged, else its head with empty content (what it said is gone with the ack).
  * - Every entry read back is parsed with InboxMessageSchema and must be addressed to the inbox's
- *   agent under its own id; otherwise StoreDataError naming the key and the entry.
+ *   agent under its own id. `pending` passes over an entry that is not (written before the size
+ *   checks existed, or by hand): it moves it to the inbox's unreadable stream
+ *   (`keys.inboxUnreadable`, inbox-set-aside, one script on the agent's tag), reports it on `logger`
+ *   with its key and entry id, and goes on reading, so one bad entry neither stops the rest of the
+ *   inbox being delivered nor comes back on every connection and keeps counting against the
+ *   inbox's limits. It is kept there, not deleted, so an operator can still see what it was.
+ *   `send` still throws StoreDataError for a stored copy of its own message that does not parse.
  */
 export function createInboxStore(options: InboxStoreOptions): InboxStore {
   const { redis, keys } = options;
@@ -117,6 +133,7 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
   if (!Number.isInteger(sendDedupMs) || sendDedupMs < 1) throw new StoreInputError(`sendDedupMs must be a positive integer, got ${sendDedupMs}`);
   const maxMessages = options.maxMessages ?? DEFAULT_INBOX_MAX_MESSAGES;
   const maxBytes = options.maxBytes ?? DEFAULT_INBOX_MAX_BYTES;
+  const logger = options.logger ?? silentLogger;
   for (const [name, value] of [['maxMessages', maxMessages], ['maxBytes', maxBytes]] as const) {
     if (!Number.isInteger(value) || value < 1) throw new StoreInputError(`${name} must be a positive integer, got ${value}`);
   }
@@ -141,6 +158,15 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
       throw new StoreDataError(key, `entry ${entryId} holds message ${message.id} to ${message.to}`, { field: entryId });
     }
     return message;
+  }
+
+  /** Moves an entry that does not parse out of the inbox (see the notes of {@link createInboxStore}) and reports it. */
+  async function setAside(agentId: string, entryId: string, error: StoreDataError): Promise<void> {
+    const key = keys.inbox(agentId);
+    const why = error.message.slice(0, 500);
+    const moved = await inboxSetAside.run(redis, [key, keys.inboxIds(agentId), keys.inboxUnreadable(agentId)], [entryId, why, INBOX_UNREADABLE_MAX_LEN, INBOX_UNREADABLE_TTL_MS]);
+    if (moved !== 0 && moved !== 1) throw badReply(key, inboxSetAside.name, moved);
+    if (moved === 1) reportUnreadableEntry(logger, error, { key, entry: entryId, agentId, during: 'inbox delivery', outcome: 'set aside' });
   }
 
   return {
@@ -183,11 +209,24 @@ export function createInboxStore(options: InboxStoreOptions): InboxStore {
       if (afterCursor !== undefined && !CURSOR.test(afterCursor)) throw new StoreInputError(`cursor ${JSON.stringify(afterCursor.slice(0, 50))} is not an inbox cursor`);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PENDING) throw new StoreInputError(`limit must be an integer from 1 to ${MAX_PENDING}, got ${limit}`);
       const key = keys.inbox(agentId);
-      const entries = await redis.xRange(key, afterCursor === undefined ? '-' : `(${afterCursor}`, '+', { COUNT: limit });
-      return (entries ?? []).map((entry) => {
-        const fields = entry.message as Record<string, unknown>;
-        return { cursor: entry.id, message: entryMessage(agentId, entry.id, fields['id'] ?? null, fields['message']) };
-      });
+      const found: InboxEntry[] = [];
+      let cursor = afterCursor;
+      // Reads on past entries set aside, so a full page still means "there may be more".
+      for (;;) {
+        const wanted = limit - found.length;
+        const entries = (await redis.xRange(key, cursor === undefined ? '-' : `(${cursor}`, '+', { COUNT: wanted })) ?? [];
+        for (const entry of entries) {
+          cursor = entry.id;
+          const fields = entry.message as Record<string, unknown>;
+          try {
+            found.push({ cursor: entry.id, message: entryMessage(agentId, entry.id, fields['id'] ?? null, fields['message']) });
+          } catch (error) {
+            if (!(error instanceof StoreDataError)) throw error;
+            await setAside(agentId, entry.id, error);
+          }
+        }
+        if (entries.length < wanted || found.length === limit) return found;
+      }
     },
 
     async ack(agentId: string, messageIds: readonly string[]): Promise<number> {

@@ -78,6 +78,8 @@ export type { ExportSignalLogOptions, SignalLogExport } from './signal-log-expor
 export { DEFAULT_CONFIG_RECHECK_MS, configDigest, createConfigStore } from './config-store.js';
 export type { ConfigStoreOptions, RedisConfigStore } from './config-store.js';
 export { DEFAULT_COMPLIANCE_TTL_MS, DEFAULT_REMEMBERED_HOOKS, createRuleCounterStore } from './rule-counter-store.js';
+export { createEnforcementStore } from './enforcement-store.js';
+export type { EnforcementResetResult, EnforcementStore, EnforcementStoreOptions } from './enforcement-store.js';
 export type { RuleCounterStoreOptions } from './rule-counter-store.js';
 export {
   DEFAULT_TOOL_APPROVAL_INDEX_TTL_MS,
@@ -154,7 +156,7 @@ export { checkReplicaAckOptions, createReplicaAcks, NO_REPLICA_ACKS, REPLICA_ACK
 export type { ReplicaAckOptions, ReplicaAcks } from './replica-acks.js';
 export { DEFAULT_AUDIT_MAX_LEN, createAuditLog } from './audit-log.js';
 export type { AuditFilter, AuditLog, AuditLogOptions } from './audit-log.js';
-export { DEFAULT_INBOX_MAX_BYTES, DEFAULT_INBOX_MAX_MESSAGES, DEFAULT_INBOX_SEND_DEDUP_MS } from './inbox-store.js';
+export { DEFAULT_INBOX_MAX_BYTES, DEFAULT_INBOX_MAX_MESSAGES, DEFAULT_INBOX_SEND_DEDUP_MS, INBOX_UNREADABLE_MAX_LEN, INBOX_UNREADABLE_TTL_MS } from './inbox-store.js';
 export type { InboxStoreOptions } from './inbox-store.js';
 // --- replaying a candidate configuration: the replay log and the replay queue ------------------
 export {

@@ -36,6 +36,7 @@
  * | `ahp:inbox:{<agentId>}`           | stream | inbox-send, cas-request, inbox-ack  | never; entries removed on ack  |
  * | `ahp:inbox:{<agentId>}:ids`       | hash   | as its inbox (message id → entry id) | never; fields removed on ack  |
  * | `ahp:inbox:{<agentId>}:sent:<messageId>` | hash | inbox-send (entry id, message JSON) | send dedup window (24 h), also after ack |
+ * | `ahp:inbox:{<agentId>}:unreadable` | stream | inbox-set-aside: an inbox entry that does not parse, moved out of delivery (`entry`, `why`, its stored fields as `stored:<name>`) | MAXLEN ~ (100 entries); 7 days after the last one |
  * | `ahp:ratelimit:{<kind>:<subject>}` | string | rate-limit (theoretical arrival time, µs) | when the bucket is full again |
  * | `ahp:audit`                       | stream | the gateway's audit service (operator actions) | MAXLEN ~ (100k entries) |
  * | `ahp:config:{hooks}:meta`         | hash   | publish-config (seq, current, digest) | never                        |
@@ -76,7 +77,8 @@
  * Hash tags (`{…}`) name the Redis Cluster slot of a key. Every per-entity key is tagged by its
  * own id, so single-key scripts (open-hook-core, session-open, inbox-send, inbox-ack, rate-limit,
  * the rule-counter and breaker scripts, on the agent's tag, consume- and index-tool-approval) are
- * Cluster-safe as they are; the configuration keys share the tag `{hooks}`, so publish-config is too.
+ * Cluster-safe as they are; so is enforcement-state (an operator's reset of the agent's unanswered
+ * set, breakers, call marks and rule counters: all on the agent's tag, enforcement-store.ts); the configuration keys share the tag `{hooks}`, so publish-config is too.
  *
  * Scripts that touch several tags run as one step on a single Redis, and split under Cluster
  * (docs/deploy.md §8): a `-core` script decides on the entity's own tag (the hook, the signal, the
@@ -195,6 +197,8 @@ export interface StoreKeys {
   inbox(agentId: string): string;
   /** Hash message id → stream entry id of one inbox, for O(1) acknowledgement by message id. */
   inboxIds(agentId: string): string;
+  /** Stream of the entries moved out of one inbox because they do not parse (for an operator to inspect; never delivered). */
+  inboxUnreadable(agentId: string): string;
   /** Hash `entry`, `message` of one sent message, kept for the send dedup window so a re-sent `send` is answered with it, also after it was acknowledged. */
   inboxSent(agentId: string, messageId: string): string;
   /** One rate-limit bucket (GCRA state) of a subject of one kind (`agent`, `operator`). */
@@ -328,6 +332,7 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     lateAid: (hookId: string) => `${prefix}:late-aid:{${part('hook', hookId)}}`,
     inbox: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}`,
     inboxIds: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:ids`,
+    inboxUnreadable: (agentId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:unreadable`,
     inboxSent: (agentId: string, messageId: string) => `${prefix}:inbox:{${part('agent', agentId)}}:sent:${part('message', messageId)}`,
     rateLimit: (kind: string, subject: string) => `${prefix}:ratelimit:{${part('rate-limit kind', kind)}:${part('rate-limit subject', subject)}}`,
     audit: `${prefix}:audit`,

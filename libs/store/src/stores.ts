@@ -87,7 +87,7 @@ export interface RedisStoresOptions {
   replicaAcks?: ReplicaAcks;
   /**
    * Where a stored record that a list or sweep skips because it does not parse is reported, with
-   * its key (requests: `list`, `expireDue`).
+   * its key (requests: `list`, `expireDue`; inboxes: `pending`, which also sets the entry aside).
    * @defaultValue silent
    */
   logger?: Logger;
@@ -147,6 +147,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       ...feed,
       ...(options.inboxMaxMessages === undefined ? {} : { maxMessages: options.inboxMaxMessages }),
       ...(options.inboxMaxBytes === undefined ? {} : { maxBytes: options.inboxMaxBytes }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     }),
     operatorSignals: createOperatorSignalStore({ ...feed, signalLogMaxLen }),
   };

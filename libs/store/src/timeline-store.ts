@@ -12,11 +12,12 @@
  * Cluster slot). It is built here rather than in `keys.ts` only because this file was added
  * alongside a concurrent change to `keys.ts`; it belongs in that table.
  */
-import { AgentEventSchema, IdSchema, TimelineEntrySchema, redactFreeText, type AgentEvent, type TimelineEntry } from '@ahp/protocol';
-import { StoreInputError } from './errors.js';
+import { AgentEventSchema, IdSchema, TimelineEntrySchema, redactFreeText, silentLogger, type AgentEvent, type Logger, type TimelineEntry } from '@ahp/protocol';
+import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
 import type { RedisClient } from './redis-client.js';
+import { reportUnreadableEntry } from './unreadable-entry.js';
 import { describeIssues } from './validate.js';
 
 /** Default of {@link TimelineStoreOptions.maxLen}. */
@@ -38,6 +39,8 @@ export interface TimelineStoreOptions {
    * @defaultValue {@link DEFAULT_TIMELINE_TTL_MS} (7 days)
    */
   ttlMs?: number;
+  /** Where `read` reports an entry it skipped because it does not parse (key and entry id). @defaultValue silent */
+  logger?: Logger;
 }
 
 /** What {@link TimelineStore.append} records. */
@@ -52,7 +55,11 @@ export interface TimelineAppend {
 /** See the module comment for the guarantees. */
 export interface TimelineStore {
   append(input: TimelineAppend): Promise<TimelineEntry>;
-  /** The newest `limit` events of an agent, newest first; empty for an agent without events. */
+  /**
+   * The newest `limit` events of an agent, newest first; empty for an agent without events. An
+   * entry that does not parse is skipped and reported (its key and entry id), and older ones are
+   * read in its place; it stays in the stream, which trims and expires it like any other entry.
+   */
   read(agentId: string, limit: number): Promise<TimelineEntry[]>;
 }
 
@@ -69,11 +76,29 @@ function positive(name: string, value: number): number {
   return value;
 }
 
+/** One stream entry as a timeline entry; StoreDataError naming the key and entry when it does not parse. */
+function parseEntry(key: string, agentId: string, entryId: string, fields: Record<string, string>): TimelineEntry {
+  const event = fields['event'] === undefined ? undefined : parseStoredJson(fields['event'], key, entryId);
+  return parseStored(
+    TimelineEntrySchema,
+    {
+      id: entryId,
+      agent_id: agentId,
+      ...(fields['session_id'] === undefined ? {} : { session_id: fields['session_id'] }),
+      recorded_at: fields['recorded_at'],
+      event,
+    },
+    key,
+    entryId,
+  );
+}
+
 /** Creates the Redis timeline store; it holds no state, so every gateway can create its own. */
 export function createTimelineStore(options: TimelineStoreOptions): TimelineStore {
   const { redis, keys } = options;
   const maxLen = positive('maxLen', options.maxLen ?? DEFAULT_TIMELINE_MAX_LEN);
   const ttlMs = positive('ttlMs', options.ttlMs ?? DEFAULT_TIMELINE_TTL_MS);
+  const logger = options.logger ?? silentLogger;
 
   return {
     async append(input: TimelineAppend): Promise<TimelineEntry> {
@@ -106,23 +131,24 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
 
     async read(agentId: string, limit: number): Promise<TimelineEntry[]> {
       const key = timelineKey(keys, agentId);
-      const entries = await redis.xRevRange(key, '+', '-', { COUNT: positive('limit', limit) });
-      return (entries ?? []).map((entry) => {
-        const fields = entry.message as Record<string, string>;
-        const event = fields['event'] === undefined ? undefined : parseStoredJson(fields['event'], key, 'event');
-        return parseStored(
-          TimelineEntrySchema,
-          {
-            id: entry.id,
-            agent_id: agentId,
-            ...(fields['session_id'] === undefined ? {} : { session_id: fields['session_id'] }),
-            recorded_at: fields['recorded_at'],
-            event,
-          },
-          key,
-          entry.id,
-        );
-      });
+      positive('limit', limit);
+      const found: TimelineEntry[] = [];
+      let before: string | undefined;
+      // Reads on past skipped entries, so `limit` events come back while the timeline has them.
+      for (;;) {
+        const wanted = limit - found.length;
+        const entries = (await redis.xRevRange(key, before === undefined ? '+' : `(${before}`, '-', { COUNT: wanted })) ?? [];
+        for (const entry of entries) {
+          before = entry.id;
+          try {
+            found.push(parseEntry(key, agentId, entry.id, entry.message as Record<string, string>));
+          } catch (error) {
+            if (!(error instanceof StoreDataError)) throw error;
+            reportUnreadableEntry(logger, error, { key, entry: entry.id, agentId, during: 'timeline read', outcome: 'left' });
+          }
+        }
+        if (entries.length < wanted || found.length === limit) return found;
+      }
     },
   };
 }

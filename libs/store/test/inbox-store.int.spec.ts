@@ -2,11 +2,10 @@
  * InboxStore against the run's Redis: durable per-agent inboxes, at-least-once until acknowledged,
  * and the notice to the gateway that holds the recipient.
  */
-import type { InboxMessage, PresenceEntry } from '@ahp/protocol';
+import { LIMITS, type InboxMessage, type PresenceEntry } from '@ahp/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   InboxFullError,
-  StoreDataError,
   StoreInputError,
   createDecisionFeed,
   createGatewayFeed,
@@ -191,14 +190,61 @@ describe('InboxStore', () => {
     await expect(stores.inboxes.pending('bob', undefined, 0)).rejects.toBeInstanceOf(StoreInputError);
   });
 
-  it('throws StoreDataError for an entry that does not parse or is not addressed to the inbox', async () => {
-    await redis.xAdd(keys.inbox('bob'), '*', { id: 'm1', message: '{broken' });
-    await expect(stores.inboxes.pending('bob')).rejects.toBeInstanceOf(StoreDataError);
-
-    await redis.del(keys.inbox('bob'));
+  it('sets aside an entry that does not parse or is not addressed to the inbox, and delivers the rest', async () => {
+    const logger = recordingLogger();
+    const inboxes = createRedisStores({ redis, keys, logger }).inboxes;
+    const m1 = message('bob', 'first');
+    await inboxes.send(m1, T0);
+    // An entry from before the size checks: stored by inbox-send's rules (mapped, its bytes
+    // counted), but too long for InboxMessageSchema now.
+    const oversized = message('bob', 'secret-text '.repeat(LIMITS.maxLongText / 6));
+    const oversizedJson = JSON.stringify(oversized);
+    const oversizedEntry = await redis.xAdd(keys.inbox('bob'), '*', { id: oversized.id, message: oversizedJson });
+    await redis.hSet(keys.inboxIds('bob'), { [oversized.id]: oversizedEntry, [`${oversized.id}#bytes`]: String(oversizedJson.length) });
+    await redis.hIncrBy(keys.inboxIds('bob'), '#bytes', oversizedJson.length);
+    const m2 = message('bob', 'second');
+    await inboxes.send(m2, T0);
+    const brokenEntry = await redis.xAdd(keys.inbox('bob'), '*', { id: 'm-broken', message: '{broken secret-text' });
     const forCarol = message('carol', 'misfiled');
-    await redis.xAdd(keys.inbox('bob'), '*', { id: forCarol.id, message: JSON.stringify(forCarol) });
-    await expect(stores.inboxes.pending('bob')).rejects.toThrow(/to carol/);
+    const misfiledEntry = await redis.xAdd(keys.inbox('bob'), '*', { id: forCarol.id, message: JSON.stringify(forCarol) });
+    const m3 = message('bob', 'third');
+    await inboxes.send(m3, T0);
+
+    expect((await inboxes.pending('bob')).map((entry) => entry.message.content)).toEqual(['first', 'second', 'third']);
+    // Reported with key and entry id, never with what the entry held.
+    const errors = logger.lines.filter((line) => line.level === 'error');
+    expect(errors.map((line) => line.fields['entry'])).toEqual([oversizedEntry, brokenEntry, misfiledEntry]);
+    expect(errors.every((line) => line.fields['key'] === keys.inbox('bob') && line.fields['during'] === 'inbox delivery' && line.fields['outcome'] === 'set aside')).toBe(true);
+    expect(JSON.stringify(logger.lines)).not.toContain('secret-text');
+    // Moved aside, not lost: the unreadable stream keeps them, the inbox no longer counts them.
+    const aside = (await redis.xRange(keys.inboxUnreadable('bob'), '-', '+')) ?? [];
+    expect(aside.map((entry) => [entry.message['entry'], entry.message['stored:id']])).toEqual([
+      [oversizedEntry, oversized.id],
+      [brokenEntry, 'm-broken'],
+      [misfiledEntry, forCarol.id],
+    ]);
+    expect(aside[0]?.message['stored:message']).toBe(oversizedJson);
+    expect(await redis.pTTL(keys.inboxUnreadable('bob'))).toBeGreaterThan(0);
+    expect(await redis.xLen(keys.inbox('bob'))).toBe(3);
+    expect(await redis.hGet(keys.inboxIds('bob'), oversized.id)).toBeNull();
+    const goodBytes = [m1, m2, m3].reduce((sum, m) => sum + JSON.stringify(m).length, 0);
+    expect(Number(await redis.hGet(keys.inboxIds('bob'), '#bytes'))).toBe(goodBytes);
+    // The next connection reads the same three, and nothing is reported twice.
+    expect((await inboxes.pending('bob')).map((entry) => entry.message.id)).toEqual([m1.id, m2.id, m3.id]);
+    expect(logger.lines.filter((line) => line.level === 'error')).toHaveLength(3);
+    expect(await inboxes.ack('bob', [m1.id, m2.id, m3.id])).toBe(3);
+    expect(await redis.hGet(keys.inboxIds('bob'), '#bytes')).toBe('0');
+  });
+
+  it('fills a page past entries it sets aside, so a short page still means the end of the inbox', async () => {
+    const inboxes = createRedisStores({ redis, keys, logger: recordingLogger() }).inboxes;
+    for (let i = 0; i < 3; i++) await redis.xAdd(keys.inbox('bob'), '*', { id: `bad-${i}`, message: '{broken' });
+    const sent = [message('bob', 'a'), message('bob', 'b'), message('bob', 'c')];
+    for (const m of sent) await inboxes.send(m, T0);
+    const page = await inboxes.pending('bob', undefined, 2);
+    expect(page.map((entry) => entry.message.content)).toEqual(['a', 'b']);
+    expect((await inboxes.pending('bob', page[1]?.cursor, 2)).map((entry) => entry.message.content)).toEqual(['c']);
+    expect(await redis.xLen(keys.inboxUnreadable('bob'))).toBe(3);
   });
 });
 

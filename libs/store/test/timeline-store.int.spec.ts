@@ -3,8 +3,8 @@
  */
 import type { AgentEvent } from '@ahp/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { StoreDataError, StoreInputError, createTimelineStore, timelineKey, type RedisClient, type StoreKeys, type TimelineStore } from '../src/index.js';
-import { openClient, testKeys } from './support.js';
+import { StoreInputError, createTimelineStore, timelineKey, type RedisClient, type StoreKeys, type TimelineStore } from '../src/index.js';
+import { openClient, recordingLogger, testKeys } from './support.js';
 
 let redis: RedisClient;
 let keys: StoreKeys;
@@ -55,13 +55,32 @@ describe('TimelineStore', () => {
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
 
-  it('refuses agent ids that cannot be part of a key, and reports a corrupt entry with its key', async () => {
+  it('refuses agent ids that cannot be part of a key and events that do not parse', async () => {
     await expect(timeline.append({ agentId: 'a{b}', event: stepDone('s1'), now: Date.now() })).rejects.toBeInstanceOf(StoreInputError);
     const bogus = { kind: 'control_signal', control_signal: { control: 'explode', format: 'structured' } } as unknown as AgentEvent;
     await expect(timeline.append({ agentId: 'alice', event: bogus, now: Date.now() })).rejects.toBeInstanceOf(StoreInputError);
-    await redis.xAdd(timelineKey(keys, 'alice'), '*', { recorded_at: 'yesterday', event: '{"kind":"nope"}' });
-    const error = await timeline.read('alice', 5).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StoreDataError);
-    expect((error as StoreDataError).key).toBe(timelineKey(keys, 'alice'));
+  });
+
+  it('skips a stored entry that does not parse, reports its key and entry id, and reads older events in its place', async () => {
+    const logger = recordingLogger();
+    const logged = createTimelineStore({ redis, keys, maxLen: 50, ttlMs: 60_000, logger });
+    const now = Date.parse('2026-02-09T10:00:00Z');
+    await logged.append({ agentId: 'alice', event: stepDone('s1'), now });
+    await logged.append({ agentId: 'alice', event: stepDone('s2'), now });
+    const key = timelineKey(keys, 'alice');
+    // Entries from before the size checks: too long, not JSON, not an event.
+    const long = await redis.xAdd(key, '*', { recorded_at: new Date(now).toISOString(), event: JSON.stringify({ kind: 'control_signal', control_signal: { step_id: 'x'.repeat(100_000), control: 'step_done', format: 'structured' } }) });
+    const broken = await redis.xAdd(key, '*', { recorded_at: 'yesterday', event: '{secret-text' });
+    await logged.append({ agentId: 'alice', event: stepDone('s3'), now });
+
+    const read = await logged.read('alice', 3);
+    expect(read.map((entry) => entry.event.kind === 'control_signal' && entry.event.control_signal.step_id)).toEqual(['s3', 's2', 's1']);
+    const errors = logger.lines.filter((line) => line.level === 'error');
+    expect(errors.map((line) => line.fields['entry'])).toEqual([broken, long]);
+    expect(errors.every((line) => line.fields['key'] === key && line.fields['during'] === 'timeline read' && line.fields['outcome'] === 'left')).toBe(true);
+    expect(JSON.stringify(logger.lines)).not.toContain('secret-text');
+    expect(JSON.stringify(logger.lines)).not.toContain('xxxxxxxx');
+    expect((await logged.read('alice', 1)).map((entry) => entry.id)).toEqual([read[0]?.id]);
+    expect(await logged.read('alice', 10)).toHaveLength(3);
   });
 });

@@ -335,7 +335,7 @@ ${OPERATOR_NOTE}`,
     },
   },
   agents: {
-    summary: 'connected agents (operator API)',
+    summary: 'connected agents and their enforcement state (operator API)',
     leaves: {
       list: {
         summary: 'connected agents and live gateways (operator API)',
@@ -344,6 +344,30 @@ ${OPERATOR_NOTE}`,
 ${OPERATOR_NOTE}`,
         options: GATEWAY,
         run: async (_args, values, io) => (await import('./operator-commands.js')).agentsList(values as OperatorValues, io),
+      },
+      enforcement: {
+        args: ['<id>'],
+        summary: "an agent's breaker counts, unanswered block/control signals and escalation counters (operator API)",
+        details: `What holds the agent back and survives its reconnects: the circuit breakers' counts
+(identical tool calls, iterations), the block/control signals it has not answered, and its rules'
+consecutive violations. Any role.
+
+${OPERATOR_NOTE}`,
+        options: GATEWAY,
+        run: async ([id = ''], values, io) => (await import('./operator-commands.js')).agentsEnforcement(id, values as OperatorValues, io),
+      },
+      reset: {
+        args: ['<id>'],
+        summary: "lift an agent's enforcement state: breakers, hold, escalation counters (approver role)",
+        details: `Resets the parts named with --parts, or all three, in one step, and prints what they held
+before (docs/hooks.md, "Lifting an agent's enforcement state"). A new session never resets them, so
+this is the way to let a stopped agent go on without waiting for the breakers' TTL. The agent is
+told nothing; its next hook is admitted. Audited (agent.enforcement.reset). Exit code 1 when the
+gateway refuses (unknown agent, role too low).
+
+${OPERATOR_NOTE}`,
+        options: [['--parts <LIST>', 'comma-separated: breakers, hold, escalation (default: all three)'], ...GATEWAY],
+        run: async ([id = ''], values, io) => (await import('./operator-commands.js')).agentsReset(id, values as OperatorValues, io),
       },
     },
   },

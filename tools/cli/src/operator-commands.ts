@@ -1,9 +1,15 @@
 /**
- * `ahp agents list` and `ahp requests list|approve|reject`: the operator API (docs/operator-api.md)
- * from the command line, with the operator token in AHP_OPERATOR_TOKEN.
+ * `ahp agents list|enforcement|reset` and `ahp requests list|approve|reject`: the operator API
+ * (docs/operator-api.md) from the command line, with the operator token in AHP_OPERATOR_TOKEN.
  */
 import {
   AgentListResponseSchema,
+  ENFORCEMENT_PARTS,
+  EnforcementPartSchema,
+  EnforcementResetResponseSchema,
+  EnforcementStateResponseSchema,
+  type EnforcementPart,
+  type EnforcementState,
   RequestDecisionResponseSchema,
   RequestListResponseSchema,
   type ProtocolState,
@@ -19,6 +25,7 @@ export interface OperatorValues extends GlobalValues, GatewayValues {
   team?: string | undefined;
   limit?: string | undefined;
   feedback?: string | undefined;
+  parts?: string | undefined;
 }
 
 /** A 2xx body that does not match its schema: a gateway of another version, most likely. */
@@ -83,5 +90,66 @@ export async function requestsDecide(requestId: string, approve: boolean, values
   }
   const how = parsed.data.outcome === 'applied' ? '' : ' (it already was)';
   io.stdout.write(`${requestId} ${parsed.data.request.status}${how}\n`);
+  return EXIT.ok;
+}
+
+/** The enforcement state as lines of text, one per part present. */
+export function describeEnforcement(state: EnforcementState): string[] {
+  const lines: string[] = [];
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  if (state.breakers !== undefined) {
+    const { identical_calls: calls, iterations } = state.breakers;
+    const most = calls.distinct === 0 ? '' : ` (the most repeated made ${plural(calls.highest, 'time')})`;
+    lines.push(`breakers: ${plural(calls.distinct, 'distinct tool call')}${most}, ${plural(iterations, 'iteration')}`);
+  }
+  if (state.hold !== undefined) {
+    const { unanswered, signal_ids: ids } = state.hold;
+    const listed = ids.length === 0 ? '' : `: ${ids.join(', ')}${ids.length < unanswered ? ', …' : ''}`;
+    lines.push(`hold: ${plural(unanswered, 'unanswered block/control signal')}${listed}`);
+  }
+  if (state.escalation !== undefined) {
+    const { rules, counters } = state.escalation;
+    const listed = counters.map((counter) => `${counter.rule} ${counter.violations}`).join(', ');
+    lines.push(`escalation: ${plural(rules, 'rule counter')}${listed === '' ? '' : `: ${listed}${counters.length < rules ? ', …' : ''}`}`);
+  }
+  return lines;
+}
+
+/** `ahp agents enforcement <id>`: the agent's breakers, hold and escalation counters (any role). */
+export async function agentsEnforcement(agentId: string, values: OperatorValues, io: CliIo): Promise<number> {
+  const parsed = EnforcementStateResponseSchema.safeParse(await operatorCall(io, values, 'GET', `/v1/operator/agents/${encodeURIComponent(agentId)}/enforcement`));
+  if (!parsed.success) throw unexpected('enforcement state');
+  if (values.json === true) {
+    printJson(io, parsed.data);
+    return EXIT.ok;
+  }
+  io.stdout.write(`${describeEnforcement(parsed.data.state).join('\n')}\n`);
+  return EXIT.ok;
+}
+
+/** `--parts breakers,hold`: the parts named, each once; none given means all (the gateway's default). */
+function partsOf(text: string | undefined): EnforcementPart[] | undefined {
+  if (text === undefined) return undefined;
+  const parts = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const known = parts.map((part) => EnforcementPartSchema.safeParse(part));
+  if (parts.length === 0 || known.some((part) => !part.success)) throw usageError(`--parts takes a comma-separated list of ${ENFORCEMENT_PARTS.join(', ')}`);
+  return [...new Set(known.map((part) => part.data as EnforcementPart))];
+}
+
+/**
+ * `ahp agents reset <id> [--parts …]`: lifts the agent's enforcement state (approver role) and
+ * prints what it held before. Exit 0 also when there was nothing to lift (it says so).
+ */
+export async function agentsReset(agentId: string, values: OperatorValues, io: CliIo): Promise<number> {
+  const parts = partsOf(values.parts);
+  const answer = await operatorCall(io, values, 'POST', `/v1/operator/agents/${encodeURIComponent(agentId)}/enforcement/reset`, parts === undefined ? {} : { parts });
+  const parsed = EnforcementResetResponseSchema.safeParse(answer);
+  if (!parsed.success) throw unexpected('enforcement reset');
+  if (values.json === true) {
+    printJson(io, parsed.data);
+    return EXIT.ok;
+  }
+  const what = parsed.data.changed ? 'reset' : 'reset (they held nothing)';
+  io.stdout.write(`${agentId}: ${parsed.data.parts.join(', ')} ${what}; before:\n${describeEnforcement(parsed.data.before).map((line) => `  ${line}`).join('\n')}\n`);
   return EXIT.ok;
 }

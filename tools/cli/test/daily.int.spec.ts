@@ -353,6 +353,37 @@ describe('operator commands', () => {
     expect(received.at(-1)).toMatchObject({ method: 'POST', url: '/v1/operator/requests/req_1/decision', body: { approve: false, feedback: 'too risky' } });
   });
 
+  it("shows and lifts an agent's enforcement state, sending the parts asked for; exits 2 for unknown parts and 1 when refused", async () => {
+    const state = {
+      breakers: { identical_calls: { distinct: 2, highest: 51 }, iterations: 3 },
+      hold: { unanswered: 1, signal_ids: ['sig-1'] },
+      escalation: { rules: 1, counters: [{ rule: 'no-force-push', violations: 3 }] },
+    };
+    answer = { status: 200, body: { agent_id: 'alice', state } };
+    const shown = await ahp(['agents', 'enforcement', 'alice', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toBe(
+      'breakers: 2 distinct tool calls (the most repeated made 51 times), 3 iterations\nhold: 1 unanswered block/control signal: sig-1\nescalation: 1 rule counter: no-force-push 3\n',
+    );
+
+    const { escalation: _kept, ...reset } = state;
+    answer = { status: 200, body: { agent_id: 'alice', parts: ['breakers', 'hold'], before: reset, changed: true, reset_at: new Date().toISOString() } };
+    const lifted = await ahp(['agents', 'reset', 'alice', '--parts', 'hold, breakers,hold', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' });
+    expect(lifted.code).toBe(0);
+    expect(lifted.stdout).toBe('alice: breakers, hold reset; before:\n  breakers: 2 distinct tool calls (the most repeated made 51 times), 3 iterations\n  hold: 1 unanswered block/control signal: sig-1\n');
+    expect(received.at(-1)).toMatchObject({ method: 'POST', url: '/v1/operator/agents/alice/enforcement/reset', authorization: 'Bearer op', body: { parts: ['hold', 'breakers'] } });
+    expect((await ahp(['agents', 'reset', 'alice', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' })).code).toBe(0);
+    expect(received.at(-1)?.body).toEqual({});
+
+    const calls = received.length;
+    expect((await ahp(['agents', 'reset', 'alice', '--parts', 'everything', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' })).code).toBe(2);
+    expect(received).toHaveLength(calls);
+    answer = { status: 403, body: { error: makeError('E_FORBIDDEN', 'the approver role is needed') } };
+    const refused = await ahp(['agents', 'reset', 'alice', '--gateway', gatewayUrl], { AHP_OPERATOR_TOKEN: 'op' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('E_FORBIDDEN');
+  });
+
   it('exits 3 when no gateway answers', async () => {
     const run = await ahp(['agents', 'list', '--gateway', 'http://127.0.0.1:1'], { AHP_OPERATOR_TOKEN: 'op' });
     expect(run.code).toBe(3);

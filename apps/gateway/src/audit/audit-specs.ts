@@ -2,7 +2,7 @@
  * How each audited operator route is recorded (see `@Audited`). Kept here, beside the trail,
  * so that what the trail says about each action is one reviewable list.
  */
-import { MAX_CONFIG_SOURCE_BYTES, type JsonObject, type NotificationReplayResponse, type OperatorSignalResponse, type PublishConfigResponse, type RequestDecisionResponse, type ValidateConfigResponse } from '@ahp/protocol';
+import { ENFORCEMENT_PARTS, MAX_CONFIG_SOURCE_BYTES, type EnforcementResetResponse, type JsonObject, type NotificationReplayResponse, type OperatorSignalResponse, type PublishConfigResponse, type RequestDecisionResponse, type ValidateConfigResponse } from '@ahp/protocol';
 import { configDigest } from '@ahp/store';
 import type { AuditSpec, AuditedRequest } from './audited.decorator.js';
 
@@ -127,4 +127,22 @@ export const NOTIFICATION_REPLAY_AUDIT: AuditSpec<NotificationReplayResponse> = 
   target: (request) => request.params['deliveryId'] ?? '',
   outcome: () => 'applied',
   details: (_request, result): JsonObject => (result === undefined ? {} : { request_id: result.request_id, channel: result.channel }),
+};
+
+/**
+ * `POST /v1/operator/agents/:agentId/enforcement/reset`: the agent, the parts reset and what they
+ * held just before (counts, the unanswered signal ids, the rule counters: `before` of the answer,
+ * bounded by its schema). `unchanged` when none of the parts held anything. A refused call records
+ * the parts it asked for, when they were known parts.
+ */
+export const ENFORCEMENT_RESET_AUDIT: AuditSpec<EnforcementResetResponse> = {
+  action: 'agent.enforcement.reset',
+  target: (request) => request.params['agentId'] ?? '',
+  outcome: (result) => (result.changed ? 'applied' : 'unchanged'),
+  details: (request, result): JsonObject => {
+    if (result !== undefined) return { parts: result.parts, before: result.before };
+    const parts = field(request, 'parts');
+    const known = Array.isArray(parts) ? ENFORCEMENT_PARTS.filter((part) => parts.includes(part)) : [];
+    return known.length > 0 ? { parts: known } : {};
+  },
 };

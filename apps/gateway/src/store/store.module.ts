@@ -95,7 +95,7 @@ async function createStoreBundle(config: GatewayConfig, logger: JsonLogger, auth
       inboxMaxBytes: config.inboxMaxBytes,
       maxPendingRequestsPerAgent: config.agentMaxPendingRequests,
     }),
-    timeline: createTimelineStore({ redis, keys }),
+    timeline: createTimelineStore({ redis, keys, logger: storeLogger }),
     // The gateway only reads and publishes versions (no `watch`), so no subscriber is ever opened.
     config: createConfigStore({ redis, keys, logger: storeLogger }),
     // With tracing on, each job carries the W3C trace context of its hook (bullmq-otel); off, nothing.

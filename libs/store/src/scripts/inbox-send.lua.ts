@@ -1,5 +1,5 @@
 /**
- * Lua that appends to and removes from an inbox, shared by inbox-send, inbox-ack and cas-request so
+ * Lua that appends to and removes from an inbox, shared by inbox-send, inbox-ack, inbox-set-aside and cas-request so
  * that all keep the stream, its id hash and the inbox's byte count in step.
  *
  * `append_inbox(stream, ids, messageId, json)` returns the message's stream entry id and whether it

@@ -9,6 +9,9 @@ describe('operatorApiPath', () => {
     expect(operatorApiPath('GET', ['agents', 'alice', 'timeline'])).toBe('/v1/operator/agents/alice/timeline');
     expect(operatorApiPath('POST', ['agents', 'alice', 'signals'])).toBe('/v1/operator/agents/alice/signals');
     expect(operatorApiPath('GET', ['agents', 'alice', 'signals'])).toBeNull();
+    expect(operatorApiPath('GET', ['agents', 'alice', 'enforcement'])).toBe('/v1/operator/agents/alice/enforcement');
+    expect(operatorApiPath('POST', ['agents', 'alice', 'enforcement', 'reset'])).toBe('/v1/operator/agents/alice/enforcement/reset');
+    expect(operatorApiPath('GET', ['agents', 'alice', 'enforcement', 'reset'])).toBeNull();
     expect(operatorApiPath('GET', ['config', 'history'])).toBe('/v1/operator/config/history');
     expect(operatorApiPath('GET', ['config', '3'])).toBe('/v1/operator/config/3');
     expect(operatorApiPath('POST', ['config'])).toBe('/v1/operator/config');

@@ -21,6 +21,8 @@ const ROUTES: readonly { method: Method; pattern: readonly string[] }[] = [
   { method: 'GET', pattern: ['agents'] },
   { method: 'GET', pattern: ['agents', ':id', 'timeline'] },
   { method: 'POST', pattern: ['agents', ':id', 'signals'] },
+  { method: 'GET', pattern: ['agents', ':id', 'enforcement'] },
+  { method: 'POST', pattern: ['agents', ':id', 'enforcement', 'reset'] },
   { method: 'GET', pattern: ['config'] },
   { method: 'POST', pattern: ['config'] },
   { method: 'GET', pattern: ['config', 'history'] },

@@ -1,7 +1,8 @@
 'use client';
 /**
- * One agent: where it is and what it last did (its fleet row), its current plan, and its
- * timeline — reported events, signals and its answers, requests — newest first, live.
+ * One agent: where it is and what it last did (its fleet row), its current plan, its enforcement
+ * state (breakers, hold, escalation counters; reset by approvers), and its timeline — reported
+ * events, signals and its answers, requests — newest first, live.
  */
 import Link from 'next/link';
 import { useState } from 'react';
@@ -22,6 +23,7 @@ import { Empty, ErrorState, Loading } from '@/components/states';
 import { DecisionSummary } from '@/components/decision-summary';
 import { Ago } from '@/components/time';
 import { useRoleAllows } from '@/components/operator-context';
+import { EnforcementPanel } from './enforcement-panel';
 import { SignalForm } from './signal-form';
 import { TimelineEntryRow } from './timeline-item';
 
@@ -146,6 +148,7 @@ export function AgentView({ agentId }: { agentId: string }) {
           <SignalForm agentId={agentId} onSent={() => signals.reload()} />
         </section>
       ) : null}
+      <EnforcementPanel agentId={agentId} mayReset={maySignal} />
       <section aria-labelledby="timeline-heading" className="section">
         <div className="section-head">
           <h2 id="timeline-heading">Timeline</h2>
