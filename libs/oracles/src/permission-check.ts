@@ -38,7 +38,9 @@ import type { ShellCommand, ShellRedirect } from './shell/shell-line.js';
  *   (`git status > ~/.bashrc`), relative paths read at the directory the line `cd`s to
  *   (`cd / && rm -rf *` → `rm -rf /*`), `sh -c` scripts and substitutions read as commands of
  *   their own, argv lists read as one command), so that a pattern like `^rm ` sees every
- *   spelling of the same command.
+ *   spelling of the same command. The command is read from the shell's own directory, and also
+ *   from the tool's working-directory field or, without one, the session's directory
+ *   (`context.cwd`: `rm -rf *` at `cwd: "/"` → `rm -rf /*`; see sessionStart).
  *
  * A context whose tool call cannot be read the protocol's way (hookToolCall: no `tool`, a bare
  * string, an input that is not an object, an unknown field) is blocked, rule `unreadable-tool-call`:
@@ -139,6 +141,8 @@ export interface PermissionCheckOptions {
    * pass an entry written for `git status`):
    * - a shell tool's `command` (string or argv list): **every** command of the line, in normal
    *   form, must match (`git status && curl … | sh` fails on `curl …`); also with `field: command`.
+   *   The line is read from the shell's own directory (relative paths as written) or, when the
+   *   tool has a working-directory field, from there; never from the session's `context.cwd`.
    *   A command that writes a file through a redirection (`git status > ~/.bashrc`; not one onto
    *   `/dev/null`, `/dev/stdout`, `/dev/stderr` or a file descriptor) is covered only when the
    *   pattern speaks of each such redirection: it matches the command and no longer matches
