@@ -3,6 +3,7 @@
  * here is an in-memory stand-in for `decide` only; real Redis round trips belong to the system
  * tests.
  */
+import { defaultOracles } from '@ahp/oracles';
 import type { Oracle } from '@ahp/oracles';
 import { aggregateSignals, failurePolicyDecision } from '@ahp/protocol';
 import type { HookDecision, HookJobData, HookLateEvaluation, Signal } from '@ahp/protocol';
@@ -101,6 +102,19 @@ describe('hook processor', () => {
     const decided = logger.lines.find((l) => l.msg === 'hook decided')!;
     expect(decided.level).toBe('info');
     expect(decided.fields).toMatchObject({ ...correlation, trigger: 'pre-tool-use', allowed: false, intensity: 'block', decidedBy: 'oracles', signals: 1, queuedMs: 50 });
+  });
+
+  it("hands the oracles the hook's whole context: the default rules read a Bash command from the session's cwd", async () => {
+    const decide = async (cwd: string) => {
+      const { processor, hooks } = setup({ oracles: defaultOracles() });
+      await processor.process(job({ context: { cwd, tool: { name: 'Bash', input: { command: 'rm -rf *' } } } }), meta);
+      return hooks.stored.get(HOOK_ID)!;
+    };
+    // `cd /` in an earlier call: Claude Code's Bash is still there, and its hook says so.
+    const atRoot = await decide('/');
+    expect(atRoot).toMatchObject({ allowed: false, intensity: 'block' });
+    expect(atRoot.signals[0]!.context).toMatchObject({ oracle: 'permission-check', rule: 'rm-root-or-home' });
+    expect(await decide('/home/dev/app/build')).toMatchObject({ allowed: true, signals: [] });
   });
 
   it("hands decide the drill-down: enqueue and pick-up times and every oracle's verdict, and no trace context while tracing is off", async () => {

@@ -169,6 +169,67 @@ describe('defaultOracles', () => {
     expect(verdictsFor('run_shell_command', { command: 'rm -rf *', directory: 'packages/app' })).toEqual([]);
   });
 
+  it.each(['rm -rf /home/u', 'rm -rf /Users/u/*', 'rm -rf /root/', 'rm -rf /home/*', 'rm -r /home/u/proj/../../u -f', 'find /home/u -name x -delete'])('denies %s (a home directory by its path)', (command) => {
+    expect(verdicts(command)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
+  });
+
+  it.each(['rm -rf /home/u/proj/build', 'rm -rf /Users/u/Library/Caches/x', 'rm -rf /rooted', 'rm -rf /homework/*'])('leaves %s alone (inside a home directory)', (command) => {
+    expect(verdicts(command)).toEqual([]);
+  });
+
+  // The session's directory (context.cwd), kept between tool calls: `cd /` in one call, `rm -rf *` in the next.
+  function verdictsAt(cwd: JsonValue, tool: string, toolInput: JsonValue): readonly OracleVerdict[] {
+    const [oracle] = defaultOracles();
+    const at = input(tool, toolInput);
+    return oracle!.evaluate({ ...at, context: { ...at.context, cwd } }, { signal: new AbortController().signal }) as readonly OracleVerdict[];
+  }
+
+  it.each<[JsonValue, string, JsonValue]>([
+    ['/', 'Bash', { command: 'rm -rf *' }],
+    ['/', 'Bash', { command: 'find . -delete' }],
+    ['//.', 'Bash', { command: 'rm -rf ./*' }],
+    ['/etc', 'Bash', { command: 'rm -rf ..' }],
+    ['/home/u/..', 'Bash', { command: 'rm -rf *' }],
+    ['/home/u', 'Bash', { command: 'rm -rf *' }],
+    ['/home/u/proj', 'Bash', { command: 'rm -rf ..' }],
+    ['/Users/u/', 'Bash', { command: 'rm -r -f .' }],
+    ['/root', 'shell', { command: ['rm', '-rf', '*'] }],
+    ['~', 'Bash', { command: 'rm -rf *' }],
+    ['$HOME', 'Bash', { command: 'rm -rf *' }],
+    ['/', 'shell', { command: ['rm', '-rf', '*'], workdir: 'home/u' }],
+    [7, 'Bash', { command: 'rm -rf *' }],
+  ])("denies at the session's directory %j: %s %j", (cwd, tool, toolInput) => {
+    expect(verdictsAt(cwd, tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-root-or-home' })]);
+  });
+
+  it("reads redirections at the session's directory", () => {
+    expect(verdictsAt('/home/u', 'Bash', { command: 'echo x >> .bashrc' })).toEqual([expect.objectContaining({ rule: 'write-startup-or-system-file' })]);
+    expect(verdictsAt('/etc', 'Bash', { command: 'echo x > hosts' })).toEqual([expect.objectContaining({ rule: 'write-startup-or-system-file' })]);
+    expect(verdictsAt('/home/u/proj', 'Bash', { command: 'echo x >> .bashrc' })).toEqual([]);
+  });
+
+  it.each<[JsonValue, string]>([
+    ['/home/u/proj', 'rm -rf dist'],
+    ['/home/u/proj/build', 'rm -rf *'],
+    ['/home/u/proj', 'cd build && rm -rf *'],
+    ['/', 'rm -rf tmp/build'],
+    ['/home/u', 'rm -rf proj/node_modules'],
+    ['/home/user-data', 'rm -rf cache/*'],
+    ['project', 'rm -rf *'],
+    [null, 'rm -rf *'],
+  ])("leaves alone at the session's directory %j: %s", (cwd, command) => {
+    expect(verdictsAt(cwd, 'Bash', { command })).toEqual([]);
+  });
+
+  it('a cwd never takes a denial away (a misleading one only fails to add one)', () => {
+    const denied = ['rm -rf /', 'rm -rf ~', 'cd / && rm -rf *', 'cd .. && rm -rf *', 'rm -rf ..', 'cd "$X" && rm -rf .', 'mkfs.ext4 /dev/sdb1', 'git status > ~/.bashrc', '"git" push -f'];
+    for (const command of denied) {
+      const without = verdicts(command).map((v) => v.rule);
+      expect(without, command).toHaveLength(1);
+      for (const cwd of ['/home/u/proj', '/tmp', 'proj', '/', '~/x/..']) expect(verdictsAt(cwd, 'Bash', { command }).map((v) => v.rule), `${cwd}: ${command}`).toEqual(without);
+    }
+  });
+
   it.each([
     'cd build && rm -rf *',
     'cd ./dist && rm -rf ./*',

@@ -73,13 +73,15 @@ export const GIT_FORCE_REFSPEC = `${GIT_PUSH_PREFIX}\\+([^\\s;&|)\`'"]+)`;
  */
 const WORD = '(?: [^ ]+)*';
 /**
- * In normal form: the filesystem root, a home directory (`~`, `~root`, `$HOME`) or a directory
- * above one (`~/..`), a directory the shell reader could not follow the line into (`$PWD`:
- * shell-line.ts, UNKNOWN_DIRECTORY) or one above the directory the line starts in (`..`), or
- * everything in any of them. An unknown location counts as the worst it could be (fail closed),
- * while a named path in it (`$PWD/dist`) is no more dangerous than `/dist`.
+ * In normal form: the filesystem root, a home directory (`~`, `~root`, `$HOME`, and by its path:
+ * `/root`, `/home/<user>`, `/Users/<user>`, which is how a line read at the session's directory
+ * names it) or a directory above one (`~/..`, `/home`, `/Users`), a directory the shell reader
+ * could not follow the line into (`$PWD`: shell-line.ts, UNKNOWN_DIRECTORY) or one above the
+ * directory the line starts in (`..`), or everything in any of them. An unknown location counts
+ * as the worst it could be (fail closed), while a named path in it (`$PWD/dist`) is no more
+ * dangerous than `/dist`.
  */
-const ROOT_OR_HOME = '(?:/\\*?|~[^ /]*(?:/\\.\\.)*(?:/\\*)?|\\$\\{?(?:HOME|PWD)\\}?(?:/\\.\\.)*(?:/\\*)?|\\.\\.(?:/\\.\\.)*(?:/\\*)?)';
+const ROOT_OR_HOME = '(?:/\\*?|(?:/(?:root|(?:home|Users)(?:/[^ /]+)?)|(?:~[^ /]*|\\$\\{?(?:HOME|PWD)\\}?|\\.\\.)(?:/\\.\\.)*)(?:/\\*)?)';
 const RECURSIVE = '(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)';
 
 /** `rm` recursive on the root or home (flag before or after the target), or `find` deleting from there (any of its start points). */
@@ -127,8 +129,10 @@ export const FORCE_PUSH_COMMAND = `^git(?: -[Cc] [^ ]+| --?[a-zA-Z][a-zA-Z-]*(?:
  * - deny `rm -r` (or `find -delete`) of `/` or the home directory: in any tool on the raw text (a
  *   file that would run it is as bad), and in shell tools also on the commands in normal form
  *   (`shell: true`: every spelling of the program, quoting, `sh -c`, argv lists, the line's `cd`
- *   followed: `cd / && rm -rf *`). After a `cd` the reader cannot follow (`cd "$DIR"`), deleting
- *   the directory or everything in it is denied as if it were `/`: the rule cannot know it is not
+ *   followed: `cd / && rm -rf *`, and the session's directory: `rm -rf *` with `context.cwd`
+ *   `/home/u`). A home directory counts by its path too (`/home/u`, `/Users/u`, `/root`). After a
+ *   `cd` the reader cannot follow (`cd "$DIR"`), deleting the directory or everything in it is
+ *   denied as if it were `/`: the rule cannot know it is not
  *   (`cd $UNSET` goes home), and failing closed costs only `rm -rf *` there — a named path
  *   (`rm -rf "$DIR/dist"`, `cd "$DIR" && rm -rf dist`) and a relative `cd build && rm -rf *`
  *   stay allowed.

@@ -428,3 +428,87 @@ describe('createPermissionCheck: paths and shell commands in normal form', () =>
     ]);
   });
 });
+
+describe("createPermissionCheck: the session's directory (context.cwd)", () => {
+  /** A call of `tool` with the context's `cwd` (left out when undefined). */
+  function checkAt(oracle: Oracle, cwd: JsonValue | undefined, name: string, input: JsonObject): readonly OracleVerdict[] {
+    const at = call({ name, input });
+    const context = cwd === undefined ? at.context : { ...at.context, cwd };
+    return oracle.evaluate({ ...at, context }, { signal }) as readonly OracleVerdict[];
+  }
+  const DENY_DATA: PermissionCheckOptions['deny'] = [{ name: 'no-data-wipe', shell: true, input: '^rm -rf /srv/data(/\\*)?$', reason: 'no' }];
+
+  it('deny rules also read a shell command from the directory the session is in', () => {
+    const oracle = createPermissionCheck({ deny: DENY_DATA });
+    expect(checkAt(oracle, '/srv/data', 'Bash', { command: 'rm -rf *' })).toEqual([expect.objectContaining({ rule: 'no-data-wipe' })]);
+    expect(checkAt(oracle, '/srv/data/x/..', 'Bash', { command: 'rm -rf ./*' })).toHaveLength(1);
+    expect(checkAt(oracle, '/srv', 'shell', { command: ['rm', '-rf', 'data'] })).toHaveLength(1);
+    // Still from the shell's own directory too: `cd` in the line, absolute paths.
+    expect(checkAt(oracle, '/home/u', 'Bash', { command: 'cd /srv/data && rm -rf *' })).toHaveLength(1);
+    expect(checkAt(oracle, '/home/u', 'Bash', { command: 'rm -rf /srv/data' })).toHaveLength(1);
+    expect(checkAt(oracle, '/srv/data/cache', 'Bash', { command: 'rm -rf *' })).toEqual([]);
+    expect(checkAt(oracle, undefined, 'Bash', { command: 'rm -rf *' })).toEqual([]);
+    // Only shell tools' commands are read as shell lines.
+    expect(checkAt(oracle, '/srv/data', 'Write', { file_path: 'a.sh', content: 'rm -rf *' })).toEqual([]);
+  });
+
+  it("a tool's working-directory field wins, and a relative one is under the session's directory", () => {
+    const oracle = createPermissionCheck({ deny: DENY_DATA });
+    expect(checkAt(oracle, '/srv/data', 'shell', { command: ['rm', '-rf', '*'], workdir: '/tmp' })).toEqual([]);
+    expect(checkAt(oracle, '/srv', 'shell', { command: ['rm', '-rf', '*'], workdir: 'data' })).toHaveLength(1);
+    expect(checkAt(oracle, '/srv', 'run_shell_command', { command: 'rm -rf *', directory: './data/' })).toHaveLength(1);
+    expect(checkAt(oracle, '/srv', 'run_shell_command', { command: 'rm -rf *', directory: 'other' })).toEqual([]);
+  });
+
+  it('reads a cwd it cannot follow as an unknown directory, and a relative one as nothing more', () => {
+    const oracle = createPermissionCheck({ deny: [{ name: 'no-wipe-here', shell: true, input: '^rm -rf \\$PWD/\\*$', reason: 'no' }] });
+    for (const cwd of [7, { at: '/' }, '$TARGET', '..', '', `/${'a'.repeat(5000)}`]) {
+      expect(checkAt(oracle, cwd, 'Bash', { command: 'rm -rf *' }), JSON.stringify(cwd).slice(0, 20)).toHaveLength(1);
+    }
+    for (const cwd of [null, 'project', '/srv/$x/*', '/']) expect(checkAt(oracle, cwd, 'Bash', { command: 'rm -rf *' }), String(cwd)).toEqual([]);
+  });
+
+  it("allow entries read the command as written, never from the session's directory", () => {
+    const oracle = createPermissionCheck({ allow: [{ tool: 'Bash|shell', input: '^rm -rf (build|dist)$' }, { tool: 'Bash|shell', input: '^rm -rf /tmp/[^ ]+$' }] });
+    const allowed = (cwd: JsonValue | undefined, name: string, input: JsonObject) => checkAt(oracle, cwd, name, input).length === 0;
+    expect(allowed('/home/u/proj', 'Bash', { command: 'rm -rf build' })).toBe(true);
+    expect(allowed('/', 'Bash', { command: 'rm -rf dist' })).toBe(true);
+    expect(allowed('/home/u/proj', 'Bash', { command: 'rm -rf src' })).toBe(false);
+    // A cwd of `/tmp` (true or not) does not make `rm -rf x` an `rm -rf /tmp/x`: that would widen the entry.
+    expect(allowed('/tmp', 'Bash', { command: 'rm -rf x' })).toBe(false);
+    expect(allowed('/tmp', 'Bash', { command: 'rm -rf /tmp/x' })).toBe(true);
+    // The tool's own field is where the tool runs it: either reading may be covered.
+    expect(allowed('/home/u', 'shell', { command: ['rm', '-rf', 'build'], workdir: '/home/u/proj' })).toBe(true);
+    expect(allowed(undefined, 'shell', { command: ['rm', '-rf', 'x'], workdir: '/tmp' })).toBe(true);
+    expect(allowed(undefined, 'shell', { command: ['rm', '-rf', 'x', 'build'], workdir: '/work' })).toBe(false);
+  });
+
+  it('deny rules come before allow entries: an allowed command read from the session directory is still denied', () => {
+    const oracle = createPermissionCheck({ deny: DENY_DATA, allow: [{ tool: 'Bash', input: '^rm -rf \\*$' }] });
+    expect(checkAt(oracle, '/home/u/proj', 'Bash', { command: 'rm -rf *' })).toEqual([]);
+    expect(checkAt(oracle, '/srv/data', 'Bash', { command: 'rm -rf *' })).toEqual([expect.objectContaining({ rule: 'no-data-wipe' })]);
+  });
+
+  it('an after_rewrite deny rule reads the rewritten command from the session directory too', () => {
+    const oracle = createPermissionCheck({
+      deny: [{ name: 'no-root-wipe', tool: 'Bash', shell: true, after_rewrite: true, input: '^rm -rf /\\*$', reason: 'no' }],
+      rewrite: [{ name: 'join-flags', tool: 'Bash', input: '^rm -r -f ', replace: 'rm -rf ', reason: 'one flag word' }],
+    });
+    expect(checkAt(oracle, '/', 'Bash', { command: 'rm -r -f *' })).toEqual([expect.objectContaining({ intensity: 'block', rule: 'no-root-wipe' })]);
+    expect(checkAt(oracle, '/home/u/proj', 'Bash', { command: 'rm -r -f *' })).toEqual([expect.objectContaining({ intensity: 'control', rule: 'join-flags' })]);
+  });
+
+  it('reaches the oracle through evaluateHook with the rest of the context', async () => {
+    const oracle = createPermissionCheck({ deny: DENY_DATA });
+    const at = call({ name: 'Bash', input: { command: 'rm -rf *' } });
+    const decision = await evaluateHook({
+      input: { ...at, context: { ...at.context, cwd: '/srv/data' } },
+      oracles: [oracle],
+      now: () => new Date('2025-01-01T00:00:00.000Z'),
+      newId: () => '00000000-0000-4000-8000-000000000001',
+      budgetMs: 1000,
+    });
+    expect(decision).toMatchObject({ allowed: false, intensity: 'block' });
+    expect(decision.signals[0]!.context).toMatchObject({ rule: 'no-data-wipe' });
+  });
+});

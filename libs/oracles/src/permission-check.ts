@@ -12,14 +12,14 @@ import {
   pointerTarget,
   isIntensityAllowed,
 } from '@ahp/protocol';
-import type { HookTrigger, Intensity, JsonObject, Modification, Severity, SignalPayload } from '@ahp/protocol';
+import type { HookTrigger, Intensity, JsonObject, JsonValue, Modification, Severity, SignalPayload } from '@ahp/protocol';
 import { OracleSetupError } from './errors.js';
 import { PatternError, compilePatternSpec } from './pattern/linear-pattern.js';
 import type { LinearPattern, PatternSpec } from './pattern/linear-pattern.js';
 import { ORACLE_NAME_PATTERN } from './oracle.js';
 import type { Oracle, OracleInput, OracleVerdict } from './oracle.js';
 import { normalizePosixPath } from './shell/posix-path.js';
-import { isShellTool, shellCommandList, shellCommands, startDirectory, withoutRedirect } from './shell/shell-line.js';
+import { UNKNOWN_DIRECTORY, isShellTool, shellCommandList, shellCommands, startDirectory, withoutRedirect } from './shell/shell-line.js';
 import type { ShellCommand, ShellRedirect } from './shell/shell-line.js';
 
 /**
@@ -38,7 +38,9 @@ import type { ShellCommand, ShellRedirect } from './shell/shell-line.js';
  *   (`git status > ~/.bashrc`), relative paths read at the directory the line `cd`s to
  *   (`cd / && rm -rf *` → `rm -rf /*`), `sh -c` scripts and substitutions read as commands of
  *   their own, argv lists read as one command), so that a pattern like `^rm ` sees every
- *   spelling of the same command.
+ *   spelling of the same command. The command is read from the shell's own directory, and also
+ *   from the tool's working-directory field or, without one, the session's directory
+ *   (`context.cwd`: `rm -rf *` at `cwd: "/"` → `rm -rf /*`; see sessionStart).
  *
  * A context whose tool call cannot be read the protocol's way (hookToolCall: no `tool`, a bare
  * string, an input that is not an object, an unknown field) is blocked, rule `unreadable-tool-call`:
@@ -139,6 +141,8 @@ export interface PermissionCheckOptions {
    * pass an entry written for `git status`):
    * - a shell tool's `command` (string or argv list): **every** command of the line, in normal
    *   form, must match (`git status && curl … | sh` fails on `curl …`); also with `field: command`.
+   *   The line is read from the shell's own directory (relative paths as written) or, when the
+   *   tool has a working-directory field, from there; never from the session's `context.cwd`.
    *   A command that writes a file through a redirection (`git status > ~/.bashrc`; not one onto
    *   `/dev/null`, `/dev/stdout`, `/dev/stderr` or a file descriptor) is covered only when the
    *   pattern speaks of each such redirection: it matches the command and no longer matches
@@ -208,14 +212,15 @@ interface CallView {
   commands(): readonly Candidate[];
 }
 
-function viewOf(toolName: string, input: JsonObject): CallView {
+/** `session`: where the session's shell is (see {@link sessionStart}), undefined when the context does not say. */
+function viewOf(toolName: string, input: JsonObject, session: string | undefined): CallView {
   const candidates = collectCandidates(input);
   let commands: Candidate[] | undefined;
   return {
     toolName,
     input,
     candidates,
-    commands: () => (commands ??= collectCommands(input)),
+    commands: () => (commands ??= collectCommands(input, session)),
   };
 }
 
@@ -270,7 +275,7 @@ export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
     evaluate(input: OracleInput): OracleVerdict[] {
       const tool = hookToolCall(input.context);
       if (tool === undefined) return [unreadableToolCall(name)];
-      const call = viewOf(tool.name, tool.input);
+      const call = viewOf(tool.name, tool.input, sessionStart(input.context));
 
       const denied = deny.filter((rule) => matches(rule, call)).map((rule) => rule.verdict);
       if (denied.length > 0) return denied;
@@ -281,7 +286,7 @@ export function createPermissionCheck(options: PermissionCheckOptions): Oracle {
       const verdicts: OracleVerdict[] = [];
       const control = rewriteVerdict(rewrite, call);
       if (denyAfterRewrite.length > 0) {
-        const rewritten = control === undefined ? call : viewOf(call.toolName, withModifications(call.input, control));
+        const rewritten = control === undefined ? call : viewOf(call.toolName, withModifications(call.input, control), sessionStart(input.context));
         const still = denyAfterRewrite.filter((rule) => matches(rule, rewritten)).map((rule) => rule.verdict);
         if (still.length > 0) return still;
       }
@@ -370,8 +375,15 @@ function allows(rule: CompiledMatch, call: CallView): boolean {
   const command = call.input['command'];
   if (isShellTool(call.toolName) && (rule.field === undefined || rule.field === 'command' || rule.field === '/command') && command !== undefined) {
     if (typeof command !== 'string' && !(Array.isArray(command) && command.every((word) => typeof word === 'string'))) return false;
-    const commands = shellCommandList(command as string | readonly string[], startOf(call.input));
-    return commands.length > 0 && commands.every((line) => coversCommand(pattern, line));
+    // Read from the shell's own directory (relative paths as written: `^rm -rf (build|dist)$`
+    // covers `rm -rf build` wherever it runs), or from the tool's working-directory field, where
+    // the tool runs it (`^rm -rf /tmp/` covers `rm -rf x` with `workdir: /tmp`). Never from the
+    // session's directory: the context says where the session is, and an agent that writes its
+    // own context must not widen what an allow entry covers (see sessionStart).
+    const line = command as string | readonly string[];
+    const covers = (commands: readonly ShellCommand[]) => commands.length > 0 && commands.every((one) => coversCommand(pattern, one));
+    const start = startOf(call.input);
+    return covers(shellCommandList(line)) || (start !== '.' && covers(shellCommandList(line, start)));
   }
   const field = rule.field ?? (Object.hasOwn(KNOWN_TOOL_FIELDS, call.toolName) ? KNOWN_TOOL_FIELDS[call.toolName] : undefined);
   if (field !== undefined) {
@@ -466,14 +478,62 @@ function collectCandidates(input: JsonObject): Candidate[] {
 /** Fields in which shell tools take the directory their command runs in (Codex `workdir`, Gemini `directory`, `cwd`). */
 const WORKING_DIRECTORY_FIELDS = ['workdir', 'cwd', 'directory'] as const;
 
-/** Where a shell tool's command starts: its working-directory field read as `cd` would (`.` without one). */
-function startOf(input: JsonObject): string {
+/** A shell tool's working-directory field (see WORKING_DIRECTORY_FIELDS) as given, or undefined without one. */
+function directoryField(input: JsonObject): JsonValue | undefined {
   for (const field of WORKING_DIRECTORY_FIELDS) {
     const value = input[field];
-    if (typeof value === 'string') return startDirectory(value);
-    if (value !== undefined && value !== null) return startDirectory(`$${field}`);
+    if (value !== undefined && value !== null) return value;
   }
-  return '.';
+  return undefined;
+}
+
+/** Where a shell tool's command starts: its working-directory field read as `cd` would (`.` without one; not a string: unknown). */
+function startOf(input: JsonObject): string {
+  const value = directoryField(input);
+  if (value === undefined) return '.';
+  return typeof value === 'string' ? startDirectory(value) : UNKNOWN_DIRECTORY;
+}
+
+/**
+ * Where the session's shell is, from the context's `cwd` (every hook of Claude Code, Codex and
+ * Copilot carries it; SDK agents may set it): a shell tool that keeps its directory between calls
+ * runs `rm -rf *` there after a `cd /` in an earlier call. An absolute path is followed in normal
+ * form (`/home/u/..` → `/home`; it is a path the runtime reports, not shell text, so `$` or `*` in
+ * it are characters of a name); `~`, `~/x` is under the home directory; a relative path says
+ * nothing more than the shell's own directory (undefined); a value the reader cannot follow (`$X`,
+ * `..`, `""`, longer than a path can be, not a string) is an unknown directory; absent, undefined.
+ *
+ * The agent may write its own context, so this reading only ever adds: deny rules see the commands
+ * read from here besides their other readings, while allow entries never read from here (a false
+ * `cwd` can fail to add protection, never remove it).
+ */
+function sessionStart(context: Readonly<JsonObject>): string | undefined {
+  const cwd = context['cwd'];
+  if (cwd === undefined || cwd === null) return undefined;
+  if (typeof cwd !== 'string' || cwd.length > MAX_PATH_CHARS) return UNKNOWN_DIRECTORY;
+  if (cwd.startsWith('/')) {
+    const normal = normalizePosixPath(cwd);
+    return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
+  }
+  const start = startDirectory(cwd);
+  return /^[/~$]/.test(start) ? start : undefined;
+}
+
+/**
+ * The locations a shell tool's `command` is read from besides the shell's own directory, for deny
+ * rules: its working-directory field, and the session's directory (see {@link sessionStart}), which
+ * a relative field is under (Codex resolves `workdir: "packages/app"` against the session's).
+ */
+function startsOf(input: JsonObject, session: string | undefined): string[] {
+  const starts: string[] = [];
+  const tool = startOf(input);
+  if (tool !== '.') starts.push(tool);
+  if (session !== undefined) {
+    const field = directoryField(input);
+    const located = field === undefined ? session : typeof field === 'string' ? startDirectory(field, session) : tool;
+    if (located !== '.' && !starts.includes(located)) starts.push(located);
+  }
+  return starts;
 }
 
 /** Longest string treated as a path whose normal form is matched too. */
@@ -484,13 +544,14 @@ const MAX_PATH_CHARS = 4096;
  * every list of strings as an argv, each command in normal form (shell/shell-line.ts), with the
  * path of the value it came from.
  */
-function collectCommands(input: JsonObject): Candidate[] {
+function collectCommands(input: JsonObject, session: string | undefined): Candidate[] {
   const found: Candidate[] = [];
-  // The tool's `command` runs in its working-directory field, when it has one (shell-line.ts, startDirectory).
+  // The tool's `command` also runs where its working-directory field or the session says (startsOf).
   const command = input['command'];
-  const start = startOf(input);
-  if (start !== '.' && (typeof command === 'string' || (Array.isArray(command) && command.length > 0 && command.every((word) => typeof word === 'string')))) {
-    for (const line of shellCommandList(command as string | readonly string[], start)) found.push({ path: 'command', target: '/command', value: line.text, derived: true });
+  if (typeof command === 'string' || (Array.isArray(command) && command.length > 0 && command.every((word) => typeof word === 'string'))) {
+    for (const start of startsOf(input, session)) {
+      for (const line of shellCommandList(command as string | readonly string[], start)) found.push({ path: 'command', target: '/command', value: line.text, derived: true });
+    }
   }
   const stack: { value: unknown; path: string; segments: (string | number)[] }[] = [{ value: input, path: '', segments: [] }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {

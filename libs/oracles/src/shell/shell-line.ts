@@ -12,8 +12,9 @@
  * followed too (zsh runs a pipeline's last command in the shell itself): reading a command at a
  * location it may not run at can only make a rule stricter. A `cd` that may have failed leaves
  * two candidate locations after its `&&` chain (see {@link settle}). Where the reader cannot
- * follow, the location is {@link UNKNOWN_DIRECTORY}. Nothing carries over from one line to the next: a shell
- * tool that keeps its working directory between calls is only followed within each call.
+ * follow, the location is {@link UNKNOWN_DIRECTORY}. Nothing carries over from one line to the next:
+ * where a line starts is the caller's to say (`start` of {@link shellCommandList}; permission-check
+ * reads a shell tool's working-directory field and the session's directory, `context.cwd`).
  *
  * Linear in the line's length per nesting level; nesting (`$(…)`, backticks, `sh -c`, `eval`) is
  * followed at most {@link MAX_DEPTH} levels deep, deeper text stays one word.
@@ -148,12 +149,13 @@ export function shellCommandList(line: string | readonly string[], start = '.'):
 
 /**
  * The directory a shell tool's own working-directory field names (`workdir` of Codex's `shell`,
- * `directory` of Gemini's `run_shell_command`), as a start for {@link shellCommandList}: an
- * absolute path or one under a home directory is followed, a relative one is under the shell's
- * own directory, anything else (`$X`, `..`) is {@link UNKNOWN_DIRECTORY}.
+ * `directory` of Gemini's `run_shell_command`), or the session's directory, as a start for
+ * {@link shellCommandList}: an absolute path or one under a home directory is followed, a relative
+ * one is under `from` (default: the shell's own directory), anything else (`$X`, `..` above a
+ * relative `from`) is {@link UNKNOWN_DIRECTORY}.
  */
-export function startDirectory(directory: string): string {
-  return directoryAfter('.', directory, { out: [], budget: MAX_LOCATION, deferred: false, moved: false, cdpath: false });
+export function startDirectory(directory: string, from = '.'): string {
+  return directoryAfter(from, directory, { out: [], budget: MAX_LOCATION, deferred: false, moved: false, cdpath: false });
 }
 
 /** `command`'s normal form without its redirection number `index`. */
