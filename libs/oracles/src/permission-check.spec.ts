@@ -481,6 +481,13 @@ describe("createPermissionCheck: the session's directory (context.cwd)", () => {
     expect(allowed('/home/u', 'shell', { command: ['rm', '-rf', 'build'], workdir: '/home/u/proj' })).toBe(true);
     expect(allowed(undefined, 'shell', { command: ['rm', '-rf', 'x'], workdir: '/tmp' })).toBe(true);
     expect(allowed(undefined, 'shell', { command: ['rm', '-rf', 'x', 'build'], workdir: '/work' })).toBe(false);
+    // Only a runtime's own field counts: Claude Code's Bash has no `workdir` and runs where the
+    // session is, so a model-written one must not make `rm -rf x` an `rm -rf /tmp/x`.
+    expect(allowed(undefined, 'Bash', { command: 'rm -rf x', workdir: '/tmp' })).toBe(false);
+    expect(allowed(undefined, 'Bash', { command: 'rm -rf x', cwd: '/tmp' })).toBe(false);
+    expect(allowed(undefined, 'shell', { command: ['rm', '-rf', 'x'], directory: '/tmp' })).toBe(false);
+    const gemini = createPermissionCheck({ allow: [{ tool: 'run_shell_command', input: '^rm -rf /tmp/[^ ]+$' }] });
+    expect(checkAt(gemini, undefined, 'run_shell_command', { command: 'rm -rf x', directory: '/tmp' })).toEqual([]);
   });
 
   it('deny rules come before allow entries: an allowed command read from the session directory is still denied', () => {

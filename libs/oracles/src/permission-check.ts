@@ -377,12 +377,14 @@ function allows(rule: CompiledMatch, call: CallView): boolean {
     if (typeof command !== 'string' && !(Array.isArray(command) && command.every((word) => typeof word === 'string'))) return false;
     // Read from the shell's own directory (relative paths as written: `^rm -rf (build|dist)$`
     // covers `rm -rf build` wherever it runs), or from the tool's working-directory field, where
-    // the tool runs it (`^rm -rf /tmp/` covers `rm -rf x` with `workdir: /tmp`). Never from the
-    // session's directory: the context says where the session is, and an agent that writes its
-    // own context must not widen what an allow entry covers (see sessionStart).
+    // the tool runs it (`^rm -rf /tmp/` covers `rm -rf x` with `workdir: /tmp`) — only for a tool
+    // whose runtime honours that field (HONOURED_DIRECTORY_FIELDS): a model can add `workdir` to
+    // any tool's input, and a runtime that ignores it runs the command where the session is.
+    // Never from the session's directory: the context says where the session is, and an agent
+    // that writes its own context must not widen what an allow entry covers (see sessionStart).
     const line = command as string | readonly string[];
     const covers = (commands: readonly ShellCommand[]) => commands.length > 0 && commands.every((one) => coversCommand(pattern, one));
-    const start = startOf(call.input);
+    const start = honouredStart(call.toolName, call.input);
     return covers(shellCommandList(line)) || (start !== '.' && covers(shellCommandList(line, start)));
   }
   const field = rule.field ?? (Object.hasOwn(KNOWN_TOOL_FIELDS, call.toolName) ? KNOWN_TOOL_FIELDS[call.toolName] : undefined);
@@ -485,6 +487,26 @@ function directoryField(input: JsonObject): JsonValue | undefined {
     if (value !== undefined && value !== null) return value;
   }
   return undefined;
+}
+
+/**
+ * The working-directory field each shell tool's runtime runs its command in (Codex's `shell` and
+ * `local_shell`: `workdir`; Gemini's `run_shell_command`: `directory`), by lower-case tool name.
+ * Deny rules read every field of WORKING_DIRECTORY_FIELDS on any tool (more readings can only add
+ * denials); allow entries read only these (see allows).
+ */
+const HONOURED_DIRECTORY_FIELDS: Readonly<Record<string, (typeof WORKING_DIRECTORY_FIELDS)[number]>> = {
+  shell: 'workdir',
+  local_shell: 'workdir',
+  run_shell_command: 'directory',
+};
+
+/** Where the runtime of `toolName` runs its command, from the field it honours (`.` without one; not a string: unknown). */
+function honouredStart(toolName: string, input: JsonObject): string {
+  const field = Object.hasOwn(HONOURED_DIRECTORY_FIELDS, toolName.toLowerCase()) ? HONOURED_DIRECTORY_FIELDS[toolName.toLowerCase()] : undefined;
+  const value = field === undefined ? undefined : input[field];
+  if (value === undefined || value === null) return '.';
+  return typeof value === 'string' ? startDirectory(value) : UNKNOWN_DIRECTORY;
 }
 
 /** Where a shell tool's command starts: its working-directory field read as `cd` would (`.` without one; not a string: unknown). */
