@@ -17,7 +17,6 @@ describe('visibleJson', () => {
       { skipped: undefined, date: new Date(0) },
     ];
     for (const value of values) expect(shown(value)).toBe(JSON.stringify(value, null, 2));
-    expect(visibleJson({ a: 1, b: [2, 3] }).lines).toBe(7);
   });
 
   it('shows markers inside strings and keys, and escapes the rest as JSON does', () => {
@@ -29,7 +28,7 @@ describe('visibleJson', () => {
   it('renders a deeply nested value without running out of stack', () => {
     let deep: unknown = 1;
     for (let k = 0; k < 2_000; k++) deep = { d: deep };
-    expect(visibleJson(deep).lines).toBe(4_001);
+    expect(shown(deep)).toBe(JSON.stringify(deep, null, 2));
   });
 });
 

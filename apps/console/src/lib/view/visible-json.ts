@@ -8,8 +8,6 @@ import { visiblePieces, type TextPiece } from './visible-text';
 
 export interface VisibleJson {
   pieces: TextPiece[];
-  /** Lines of the indented text (what the block's caption counts). */
-  lines: number;
 }
 
 const INDENT = '  ';
@@ -18,17 +16,15 @@ const INDENT = '  ';
 export function visibleJson(value: unknown): VisibleJson {
   // Through JSON first: toJSON, undefined members, NaN and the like end up exactly as the text has them.
   const text = JSON.stringify(value);
-  if (text === undefined) return { pieces: [], lines: 0 };
+  if (text === undefined) return { pieces: [] };
   const plain: unknown = JSON.parse(text);
   const out: TextPiece[] = [];
-  let lines = 1;
   const write = (chunk: string) => {
     const last = out.at(-1);
     if (last?.kind === 'text') last.text += chunk;
     else out.push({ kind: 'text', text: chunk });
   };
   const newline = (depth: number) => {
-    lines++;
     write(`\n${INDENT.repeat(depth)}`);
   };
   const string = (s: string) => {
@@ -83,7 +79,7 @@ export function visibleJson(value: unknown): VisibleJson {
       } else write(JSON.stringify(item));
     }
   }
-  return { pieces: out, lines };
+  return { pieces: out };
 }
 
 /** `\u202e` for each UTF-16 unit of `text`: how JSON writes a character so that it shows. */

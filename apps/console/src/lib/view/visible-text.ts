@@ -93,7 +93,16 @@ const SHORT: ReadonlyMap<number, string> = new Map([
  * separators, spaces other than U+0020, letters that draw as blank, and variation selectors.
  * A class with no quantifier: matching one character cannot backtrack.
  */
-const INVISIBLE = /^[\p{Cf}\p{Cc}\p{Cs}\p{Co}\p{Zl}\p{Zp}\p{Zs}\u034f\u115f\u1160\u2800\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]$/u;
+const INVISIBLE_CLASS = /^[\p{Cf}\p{Cc}\p{Cs}\p{Co}\p{Zl}\p{Zp}\p{Zs}\u115f\u1160\u2800\u3164\uffa0]$/u;
+
+/** The combining grapheme joiner and the variation selectors: combining marks that draw nothing. */
+function isInvisibleMark(code: number): boolean {
+  return code === 0x034f || (code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0100 && code <= 0xe01ef);
+}
+
+function isInvisible(code: number, ch: string): boolean {
+  return isInvisibleMark(code) || INVISIBLE_CLASS.test(ch);
+}
 const VARIATION_16 = 0xfe0f;
 const VARIATION_15 = 0xfe0e;
 const ZWJ = 0x200d;
@@ -165,6 +174,11 @@ function mixedWords(text: string): Set<number> {
   return starts;
 }
 
+function hasNonAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return true;
+  return false;
+}
+
 function plural(count: number, one: string, many: string): string {
   return count === 1 ? `1 ${one}` : `${count} ${many}`;
 }
@@ -182,7 +196,7 @@ export function visiblePieces(text: string): TextPiece[] {
     plainFrom = to;
   };
   // Lookalikes need the whole word; words are found first so this pass never looks back.
-  const mixed = /[^\x00-\x7f]/.test(text) ? mixedWords(text) : new Set<number>();
+  const mixed = hasNonAscii(text) ? mixedWords(text) : new Set<number>();
   let inMixedWord = false;
   let afterPictograph = false;
   let i = 0;
@@ -217,7 +231,7 @@ export function visiblePieces(text: string): TextPiece[] {
     const [code, size] = codePointAt(text, i);
     const ch = text.slice(i, i + size);
     if (mixed.has(i)) inMixedWord = true;
-    if (INVISIBLE.test(ch)) {
+    if (isInvisible(code, ch)) {
       // An emoji's own presentation selector and the joiner inside an emoji sequence are what they look like.
       const emojiPart = afterPictograph && (code === VARIATION_16 || code === VARIATION_15 || (code === ZWJ && PICTOGRAPHIC.test(String.fromCodePoint(text.codePointAt(i + 1) ?? 0))));
       if (emojiPart) {
@@ -246,7 +260,7 @@ export function visiblePieces(text: string): TextPiece[] {
       let end = i + size;
       let count = 1;
       while (end < text.length) {
-        const [next, nextSize] = codePointAt(text, end);
+        const [, nextSize] = codePointAt(text, end);
         if (!COMBINING.test(text.slice(end, end + nextSize))) break;
         end += nextSize;
         count++;
