@@ -6,6 +6,7 @@ import type { ProtocolState } from '@ahp/protocol';
 import { formatDeadline, formatTimestamp } from '@/lib/view/format';
 import type { DecisionNotice } from '@/lib/view/decision-outcome';
 import { requestHiddenText } from '@/lib/view/request-text';
+import { visibleText } from '@/lib/view/visible-text';
 import { JsonBlock } from '@/components/json-block';
 import { HiddenTextWarning, VisibleText } from '@/components/visible-text';
 import { PlanView } from '@/components/plan-view';
@@ -114,7 +115,7 @@ function Payload({ request }: { request: ProtocolState }) {
             ) : null}
           </p>
           {/* Shown whole, never in a scrolling box: the approve buttons come after all of it. */}
-          <JsonBlock value={request.payload.input} label={`Input of ${request.payload.tool}`} />
+          <JsonBlock value={request.payload.input} label={`Input of ${visibleText(request.payload.tool)}`} />
         </div>
       );
     }
