@@ -161,14 +161,15 @@ describe('console: validate, diff and rollback; dark theme and favicon; queue sh
     await docShot(phone, 'config-dark-phone');
   });
 
-  it('approval queue shortcuts: j/k select, a approves, r goes to the feedback and Ctrl+Enter rejects, ? shows the list; typing never triggers them', async () => {
+  it('approval queue shortcuts: j/k select, a approves (not a card warning of hidden characters), r goes to the feedback and Ctrl+Enter rejects, ? shows the list; typing never triggers them', async () => {
     const page = await operator('op-alice');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Approvals/ }).click();
     await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
     await liveReady(page);
 
     const first = planner.submitPlan(samplePlan('First plan'), { requestId: 'req_keys_first', approver: 'operators' });
-    const second = planner.submitPlan(samplePlan('Second plan'), { requestId: 'req_keys_second', approver: 'operators' });
+    // The second plan's title hides a zero-width space: its card warns, and a does not approve it.
+    const second = planner.submitPlan(samplePlan('Second\u200B plan'), { requestId: 'req_keys_second', approver: 'operators' });
     first.catch(() => undefined);
     second.catch(() => undefined);
     const card = (id: string) => page.locator(`article[data-request-id="${id}"]`);
@@ -202,6 +203,10 @@ describe('console: validate, diff and rollback; dark theme and favicon; queue sh
 
     await page.keyboard.press('j');
     expect(await selectedId()).toBe('req_keys_second');
+    expect(await card('req_keys_second').locator('[data-hidden-text-warning] code').allTextContents()).toEqual(['plan.title']);
+    await page.keyboard.press('a');
+    await page.getByText('This request contains hidden or unusual characters: read it, then approve with its Approve button (a does not approve it).').waitFor();
+    expect(await card('req_keys_second').getByRole('button', { name: 'Approve', exact: true }).isEnabled()).toBe(true);
     await page.keyboard.press('r');
     const feedback = card('req_keys_second').getByLabel('Feedback to the agent');
     expect(await page.evaluate<string | null>(`document.activeElement?.closest('article')?.getAttribute('data-request-id') + ' ' + document.activeElement?.getAttribute('data-field')`)).toBe('req_keys_second feedback');

@@ -6,12 +6,14 @@
  * get a page of their own that says why and, for a settled request, who decided.
  */
 import Link from 'next/link';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { DecisionLinkTokenSchema, type DecisionLinkInspectResponse, type ProtocolState } from '@ahp/protocol';
 import { isApiError } from '@/lib/api/client';
 import { inspectLink, redeemLink } from '@/lib/api/links';
 import { linkNotice, type LinkNotice } from '@/lib/view/link-refusal';
+import { requestHiddenText } from '@/lib/view/request-text';
 import { JsonBlock } from '@/components/json-block';
+import { HiddenTextWarning, VisibleText } from '@/components/visible-text';
 import { PlanView } from '@/components/plan-view';
 import { Loading } from '@/components/states';
 
@@ -48,13 +50,31 @@ function failure(error: unknown): View {
 }
 
 function What({ request }: { request: ProtocolState }) {
+  const hidden = useMemo(() => requestHiddenText(request), [request]);
+  return (
+    <>
+      <HiddenTextWarning report={hidden} />
+      <Asked request={request} />
+    </>
+  );
+}
+
+function Asked({ request }: { request: ProtocolState }) {
   switch (request.type) {
     case 'tool_approval':
       return (
         <>
           <p>
-            <strong>{request.sender}</strong> wants to call <code>{request.payload.tool}</code>
-            {request.payload.reason ? <> — {request.payload.reason}</> : null}
+            <strong>{request.sender}</strong> wants to call{' '}
+            <code>
+              <VisibleText text={request.payload.tool} />
+            </code>
+            {request.payload.reason ? (
+              <>
+                {' '}
+                — <VisibleText text={request.payload.reason} />
+              </>
+            ) : null}
           </p>
           <JsonBlock value={request.payload.input} label="Tool input" />
         </>
@@ -64,14 +84,18 @@ function What({ request }: { request: ProtocolState }) {
     case 'intervention':
       return (
         <p>
-          <strong>{request.sender}</strong> stopped and asks for a person: {request.payload.reason}
+          <strong>{request.sender}</strong> stopped and asks for a person: <VisibleText text={request.payload.reason} />
         </p>
       );
     case 'shutdown':
       return (
         <p>
           Shut down <strong>{request.sender}</strong>
-          {request.payload.reason ? <>: {request.payload.reason}</> : null}
+          {request.payload.reason ? (
+            <>
+              : <VisibleText text={request.payload.reason} />
+            </>
+          ) : null}
         </p>
       );
   }

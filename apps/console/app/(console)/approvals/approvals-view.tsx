@@ -124,7 +124,12 @@ export function ApprovalsView() {
       event.preventDefault();
       if (action === 'approve') {
         const button = card.querySelector<HTMLButtonElement>('button[data-action="approve"]');
-        if (button && !button.disabled) button.click();
+        const warning = card.querySelector<HTMLElement>('[data-hidden-text-warning]');
+        // A request with hidden characters is approved by its button only, once the operator has read it.
+        if (warning) {
+          warning.scrollIntoView({ block: 'nearest' });
+          setShortcutNote('This request contains hidden or unusual characters: read it, then approve with its Approve button (a does not approve it).');
+        } else if (button && !button.disabled) button.click();
         else setShortcutNote('This card cannot be approved from here (already settled, or not yours to decide).');
       } else {
         const feedback = card.querySelector<HTMLTextAreaElement>('textarea[data-field="feedback"]');

@@ -3,12 +3,14 @@
  * Approve, reject with feedback, or — for a tool approval — approve with an edited input. The
  * edited input is checked here as a JSON object before it is sent; the gateway checks it again.
  */
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useMemo, useState, type FormEvent } from 'react';
 import type { ApprovalScope, JsonObject, ProtocolState } from '@ahp/protocol';
 import { isApiError } from '@/lib/api/client';
 import { decideRequest, type Decision } from '@/lib/api/requests';
 import { noticeForDecision, noticeForRefusal, type DecisionNotice } from '@/lib/view/decision-outcome';
-import { parseJsonObjectInput, prettyJson } from '@/lib/view/json-input';
+import { parseJsonObjectInput } from '@/lib/view/json-input';
+import { editableJson } from '@/lib/view/visible-json';
+import { describeHiddenText } from '@/lib/view/visible-text';
 import { describeError } from '@/components/states';
 
 /** How a request was settled, as far as the page knows. */
@@ -32,10 +34,19 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
   const [feedback, setFeedback] = useState('');
   const [feedbackError, setFeedbackError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
-  const [edited, setEdited] = useState(() => (request.type === 'tool_approval' ? prettyJson(request.payload.input) : ''));
+  // Hidden characters start as \u escapes: a text area cannot mark them, and a bidi override would reorder the text edited.
+  const [edited, setEdited] = useState(() => (request.type === 'tool_approval' ? editableJson(request.payload.input) : ''));
   const [editError, setEditError] = useState<string | null>(null);
   const [busy, setBusy] = useState<null | 'approve' | 'reject' | 'edit'>(null);
   const [scope, setScope] = useState<ApprovalScope>('once');
+  // What the edited input would run with that does not show: escapes left in, or characters pasted in.
+  const editedHidden = useMemo(() => {
+    if (!editing) return null;
+    const parsed = parseJsonObjectInput(edited);
+    if (!parsed.ok) return null;
+    const report = describeHiddenText(parsed.value, 'input');
+    return report.count === 0 ? null : report;
+  }, [editing, edited]);
 
   const send = async (decision: Decision, which: 'approve' | 'reject' | 'edit') => {
     setBusy(which);
@@ -162,6 +173,13 @@ export function DecisionForm({ request, operatorId, onDone }: DecisionFormProps)
           {editError ? (
             <p id={`${ids}-input-error`} className="field-error" role="alert">
               {editError}
+            </p>
+          ) : null}
+          {editedHidden ? (
+            <p className="hint" data-edited-hidden={editedHidden.count}>
+              This input holds {editedHidden.count === 1 ? '1 hidden or unusual character / long whitespace run' : `${editedHidden.count} hidden or unusual characters / long whitespace runs`} (in{' '}
+              {editedHidden.places.map((place) => place.path).join(', ')}
+              {editedHidden.morePlaces > 0 ? ` and ${editedHidden.morePlaces} more` : ''}): invisible ones are written as <code>\u…</code> escapes above, and run as the characters they stand for.
             </p>
           ) : null}
           <div className="actions">

@@ -1,10 +1,14 @@
 'use client';
 /** One request of the queue: what is asked (a plan, a tool call, a shutdown), by whom, how old, until when, and the decision controls. */
 import Link from 'next/link';
+import { useMemo } from 'react';
 import type { ProtocolState } from '@ahp/protocol';
 import { formatDeadline, formatTimestamp } from '@/lib/view/format';
 import type { DecisionNotice } from '@/lib/view/decision-outcome';
+import { requestHiddenText } from '@/lib/view/request-text';
+import { visibleText } from '@/lib/view/visible-text';
 import { JsonBlock } from '@/components/json-block';
+import { HiddenTextWarning, VisibleText } from '@/components/visible-text';
 import { PlanView } from '@/components/plan-view';
 import { RequestStatusBadge } from '@/components/badges';
 import { Ago, Timestamp } from '@/components/time';
@@ -82,7 +86,11 @@ function Payload({ request }: { request: ProtocolState }) {
       const facts = ruleFacts(request.payload);
       return (
         <div className="tool">
-          {facts.reason ? <p className="reason">{facts.reason}</p> : null}
+          {facts.reason ? (
+            <p className="reason">
+              <VisibleText text={facts.reason} />
+            </p>
+          ) : null}
           {facts.rule || facts.onExpiry ? (
             <p className="muted">
               {facts.rule ? (
@@ -95,7 +103,10 @@ function Payload({ request }: { request: ProtocolState }) {
             </p>
           ) : null}
           <p>
-            Tool <code className="tool-name">{request.payload.tool}</code>
+            Tool{' '}
+            <code className="tool-name">
+              <VisibleText text={request.payload.tool} />
+            </code>
             {request.payload.hook_id ? (
               <span className="muted">
                 {' '}
@@ -103,28 +114,47 @@ function Payload({ request }: { request: ProtocolState }) {
               </span>
             ) : null}
           </p>
-          <JsonBlock value={request.payload.input} label={`Input of ${request.payload.tool}`} />
+          {/* Shown whole, never in a scrolling box: the approve buttons come after all of it. */}
+          <JsonBlock value={request.payload.input} label={`Input of ${visibleText(request.payload.tool)}`} />
         </div>
       );
     }
     case 'shutdown':
-      return <p>{request.payload.reason ? <>Reason: {request.payload.reason}</> : <span className="muted">No reason given.</span>}</p>;
+      return (
+        <p>
+          {request.payload.reason ? (
+            <>
+              Reason: <VisibleText text={request.payload.reason} />
+            </>
+          ) : (
+            <span className="muted">No reason given.</span>
+          )}
+        </p>
+      );
     case 'intervention':
       // Approve lets the agent continue (the feedback is its guidance); reject keeps it stopped.
       return (
         <div className="intervention">
           <p>
-            Stopped by <code>{request.payload.reason}</code>
+            Stopped by{' '}
+            <code>
+              <VisibleText text={request.payload.reason} />
+            </code>
             {request.payload.iteration === undefined ? null : <> after iteration {request.payload.iteration}</>}
             {request.payload.plan_step === undefined ? null : (
               <>
                 {' '}
-                on step <code>{request.payload.plan_step}</code>
+                on step{' '}
+                <code>
+                  <VisibleText text={request.payload.plan_step} />
+                </code>
               </>
             )}
             .
           </p>
-          <p>{request.payload.summary}</p>
+          <p>
+            <VisibleText text={request.payload.summary} />
+          </p>
           <p className="muted">Approve to let it continue (your feedback is its guidance); reject to keep it stopped.</p>
         </div>
       );
@@ -134,6 +164,7 @@ function Payload({ request }: { request: ProtocolState }) {
 export function RequestCard({ request, now, settlement, notice, deciderId, selected = false, onDecided, onDismiss }: RequestCardProps) {
   const headingId = `req-${request.request_id}`;
   const pending = settlement === undefined;
+  const hidden = useMemo(() => requestHiddenText(request), [request]);
   return (
     // Focusable from script only (tabIndex -1): the queue's j/k shortcuts move focus card to card.
     <article
@@ -168,6 +199,7 @@ export function RequestCard({ request, now, settlement, notice, deciderId, selec
           </dd>
         </div>
       </dl>
+      <HiddenTextWarning report={hidden} />
       <Payload request={request} />
       {notice ? (
         <p className={`notice notice-${notice.tone}`} role={notice.tone === 'success' ? 'status' : 'alert'}>

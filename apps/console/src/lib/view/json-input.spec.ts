@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonObjectInput, prettyJson } from './json-input';
+import { parseJsonObjectInput } from './json-input';
+import { editableJson } from './visible-json';
 
 describe('parseJsonObjectInput', () => {
   it('accepts a JSON object', () => {
     expect(parseJsonObjectInput('{"command": "ls -la", "cwd": "/tmp"}')).toEqual({ ok: true, value: { command: 'ls -la', cwd: '/tmp' } });
-    expect(parseJsonObjectInput(prettyJson({ a: [1, { b: null }] }))).toEqual({ ok: true, value: { a: [1, { b: null }] } });
+    expect(parseJsonObjectInput(editableJson({ a: [1, { b: null }], hidden: 'x\u202ey' }))).toEqual({ ok: true, value: { a: [1, { b: null }], hidden: 'x\u202ey' } });
   });
 
   it('says what is wrong with anything else', () => {

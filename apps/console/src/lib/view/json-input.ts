@@ -20,8 +20,3 @@ export function parseJsonObjectInput(text: string): JsonObjectInput {
   }
   return { ok: true, value: checked.data };
 }
-
-/** The input as the editor shows it: indented JSON. */
-export function prettyJson(value: unknown): string {
-  return JSON.stringify(value, null, 2);
-}

@@ -10,7 +10,7 @@ export type QueueAction = 'next' | 'previous' | 'approve' | 'reject' | 'help';
 export const QUEUE_SHORTCUTS: readonly { keys: string; action: QueueAction; does: string }[] = [
   { keys: 'j', action: 'next', does: 'next card' },
   { keys: 'k', action: 'previous', does: 'previous card' },
-  { keys: 'a', action: 'approve', does: 'approve the selected card' },
+  { keys: 'a', action: 'approve', does: 'approve the selected card (not one warning of hidden characters: read it, then use its button)' },
   { keys: 'r', action: 'reject', does: 'reject the selected card: the cursor goes to its feedback field; type why, then Ctrl+Enter (⌘+Enter) rejects' },
   { keys: '?', action: 'help', does: 'show or hide this list' },
 ];

@@ -22,4 +22,8 @@ describe('subjectParts', () => {
     expect(parts).toMatchObject({ moreChanges: 3, moreSuggestions: 3, suggestions: ['a'] });
     expect(subjectLine({ c: [['timeout', null, '30']] })).toBe('timeout: (none) → 30');
   });
+
+  it('writes the hidden characters of the one-line form as markers (it is a tooltip, and cannot mark them)', () => {
+    expect(subjectLine({ t: 'Bash', i: `{"command":"ls${' '.repeat(40)}; rm\u202E -rf ~"}` })).toBe('Bash {"command":"ls⟦40 spaces⟧; rm⟦U+202E⟧ -rf ~"}');
+  });
 });

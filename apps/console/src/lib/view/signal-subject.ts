@@ -3,6 +3,7 @@
  * timeline and the signal table show it. Pure: the component only lays these parts out, as text.
  */
 import type { SignalSubject } from '@ahp/protocol';
+import { visibleText } from './visible-text';
 
 /** One change of a control, ready to show: `before` reads "(none)" when the input did not have the field. */
 export interface SubjectChange {
@@ -49,7 +50,10 @@ export function subjectParts(subject: SignalSubject | undefined): SubjectParts |
   return parts;
 }
 
-/** The subject in one line of text (the table's title attribute, a screen reader's summary). */
+/**
+ * The subject in one line of text (the table's title attribute, a screen reader's summary), its
+ * hidden characters and long whitespace runs written as markers (a tooltip cannot style them).
+ */
 export function subjectLine(subject: SignalSubject | undefined): string {
   const parts = subjectParts(subject);
   if (parts === null) return '';
@@ -58,5 +62,5 @@ export function subjectLine(subject: SignalSubject | undefined): string {
   if (parts.what !== undefined) pieces.push(parts.what);
   if (parts.message !== undefined) pieces.push(`“${parts.message}”`);
   for (const change of parts.changes) pieces.push(`${change.target}: ${change.before} → ${change.after}`);
-  return pieces.join(' · ');
+  return visibleText(pieces.join(' · '));
 }

@@ -9,6 +9,7 @@ import { IntensityBadge, RequestStatusBadge } from '@/components/badges';
 import { PlanView } from '@/components/plan-view';
 import { SignalSubjectView } from '@/components/signal-subject';
 import { Timestamp } from '@/components/time';
+import { VisibleText } from '@/components/visible-text';
 
 const REQUEST_LABEL: Record<ProtocolState['type'], string> = { plan_approval: 'plan approval', tool_approval: 'tool approval', shutdown: 'shutdown', intervention: 'intervention' };
 
@@ -171,10 +172,18 @@ export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentI
             {request.type === 'tool_approval' ? (
               <>
                 {' '}
-                · tool <code>{request.payload.tool}</code>
+                · tool{' '}
+                <code>
+                  <VisibleText text={request.payload.tool} />
+                </code>
               </>
             ) : null}
-            {request.type === 'plan_approval' ? <> · “{request.payload.plan.title}”</> : null}
+            {request.type === 'plan_approval' ? (
+              <>
+                {' '}
+                · “<VisibleText text={request.payload.plan.title} />”
+              </>
+            ) : null}
           </p>
         );
       }
@@ -187,7 +196,12 @@ export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentI
               by <strong>{request.decided_by}</strong>
             </>
           ) : null}
-          {request.feedback ? <> — “{request.feedback}”</> : null}
+          {request.feedback ? (
+            <>
+              {' '}
+              — “<VisibleText text={request.feedback} />”
+            </>
+          ) : null}
           {request.modified_input ? <span className="muted"> · with an edited input</span> : null}
         </p>
       );

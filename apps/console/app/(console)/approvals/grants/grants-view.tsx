@@ -13,6 +13,7 @@ import { useRoleAllows } from '@/components/operator-context';
 import { describeError, Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
 import { Ago, Timestamp } from '@/components/time';
 import { ApprovalsTabs } from '../approvals-tabs';
+import { VisibleText } from '@/components/visible-text';
 
 function GrantRow({ grant, now, canRevoke, onRevoked }: { grant: ToolGrant; now: number; canRevoke: boolean; onRevoked(): void }) {
   const [busy, setBusy] = useState(false);
@@ -35,7 +36,19 @@ function GrantRow({ grant, now, canRevoke, onRevoked }: { grant: ToolGrant; now:
         {grant.agent} <code className="muted">{grant.session_id.slice(0, 12)}</code>
       </th>
       <td data-label="Covers">
-        <code>{grant.tool}</code> {grant.scope === 'session' ? <>with input <code>{grant.input ? JSON.stringify(grant.input) : grant.input_digest}</code></> : 'with any input'}
+        <code>
+          <VisibleText text={grant.tool} />
+        </code>{' '}
+        {grant.scope === 'session' ? (
+          <>
+            with input{' '}
+            <code>
+              <VisibleText text={grant.input ? JSON.stringify(grant.input) : (grant.input_digest ?? '')} />
+            </code>
+          </>
+        ) : (
+          'with any input'
+        )}
         {grant.rules?.length ? <div className="muted">asked by {grant.rules.join(', ')}</div> : null}
       </td>
       <td data-label="Granted">

@@ -14,6 +14,7 @@ import { RequestStatusBadge } from '@/components/badges';
 import { Empty, ErrorState, Loading, StaleNotice } from '@/components/states';
 import { Timestamp } from '@/components/time';
 import { ApprovalsTabs } from '../approvals-tabs';
+import { VisibleText } from '@/components/visible-text';
 
 const STATUSES: readonly HistoryFilters['status'][] = ['settled', 'approved', 'rejected', 'expired', 'cancelled'];
 const TYPES: readonly ProtocolState['type'][] = ['tool_approval', 'plan_approval', 'intervention', 'shutdown'];
@@ -117,15 +118,26 @@ export function HistoryView() {
                   </td>
                   <td data-label="By">{row.decidedBy ?? <span className="muted">nobody (deadline passed)</span>}</td>
                   <td data-label="Request">
-                    <code>{row.type}</code> from <strong>{row.sender}</strong>: {row.what}
+                    <code>{row.type}</code> from <strong>{row.sender}</strong>: <VisibleText text={row.what} />
                     <br />
                     <code className="muted">{row.requestId}</code>
                   </td>
                   <td data-label="Feedback and edits">
-                    {row.feedback ? <p>“{row.feedback}”</p> : null}
+                    {row.feedback ? (
+                      <p>
+                        “<VisibleText text={row.feedback} />”
+                      </p>
+                    ) : null}
                     {row.editedInput ? (
                       <p data-edited-input>
-                        ran <code>{row.editedInput}</code> instead of <code>{row.input}</code>
+                        ran{' '}
+                        <code>
+                          <VisibleText text={row.editedInput} />
+                        </code>{' '}
+                        instead of{' '}
+                        <code>
+                          <VisibleText text={row.input ?? ''} />
+                        </code>
                       </p>
                     ) : null}
                     {!row.feedback && !row.editedInput ? <span className="muted">–</span> : null}
