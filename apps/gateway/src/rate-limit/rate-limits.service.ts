@@ -98,7 +98,8 @@ export class RateLimitsService {
 
   /**
    * Takes one new session from the agent's new-session bucket, over all gateways: null when
-   * allowed, else the `E_RATE_LIMITED` error (`details.subject` `session`) to answer `hello` with.
+   * allowed, else the `E_RATE_LIMITED` error (`details.subject` `session`) the refusal carries.
+   * Asked by SessionOpener, before any session is written, whichever door starts it.
    */
   async checkNewSession(agentId: string): Promise<AhpError | null> {
     const limiter = this.newSessions;
