@@ -12,7 +12,7 @@
  * Cluster slot). It is built here rather than in `keys.ts` only because this file was added
  * alongside a concurrent change to `keys.ts`; it belongs in that table.
  */
-import { AgentEventSchema, IdSchema, TimelineEntrySchema, redactFreeText, type AgentEvent, type TimelineEntry } from '@ahp/protocol';
+import { AgentEventSchema, IdSchema, TeamActivityAttributionSchema, TimelineEntrySchema, redactFreeText, type AgentEvent, type TeamActivityAttribution, type TimelineEntry } from '@ahp/protocol';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
@@ -46,6 +46,8 @@ export interface TimelineAppend {
   /** The session the agent reported it in, when known. */
   sessionId?: string;
   event: AgentEvent;
+  /** Who sent a `team_activity` event and whether its names are verified: the gateway's, never the agent's. */
+  attribution?: TeamActivityAttribution;
   now: number;
 }
 
@@ -89,6 +91,13 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
       const event = redacted.data;
       const fields: Record<string, string> = { recorded_at: recordedAt, event: JSON.stringify(event) };
       if (input.sessionId !== undefined) fields['session_id'] = input.sessionId;
+      let attribution: TeamActivityAttribution | undefined;
+      if (input.attribution !== undefined) {
+        const parsed = TeamActivityAttributionSchema.safeParse(input.attribution);
+        if (!parsed.success) throw new StoreInputError(`timeline attribution for ${input.agentId} is invalid: ${describeIssues(parsed.error.issues)}`);
+        attribution = parsed.data;
+        fields['attribution'] = JSON.stringify(attribution);
+      }
       const [id] = (await redis
         .multi()
         .xAdd(key, '*', fields, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: maxLen } })
@@ -101,6 +110,7 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
         ...(input.sessionId === undefined ? {} : { session_id: input.sessionId }),
         recorded_at: recordedAt,
         event,
+        ...(attribution === undefined ? {} : { attribution }),
       };
     },
 
@@ -110,6 +120,7 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
       return (entries ?? []).map((entry) => {
         const fields = entry.message as Record<string, string>;
         const event = fields['event'] === undefined ? undefined : parseStoredJson(fields['event'], key, 'event');
+        const attribution = fields['attribution'] === undefined ? undefined : parseStoredJson(fields['attribution'], key, 'attribution');
         return parseStored(
           TimelineEntrySchema,
           {
@@ -118,6 +129,7 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
             ...(fields['session_id'] === undefined ? {} : { session_id: fields['session_id'] }),
             recorded_at: fields['recorded_at'],
             event,
+            ...(attribution === undefined ? {} : { attribution }),
           },
           key,
           entry.id,

@@ -132,6 +132,7 @@ export {
   SignalLogQuerySchema,
   SignalLogStatsQuerySchema,
   TimelineEntrySchema,
+  TeamActivityAttributionSchema,
   TimelineQuerySchema,
   TimelineResponseSchema,
   isFleetWide,
@@ -173,6 +174,7 @@ export type {
   SignalLogQuery,
   SignalLogStatsQuery,
   TimelineEntry,
+  TeamActivityAttribution,
   TimelineQuery,
   TimelineResponse,
 } from '../operator.js';
