@@ -109,7 +109,7 @@ export class RateLimitsService {
     const perMinute = Math.round(limiter.limit.ratePerSecond * 60 * 1e6) / 1e6;
     return makeError(
       'E_RATE_LIMITED',
-      `this agent started too many new sessions: at most ${perMinute} per minute (bursts of ${limiter.limit.burst}); resume your session (hello with session_id) or retry after ${decision.retryAfterMs} ms`,
+      `this agent started too many new sessions: at most ${perMinute} per minute (bursts of ${limiter.limit.burst}); a session that exists is not counted: resume one, or retry after ${decision.retryAfterMs} ms`,
       { limit: { sessions_per_minute: perMinute, burst: limiter.limit.burst }, subject: NEW_SESSION_RATE_KIND },
       { retryAfterMs: decision.retryAfterMs },
     );
