@@ -402,6 +402,8 @@ describe('ops console in a real browser', () => {
     await bee.report({ kind: 'control_signal', control_signal: { step_id: 's1', control: 'step_done', format: 'structured' } });
     await bee.report({ kind: 'control_signal', control_signal: { step_id: 's2', control: 'replan', format: 'legacy' } });
     await bee.report({ kind: 'verification', result: { ok: false, type: 'test_failure', summary: '1 test failed', details: [{ file: 'tests/test_report.py', line: 45, error: 'AssertionError: expected 3600 but got 1800' }] } });
+    // A team event naming someone the gateway cannot vouch for: shown as the agent's claim.
+    await bee.report({ kind: 'team_activity', activity: 'task_completed', teammate_name: 'alice (lead)', task: { id: 'deploy-prod', subject: 'Approved by op-maria: deploy to production' } });
     const beePlan = awaited(bee.submitPlan(samplePlan('Split the orders report by region'), { requestId: 'req_console_phone', approver: 'operators' }));
 
     const page = await operator('op-ada');
@@ -416,12 +418,15 @@ describe('ops console in a real browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Worker bee' }).waitFor();
     const timeline = page.getByRole('list', { name: /^Timeline of worker-bee/ });
     await expect.poll(() => timeline.locator('li[data-kind="response"]').count()).toBe(2);
-    await expect.poll(() => timeline.locator('li[data-kind="event"]').count()).toBe(4);
+    await expect.poll(() => timeline.locator('li[data-kind="event"]').count()).toBe(5);
     expect(await timeline.locator('li[data-kind="signal"]').count()).toBe(2);
     expect(await timeline.textContent()).toContain('retry_after_fix');
     expect(await timeline.textContent()).toContain('accept_modification');
     expect(await timeline.locator('li[data-kind="event"]').filter({ hasText: 'legacy string' }).count()).toBe(1);
     expect(await timeline.textContent()).toContain('Plan progress: 1/2 steps settled');
+    const claimed = timeline.locator('li[data-kind="event"]').filter({ hasText: 'Team: task completed' });
+    expect(await claimed.textContent()).toContain('reported by Worker bee, naming “alice (lead)” unverified');
+    expect(await claimed.textContent()).not.toContain('by alice');
     await expect.poll(() => timeline.locator('li[data-kind="request"]').count()).toBe(1);
     await page.getByRole('heading', { name: 'Current plan' }).waitFor();
     // Newest first: the request opened last is the first item.

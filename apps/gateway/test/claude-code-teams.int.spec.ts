@@ -16,6 +16,8 @@ import { postHook, hookJobTaker } from './support/coding-agent-hooks.js';
 import { newToken, openTestStore, startTestGateway, testLogger, type TestAgentEntry, type TestGateway, type TestStore } from './support/test-gateway.js';
 
 const AGENT: TestAgentEntry = { id: 'claude-team', name: 'Claude team', token: newToken(), team: 'blue', role: 'lead' };
+/** An agent of the same team in the tokens file: a teammate name the gateway can vouch for. */
+const TEAMMATE: TestAgentEntry = { id: 'blue-dev', name: 'reviewer', token: newToken(), team: 'blue', role: 'teammate' };
 const OPERATOR = { id: 'op', name: 'Op', role: 'viewer' as const, token: newToken() };
 const SESSION = randomUUID();
 const common = { session_id: SESSION, cwd: '/home/dev/app', transcript_path: '/home/dev/.claude/t.jsonl', permission_mode: 'default' };
@@ -24,7 +26,7 @@ let gw: TestGateway;
 let store: TestStore;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ name: 'claude-code-teams', agents: [AGENT], operators: [OPERATOR], env: { AHP_CLAUDE_CODE_DEADLINE_MS: '5000' } });
+  gw = await startTestGateway({ name: 'claude-code-teams', agents: [AGENT, TEAMMATE], operators: [OPERATOR], env: { AHP_CLAUDE_CODE_DEADLINE_MS: '5000' } });
   store = await openTestStore(gw.keyPrefix, testLogger());
 });
 
@@ -100,6 +102,23 @@ describe('agent-team events', () => {
         ]),
       );
       expect(events.find((event) => event.activity === 'teammate_idle')).not.toHaveProperty('held');
+    }, { timeout: 5_000, interval: 100 });
+  });
+
+  it('attributes each team event to the agent of the token; a teammate or team it does not know is the agent\'s claim', async () => {
+    const sender = { id: AGENT.id, name: AGENT.name, team: 'blue' };
+    // Claude Code's own names ("frontend", the session's "team-1") are not in the tokens file.
+    const entries = (await timeline()).filter((entry) => entry.event.kind === 'team_activity');
+    const completed = entries.find((entry) => entry.event.kind === 'team_activity' && entry.event.teammate_name === 'frontend');
+    expect(completed?.attribution).toEqual({ sender, names: 'claimed' });
+    // No names at all (the lead created the task): nothing to doubt.
+    const created = entries.find((entry) => entry.event.kind === 'team_activity' && entry.event.activity === 'task_created');
+    expect(created?.attribution).toEqual({ sender, names: 'verified' });
+    // An agent of the sender's team, in its team: verified, with who it is.
+    await decided({ ...common, hook_event_name: 'TeammateIdle', teammate_name: 'reviewer', team_name: 'blue' });
+    await vi.waitFor(async () => {
+      const idle = (await timeline()).find((entry) => entry.event.kind === 'team_activity' && entry.event.teammate_name === 'reviewer');
+      expect(idle?.attribution).toEqual({ sender, names: 'verified', teammate: { id: 'blue-dev', name: 'reviewer' } });
     }, { timeout: 5_000, interval: 100 });
   });
 

@@ -242,6 +242,24 @@ export const AgentListResponseSchema = z
   .meta({ id: 'AgentListResponse' });
 export type AgentListResponse = z.infer<typeof AgentListResponseSchema>;
 
+/**
+ * Who reported a `team_activity` event and whether its names can be trusted, set by the gateway
+ * (never by the agent) when it records the event. `sender` is the agent of the token that sent it,
+ * with its name and team in the tokens file at that time. `names` is `verified` when every name the
+ * event gives is one the gateway knows for the sender — `team_name` its team, `teammate_name` the
+ * sender or an agent of its team in the tokens file (by id or name; `teammate` is then that agent)
+ * — and `claimed` otherwise: the agent's own words, which the console shows as reported by the
+ * sender, never as who acted. An entry without it (recorded before the gateway set it) is a claim.
+ */
+export const TeamActivityAttributionSchema = z
+  .strictObject({
+    sender: z.strictObject({ id: IdSchema, name: ShortStringSchema, team: IdSchema.optional() }),
+    names: z.enum(['verified', 'claimed']),
+    teammate: z.strictObject({ id: IdSchema, name: ShortStringSchema }).optional(),
+  })
+  .meta({ id: 'TeamActivityAttribution', description: "Who sent a team_activity event, and whether its team and teammate names are the sender's own." });
+export type TeamActivityAttribution = z.infer<typeof TeamActivityAttributionSchema>;
+
 /** One recorded agent event: what the agent reported with an `event` frame, and when the gateway got it. */
 export const TimelineEntrySchema = z
   .strictObject({
@@ -251,6 +269,8 @@ export const TimelineEntrySchema = z
     session_id: IdSchema.optional(),
     recorded_at: TimestampSchema,
     event: AgentEventSchema,
+    /** On `team_activity` entries: who sent it and whether its names are verified (TeamActivityAttribution). */
+    attribution: TeamActivityAttributionSchema.optional(),
   })
   .meta({ id: 'TimelineEntry', description: "An event of an agent's timeline." });
 export type TimelineEntry = z.infer<typeof TimelineEntrySchema>;

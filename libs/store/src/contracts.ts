@@ -7,7 +7,6 @@
  * every Lua script compares the same numbers and tests control the clock.
  */
 import type {
-  AgentIdentity,
   ConfigVersionSummary,
   ConsumptionAction,
   InboxMessage,
@@ -263,19 +262,25 @@ export interface PresenceStore {
   listGateways(now: number): Promise<GatewayInfo[]>;
 }
 
-/** A session as `SessionStore.open` returns it. */
-export type SessionOutcome =
-  | { kind: 'created'; sessionId: string }
-  | { kind: 'resumed'; sessionId: string }
-  | { kind: 'foreign' };
-
 /**
  * Agent sessions: an id the SDK presents again after a reconnect. A session belongs to one agent;
- * it expires `ttlMs` after its last use.
+ * it expires `ttlMs` after its last use. Resuming and creating are two calls so that a caller can
+ * count a new session against a limit between them, before anything is written for it
+ * (`SessionOpener` in the gateway).
  */
 export interface SessionStore {
-  /** Resumes `requested` when it exists and belongs to the agent; creates `newId` otherwise (`foreign` when it belongs to another agent). */
-  open(agent: AgentIdentity, requested: string | undefined, newId: string, now: number, ttlMs: number): Promise<SessionOutcome>;
+  /**
+   * Resumes `sessionId` when it exists and is the agent's (its TTL restarts): `resumed`;
+   * `foreign` when it is another agent's, `missing` when it does not exist (unknown or expired) —
+   * both write nothing.
+   */
+  resume(agentId: string, sessionId: string, now: number, ttlMs: number): Promise<'resumed' | 'foreign' | 'missing'>;
+  /**
+   * Creates `sessionId` for the agent: `created`; `resumed` when it is the agent's already (a
+   * concurrent call created it first; its TTL restarts), `foreign` when it is another agent's
+   * (nothing changed).
+   */
+  create(agentId: string, sessionId: string, now: number, ttlMs: number): Promise<'created' | 'resumed' | 'foreign'>;
 }
 
 /**

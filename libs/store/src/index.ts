@@ -24,7 +24,6 @@ export type {
   PresenceStore,
   PresenceTouch,
   RuleCounterStore,
-  SessionOutcome,
   SessionStore,
   SignalResponseOutcome,
   SignalStore,

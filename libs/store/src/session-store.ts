@@ -1,8 +1,7 @@
 /**
  * SessionStore on Redis: one small hash per session (owner agent, created, last used).
  */
-import type { AgentIdentity } from '@ahp/protocol';
-import type { SessionOutcome, SessionStore } from './contracts.js';
+import type { SessionStore } from './contracts.js';
 import { StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, badReply } from './lua.js';
@@ -18,18 +17,17 @@ export interface SessionStoreOptions {
 }
 
 /**
- * Creates the Redis SessionStore. See {@link SessionStore} for the contract.
+ * Creates the Redis SessionStore. See {@link SessionStore} for the contract. Each call is one
+ * single-key script (Cluster-safe).
  *
- * Resuming `requested` and creating `newId` are two single-key steps (Cluster-safe): a requested
- * session that is unknown or expired is not an error, the agent simply gets `newId`.
- *
- * @throws StoreInputError when `newId` is already another agent's session (ids must be fresh
- *   random ids), or when an id cannot be part of a key.
+ * @throws StoreInputError for a TTL that is not a positive whole number of ms, or an id that
+ *   cannot be part of a key.
  */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const { redis, keys } = options;
 
-  async function run(sessionId: string, agentId: string, now: number, ttlMs: number, create: boolean): Promise<string> {
+  async function run(sessionId: string, agentId: string, now: number, ttlMs: number, create: boolean): Promise<'resumed' | 'foreign' | 'created' | 'missing'> {
+    if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new StoreInputError(`session TTL must be a positive integer of milliseconds, got ${ttlMs}`);
     const key = keys.session(sessionId);
     const reply = await sessionOpen.run(redis, [key], [agentId, now, ttlMs, create ? '1' : '0']);
     if (reply !== 'resumed' && reply !== 'foreign' && reply !== 'created' && reply !== 'missing') throw badReply(key, sessionOpen.name, reply);
@@ -37,16 +35,15 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   }
 
   return {
-    async open(agent: AgentIdentity, requested: string | undefined, newId: string, now: number, ttlMs: number): Promise<SessionOutcome> {
-      if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new StoreInputError(`session TTL must be a positive integer of milliseconds, got ${ttlMs}`);
-      if (requested !== undefined) {
-        const resumed = await run(requested, agent.id, now, ttlMs, false);
-        if (resumed === 'resumed') return { kind: 'resumed', sessionId: requested };
-        if (resumed === 'foreign') return { kind: 'foreign' };
-      }
-      const created = await run(newId, agent.id, now, ttlMs, true);
-      if (created === 'foreign') throw new StoreInputError(`new session id ${newId} is already another agent's session`);
-      return { kind: 'created', sessionId: newId };
+    async resume(agentId, sessionId, now, ttlMs) {
+      const reply = await run(sessionId, agentId, now, ttlMs, false);
+      if (reply === 'created') throw badReply(keys.session(sessionId), sessionOpen.name, reply);
+      return reply;
+    },
+    async create(agentId, sessionId, now, ttlMs) {
+      const reply = await run(sessionId, agentId, now, ttlMs, true);
+      if (reply === 'missing') throw badReply(keys.session(sessionId), sessionOpen.name, reply);
+      return reply;
     },
   };
 }

@@ -12,7 +12,7 @@
  * Cluster slot). It is built here rather than in `keys.ts` only because this file was added
  * alongside a concurrent change to `keys.ts`; it belongs in that table.
  */
-import { AgentEventSchema, IdSchema, TimelineEntrySchema, redactFreeText, silentLogger, type AgentEvent, type Logger, type TimelineEntry } from '@ahp/protocol';
+import { AgentEventSchema, IdSchema, TeamActivityAttributionSchema, TimelineEntrySchema, redactFreeText, silentLogger, type AgentEvent, type Logger, type TeamActivityAttribution, type TimelineEntry } from '@ahp/protocol';
 import { StoreDataError, StoreInputError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { parseStored, parseStoredJson } from './lua.js';
@@ -49,6 +49,8 @@ export interface TimelineAppend {
   /** The session the agent reported it in, when known. */
   sessionId?: string;
   event: AgentEvent;
+  /** Who sent a `team_activity` event and whether its names are verified: the gateway's, never the agent's. */
+  attribution?: TeamActivityAttribution;
   now: number;
 }
 
@@ -79,6 +81,7 @@ function positive(name: string, value: number): number {
 /** One stream entry as a timeline entry; StoreDataError naming the key and entry when it does not parse. */
 function parseEntry(key: string, agentId: string, entryId: string, fields: Record<string, string>): TimelineEntry {
   const event = fields['event'] === undefined ? undefined : parseStoredJson(fields['event'], key, entryId);
+  const attribution = fields['attribution'] === undefined ? undefined : parseStoredJson(fields['attribution'], key, entryId);
   return parseStored(
     TimelineEntrySchema,
     {
@@ -87,6 +90,7 @@ function parseEntry(key: string, agentId: string, entryId: string, fields: Recor
       ...(fields['session_id'] === undefined ? {} : { session_id: fields['session_id'] }),
       recorded_at: fields['recorded_at'],
       event,
+      ...(attribution === undefined ? {} : { attribution }),
     },
     key,
     entryId,
@@ -114,6 +118,13 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
       const event = redacted.data;
       const fields: Record<string, string> = { recorded_at: recordedAt, event: JSON.stringify(event) };
       if (input.sessionId !== undefined) fields['session_id'] = input.sessionId;
+      let attribution: TeamActivityAttribution | undefined;
+      if (input.attribution !== undefined) {
+        const parsed = TeamActivityAttributionSchema.safeParse(input.attribution);
+        if (!parsed.success) throw new StoreInputError(`timeline attribution for ${input.agentId} is invalid: ${describeIssues(parsed.error.issues)}`);
+        attribution = parsed.data;
+        fields['attribution'] = JSON.stringify(attribution);
+      }
       const [id] = (await redis
         .multi()
         .xAdd(key, '*', fields, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: maxLen } })
@@ -126,6 +137,7 @@ export function createTimelineStore(options: TimelineStoreOptions): TimelineStor
         ...(input.sessionId === undefined ? {} : { session_id: input.sessionId }),
         recorded_at: recordedAt,
         event,
+        ...(attribution === undefined ? {} : { attribution }),
       };
     },
 

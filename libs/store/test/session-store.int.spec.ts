@@ -1,5 +1,5 @@
 /**
- * SessionStore against the run's Redis: created, resumed, foreign.
+ * SessionStore against the run's Redis: resumed, created, foreign, missing.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StoreInputError, createRedisStores, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
@@ -24,26 +24,29 @@ beforeEach((context) => {
 });
 
 describe('SessionStore', () => {
-  const agent = { id: 'agent-1', name: 'Agent 1' };
-
   it('creates a session, resumes it for its agent, and refuses it to another', async () => {
-    await expect(stores.sessions.open(agent, undefined, 'sess-1', T0, TTL_MS)).resolves.toEqual({ kind: 'created', sessionId: 'sess-1' });
-    await expect(stores.sessions.open(agent, 'sess-1', 'sess-2', T0 + 1, TTL_MS)).resolves.toEqual({ kind: 'resumed', sessionId: 'sess-1' });
-    await expect(stores.sessions.open({ id: 'agent-2', name: 'Agent 2' }, 'sess-1', 'sess-3', T0 + 2, TTL_MS)).resolves.toEqual({ kind: 'foreign' });
-    expect(await redis.exists([keys.session('sess-2'), keys.session('sess-3')])).toBe(0);
+    await expect(stores.sessions.create('agent-1', 'sess-1', T0, TTL_MS)).resolves.toBe('created');
+    await expect(stores.sessions.resume('agent-1', 'sess-1', T0 + 1, TTL_MS)).resolves.toBe('resumed');
+    await expect(stores.sessions.resume('agent-2', 'sess-1', T0 + 2, TTL_MS)).resolves.toBe('foreign');
+    await expect(stores.sessions.create('agent-2', 'sess-1', T0 + 2, TTL_MS)).resolves.toBe('foreign');
+    expect(await redis.hGet(keys.session('sess-1'), 'agent_id')).toBe('agent-1');
   });
 
-  it('creates the new id when the requested session is unknown or expired, with the TTL restarting on use', async () => {
-    await expect(stores.sessions.open(agent, 'gone', 'sess-9', T0, TTL_MS)).resolves.toEqual({ kind: 'created', sessionId: 'sess-9' });
+  it('writes nothing when the session to resume does not exist', async () => {
+    await expect(stores.sessions.resume('agent-1', 'gone', T0, TTL_MS)).resolves.toBe('missing');
+    expect(await redis.exists(keys.session('gone'))).toBe(0);
+  });
+
+  it('answers resumed when the agent creates a session it already has, and restarts the TTL on use', async () => {
+    await stores.sessions.create('agent-1', 'sess-9', T0, TTL_MS);
     const ttl = await redis.pTTL(keys.session('sess-9'));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(TTL_MS);
-    await stores.sessions.open(agent, 'sess-9', 'unused', T0 + 1, TTL_MS * 10);
+    await expect(stores.sessions.create('agent-1', 'sess-9', T0 + 1, TTL_MS * 10)).resolves.toBe('resumed');
     expect(await redis.pTTL(keys.session('sess-9'))).toBeGreaterThan(TTL_MS);
   });
 
-  it('refuses a new id that is already taken by another agent', async () => {
-    await stores.sessions.open(agent, undefined, 'sess-1', T0, TTL_MS);
-    await expect(stores.sessions.open({ id: 'agent-2', name: 'Agent 2' }, undefined, 'sess-1', T0, TTL_MS)).rejects.toBeInstanceOf(StoreInputError);
+  it('refuses a TTL that is not a positive whole number of ms', async () => {
+    await expect(stores.sessions.create('agent-1', 'sess-1', T0, 0)).rejects.toBeInstanceOf(StoreInputError);
   });
 });

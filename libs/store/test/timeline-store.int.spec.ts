@@ -40,6 +40,15 @@ describe('TimelineStore', () => {
     expect(await timeline.read('nobody', 10)).toEqual([]);
   });
 
+  it("keeps a team activity's attribution, the gateway's, beside the agent's event", async () => {
+    const event: AgentEvent = { kind: 'team_activity', activity: 'task_completed', teammate_name: 'alice (lead)', task: { id: 't1', subject: 'deploy' } };
+    const attribution = { sender: { id: 'mallory', name: 'Mallory', team: 'web' }, names: 'claimed' as const };
+    const appended = await timeline.append({ agentId: 'mallory', event, attribution, now: Date.now() });
+    expect(appended.attribution).toEqual(attribution);
+    expect((await timeline.read('mallory', 1))[0]).toMatchObject({ event, attribution });
+    await expect(timeline.append({ agentId: 'mallory', event, attribution: { ...attribution, names: 'trusted' } as never, now: Date.now() })).rejects.toBeInstanceOf(StoreInputError);
+  });
+
   it('returns at most `limit` events, keeps roughly maxLen, and expires after the ttl', async () => {
     for (let i = 0; i < 120; i++) await timeline.append({ agentId: 'alice', event: stepDone(`s${i}`), now: Date.now() });
     expect((await timeline.read('alice', 3)).map((entry) => (entry.event.kind === 'control_signal' ? entry.event.control_signal.step_id : ''))).toEqual([

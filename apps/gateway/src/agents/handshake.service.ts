@@ -9,7 +9,6 @@ import {
   type HelloFrame,
   type WelcomeAgent,
 } from '@ahp/protocol';
-import type { SessionOutcome, SessionStore } from '@ahp/store';
 import { AgentAuthService } from '../auth/agent-auth.service.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { maxHookDeadline, type GatewayConfig } from '../config/gateway-config.js';
@@ -18,8 +17,7 @@ import { OperatorSignalsService } from '../operator-signals/operator-signals.ser
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { PresenceService } from '../presence/presence.service.js';
-import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
-import { SESSION_STORE } from '../store/store.tokens.js';
+import { SessionOpener, type SessionOpening } from '../sessions/session-opener.js';
 import type { AgentConnection } from '../connections/agent-connection.js';
 import { ConnectionRegistry } from '../connections/connection-registry.js';
 
@@ -38,7 +36,7 @@ export class HandshakeService {
   private readonly log: JsonLogger;
 
   constructor(
-    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(SessionOpener) private readonly sessions: SessionOpener,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(ConnectionRegistry) private readonly registry: ConnectionRegistry,
@@ -47,7 +45,6 @@ export class HandshakeService {
     @Inject(InboxService) private readonly inbox: InboxService,
     @Inject(AgentAuthService) private readonly auth: AgentAuthService,
     @Inject(OperatorSignalsService) private readonly operatorSignals: OperatorSignalsService,
-    @Inject(RateLimitsService) private readonly rateLimits: RateLimitsService,
   ) {
     this.log = logger.child({ component: 'handshake' });
   }
@@ -69,31 +66,18 @@ export class HandshakeService {
     }
 
     connection.helloInFlight = true;
-    let session: SessionOutcome;
+    let session: SessionOpening;
     try {
-      // Without a session id the hello surely starts a session: counted before it is written. The
-      // limiter fails open when Redis cannot be asked (opening the session then fails anyway).
-      const limited = frame.session_id === undefined ? await this.rateLimits.checkNewSession(connection.agentId) : null;
-      if (limited !== null) {
-        connection.helloInFlight = false;
-        this.refuse(connection, frame.id, limited);
-        return;
-      }
       session = await this.openSession(connection, frame.session_id, now);
-      // A session id that could not be resumed (expired, another agent's) became a new session:
-      // counted now. Refused, the fresh session record is simply never used and expires.
-      if (session.kind === 'created' && frame.session_id !== undefined) {
-        const late = await this.rateLimits.checkNewSession(connection.agentId);
-        if (late !== null) {
-          connection.helloInFlight = false;
-          this.refuse(connection, frame.id, late);
-          return;
-        }
-      }
     } catch (error) {
       connection.helloInFlight = false;
       connection.log.error({ error }, 'opening the session failed');
       connection.sendError(frame.id, makeError('E_UNAVAILABLE', 'the session could not be opened; send hello again shortly', undefined, { retryAfterMs: 1000 }));
+      return;
+    }
+    if (session.kind === 'limited') {
+      connection.helloInFlight = false;
+      this.refuse(connection, frame.id, session.error);
       return;
     }
     connection.helloInFlight = false;
@@ -157,15 +141,16 @@ export class HandshakeService {
   }
 
   /**
-   * Resumes the requested session when it is this agent's; otherwise starts a new one. A session
-   * id of another agent is not an error the client could act on (and saying so would confirm the
-   * id exists), so it simply gets a fresh session, `resumed: false`.
+   * Resumes the requested session when it is this agent's; otherwise starts a new one, counted
+   * against the agent's new-session limit (SessionOpener). A session id of another agent is not
+   * an error the client could act on (and saying so would confirm the id exists), so it simply
+   * gets a fresh session, `resumed: false`.
    */
-  private async openSession(connection: AgentConnection, requested: string | undefined, now: number): Promise<SessionOutcome> {
+  private async openSession(connection: AgentConnection, requested: string | undefined, now: number): Promise<SessionOpening> {
     const identity = connection.agent.identity;
-    const first = await this.sessions.open(identity, requested, randomUUID(), now, this.config.sessionTtlMs);
-    if (first.kind !== 'foreign') return first;
+    const first = await this.sessions.open(identity, requested, randomUUID(), now);
+    if (first.kind !== 'foreign' || requested === undefined) return first;
     this.log.warn({ agentId: identity.id, requestedSession: requested }, 'hello asked to resume a session of another agent; starting a new one');
-    return this.sessions.open(identity, undefined, randomUUID(), now, this.config.sessionTtlMs);
+    return this.sessions.open(identity, undefined, randomUUID(), now);
   }
 }

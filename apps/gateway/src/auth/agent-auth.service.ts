@@ -184,6 +184,11 @@ export class AgentAuthService implements OnModuleInit {
     return this.table.byId.get(agentId);
   }
 
+  /** The known, unrevoked agents of `team` (the tokens file as it is now). */
+  membersOf(team: string): AgentIdentity[] {
+    return [...this.table.byId.values()].filter((identity) => identity.team === team);
+  }
+
   /**
    * The agent id of `team`'s lead: the one known, unrevoked agent of the team with role `lead`.
    * Undefined when the team has none, or several (then no single answer is right).

@@ -4,12 +4,10 @@
  * AHP's answer kept a teammate working) next to the agent's signals and requests.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { awaitingApproval, type ClaudeCodeHookInput, type HookDecision, type TeamActivityEvent } from '@ahp/protocol';
-import type { TimelineStore } from '@ahp/store';
+import { awaitingApproval, type AgentIdentity, type ClaudeCodeHookInput, type HookDecision, type TeamActivityEvent } from '@ahp/protocol';
 import { LOGGER } from '../config/config.tokens.js';
-import { GatewayEvents } from '../events/gateway-events.js';
 import type { JsonLogger } from '../logging/json-logger.js';
-import { TIMELINE_STORE } from '../store/store.tokens.js';
+import { TimelineService } from '../timeline/timeline.service.js';
 import { approvalWaitReason, blockReason } from './claude-code-mapping.js';
 
 const ACTIVITIES = Object.freeze({ TeammateIdle: 'teammate_idle', TaskCreated: 'task_created', TaskCompleted: 'task_completed' } as const);
@@ -35,28 +33,29 @@ export function teamActivityEvent(input: ClaudeCodeHookInput, decision: HookDeci
   return event;
 }
 
-/** Appends the team events to the agent's timeline. Best effort: the timeline is a view, the hook's answer never waits on it failing. */
+/**
+ * Appends the team events to the agent's timeline, attributed to the agent of the token
+ * (TimelineService). Best effort: the timeline is a view, the hook's answer never waits on it failing.
+ */
 @Injectable()
 export class ClaudeCodeTeamActivity {
   private readonly log: JsonLogger;
 
   constructor(
-    @Inject(TIMELINE_STORE) private readonly timeline: TimelineStore,
-    @Inject(GatewayEvents) private readonly events: GatewayEvents,
+    @Inject(TimelineService) private readonly timeline: TimelineService,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
     this.log = logger.child({ component: 'claude-code-team-activity' });
   }
 
-  /** Records `input`'s team event, if it is one, for `agentId` in AHP session `sessionId`. Never throws. */
-  async record(agentId: string, sessionId: string, input: ClaudeCodeHookInput, decision: HookDecision, now: number = Date.now()): Promise<void> {
+  /** Records `input`'s team event, if it is one, for `agent` in AHP session `sessionId`. Never throws. */
+  async record(agent: AgentIdentity, sessionId: string, input: ClaudeCodeHookInput, decision: HookDecision, now: number = Date.now()): Promise<void> {
     const event = teamActivityEvent(input, decision);
     if (event === undefined) return;
     try {
-      const entry = await this.timeline.append({ agentId, sessionId, event, now });
-      this.events.emit('timelineRecorded', { entry });
+      await this.timeline.append(agent, sessionId, event, now);
     } catch (error) {
-      this.log.warn({ agentId, sessionId, activity: event.activity, error }, 'recording the team activity on the timeline failed');
+      this.log.warn({ agentId: agent.id, sessionId, activity: event.activity, error }, 'recording the team activity on the timeline failed');
     }
   }
 }

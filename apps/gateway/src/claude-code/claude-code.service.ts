@@ -31,7 +31,7 @@ export class ClaudeCodeService {
       claudeCodeDialect,
       agent,
       input,
-      { after: (sessionId, decision) => this.team.record(agent.id, sessionId, input, decision) },
+      { after: (sessionId, decision) => this.team.record(agent, sessionId, input, decision) },
       hold,
     );
     return output as ClaudeCodeHookOutput;

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { failurePolicyDecision, makeError, type AgentIdentity, type HookDecision } from '@ahp/protocol';
-import type { SessionStore } from '@ahp/store';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, type GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operator-api/api-error.js';
-import { SESSION_STORE } from '../store/store.tokens.js';
+import { SessionOpener, type SessionOpening } from '../sessions/session-opener.js';
 import { agentSessionId, type HookDialect } from './hook-dialect.js';
 import { HookAnswers } from './hook-answers.js';
 import { HookPresence } from './hook-presence.js';
@@ -50,7 +49,7 @@ export class CodingAgentHooks {
 
   constructor(
     @Inject(HooksService) private readonly hooks: HooksService,
-    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(SessionOpener) private readonly sessions: SessionOpener,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(HookPresence) private readonly presence: HookPresence,
@@ -69,7 +68,8 @@ export class CodingAgentHooks {
    * before a session or a hook is recorded for it — except a tool result (`post-tool-use`, the
    * tool already ran) whose text alone is too long: the trigger's failure policy decides, as on
    * the MCP route (tool-text.ts): closed refuses it, open evaluates what fits and says so in the
-   * answer. When the session cannot be opened (Redis down),
+   * answer. A new session over the agent's new-session limit is refused closed too, before
+   * anything is recorded for it (see below). When the session cannot be opened (Redis down),
    * the trigger's failure policy answers, as it does when the hook itself cannot be recorded: an
    * HTTP error would let the agent run the tool, so a fail-closed pre-tool hook gets an explicit deny.
    *
@@ -89,9 +89,9 @@ export class CodingAgentHooks {
     const { context, cut } = inspectable;
     if (cut.length > 0) this.log.warn({ ...fields, cut: cut.slice(0, 10) }, 'coding agent tool result evaluated partly (fail_open): too large to inspect in full');
     const sessionId = agentSessionId(dialect.sessionPrefix, agent.id, dialect.sessionKey(input));
-    let session;
+    let session: SessionOpening;
     try {
-      session = await this.sessions.open(agent, sessionId, sessionId, Date.now(), this.config.sessionTtlMs);
+      session = await this.sessions.open(agent, sessionId, sessionId);
     } catch (error) {
       this.log.error({ agentId: agent.id, client: dialect.client, sessionId, error }, 'opening the coding agent session failed; applying the failure policy');
       const decision = failurePolicyDecision({
@@ -105,6 +105,16 @@ export class CodingAgentHooks {
       return dialect.answer(input, decision);
     }
     if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
+    if (session.kind === 'limited') {
+      // An agent's new session over its new-session limit: nothing is recorded for it (no session,
+      // fleet row, pending answers, hook), and it is answered as the route answers a hook over the
+      // agent's frame limit — the dialect's fail-closed refusal, whatever the trigger's failure
+      // policy. A fail-open policy would let the tool calls of an agent that floods sessions
+      // (each one new Redis state an operator's approval can bind to) run unevaluated; an HTTP
+      // error would let the agent run them too. It resumes once the bucket refills.
+      this.log.info({ ...fields, retryAfterMs: session.error.retry_after_ms }, 'coding agent hook refused: its new session is over the new-session limit');
+      return dialect.refused(dialect.event(input), session.error);
+    }
     // The session is in the fleet before the hook is (the fleet row must exist for its activity).
     // The signals of the session's previous pre-tool hook are answered from this one (agents cannot answer them).
     const view = dialect.answerView(input);

@@ -467,7 +467,7 @@ const VARIABLES: Readonly<Record<GatewayEnvName, Omit<ConfigVariable, 'name'>>> 
     required: false,
     default: '60',
     description:
-      'New sessions one agent may start per minute on average, over all gateways (a token bucket in Redis): a hello without session_id, or whose session cannot be resumed; beyond AHP_AGENT_NEW_SESSION_BURST the hello is answered E_RATE_LIMITED with retry_after_ms (the connection stays open for another hello). Resuming a session is not counted. Decimals allowed; 0 switches the limit off.',
+      'New sessions one agent may start per minute on average, over all gateways (a token bucket in Redis): a hello without session_id or whose session cannot be resumed, a hook frame naming a new session_id, a coding agent hook of a new agent session, an MCP call with a new X-AHP-Session label. Beyond AHP_AGENT_NEW_SESSION_BURST the hello or hook frame is answered E_RATE_LIMITED with retry_after_ms (the connection stays open for another hello), a coding agent hook its fail-closed answer, an MCP call a JSON-RPC error; the session is not written. Resuming a session is not counted. Decimals allowed; 0 switches the limit off.',
   },
   AHP_AGENT_NEW_SESSION_BURST: { required: false, default: '60', description: 'New sessions one agent may start at once after a quiet period (see AHP_AGENT_NEW_SESSIONS_PER_MIN).' },
   AHP_OPERATOR_RATE_PER_S: {

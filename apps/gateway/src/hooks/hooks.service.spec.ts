@@ -1,11 +1,12 @@
 import { type HookDecision } from '@ahp/protocol';
-import { StoreInputError, type HookQueue, type HookStore, type SessionStore } from '@ahp/store';
+import { StoreInputError, type HookQueue, type HookStore } from '@ahp/store';
 import { JsonLogger } from '@ahp/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayEvents } from '../events/gateway-events.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 import type { RateLimitsService } from '../rate-limit/rate-limits.service.js';
+import type { SessionOpener } from '../sessions/session-opener.js';
 import type { HookTracing } from './hook-tracing.js';
 import { HooksService } from './hooks.service.js';
 import type { PlanGateService } from './plan-gate.js';
@@ -41,7 +42,7 @@ function serviceWith(enqueueError: Error): HooksService {
   const service = new HooksService(
     hooks,
     queue,
-    {} as SessionStore,
+    {} as SessionOpener,
     config,
     new JsonLogger({ level: 'error', write: () => undefined }),
     new DrainState(),

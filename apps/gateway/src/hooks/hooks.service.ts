@@ -12,7 +12,7 @@ import {
   type HookTrigger,
   type JsonObject,
 } from '@ahp/protocol';
-import { StoreInputError, type HookQueue, type HookStore, type SessionStore } from '@ahp/store';
+import { StoreInputError, type HookQueue, type HookStore } from '@ahp/store';
 import type { AgentConnection } from '../connections/agent-connection.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { failurePolicyFor, hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
@@ -22,7 +22,8 @@ import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { planRequiredError, unansweredError } from './hook-admission.js';
 import { PlanGateService } from './plan-gate.js';
-import { HOOK_QUEUE, HOOK_STORE, SESSION_STORE } from '../store/store.tokens.js';
+import { SessionOpener, type SessionOpening } from '../sessions/session-opener.js';
+import { HOOK_QUEUE, HOOK_STORE } from '../store/store.tokens.js';
 import { checkHookContext } from './hook-context-validation.js';
 import { hookQueuePriority } from './queue-priority.js';
 import { HookTracing } from './hook-tracing.js';
@@ -87,7 +88,7 @@ export class HooksService implements OnModuleDestroy {
   constructor(
     @Inject(HOOK_STORE) private readonly hooks: HookStore,
     @Inject(HOOK_QUEUE) private readonly queue: HookQueue,
-    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(SessionOpener) private readonly sessions: SessionOpener,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
     @Inject(DrainState) private readonly drain: DrainState,
@@ -122,18 +123,25 @@ export class HooksService implements OnModuleDestroy {
       connection.sendError(hookId, checked.error);
       return;
     }
-    let sessionId: string | null;
+    let session: string | SessionOpening;
     try {
-      sessionId = await this.resolveSession(connection, frame.session_id, now);
+      session = await this.resolveSession(connection, frame.session_id, now);
     } catch (error) {
       this.log.error({ agentId: connection.agentId, correlationId: hookId, error }, 'checking the hook session failed');
       connection.sendError(hookId, makeError('E_UNAVAILABLE', 'the hook session could not be checked; retry shortly', undefined, { retryAfterMs: 1000 }));
       return;
     }
-    if (sessionId === null) {
-      connection.fail(hookId, 'E_FORBIDDEN', `session ${frame.session_id ?? ''} belongs to another agent`);
+    if (typeof session !== 'string') {
+      if (session.kind === 'limited') {
+        // Answered like a hook over the agent's frame limit: the SDK waits retry_after_ms and re-sends.
+        this.log.info({ agentId: connection.agentId, correlationId: hookId, retryAfterMs: session.error.retry_after_ms }, 'hook refused: its new session is over the new-session limit');
+        connection.sendError(hookId, session.error);
+      } else {
+        connection.fail(hookId, 'E_FORBIDDEN', `session ${frame.session_id ?? ''} belongs to another agent`);
+      }
       return;
     }
+    const sessionId = session;
 
     // The client may shorten the deadline, never extend it past what the operator configured.
     const configured = hookDeadlineFor(this.config, frame.trigger);
@@ -462,15 +470,17 @@ export class HooksService implements OnModuleDestroy {
 
   /**
    * The session a hook belongs to: the connection's own, or — for a bridge that multiplexes
-   * several runs over one connection — another session of the same agent. Returns null when the
-   * named session belongs to someone else, so an agent cannot file hooks under another's run.
+   * several runs over one connection — another session of the same agent, opened (and, when new,
+   * counted against the new-session limit) by SessionOpener. Anything but a session id is the
+   * refusal: `foreign` when the named session belongs to someone else, so an agent cannot file
+   * hooks under another's run, or `limited`.
    */
-  private async resolveSession(connection: AgentConnection, requested: string | undefined, now: number): Promise<string | null> {
+  private async resolveSession(connection: AgentConnection, requested: string | undefined, now: number): Promise<string | SessionOpening> {
     const own = connection.sessionId;
     if (own === undefined) throw new Error('hook on a connection without a session');
     if (requested === undefined || requested === own || connection.extraSessions.has(requested)) return requested ?? own;
-    const outcome = await this.sessions.open(connection.agent.identity, requested, requested, now, this.config.sessionTtlMs);
-    if (outcome.kind === 'foreign') return null;
+    const outcome = await this.sessions.open(connection.agent.identity, requested, requested, now);
+    if (outcome.kind !== 'created' && outcome.kind !== 'resumed') return outcome;
     if (connection.extraSessions.size < MAX_CACHED_SESSIONS) connection.extraSessions.add(outcome.sessionId);
     return outcome.sessionId;
   }

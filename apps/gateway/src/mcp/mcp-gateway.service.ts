@@ -18,16 +18,15 @@ import {
   type McpGatewayConfig,
   type McpServerConfig,
 } from '@ahp/protocol';
-import type { SessionStore } from '@ahp/store';
 import type { CallToolResult, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
 import { hookDeadlineFor, type GatewayConfig } from '../config/gateway-config.js';
 import { HooksService } from '../hooks/hooks.service.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operator-api/api-error.js';
-import { SESSION_STORE } from '../store/store.tokens.js';
+import { SessionOpener, type SessionOpening } from '../sessions/session-opener.js';
 import { McpCallSlots } from './mcp-call-slots.js';
-import { compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, withToolFailurePolicy } from './mcp-results.js';
+import { McpRequestRefused, compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, withToolFailurePolicy } from './mcp-results.js';
 import { McpUpstreams, UpstreamError } from './mcp-upstreams.js';
 
 /** The config file could not be used; the gateway does not start with a half-read policy. */
@@ -118,7 +117,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(HooksService) private readonly hooks: HooksService,
-    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(SessionOpener) private readonly sessions: SessionOpener,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
@@ -274,18 +273,26 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
     return upstream;
   }
 
-  /** Opens (or resumes) the agent's MCP session; undefined when Redis cannot. @throws OperatorApiError for a foreign session. */
+  /**
+   * Opens (or resumes) the agent's MCP session; undefined when Redis cannot.
+   * @throws OperatorApiError for a foreign session; McpRequestRefused (the call's JSON-RPC error)
+   *   for a new session over the agent's new-session limit — nothing is recorded for it.
+   */
   private async session(agent: AgentIdentity, label: string): Promise<string | undefined> {
     const sessionId = mcpSessionId(agent.id, label);
+    let session: SessionOpening;
     try {
-      const session = await this.sessions.open(agent, sessionId, sessionId, Date.now(), this.config.sessionTtlMs);
-      if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
-      return session.sessionId;
+      session = await this.sessions.open(agent, sessionId, sessionId);
     } catch (error) {
-      if (error instanceof OperatorApiError) throw error;
       this.log.error({ agentId: agent.id, sessionId, error }, 'opening the MCP session failed');
       return undefined;
     }
+    if (session.kind === 'foreign') throw new OperatorApiError(makeError('E_FORBIDDEN', 'this session belongs to another agent'));
+    if (session.kind === 'limited') {
+      this.log.info({ agentId: agent.id, sessionId, retryAfterMs: session.error.retry_after_ms }, 'MCP call refused: its new session (X-AHP-Session) is over the new-session limit');
+      throw new McpRequestRefused(session.error);
+    }
+    return session.sessionId;
   }
 
   private evaluate(agent: AgentIdentity, sessionId: string, trigger: HookTrigger, context: JsonObject): Promise<HookDecision> {

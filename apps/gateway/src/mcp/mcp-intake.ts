@@ -28,6 +28,7 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import { httpStatusFor } from '../operator-api/api-error.js';
 import { RateLimitsService } from '../rate-limit/rate-limits.service.js';
 import { McpGatewayService } from './mcp-gateway.service.js';
+import { MCP_REFUSED_CODE, rpcErrorData } from './mcp-results.js';
 import { serverSdk } from './mcp-sdk.js';
 
 /** Where the MCP gateway is mounted; a server is `/v1/mcp/<server id>`. */
@@ -219,7 +220,7 @@ export class McpIntake {
     // A body not read to its end may be cut off below (the socket destroyed): the client must not
     // send its next request on this connection, or it would meet the reset.
     const closing = request.complete ? {} : { connection: 'close' };
-    this.sendJson(response, status, rpcError(-32000, error.message, error), { ...retry, ...closing, ...headers });
+    this.sendJson(response, status, rpcError(MCP_REFUSED_CODE, error.message, error), { ...retry, ...closing, ...headers });
     let read = 0;
     request.on('data', (chunk: Buffer) => {
       read += chunk.length;
@@ -238,5 +239,5 @@ export class McpIntake {
 
 /** A JSON-RPC error response without an id (the request was not read, or not valid). */
 function rpcError(code: number, message: string, error?: AhpError): JsonObject {
-  return { jsonrpc: '2.0', id: null, error: { code, message, ...(error === undefined ? {} : { data: { ahp: { code: error.code, ...(error.retry_after_ms === undefined ? {} : { retry_after_ms: error.retry_after_ms }) } } }) } };
+  return { jsonrpc: '2.0', id: null, error: { code, message, ...(error === undefined ? {} : { data: rpcErrorData(error) }) } };
 }

@@ -7,13 +7,40 @@
  * specification reserves protocol errors for malformed requests, and a tool error is what a client
  * hands to its model, so the model reads the reason and the way to resolve it. `_meta["ahp/decision"]`
  * carries the same facts for programs: why, which signals, and the pending approval request.
+ * The rate limits are the exception: a request over one is the client's to retry later, not the
+ * model's to reason about, so it is a JSON-RPC error (code {@link MCP_REFUSED_CODE}, the AHP code
+ * and `retry_after_ms` in `data.ahp`) — the message bucket's at the door (mcp-intake.ts), the
+ * new-session limit's for a call ({@link McpRequestRefused}).
  */
-import { REDACTED, awaitingApproval, redactSecrets, type FailurePolicy, type HookDecision, type JsonObject } from '@ahp/protocol';
+import { REDACTED, awaitingApproval, redactSecrets, type AhpError, type FailurePolicy, type HookDecision, type JsonObject } from '@ahp/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { advice, approvalWaitReason, blockReason } from '../coding-agents/decision-text.js';
 
 /** The `_meta` key under which a governed result says what AHP decided. */
 export const MCP_DECISION_META_KEY = 'ahp/decision';
+
+/** The JSON-RPC error code of AHP's refusals of a request (the implementation-defined server error range). */
+export const MCP_REFUSED_CODE = -32000;
+
+/** The `data` of a JSON-RPC error for an AHP refusal: `{ ahp: { code, retry_after_ms? } }`. */
+export function rpcErrorData(error: AhpError): JsonObject {
+  return { ahp: { code: error.code, ...(error.retry_after_ms === undefined ? {} : { retry_after_ms: error.retry_after_ms }) } };
+}
+
+/**
+ * Thrown by a request handler to refuse the request: the SDK's server answers it as the
+ * request's JSON-RPC error (its `code`, `message` and `data`), with the request's id.
+ */
+export class McpRequestRefused extends Error {
+  override readonly name = 'McpRequestRefused';
+  readonly code = MCP_REFUSED_CODE;
+  readonly data: JsonObject;
+
+  constructor(error: AhpError) {
+    super(error.message);
+    this.data = rpcErrorData(error);
+  }
+}
 
 /** Why a call was refused, as the `_meta` says it. */
 export type McpRefusalKind = 'blocked' | 'awaiting_approval' | 'approval_rejected' | 'approval_expired' | 'failure_policy' | 'upstream_error' | 'upstream_timeout' | 'result_withheld' | 'not_available' | 'too_many_calls';

@@ -1,14 +1,16 @@
 import { Global, Module } from '@nestjs/common';
+import { SessionOpener } from '../sessions/session-opener.js';
 import { RateLimitsService } from './rate-limits.service.js';
 
 /**
  * Rate limits shared by every gateway (Redis buckets): the agent endpoint's frame router, the
- * Claude Code hook route's intake and the operator API's auth guard ask it. Global, because the guard is provided by several feature
- * modules.
+ * Claude Code hook route's intake and the operator API's auth guard ask it; every path that
+ * starts a session opens it through {@link SessionOpener}, which counts it. Global, because the
+ * guard is provided by several feature modules.
  */
 @Global()
 @Module({
-  providers: [RateLimitsService],
-  exports: [RateLimitsService],
+  providers: [RateLimitsService, SessionOpener],
+  exports: [RateLimitsService, SessionOpener],
 })
 export class RateLimitModule {}

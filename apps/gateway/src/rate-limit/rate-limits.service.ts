@@ -98,7 +98,8 @@ export class RateLimitsService {
 
   /**
    * Takes one new session from the agent's new-session bucket, over all gateways: null when
-   * allowed, else the `E_RATE_LIMITED` error (`details.subject` `session`) to answer `hello` with.
+   * allowed, else the `E_RATE_LIMITED` error (`details.subject` `session`) the refusal carries.
+   * Asked by SessionOpener, before any session is written, whichever door starts it.
    */
   async checkNewSession(agentId: string): Promise<AhpError | null> {
     const limiter = this.newSessions;
@@ -108,7 +109,7 @@ export class RateLimitsService {
     const perMinute = Math.round(limiter.limit.ratePerSecond * 60 * 1e6) / 1e6;
     return makeError(
       'E_RATE_LIMITED',
-      `this agent started too many new sessions: at most ${perMinute} per minute (bursts of ${limiter.limit.burst}); resume your session (hello with session_id) or retry after ${decision.retryAfterMs} ms`,
+      `this agent started too many new sessions: at most ${perMinute} per minute (bursts of ${limiter.limit.burst}); a session that exists is not counted: resume one, or retry after ${decision.retryAfterMs} ms`,
       { limit: { sessions_per_minute: perMinute, burst: limiter.limit.burst }, subject: NEW_SESSION_RATE_KIND },
       { retryAfterMs: decision.retryAfterMs },
     );

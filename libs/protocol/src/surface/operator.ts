@@ -139,6 +139,7 @@ export {
   SignalLogQuerySchema,
   SignalLogStatsQuerySchema,
   TimelineEntrySchema,
+  TeamActivityAttributionSchema,
   TimelineQuerySchema,
   TimelineResponseSchema,
   isFleetWide,
@@ -185,6 +186,7 @@ export type {
   SignalLogQuery,
   SignalLogStatsQuery,
   TimelineEntry,
+  TeamActivityAttribution,
   TimelineQuery,
   TimelineResponse,
 } from '../operator.js';

@@ -1,10 +1,11 @@
 /** One line of an agent's timeline: a signal, a response, a reported event or a request. */
 import Link from 'next/link';
-import type { AgentEvent, ProtocolState } from '@ahp/protocol';
+import type { AgentEvent, ProtocolState, TimelineEntry } from '@ahp/protocol';
 import type { TimelineItem } from '@/lib/view/timeline-merge';
 import { planProgress } from '@/lib/view/timeline-merge';
 import { hookHref } from '@/lib/api/hooks';
 import { formatMs } from '@/lib/view/format';
+import { teamActivityView } from '@/lib/view/team-activity';
 import { IntensityBadge, RequestStatusBadge } from '@/components/badges';
 import { PlanView } from '@/components/plan-view';
 import { SignalSubjectView } from '@/components/signal-subject';
@@ -17,7 +18,8 @@ function target(request: ProtocolState): string {
   return request.target.kind === 'operators' ? 'operators' : request.target.agent;
 }
 
-function EventBody({ event }: { event: AgentEvent }) {
+function EventBody({ entry }: { entry: TimelineEntry }) {
+  const event = entry.event;
   switch (event.kind) {
     case 'control_signal': {
       const signal = event.control_signal;
@@ -83,33 +85,44 @@ function EventBody({ event }: { event: AgentEvent }) {
       );
     }
     case 'team_activity':
-      return (
-        <p>
-          Team: {TEAM_ACTIVITY_LABEL[event.activity]}
-          {event.teammate_name ? (
-            <>
-              {' '}
-              by <strong>{event.teammate_name}</strong>
-            </>
-          ) : null}
-          {event.task ? (
-            <>
-              {' '}
-              · task <code>{event.task.id}</code>
-              {event.task.subject ? <span className="muted"> {event.task.subject}</span> : null}
-            </>
-          ) : null}
-          {event.held ? <span className="badge badge-warning" title={event.held}>kept working</span> : null}
-        </p>
-      );
+      return <TeamActivityBody entry={entry} event={event} />;
   }
 }
 
-const TEAM_ACTIVITY_LABEL: Record<Extract<AgentEvent, { kind: 'team_activity' }>['activity'], string> = {
-  teammate_idle: 'teammate going idle',
-  task_created: 'task created',
-  task_completed: 'task completed',
-};
+/** A team event: a verified teammate as the agent it is, any other name as what the sender reported (lib/view/team-activity.ts). */
+function TeamActivityBody({ entry, event }: { entry: TimelineEntry; event: Extract<AgentEvent, { kind: 'team_activity' }> }) {
+  const view = teamActivityView(entry, event);
+  return (
+    <p>
+      Team: {view.label}
+      {view.by ? (
+        <>
+          {' '}
+          by <Link href={`/agents/${encodeURIComponent(view.by.id)}`}>{view.by.name}</Link>
+        </>
+      ) : null}
+      {event.task ? (
+        <>
+          {' '}
+          · task <code>{event.task.id}</code>
+          {event.task.subject ? <span className="muted"> {event.task.subject}</span> : null}
+        </>
+      ) : null}
+      {event.held ? <span className="badge badge-warning" title={event.held}>kept working</span> : null}
+      {view.claim ? (
+        <span className="muted" data-testid="team-claim">
+          {' '}
+          · reported by <strong>{view.claim.reportedBy}</strong>
+          {view.claim.teammate !== undefined ? <>, naming “{view.claim.teammate}”</> : null}
+          {view.claim.team !== undefined ? <>, team “{view.claim.team}”</> : null}{' '}
+          <span className="badge badge-warning" title="The agent wrote these names; AHP could not match them to its own team in the tokens file">
+            unverified
+          </span>
+        </span>
+      ) : null}
+    </p>
+  );
+}
 
 export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentId: string }) {
   switch (item.kind) {
@@ -152,7 +165,7 @@ export function TimelineItemView({ item, agentId }: { item: TimelineItem; agentI
         </p>
       );
     case 'event':
-      return <EventBody event={item.entry.event} />;
+      return <EventBody entry={item.entry} />;
     case 'request': {
       const request = item.request;
       const outgoing = request.sender === agentId;
