@@ -23,6 +23,7 @@
  * | `ahp:request:{<requestId>}`       | hash   | cas-request (state JSON, rev, teams, request_message_id; under Cluster also `followups`, the follow-ups a transition still owes) | request retention after it settles; never while pending |
  * | `ahp:request:{<requestId>}:history` | list | cas-request, record-refusal         | as its request                 |
  * | `ahp:requests:all`, `…:status:<s>`, `…:agent:{<agentId>}`, `…:team:{<team>}`, `…:target:operators`, `…:target:agent:{<agentId>}` | zset | cas-request (score = created ms) | members purged by `expireDue` after retention |
+ * | `ahp:requests:pending-sender:{<agentId>}` | zset | cas-request (score = created ms; its size is the per-sender cap's count, checked in the same script); under Cluster reserve-pending first | members removed when settled; under Cluster a reservation older than 60 s without its request is dropped by a sender at the cap |
  * | `ahp:requests:deadlines`          | zset   | cas-request (score = deadline ms)   | members removed when settled   |
  * | `ahp:requests:retention`          | zset   | cas-request (score = purge time)    | members removed by the purge   |
  * | `ahp:requests:events`             | stream | cas-request, record-refusal         | MAXLEN ~ (100k entries)        |
