@@ -65,6 +65,20 @@ async function approve(state: ProtocolState, extra: { modified_input?: Record<st
 }
 
 describe('ToolApprovalStore', () => {
+  it("answers too_many, opening nothing, for an agent at the request store's cap; concurrent opens never pass it; the same hook again finds its request", async () => {
+    const capped = createToolApprovalStore({ redis, keys, requests: createRedisStores({ redis, keys, teamOf: () => undefined, maxPendingRequestsPerAgent: 3 }).requests });
+    const hookIds = Array.from({ length: 12 }, () => randomUUID());
+    const outcomes = await Promise.all(
+      hookIds.map((hookId, i) => capped.open({ hookId, call: { ...CALL, input: { command: `rm -rf build${i}` } }, deadlineMs: 60_000, onExpiry: 'reject', rules: RULES, now: T0 })),
+    );
+    expect(outcomes.filter((outcome) => outcome.outcome === 'opened')).toHaveLength(3);
+    expect(outcomes.filter((outcome) => outcome.outcome === 'too_many')).toEqual(Array.from({ length: 9 }, () => ({ outcome: 'too_many', max: 3 })));
+    expect(await redis.zCard(keys.requestsByStatus('pending'))).toBe(3);
+    const openedAt = outcomes.findIndex((outcome) => outcome.outcome === 'opened');
+    const again = await capped.open({ hookId: hookIds[openedAt]!, call: { ...CALL, input: { command: `rm -rf build${openedAt}` } }, deadlineMs: 60_000, onExpiry: 'reject', rules: RULES, now: T0 });
+    expect(again.outcome).toBe('found');
+  });
+
   it('opens one request per hook, addressed to operators, carrying the call, its digest and the rule terms', async () => {
     const hookId = randomUUID();
     const first = await open(hookId);
