@@ -83,7 +83,7 @@ describe('ToolApprovalStore', () => {
     const hookId = randomUUID();
     const first = await open(hookId);
     expect(first.outcome).toBe('opened');
-    if (first.outcome === 'conflict') return;
+    if (first.outcome === 'conflict' || first.outcome === 'too_many') return;
     expect(first.state).toMatchObject({
       request_id: toolApprovalRequestId(hookId),
       type: 'tool_approval',
@@ -164,7 +164,7 @@ describe('ToolApprovalStore', () => {
 
   it('binds an approval to the agent, the session, the tool and the input', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     const state = opened.state;
     expect(approvalBindsTo(state, CALL)).toBe(true);
     expect(approvalBindsTo(state, { ...CALL, input: { cwd: '/repo', command: 'rm -rf build' } })).toBe(true);
@@ -177,7 +177,7 @@ describe('ToolApprovalStore', () => {
   it('finds the latest request for a call again, and nothing for another input or session', async () => {
     const first = await open(randomUUID());
     const second = await open(randomUUID());
-    if (first.outcome === 'conflict' || second.outcome === 'conflict') throw new Error('conflict');
+    if (first.outcome === 'conflict' || first.outcome === 'too_many' || second.outcome === 'conflict' || second.outcome === 'too_many') throw new Error('conflict');
     expect((await approvals.findForCall({ ...CALL, input: { cwd: '/repo', command: 'rm -rf build' } }))?.state.request_id).toBe(second.state.request_id);
     expect(await approvals.findForCall({ ...CALL, input: { command: 'rm -rf src' } })).toBeNull();
     expect(await approvals.findForCall({ ...CALL, sessionId: 'session-2' })).toBeNull();
@@ -187,7 +187,7 @@ describe('ToolApprovalStore', () => {
 
   it('consumes a settled request once: the first hook holds it, the same hook again too, another hook not', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     const id = opened.state.request_id;
     const h2 = randomUUID();
     expect(await approvals.consume(id, h2)).toEqual({ outcome: 'pending' });
@@ -202,7 +202,7 @@ describe('ToolApprovalStore', () => {
 
   it('lets exactly one of many concurrent consumers on two clients win', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     await approve(opened.state);
     const hooks = Array.from({ length: 20 }, () => randomUUID());
     const results = await Promise.all(hooks.map((hook, i) => (i % 2 === 0 ? approvals : approvals2).consume(opened.state.request_id, hook)));
@@ -214,7 +214,7 @@ describe('ToolApprovalStore', () => {
 
   it('an approval satisfies the rules only as the rule’s own request, decided by an operator, for the same rules and terms', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     const id = opened.state.request_id;
     expect(approvalRefusal((await approvals.get(id))!, CALL, TERMS)).toBeUndefined();
     await approve(opened.state);
@@ -255,7 +255,7 @@ describe('ToolApprovalStore', () => {
 
   it('expires a request that is due when asked, and leaves one that is not', async () => {
     const opened = await open(randomUUID(), CALL, T0, 1000);
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     expect((await approvals.settleIfDue(opened.state, T0 + 999)).status).toBe('pending');
     const settled = await approvals.settleIfDue(opened.state, T0 + 1000);
     expect(settled).toMatchObject({ status: 'expired', decided_at: new Date(T0 + 1000).toISOString() });
@@ -272,7 +272,7 @@ describe('ToolGrantStore', () => {
 
   async function approved(extra: { modified_input?: Record<string, string> } = {}, call: ToolCall = CALL): Promise<ProtocolState> {
     const opened = await open(randomUUID(), call, G0);
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     return approve(opened.state, extra, G0 + 1);
   }
 
@@ -310,7 +310,7 @@ describe('ToolGrantStore', () => {
 
   it('refuses to grant what is not an approved tool approval of a session', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     await expect(grants.grant({ state: opened.state, scope: 'session', grantedBy: 'op-1', ttlMs: TTL, now: G0 })).rejects.toThrow(StoreInputError);
   });
 
