@@ -37,6 +37,8 @@ const reservePending = new LuaScript('reserve-pending', RESERVE_PENDING_LUA);
  * once; one that died in between leaves a place nobody fills, which this frees.
  */
 const ORPHAN_RESERVATION_MS = 60_000;
+/** Places {@link ORPHAN_RESERVATION_MS} old checked at most per refused create. */
+const ORPHAN_CHECK_BATCH = 50;
 
 /**
  * Attempts of one transition before giving up. After create, every write settles the request, so
@@ -256,7 +258,8 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
       if (kind !== 'full') throw badReply(index, reservePending.name, reply);
       const count = Number(stringAt(reply, 1, index, reservePending.name));
       if (attempt > 0) return { full: count };
-      const old = await redis.zRange(index, '-inf', Date.now() - ORPHAN_RESERVATION_MS, { BY: 'SCORE' });
+      // The oldest few only: a refused create must stay cheap however large the cap.
+      const old = await redis.zRange(index, '-inf', Date.now() - ORPHAN_RESERVATION_MS, { BY: 'SCORE', LIMIT: { offset: 0, count: ORPHAN_CHECK_BATCH } });
       const exists = await Promise.all(old.map((id) => redis.exists(keys.request(id))));
       const orphans = old.filter((_, i) => exists[i] === 0);
       if (orphans.length === 0) return { full: count };
