@@ -349,7 +349,7 @@ describe('ops console in a real browser', () => {
     await expect(pending).resolves.toMatchObject({ status: 'approved', decidedBy: 'op-bob' });
   });
 
-  it('a viewer scoped to one team sees only that team in the fleet and the queue; the other team’s request and timeline are not found', async () => {
+  it('a viewer scoped to one team sees only that team in the fleet and the queue; the other team’s request and timeline are not found; an admin narrows the queue to one agent', async () => {
     const scribe = await agent('orders-scribe');
     const billing = await agent('billing-bot');
     const ours = awaited(scribe.submitPlan(samplePlan('Reconcile the orders ledger'), { requestId: 'req_console_scoped_orders', approver: 'operators' }));
@@ -380,6 +380,21 @@ describe('ops console in a real browser', () => {
     const ids = ((await queue.json()) as { requests: { request_id: string }[] }).requests.map((r) => r.request_id);
     expect(ids).toContain('req_console_scoped_orders');
     expect(ids).not.toContain('req_console_scoped_billing');
+
+    // An unscoped operator sees both agents' requests counted by agent, narrows the queue to one
+    // agent and widens it again; the queue is read oldest first (the earlier request comes first).
+    const ada = await operator('op-ada');
+    await approvals(ada);
+    const byAgent = ada.getByTestId('queue-by-agent');
+    await byAgent.locator('button[data-agent-id="billing-bot"]').click();
+    await card(ada, 'req_console_scoped_billing').waitFor();
+    await byAgent.getByText("Only billing-bot's requests.").waitFor();
+    expect(await card(ada, 'req_console_scoped_orders').count()).toBe(0);
+    await byAgent.getByRole('button', { name: 'Show every agent' }).click();
+    await card(ada, 'req_console_scoped_orders').waitFor();
+    const oldest = await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'GET', '/requests?status=pending&target=operators&order=oldest');
+    const order = (oldest.json as { requests: { request_id: string }[] }).requests.map((r) => r.request_id);
+    expect(order.indexOf('req_console_scoped_orders')).toBeLessThan(order.indexOf('req_console_scoped_billing'));
 
     for (const id of ['req_console_scoped_orders', 'req_console_scoped_billing']) {
       expect((await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'POST', `/requests/${id}/decision`, { approve: true })).status).toBe(200);

@@ -6,7 +6,8 @@
 // get a tool call allowed without the approval the rule asked the operators for — another agent's
 // approval, its lead's, its own request, a forged id, other arguments, a second use, a lenient
 // rule's approval, a viewer's decision, a revoked grant — and asserts the refusal AND that nothing
-// was recorded as allowed: the stored hook decision and the signal log of that hook.
+// was recorded as allowed: the stored hook decision and the signal log of that hook. An agent
+// flooding the operators with calls that need approval opens at most its cap of requests.
 import { randomUUID } from 'node:crypto';
 import { GrantRevokeResponseSchema, ProtocolStateSchema, RequestDecisionResponseSchema, ToolGrantSchema, type JsonObject, type ProtocolState } from '@ahp/protocol';
 import { connect, type AhpClient, type HookResult } from '@ahp/sdk';
@@ -52,6 +53,9 @@ ${
 
 /** Signal types of the approval flow that allow a call (an expiry allows only when it does not block). */
 const ALLOWING_TYPES = new Set(['approval-approved', 'approval-granted', 'approval-expired']);
+
+/** AHP_AGENT_MAX_PENDING_REQUESTS of the gateways and workers: above what the other tests open. */
+const MAX_PENDING = 60;
 const allows = (type: string | undefined, intensity: string | null | undefined) => type !== undefined && ALLOWING_TYPES.has(type) && intensity !== 'block';
 
 describe('approval adversaries: only the operators’ decision on the request the rule opened allows the call', () => {
@@ -74,8 +78,10 @@ describe('approval adversaries: only the operators’ decision on the request th
         { id: 'lead', name: 'Lead', team: 'ops', role: 'lead' },
         { id: 'mallory', name: 'Mallory', team: 'ops', role: 'teammate' },
         { id: 'bob', name: 'Bob', team: 'ops', role: 'teammate' },
+        { id: 'flooder', name: 'Flooder', team: 'ops', role: 'teammate' },
       ],
-      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_REQUEST_SWEEP_MS: '200' },
+      gatewayEnv: { AHP_OPERATOR_TOKENS_FILE: operators.file, AHP_REQUEST_SWEEP_MS: '200', AHP_AGENT_MAX_PENDING_REQUESTS: String(MAX_PENDING) },
+      workerEnv: { AHP_AGENT_MAX_PENDING_REQUESTS: String(MAX_PENDING) },
     });
     api.push(...system.stack.gateways.map((gateway) => operatorApi(gateway)));
     await allWorkersServe(system, await publishThroughStore(system, rulesConfig(false)));
@@ -165,6 +171,29 @@ describe('approval adversaries: only the operators’ decision on the request th
     const reply = await agent.next((frame) => 'id' in frame && frame.id === `answer-${requestId}`);
     expect(reply.type, JSON.stringify(reply)).toBe('ack');
   }
+
+  it('an agent flooding calls that need approval opens at most its cap of requests over two workers; every call beyond is blocked at once with the cause; deciding one makes room', async () => {
+    const flooder = await sdk('flooder');
+    const results: HookResult[] = [];
+    for (let batch = 0; batch < 7; batch++) {
+      results.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => call(flooder, 'bash', { command: `dropdb scratch_${batch * 10 + i}` })))));
+    }
+    const waiting = results.filter((result) => result.block?.awaitingApproval !== undefined);
+    const capped = results.filter((result) => result.block?.awaitingApproval === undefined);
+    expect(waiting).toHaveLength(MAX_PENDING);
+    expect(capped).toHaveLength(70 - MAX_PENDING);
+    for (const result of capped) {
+      expect(result.signals.find((signal) => signal.header.type === 'approval-required')?.context['approval']).toEqual({ status: 'unavailable', cause: 'too_many_pending', max: MAX_PENDING });
+    }
+    await expectRefused(capped[0]!);
+    const listed = await operatorCall(api[1]!, maria(), 'GET', '/requests?agent=flooder&status=pending&limit=500');
+    expect((listed.json as { requests: unknown[] }).requests).toHaveLength(MAX_PENDING);
+
+    // Another agent is still asked; once one of the flooder's requests is decided, its next call is too.
+    waitingOn(await call(await sdk('bob'), 'bash', { command: 'dropdb bobs_scratch' }));
+    await decide(waitingOn(waiting[0]!), { approve: false, feedback: 'one at a time' });
+    waitingOn(await call(flooder, 'bash', { command: 'dropdb scratch_after' }));
+  });
 
   it('a teammate’s own tool_approval approved by its lead does not satisfy a rule that asks the operators', async () => {
     const mallory = await sdk('mallory');

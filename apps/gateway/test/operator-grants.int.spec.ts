@@ -52,7 +52,7 @@ const RULES = ['pre-tool-use/risky/rm'];
 /** A tool approval as a rule would open it through the worker, for `agent` in `session`. */
 async function opened(session: string, input = { command: `rm -rf build-${randomUUID().slice(0, 8)}` }): Promise<ProtocolState> {
   const result = await approvals.open({ hookId: randomUUID(), call: { agentId: 'agent-1', sessionId: session, tool: 'bash', input }, deadlineMs: 60_000, onExpiry: 'reject', rules: RULES, now: Date.now() });
-  if (result.outcome === 'conflict') throw new Error('conflict');
+  if (result.outcome === 'conflict' || result.outcome === 'too_many') throw new Error('conflict');
   return result.state;
 }
 

@@ -97,6 +97,9 @@ export const ConfigSchema = z.object({
   AHP_NOTIFY_ATTEMPTS: wholeNumber(1, 20).default(5),
   AHP_NOTIFY_BACKOFF_MS: wholeNumber(10, 600_000).default(2_000),
   AHP_NOTIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
+  AHP_NOTIFY_AGENT_MAX_PER_WINDOW: wholeNumber(1, 10_000).default(10),
+  AHP_NOTIFY_AGENT_WINDOW_MS: wholeNumber(1_000, 86_400_000).default(60_000),
+  AHP_AGENT_MAX_PENDING_REQUESTS: wholeNumber(1, 100_000).default(100),
   AHP_REPLAY_LOG_MAX_ENTRIES: wholeNumber(0, 10_000_000).default(100_000),
   AHP_REPLAY_LOG_RETENTION_MS: wholeNumber(60_000, 90 * 24 * 3_600_000).default(7 * 24 * 3_600_000),
   AHP_REPLAY_LOG_MAX_CONTEXT_BYTES: wholeNumber(256, 1024 * 1024).default(16 * 1024),
@@ -226,6 +229,20 @@ const DOCS: Readonly<Record<ConfigVariable, Omit<ConfigOptionInfo, 'name' | 'req
     default: '10000',
     description: 'How long one notification attempt waits for the receiver to answer.',
   },
+  AHP_NOTIFY_AGENT_MAX_PER_WINDOW: {
+    default: '10',
+    description:
+      "Requests to operators of one agent notified one by one per window (AHP_NOTIFY_AGENT_WINDOW_MS), counted in Redis for all workers; the next one is notified once as a notice that the agent opens more, the rest of the window's are not notified (they wait in the console). docs/notifications.md.",
+  },
+  AHP_NOTIFY_AGENT_WINDOW_MS: {
+    default: '60000',
+    description: "The window of AHP_NOTIFY_AGENT_MAX_PER_WINDOW (fixed windows of this length, by the request's creation time).",
+  },
+  AHP_AGENT_MAX_PENDING_REQUESTS: {
+    default: '100',
+    description:
+      "Pending requests one agent may have, whoever opened them; set it to the gateways' value. The worker counts the tool approvals rules open: a call whose approval cannot be opened because its agent is at the cap is blocked at once (context.approval.cause too_many_pending). docs/hooks.md.",
+  },
   AHP_REPLAY_LOG_MAX_ENTRIES: {
     default: '100000',
     description: 'Evaluated hooks the replay log keeps (docs/hooks.md, "Replay a candidate configuration"), about 1 KB of Redis each; 0 records nothing (replays then find no traffic).',
@@ -296,6 +313,8 @@ export interface WorkerConfig {
   readonly metricsHost: string;
   /** Bearer token `GET /metrics` requires; undefined: open. */
   readonly metricsToken: string | undefined;
+  /** Most pending requests one agent may have; the tool approvals rules open count (docs/hooks.md). */
+  readonly agentMaxPendingRequests: number;
   /** Notification delivery (docs/notifications.md). */
   readonly notify: {
     /** The console's base URL without a trailing slash; undefined: notifications carry no link. */
@@ -311,6 +330,9 @@ export interface WorkerConfig {
     readonly vapidSubject: string;
     /** Web Push to http:// endpoints too (test stubs only). */
     readonly pushAllowHttp: boolean;
+    /** Requests of one agent notified one by one per window; the next is a notice, the rest wait in the console. */
+    readonly perAgentMax: number;
+    readonly perAgentWindowMs: number;
   };
   /** The replay log and replays (docs/hooks.md, "Replay a candidate configuration"). */
   readonly replay: {
@@ -385,6 +407,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     metricsPort: c.AHP_WORKER_METRICS_PORT,
     metricsHost: c.AHP_WORKER_METRICS_HOST,
     metricsToken: c.AHP_METRICS_TOKEN,
+    agentMaxPendingRequests: c.AHP_AGENT_MAX_PENDING_REQUESTS,
     notify: {
       consoleUrl: c.AHP_CONSOLE_URL,
       concurrency: c.AHP_NOTIFY_CONCURRENCY,
@@ -395,6 +418,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
       linkTtlMs: c.AHP_LINK_TTL_MS,
       vapidSubject: c.AHP_VAPID_SUBJECT,
       pushAllowHttp: c.AHP_PUSH_ALLOW_HTTP,
+      perAgentMax: c.AHP_NOTIFY_AGENT_MAX_PER_WINDOW,
+      perAgentWindowMs: c.AHP_NOTIFY_AGENT_WINDOW_MS,
     },
     replay: {
       maxEntries: c.AHP_REPLAY_LOG_MAX_ENTRIES,

@@ -37,6 +37,7 @@ import {
   createKeys,
   createNotificationQueue,
   createNotificationStore,
+  createNotificationThrottle,
   createNotificationWorker,
   createConfigReplayWorker,
   loadDecisionLinkSecret,
@@ -246,7 +247,9 @@ async function start(): Promise<void> {
   const keys = createKeys({ prefix: config.keyPrefix });
   // Every gateway and worker of a deployment agrees on the shard count (stored by the first one).
   const shards = await resolveHookQueueShardCount(redis, keys, config.hookQueueShards);
-  const stores = createRedisStores({ redis, keys, replicaAcks: createReplicaAcks(redis, config.redisWait, log), logger: log });
+  // The cap on an agent's pending requests counts the tool approvals rules open for it, as the
+  // gateways count its request frames (docs/hooks.md): a call past it is blocked, not asked.
+  const stores = createRedisStores({ redis, keys, replicaAcks: createReplicaAcks(redis, config.redisWait, log), logger: log, maxPendingRequestsPerAgent: config.agentMaxPendingRequests });
   const counters = createRuleCounterStore({ redis, keys });
   const runtime = createHooksConfigRuntime({
     store: createConfigStore({ redis, keys, logger: log }),
@@ -321,6 +324,8 @@ async function start(): Promise<void> {
   if (stopping) return;
   // Notifications (docs/notifications.md): routed from the request audit stream, delivered from their own queue.
   const notifications = createNotificationStore({ redis, keys });
+  // Per-agent throttle, shared in Redis by every worker: the first requests of a window one by one, then one digest.
+  const notifyThrottle = createNotificationThrottle({ redis, keys, maxPerWindow: config.notify.perAgentMax, windowMs: config.notify.perAgentWindowMs });
   // Decision links: the secret every gateway shares (AHP_LINK_SECRET, or the one the first process wrote to Redis).
   const linkSecret = await loadDecisionLinkSecret(redis, keys, config.notify.linkSecret);
   // Web Push: the deployment's VAPID keys (generated at first start, kept in Redis) and the operators' subscriptions.
@@ -333,6 +338,7 @@ async function start(): Promise<void> {
     logger: log,
     processor: createNotificationDelivery({
       store: notifications,
+      digestCount: (agentId, windowStartMs) => notifyThrottle.beyond(agentId, windowStartMs),
       env: process.env,
       timeoutMs: config.notify.timeoutMs,
       logger: log,
@@ -350,6 +356,7 @@ async function start(): Promise<void> {
     active: () => ({ config: runtime.active().notifications, version: runtime.active().version }),
     consoleUrl: config.notify.consoleUrl,
     logger: log,
+    throttle: notifyThrottle,
   });
   await notifyWorker.worker.waitUntilReady();
   await notifyDispatcher.start();

@@ -68,11 +68,15 @@ class MemoryApprovals implements Pick<ToolApprovalStore, 'open' | 'findForCall' 
   readonly settledBy = new Map<string, RequestActor>();
   /** Requests whose session grant was revoked (grant-revoke's mark), by grant id. */
   readonly revokedGrant = new Map<string, string>();
+  /** The request store's cap of pending requests per sender (undefined: none). */
+  maxPending: number | undefined;
 
   async open(input: Parameters<ToolApprovalStore['open']>[0]): ReturnType<ToolApprovalStore['open']> {
     const id = toolApprovalRequestId(input.hookId);
     const existing = this.requests.get(id);
     if (existing !== undefined) return approvalBindsTo(existing, input.call) ? { outcome: 'found', state: existing } : { outcome: 'conflict', state: existing };
+    const pending = [...this.requests.values()].filter((state) => state.sender === input.call.agentId && state.status === 'pending').length;
+    if (this.maxPending !== undefined && pending >= this.maxPending) return { outcome: 'too_many', max: this.maxPending };
     const state = createRequest({
       requestId: id,
       sender: input.call.agentId,
@@ -290,6 +294,20 @@ describe('tool approvals, first round', () => {
     const refusal = decision.signals.find((signal) => signal.header.type === 'approval-required');
     expect(refusal?.payload).toMatchObject({ level: 'blocking', reason: expect.stringContaining(`too large to show in an approval request at command: string longer than ${LIMITS.maxJsonString} characters`) as unknown });
     expect(approvals.requests.size).toBe(0);
+  });
+
+  it('an agent at its cap of pending requests: the call is blocked at once with the cause, opening none; another agent is still asked', async () => {
+    const { hook, approvals } = setup();
+    approvals.maxPending = 2;
+    for (const dir of ['a', 'b']) expect(awaitingApproval((await hook({ tool: { name: 'bash', input: { command: `rm -rf ${dir}` } } })).decision)).toBeDefined();
+    const { decision } = await hook({ tool: { name: 'bash', input: { command: 'rm -rf c' } } });
+    expect(decision).toMatchObject({ allowed: false, intensity: 'block', decided_by: 'oracles' });
+    expect(awaitingApproval(decision)).toBeUndefined();
+    const refusal = decision.signals.find((signal) => signal.header.type === 'approval-required');
+    expect(refusal?.context).toMatchObject({ rule: 'destructive-shell', approval: { status: 'unavailable', cause: 'too_many_pending', max: 2 } });
+    expect(refusal?.payload).toMatchObject({ level: 'blocking', resolvable: true, reason: expect.stringContaining('this agent already has 2 pending requests, the most it may have') as unknown });
+    expect(approvals.requests.size).toBe(2);
+    expect(awaitingApproval((await hook(RM, { agent: 'agent-2' })).decision)).toBeDefined();
   });
 
   it('a retried job of the same hook finds its request instead of opening another', async () => {

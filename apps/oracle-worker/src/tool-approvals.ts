@@ -373,7 +373,7 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       const decided = await fromSettled(earlier, 'found for the call');
       if (decided !== undefined) return decided;
     }
-    // 4. A new request for this hook. Its payload shows the input to a person and keeps to the
+    // 4. A new request for this hook (none when the agent is at its cap of pending requests). Its payload shows the input to a person and keeps to the
     // request limits (64 KiB a string), tighter than a hook's tool text (256 KiB): an input a
     // person cannot be shown cannot be approved, so the call is refused with the cause, not left
     // to fail the job until the deadline.
@@ -405,6 +405,24 @@ export function createToolApprovals(options: ToolApprovalsOptions): ToolApproval
       rules: terms.rules,
       now: deps.now(),
     });
+    if (opened.outcome === 'too_many') {
+      // Fail closed, at once: the call needs a person and none can be asked, so it is refused
+      // with the cause rather than left waiting for a request that does not exist.
+      logger.warn({ ...fields, max: opened.max }, 'tool call needs an approval, but its agent has the most pending requests it may have; blocking');
+      return rebuild(
+        outcomeSignal(
+          APPROVAL_SIGNAL_TYPES.required,
+          {
+            level: 'blocking',
+            decision: 'deny',
+            reason: reasonWith(reason, ` (it needs a person's approval, but this agent already has ${opened.max} pending requests, the most it may have)`),
+            resolvable: true,
+            resolution_path: ['wait until operators decide some of this agent\'s pending requests (or they expire), then send the call again'],
+          },
+          { status: 'unavailable', cause: 'too_many_pending', max: opened.max },
+        ),
+      );
+    }
     if (opened.outcome === 'conflict') {
       logger.error({ ...fields, requestId: opened.state?.request_id }, 'the approval request id of this hook is taken by a request for another call; blocking');
       return rebuild(

@@ -336,6 +336,22 @@ export const DecisionLinksSchema = z
 export type DecisionLinks = z.infer<typeof DecisionLinksSchema>;
 
 /**
+ * A digest of the per-agent notification throttle (docs/notifications.md, "Throttle per agent"):
+ * the agent opened more requests to operators in one window than are notified one by one. Sent
+ * once, when the window ends, in place of the first request over the limit (the job's `request`,
+ * which starts the count); `more` is counted when the digest is sent.
+ */
+export const NotificationDigestSchema = z.strictObject({
+  /** Requests of this agent notified one by one in the window. */
+  notified: z.int().positive(),
+  window_start: TimestampSchema,
+  window_end: TimestampSchema,
+  /** The agent's requests of the window that were not notified one by one (filled in when sent). */
+  more: z.int().positive().optional(),
+});
+export type NotificationDigest = z.infer<typeof NotificationDigestSchema>;
+
+/**
  * The JSON body a webhook channel posts (`event: request.waiting`). `sent_at` is the time of this
  * attempt and equals the `X-AHP-Timestamp` header: being inside the signed body, it lets a
  * receiver refuse replays of old deliveries.
@@ -354,6 +370,8 @@ export const NotificationBodySchema = z
     tier: z.int().min(0).max(10).optional(),
     /** One-tap decision links (docs/notifications.md "Decision links"), when the worker knows the console. */
     links: DecisionLinksSchema.optional(),
+    /** A per-agent digest instead of one request (then `request` is the first one it counts, and there are no links). */
+    digest: NotificationDigestSchema.optional(),
   })
   .meta({ id: 'NotificationBody', description: 'The JSON a webhook channel receives when a request waits for a person.' });
 export type NotificationBody = z.infer<typeof NotificationBodySchema>;
@@ -371,6 +389,8 @@ export const NotificationJobDataSchema = z.strictObject({
   tier: z.int().min(0).max(10).default(0),
   /** `admin`: the tier's links are for admins only. */
   role: z.literal('admin').optional(),
+  /** A per-agent digest, queued delayed to the end of its window. */
+  digest: NotificationDigestSchema.optional(),
 });
 export type NotificationJobData = z.output<typeof NotificationJobDataSchema>;
 /** A job as read back (defaults applied): the same as {@link NotificationJobData}. */

@@ -132,7 +132,7 @@ export function queryInt(min: number, max: number, fallback: number) {
 /**
  * Filters of `GET /v1/operator/requests`, as query parameters. `agent` matches the sender or
  * the target agent, `team` either party's team, `target` the addressee (`operators` or an agent
- * id). Unknown parameters are refused, so a typo never silently widens a listing.
+ * id), `order` newest (default) or oldest first. Unknown parameters are refused, so a typo never silently widens a listing.
  */
 export const ListRequestsQuerySchema = z
   .strictObject({
@@ -141,10 +141,16 @@ export const ListRequestsQuerySchema = z
     agent: IdSchema.optional(),
     team: IdSchema.optional(),
     target: IdSchema.optional(),
+    /**
+     * `newest` (the default) or `oldest` first. The console's approval queue reads the oldest
+     * pending requests first, so the earliest opened (with equal deadlines, the first to expire)
+     * are always among the listed, however many newer ones another agent opens.
+     */
+    order: z.enum(['newest', 'oldest']).optional(),
     /** @defaultValue 100 */
     limit: queryInt(1, MAX_LIST_LIMIT, 100),
   })
-  .meta({ id: 'ListRequestsQuery', description: 'Request list filters: status, type, agent, team, target, limit.' });
+  .meta({ id: 'ListRequestsQuery', description: 'Request list filters: status, type, agent, team, target, order (newest or oldest first), limit.' });
 export type ListRequestsQuery = z.infer<typeof ListRequestsQuerySchema>;
 
 /** Query of `GET /v1/operator/agents/:agentId/timeline`: the newest `limit` events. */

@@ -373,13 +373,14 @@ export interface RequestStore {
   recordPromptFallback(requestId: string, feedback: string, now: number): Promise<boolean>;
   /** Expires pending requests past their deadline and returns them; safe to run on every gateway at once. */
   expireDue(now: number, limit?: number): Promise<ProtocolState[]>;
-  /** Newest first. `agent` matches sender or target; `team` matches either party's team. */
+  /** Newest first (`order: 'oldest'`: oldest first). `agent` matches sender or target; `team` matches either party's team. */
   list(filter: {
     status?: RequestStatus;
     type?: RequestType;
     agent?: string;
     team?: string;
     target?: 'operators' | string;
+    order?: 'newest' | 'oldest';
     limit?: number;
   }): Promise<ProtocolState[]>;
   /** The agent's pending plan approval, if any: its tool calls are gated until it is decided. */

@@ -131,6 +131,8 @@ export {
   createNotificationStore,
 } from './notification-store.js';
 export type { NotificationDeliveryMeta, NotificationStore, NotificationStoreOptions } from './notification-store.js';
+export { createNotificationThrottle } from './notification-throttle.js';
+export type { NotificationThrottle, NotificationThrottleOptions, ThrottleAdmission } from './notification-throttle.js';
 export { MIN_LINK_SECRET_CHARS, claimDecisionLink, decisionLinkUse, loadDecisionLinkSecret, newLinkId, signDecisionLink, verifyDecisionLink } from './decision-links.js';
 export { MIN_REDACTION_KEY_CHARS, loadRedactionKey, redactionMarkerFor } from './redaction-key.js';
 export type { LinkCheck, LinkUse } from './decision-links.js';

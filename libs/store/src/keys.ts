@@ -23,6 +23,7 @@
  * | `ahp:request:{<requestId>}`       | hash   | cas-request (state JSON, rev, teams, request_message_id; under Cluster also `followups`, the follow-ups a transition still owes) | request retention after it settles; never while pending |
  * | `ahp:request:{<requestId>}:history` | list | cas-request, record-refusal         | as its request                 |
  * | `ahp:requests:all`, `…:status:<s>`, `…:agent:{<agentId>}`, `…:team:{<team>}`, `…:target:operators`, `…:target:agent:{<agentId>}` | zset | cas-request (score = created ms) | members purged by `expireDue` after retention |
+ * | `ahp:requests:pending-sender:{<agentId>}` | zset | cas-request (score = created ms; its size is the per-sender cap's count, checked in the same script); under Cluster reserve-pending first | members removed when settled; under Cluster a reservation older than 60 s without its request is dropped by a sender at the cap |
  * | `ahp:requests:deadlines`          | zset   | cas-request (score = deadline ms)   | members removed when settled   |
  * | `ahp:requests:retention`          | zset   | cas-request (score = purge time)    | members removed by the purge   |
  * | `ahp:requests:events`             | stream | cas-request, record-refusal         | MAXLEN ~ (100k entries)        |
@@ -71,6 +72,7 @@
  * | `ahp:redaction-key`               | string | hook queue: the key of the redaction markers' HMAC, by the first gateway (SET NX of 32 random bytes) unless `AHP_REDACTION_KEY` is set | never |
  * | `ahp:notify:link-secret`          | string | decision links: the first gateway or worker (SET NX of 32 random bytes) unless `AHP_LINK_SECRET` is set | never |
  * | `ahp:notify:link-used:{<jti>}`    | string | decision links: a link redeemed (SET NX: JSON of the operator and time) | when the link would have expired |
+ * | `ahp:notify:agent:{<agentId>}:<window start ms>` | hash | notification throttle (`notify-admit`: request id → its place among the agent's requests to operators of that window; `#n` places given) | window length + 24 h |
  * | `ahp:notify:vapid`                | string | Web Push: the VAPID key pair (JSON), by the first gateway or worker (SET NX) | never |
  * | `ahp:notify:push:{<operatorId>}`  | hash   | Web Push: the operator's subscriptions (SHA-256 of the endpoint → JSON) | never; a subscription the push service calls gone is removed |
  *
@@ -259,6 +261,8 @@ export interface StoreKeys {
   readonly vapidKeys: string;
   /** Hash of one operator's push subscriptions: SHA-256 of the endpoint → JSON. */
   pushSubscriptions(operatorId: string): string;
+  /** Hash of one agent's requests to operators created in one throttle window and their places (notification-throttle.ts). */
+  notificationWindow(agentId: string, windowStartMs: number): string;
 }
 
 /** What an id must look like to be part of a key: the protocol's IdSchema (UUIDs included). No braces, so no id can move a key to another hash tag. */
@@ -363,5 +367,6 @@ export function createKeys(options: KeysOptions = {}): StoreKeys {
     decisionLinkUsed: (jti: string) => `${prefix}:notify:link-used:{${part('link', jti)}}`,
     vapidKeys: `${prefix}:notify:vapid`,
     pushSubscriptions: (operatorId: string) => `${prefix}:notify:push:{${part('operator', operatorId)}}`,
+    notificationWindow: (agentId: string, windowStartMs: number) => `${prefix}:notify:agent:{${part('agent', agentId)}}:${windowStartMs}`,
   });
 }

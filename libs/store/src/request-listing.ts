@@ -1,5 +1,5 @@
 /**
- * Reading requests: one with its history, a filtered listing newest first (through the smallest
+ * Reading requests: one with its history, a filtered listing newest (or oldest) first (through the smallest
  * index among the filters), and the plan approval an agent's tool calls wait for.
  */
 import { RequestHistoryEntrySchema, type Logger, type ProtocolState } from '@ahp/protocol';
@@ -61,13 +61,14 @@ export function createRequestListing(redis: RedisClient, keys: StoreKeys, transi
         const sizes = await Promise.all(candidates.map((candidate) => redis.zCard(candidate)));
         index = candidates[sizes.indexOf(Math.min(...sizes))] ?? index;
       }
-      // Pages of ids newest first; a request settled or purged between two pages may be seen twice or
+      // Pages of ids newest (or oldest) first; a request settled or purged between two pages may be seen twice or
       // not at all, as with any paged listing of live data. `seen` keeps the answer free of duplicates.
+      const reverse = filter.order !== 'oldest';
       const page = Math.min(Math.max(limit * 2, 50), MAX_LIMIT);
       const found: ProtocolState[] = [];
       const seen = new Set<string>();
       for (let offset = 0; found.length < limit; offset += page) {
-        const ids = await redis.zRange(index, offset, offset + page - 1, { REV: true });
+        const ids = await redis.zRange(index, offset, offset + page - 1, reverse ? { REV: true } : undefined);
         const records = await Promise.all(ids.map((id) => listed(id)));
         for (const record of records) {
           if (record === null || seen.has(record.state.request_id) || !matches(record, filter)) continue;

@@ -39,10 +39,12 @@ export interface RequestStoreOptions extends RequestTransitionOptions {
   /** Where a stored request that does not parse is reported when a list or the sweep skips it. @defaultValue silent */
   logger?: Logger;
   /**
-   * Most pending requests one sender may have; `create` refuses another with TooManyRequestsError
-   * (a re-sent request that is already stored is answered as before). Counted before the write, so
-   * concurrent creates of one sender may pass it by a few.
-   * @defaultValue no limit (the gateway sets one for agents' `request` frames)
+   * Most pending requests one sender may have, whoever opened them (its `request` frames, the
+   * tool approvals rules open for it); `create` refuses another with TooManyRequestsError (a
+   * re-sent request that is already stored is answered as before). Counted by the script that
+   * writes the request (under Redis Cluster, reserved on the sender's tag just before), so
+   * concurrent creates never pass it.
+   * @defaultValue no limit (the gateway and the worker set AHP_AGENT_MAX_PENDING_REQUESTS)
    */
   maxPendingPerSender?: number;
 }
@@ -92,13 +94,6 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
   const maxPending = options.maxPendingPerSender;
   if (maxPending !== undefined && (!Number.isInteger(maxPending) || maxPending < 1)) throw new StoreInputError(`maxPendingPerSender must be a positive integer, got ${maxPending}`);
 
-  /** Refuses a new request of a sender at its limit; one round trip (ZCARD and EXISTS pipelined). */
-  async function checkPendingLimit(state: ProtocolState): Promise<void> {
-    if (maxPending === undefined) return;
-    const [count, exists] = await Promise.all([options.redis.zCard(options.keys.requestsPendingBySender(state.sender)), options.redis.exists(options.keys.request(state.request_id))]);
-    if (count >= maxPending && exists === 0) throw new TooManyRequestsError(state.sender, maxPending);
-  }
-
   async function refuse(state: ProtocolState, actor: RequestActor, at: string, why: string): Promise<void> {
     await note(state, actor, at, why);
   }
@@ -110,7 +105,6 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
       // Redacted first, then checked again (free-text.ts): the stored request must parse on every read.
       const valid = redactedRequest(checked.data);
       if (valid.status !== 'pending') throw new StoreInputError(`a new request is pending, not ${valid.status}`);
-      await checkPendingLimit(valid);
       const at = iso(now);
       const parties = [valid.sender, ...(valid.target.kind === 'agent' ? [valid.target.agent] : [])];
       const teams = [...new Set((await Promise.all(parties.map((party) => options.teamOf(party)))).filter((team) => team !== undefined))];
@@ -123,8 +117,10 @@ export function createRequestStore(options: RequestStoreOptions): RequestStore {
         actor: { kind: 'agent', id: valid.sender },
         at,
         ...(valid.target.kind === 'agent' ? { deliver: requestMessage(valid, valid.target.agent, at) } : {}),
+        ...(maxPending === undefined ? {} : { maxPending }),
       });
       if (written.kind === 'ok') return { created: true, state: valid };
+      if (written.kind === 'full') throw new TooManyRequestsError(valid.sender, maxPending ?? written.count);
       const current = written.current;
       // Only a revision other than 0 makes a create stale, so a request exists here.
       if (current === null) throw badReply(options.keys.request(valid.request_id), 'cas-request', written);

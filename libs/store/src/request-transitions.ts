@@ -16,7 +16,7 @@ import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
 import type { RequestEvent } from './request-events.js';
 import { settledMessage } from './request-messages.js';
 import { parseRecord, type StoredRequest } from './request-records.js';
-import { CAS_REQUEST_CORE_LUA, CAS_REQUEST_LUA, REQUEST_FOLLOWUPS_DONE_LUA, REQUEST_FOLLOWUPS_SWEPT_LUA } from './scripts/cas-request.lua.js';
+import { CAS_REQUEST_CORE_LUA, CAS_REQUEST_LUA, REQUEST_FOLLOWUPS_DONE_LUA, REQUEST_FOLLOWUPS_SWEPT_LUA, RESERVE_PENDING_LUA } from './scripts/cas-request.lua.js';
 import { INBOX_ACK_LUA } from './scripts/inbox-ack.lua.js';
 import { INBOX_SEND_LUA } from './scripts/inbox-send.lua.js';
 import { RECORD_REFUSAL_CORE_LUA, RECORD_REFUSAL_LUA } from './scripts/record-refusal.lua.js';
@@ -29,6 +29,16 @@ const followUpsSwept = new LuaScript('request-followups-swept', REQUEST_FOLLOWUP
 const recordRefusalCore = new LuaScript('record-refusal-core', RECORD_REFUSAL_CORE_LUA);
 const inboxSend = new LuaScript('inbox-send', INBOX_SEND_LUA);
 const inboxAck = new LuaScript('inbox-ack', INBOX_ACK_LUA);
+const reservePending = new LuaScript('reserve-pending', RESERVE_PENDING_LUA);
+
+/**
+ * Cluster mode: how old a place in a sender's pending index must be before a sender at its limit
+ * may drop it for lack of a request hash. A writer reserves the place, then writes the request at
+ * once; one that died in between leaves a place nobody fills, which this frees.
+ */
+const ORPHAN_RESERVATION_MS = 60_000;
+/** Places {@link ORPHAN_RESERVATION_MS} old checked at most per refused create. */
+const ORPHAN_CHECK_BATCH = 50;
 
 /**
  * Attempts of one transition before giving up. After create, every write settles the request, so
@@ -92,9 +102,15 @@ export interface Transition {
   actor: RequestActor;
   at: string;
   deliver?: InboxMessage;
+  /**
+   * Creating a pending request: the most pending requests its sender may have. Counted in the
+   * same script as the write (under Redis Cluster, reserved on the sender's tag first), so
+   * concurrent creates never pass it.
+   */
+  maxPending?: number;
 }
 
-export type TransitionResult = { kind: 'ok' } | { kind: 'stale'; current: StoredRequest | null };
+export type TransitionResult = { kind: 'ok' } | { kind: 'stale'; current: StoredRequest | null } | { kind: 'full'; count: number };
 
 /** See the module comment. */
 export interface RequestTransitions {
@@ -112,6 +128,17 @@ export interface RequestTransitions {
   retrying<T>(requestId: string, attempt: () => Promise<T | 'retry'>): Promise<T>;
   /** Cluster mode: removes `requestId` from the follow-ups sweep set unless a later transition (a higher score) re-added it. */
   forgetFollowUps(requestId: string, score: number): Promise<void>;
+}
+
+/** The sender and status of a state JSON a script returned, as far as it tells them (only to decide on a reservation). */
+function storedStateOf(raw: unknown): { sender?: unknown; status?: unknown } | undefined {
+  if (typeof raw !== 'string' || raw === '') return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null ? (value as { sender?: unknown; status?: unknown }) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Creates the transitions of the request store; see the module comment. */
@@ -210,6 +237,36 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
     await runFollowUps(stored.state, stored.teams, stored.incarnation, plan, planJson);
   }
 
+  /** The per-sender cap that applies to `t`: only a create of a pending request counts. */
+  function capOf(t: Transition): number | undefined {
+    return t.maxPending !== undefined && t.previous === undefined && t.expectedRev === '0' && t.next.status === 'pending' ? t.maxPending : undefined;
+  }
+
+  /**
+   * Cluster mode: takes the request's place in its sender's pending index if the sender is under
+   * `max` (reserve-pending). At the limit, places older than {@link ORPHAN_RESERVATION_MS} whose
+   * request does not exist (a writer died between reserving and writing) are dropped, and the
+   * reservation is tried once more.
+   */
+  async function reserve(state: ProtocolState, max: number): Promise<'held' | 'reserved' | { full: number }> {
+    const index = keys.requestsPendingBySender(state.sender);
+    const args = [state.request_id, Date.parse(state.created_at), max];
+    for (let attempt = 0; ; attempt++) {
+      const reply = arrayReply(await reservePending.run(redis, [index], args), index, reservePending.name);
+      const kind = stringAt(reply, 0, index, reservePending.name);
+      if (kind === 'held' || kind === 'reserved') return kind;
+      if (kind !== 'full') throw badReply(index, reservePending.name, reply);
+      const count = Number(stringAt(reply, 1, index, reservePending.name));
+      if (attempt > 0) return { full: count };
+      // The oldest few only: a refused create must stay cheap however large the cap.
+      const old = await redis.zRange(index, '-inf', Date.now() - ORPHAN_RESERVATION_MS, { BY: 'SCORE', LIMIT: { offset: 0, count: ORPHAN_CHECK_BATCH } });
+      const exists = await Promise.all(old.map((id) => redis.exists(keys.request(id))));
+      const orphans = old.filter((_, i) => exists[i] === 0);
+      if (orphans.length === 0) return { full: count };
+      await redis.zRem(index, orphans);
+    }
+  }
+
   /** Runs cas-request for one transition; on success notifies the recipient of the delivered message. */
   async function write(t: Transition): Promise<TransitionResult> {
     const { next } = t;
@@ -252,7 +309,9 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
       e.verdict,
       e.settledAtMs,
     ];
+    // Under Cluster the cap is reserve-pending's, and cas-request-core's ARGV[26] is the follow-ups.
     if (isClusterClient(redis)) return writeSplit(t, args);
+    args.push(capOf(t) ?? '');
     const reply = arrayReply(
       await casRequest.run(
         redis,
@@ -296,10 +355,23 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
       ...(t.deliver === undefined ? {} : { deliver: t.deliver }),
     };
     const planJson = JSON.stringify(plan);
+    const max = capOf(t);
+    let reserved = max === undefined ? 'held' : await reserve(next, max);
+    if (typeof reserved === 'object') {
+      // A request already stored under the id is answered as on one Redis (stale), not refused.
+      if ((await redis.exists(key)) === 0) return { kind: 'full', count: reserved.full };
+      reserved = 'held';
+    }
     // Written ahead: if this process dies after the compare-and-set, expireDue finds the request
     // here and runs what it still owes, even if nobody reads the request again.
     await redis.zAdd(keys.requestFollowUps, { score: Date.parse(t.at), value: id });
     const reply = arrayReply(await casRequestCore.run(redis, [key, keys.requestHistory(id)], [...args, planJson]), key, casRequestCore.name);
+    if (reserved === 'reserved' && stringAt(reply, 0, key, casRequestCore.name) !== 'ok') {
+      // The id was taken: the place this call reserved is not a pending request of this sender,
+      // unless the request under the id is one (a concurrent create of the same request).
+      const current = reply[0] === 'stale' ? storedStateOf(reply[2]) : undefined;
+      if (current?.status !== 'pending' || current.sender !== next.sender) await redis.zRem(keys.requestsPendingBySender(next.sender), id);
+    }
     if (stringAt(reply, 0, key, casRequestCore.name) === 'ok') {
       const rev = stringAt(reply, 1, key, casRequestCore.name);
       // The follow-ups deliver the change (inbox messages, the plan gate): replicated first.
@@ -338,6 +410,8 @@ export function createRequestTransitions(options: RequestTransitionOptions): Req
         const fields = [stringAt(reply, 2, key, casRequest.name), rev, stringAt(reply, 3, key, casRequest.name), ''];
         return { kind: 'stale', current: parseRecord(keys, id, fields) };
       }
+      case 'full':
+        return { kind: 'full', count: Number(stringAt(reply, 1, key, casRequest.name)) };
       case 'corrupt':
         throw new StoreDataError(key, 'request hash has no revision', { field: 'rev' });
       default:

@@ -7,7 +7,8 @@
  * - `open` is idempotent per hook: the request id is derived from the hook id, so a worker that
  *   evaluates the same hook again finds the request it opened. A request under that id with other
  *   terms (someone opened it first, with another input or another reason) is reported as a
- *   conflict, never used.
+ *   conflict, never used. An agent at the request store's cap of pending requests gets
+ *   `too_many` (counted atomically with the write), and nothing is opened.
  * - `consume` is atomic: of all hooks presenting one settled request, exactly one holds it; the
  *   same hook asking again gets the same answer (a retried job decides the same way). A request
  *   whose session grant was revoked is never used again: the revocation marks the request
@@ -32,7 +33,7 @@ import {
   type RequestHistoryEntry,
 } from '@ahp/protocol';
 import type { RequestStore } from './contracts.js';
-import { StoreInputError } from './errors.js';
+import { StoreInputError, TooManyRequestsError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript, arrayReply, badReply, stringAt } from './lua.js';
 import type { RedisClient } from './redis-client.js';
@@ -147,7 +148,9 @@ export interface OpenToolApprovalInput {
 export type OpenToolApprovalResult =
   | { readonly outcome: 'opened' | 'found'; readonly state: ProtocolState }
   /** The derived id is taken by a request that does not bind to this call; it must not be used. */
-  | { readonly outcome: 'conflict'; readonly state?: ProtocolState };
+  | { readonly outcome: 'conflict'; readonly state?: ProtocolState }
+  /** The agent has the most pending requests it may have (the request store's `maxPendingPerSender`): nothing was opened. */
+  | { readonly outcome: 'too_many'; readonly max: number };
 
 /** What {@link ToolApprovalStore.consume} answers. */
 export type ConsumeToolApprovalResult =
@@ -261,7 +264,13 @@ export function createToolApprovalStore(options: ToolApprovalStoreOptions): Tool
           rules: sortedRules(input.rules),
         },
       });
-      const created = await requests.create(state, now);
+      let created;
+      try {
+        created = await requests.create(state, now);
+      } catch (error) {
+        if (error instanceof TooManyRequestsError) return { outcome: 'too_many', max: error.max };
+        throw error;
+      }
       if ('outcome' in created) return { outcome: 'conflict' };
       if (!created.created && !sameTerms(created.state, state)) return { outcome: 'conflict', state: created.state };
       await indexToolApproval.run(redis, [keys.toolApprovalCalls(call.sessionId)], [callField(call, digest), state.request_id, input.deadlineMs + indexTtlMs]);

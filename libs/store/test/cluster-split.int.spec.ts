@@ -10,7 +10,7 @@
 import { startRedisCluster, type RedisClusterHandle } from '@ahp/embedded-redis';
 import { createRequest, isPolicyDrillDown, type HookDecision } from '@ahp/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, createHookDetailStore, createKeys, createRedisStores, createReplayLog, keySlot, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
+import { TooManyRequestsError, connectRedis, createHookDetailStore, createKeys, createRedisStores, createReplayLog, keySlot, type RedisClient, type RedisStores, type StoreKeys } from '../src/index.js';
 import { LuaScript } from '../src/lua.js';
 import { CAS_REQUEST_CORE_LUA } from '../src/scripts/cas-request.lua.js';
 import { DECIDE_HOOK_CORE_LUA } from '../src/scripts/decide-hook-split.lua.js';
@@ -204,6 +204,38 @@ describe('requests on a Redis Cluster', () => {
     await stores.requests.decide(requestId, approve, { kind: 'agent', id: 'lead' }, T0 + 3_000);
     expect(await stores.inboxes.pending('alice')).toHaveLength(1);
     expect(await auditLines(requestId)).toEqual([]);
+  });
+});
+
+describe('pending requests per sender on a Redis Cluster', () => {
+  function shutdownOf(requestId: string, sender: string, now: number) {
+    return createRequest({ requestId, sender, target: { kind: 'operators' }, now: new Date(now).toISOString(), type: 'shutdown', payload: { reason: 'done' } });
+  }
+
+  it('concurrent creates of one sender never pass the limit (reserved on the sender tag); a re-sent one is answered', async () => {
+    const capped = createRedisStores({ redis, keys, maxPendingRequestsPerAgent: 3 });
+    const sender = `mallory-${randomUUID().slice(0, 8)}`;
+    const now = Date.now();
+    const states = Array.from({ length: 20 }, (_, i) => shutdownOf(`req_${randomUUID().slice(0, 8)}-${i}`, sender, now));
+    const results = await Promise.allSettled(states.map((state) => capped.requests.create(state, now)));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(3);
+    expect(results.every((result) => result.status === 'fulfilled' || result.reason instanceof TooManyRequestsError)).toBe(true);
+    expect(await redis.zCard(keys.requestsPendingBySender(sender))).toBe(3);
+    const stored = states.find((_, i) => results[i]?.status === 'fulfilled');
+    if (stored === undefined) throw new Error('nothing created');
+    expect(await capped.requests.create(stored, now)).toEqual({ created: false, state: stored });
+  });
+
+  it('at the limit, frees a place a writer reserved and never filled (it died in between) once it is old enough', async () => {
+    const capped = createRedisStores({ redis, keys, maxPendingRequestsPerAgent: 1 });
+    const sender = `bob-${randomUUID().slice(0, 8)}`;
+    const now = Date.now();
+    await redis.zAdd(keys.requestsPendingBySender(sender), { score: now - 1_000, value: 'req_recent-orphan' });
+    await expect(capped.requests.create(shutdownOf(`req_${randomUUID().slice(0, 8)}`, sender, now), now)).rejects.toBeInstanceOf(TooManyRequestsError);
+    await redis.zAdd(keys.requestsPendingBySender(sender), { score: now - 120_000, value: 'req_recent-orphan' });
+    const state = shutdownOf(`req_${randomUUID().slice(0, 8)}`, sender, now);
+    expect(await capped.requests.create(state, now)).toEqual({ created: true, state });
+    expect(await redis.zRange(keys.requestsPendingBySender(sender), 0, -1)).toEqual([state.request_id]);
   });
 });
 

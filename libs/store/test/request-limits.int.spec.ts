@@ -49,7 +49,18 @@ describe('pending requests per sender', () => {
     expect(await redis.zCard(keys.requestsPendingBySender('mallory'))).toBe(1);
   });
 
-  it('no limit unless configured (the worker opens tool approvals without one)', async () => {
+  it('concurrent creates of one sender never pass the limit (counted in the writing script)', async () => {
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => stores.requests.create(shutdown(`req_c${i}`, 'mallory'), T0)));
+    const created = results.filter((result) => result.status === 'fulfilled');
+    const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+    expect(created).toHaveLength(2);
+    expect(refused).toHaveLength(18);
+    expect(refused.every((error) => error instanceof TooManyRequestsError)).toBe(true);
+    expect(await redis.zCard(keys.requestsPendingBySender('mallory'))).toBe(2);
+    expect(await redis.zCard(keys.requestsByStatus('pending'))).toBe(2);
+  });
+
+  it('no limit unless configured', async () => {
     const unlimited = createRedisStores({ redis, keys, teamOf: () => undefined });
     for (let i = 0; i < 5; i++) await unlimited.requests.create(shutdown(`req_${i}`, 'lead'), T0);
     expect(await redis.zCard(keys.requestsPendingBySender('lead'))).toBe(5);

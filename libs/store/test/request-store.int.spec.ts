@@ -320,6 +320,9 @@ describe('list', () => {
     const ids = async (filter: Parameters<RedisStores['requests']['list']>[0]) => (await stores.requests.list(filter)).map((state) => state.request_id);
     expect(await ids({})).toEqual(['req_d', 'req_c', 'req_b', 'req_a']);
     expect(await ids({ limit: 2 })).toEqual(['req_d', 'req_c']);
+    // Oldest first (the console's approval queue): the earliest opened are the ones a limit keeps.
+    expect(await ids({ status: 'pending', order: 'oldest', limit: 2 })).toEqual(['req_a', 'req_c']);
+    expect(await ids({ order: 'oldest' })).toEqual(['req_a', 'req_b', 'req_c', 'req_d']);
     expect(await ids({ status: 'pending' })).toEqual(['req_d', 'req_c', 'req_a']);
     expect(await ids({ status: 'approved' })).toEqual(['req_b']);
     expect(await ids({ type: 'plan_approval' })).toEqual(['req_d', 'req_b']);

@@ -65,11 +65,25 @@ async function approve(state: ProtocolState, extra: { modified_input?: Record<st
 }
 
 describe('ToolApprovalStore', () => {
+  it("answers too_many, opening nothing, for an agent at the request store's cap; concurrent opens never pass it; the same hook again finds its request", async () => {
+    const capped = createToolApprovalStore({ redis, keys, requests: createRedisStores({ redis, keys, teamOf: () => undefined, maxPendingRequestsPerAgent: 3 }).requests });
+    const hookIds = Array.from({ length: 12 }, () => randomUUID());
+    const outcomes = await Promise.all(
+      hookIds.map((hookId, i) => capped.open({ hookId, call: { ...CALL, input: { command: `rm -rf build${i}` } }, deadlineMs: 60_000, onExpiry: 'reject', rules: RULES, now: T0 })),
+    );
+    expect(outcomes.filter((outcome) => outcome.outcome === 'opened')).toHaveLength(3);
+    expect(outcomes.filter((outcome) => outcome.outcome === 'too_many')).toEqual(Array.from({ length: 9 }, () => ({ outcome: 'too_many', max: 3 })));
+    expect(await redis.zCard(keys.requestsByStatus('pending'))).toBe(3);
+    const openedAt = outcomes.findIndex((outcome) => outcome.outcome === 'opened');
+    const again = await capped.open({ hookId: hookIds[openedAt]!, call: { ...CALL, input: { command: `rm -rf build${openedAt}` } }, deadlineMs: 60_000, onExpiry: 'reject', rules: RULES, now: T0 });
+    expect(again.outcome).toBe('found');
+  });
+
   it('opens one request per hook, addressed to operators, carrying the call, its digest and the rule terms', async () => {
     const hookId = randomUUID();
     const first = await open(hookId);
     expect(first.outcome).toBe('opened');
-    if (first.outcome === 'conflict') return;
+    if (first.outcome === 'conflict' || first.outcome === 'too_many') return;
     expect(first.state).toMatchObject({
       request_id: toolApprovalRequestId(hookId),
       type: 'tool_approval',
@@ -150,7 +164,7 @@ describe('ToolApprovalStore', () => {
 
   it('binds an approval to the agent, the session, the tool and the input', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     const state = opened.state;
     expect(approvalBindsTo(state, CALL)).toBe(true);
     expect(approvalBindsTo(state, { ...CALL, input: { cwd: '/repo', command: 'rm -rf build' } })).toBe(true);
@@ -163,7 +177,7 @@ describe('ToolApprovalStore', () => {
   it('finds the latest request for a call again, and nothing for another input or session', async () => {
     const first = await open(randomUUID());
     const second = await open(randomUUID());
-    if (first.outcome === 'conflict' || second.outcome === 'conflict') throw new Error('conflict');
+    if (first.outcome === 'conflict' || first.outcome === 'too_many' || second.outcome === 'conflict' || second.outcome === 'too_many') throw new Error('conflict');
     expect((await approvals.findForCall({ ...CALL, input: { cwd: '/repo', command: 'rm -rf build' } }))?.state.request_id).toBe(second.state.request_id);
     expect(await approvals.findForCall({ ...CALL, input: { command: 'rm -rf src' } })).toBeNull();
     expect(await approvals.findForCall({ ...CALL, sessionId: 'session-2' })).toBeNull();
@@ -173,7 +187,7 @@ describe('ToolApprovalStore', () => {
 
   it('consumes a settled request once: the first hook holds it, the same hook again too, another hook not', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     const id = opened.state.request_id;
     const h2 = randomUUID();
     expect(await approvals.consume(id, h2)).toEqual({ outcome: 'pending' });
@@ -188,7 +202,7 @@ describe('ToolApprovalStore', () => {
 
   it('lets exactly one of many concurrent consumers on two clients win', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     await approve(opened.state);
     const hooks = Array.from({ length: 20 }, () => randomUUID());
     const results = await Promise.all(hooks.map((hook, i) => (i % 2 === 0 ? approvals : approvals2).consume(opened.state.request_id, hook)));
@@ -200,7 +214,7 @@ describe('ToolApprovalStore', () => {
 
   it('an approval satisfies the rules only as the rule’s own request, decided by an operator, for the same rules and terms', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     const id = opened.state.request_id;
     expect(approvalRefusal((await approvals.get(id))!, CALL, TERMS)).toBeUndefined();
     await approve(opened.state);
@@ -241,7 +255,7 @@ describe('ToolApprovalStore', () => {
 
   it('expires a request that is due when asked, and leaves one that is not', async () => {
     const opened = await open(randomUUID(), CALL, T0, 1000);
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     expect((await approvals.settleIfDue(opened.state, T0 + 999)).status).toBe('pending');
     const settled = await approvals.settleIfDue(opened.state, T0 + 1000);
     expect(settled).toMatchObject({ status: 'expired', decided_at: new Date(T0 + 1000).toISOString() });
@@ -258,7 +272,7 @@ describe('ToolGrantStore', () => {
 
   async function approved(extra: { modified_input?: Record<string, string> } = {}, call: ToolCall = CALL): Promise<ProtocolState> {
     const opened = await open(randomUUID(), call, G0);
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     return approve(opened.state, extra, G0 + 1);
   }
 
@@ -296,7 +310,7 @@ describe('ToolGrantStore', () => {
 
   it('refuses to grant what is not an approved tool approval of a session', async () => {
     const opened = await open(randomUUID());
-    if (opened.outcome === 'conflict') throw new Error('conflict');
+    if (opened.outcome === 'conflict' || opened.outcome === 'too_many') throw new Error('conflict');
     await expect(grants.grant({ state: opened.state, scope: 'session', grantedBy: 'op-1', ttlMs: TTL, now: G0 })).rejects.toThrow(StoreInputError);
   });
 

@@ -204,7 +204,7 @@ export class RequestsService {
   }
 
   /**
-   * Requests matching `query`, newest first, among those `operator` may see (a request belongs to
+   * Requests matching `query`, newest (or with `order: oldest`, oldest) first, among those `operator` may see (a request belongs to
    * its sender's team, per the sender's token). A team-scoped operator's listing reads each of its
    * teams' index (or the one `query.team` names, which the caller checked is in scope) and keeps
    * the requests whose sender is in scope now.
@@ -216,6 +216,7 @@ export class RequestsService {
       ...(query.type === undefined ? {} : { type: query.type }),
       ...(query.agent === undefined ? {} : { agent: query.agent }),
       ...(query.target === undefined ? {} : { target: query.target }),
+      ...(query.order === undefined ? {} : { order: query.order }),
     };
     const scopeTeams = operator?.scope?.teams;
     if (operator === undefined || scopeTeams === undefined) return this.requests.list({ ...filter, ...(query.team === undefined ? {} : { team: query.team }) });
@@ -227,7 +228,8 @@ export class RequestsService {
       seen.add(state.request_id);
       return true;
     });
-    return visible.sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at)).slice(0, query.limit);
+    const sign = query.order === 'oldest' ? -1 : 1;
+    return visible.sort((a, b) => sign * (Date.parse(b.created_at) - Date.parse(a.created_at))).slice(0, query.limit);
   }
 
   /**

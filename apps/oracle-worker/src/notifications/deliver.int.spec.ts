@@ -123,4 +123,38 @@ describe('createNotificationDelivery', () => {
     expect(hits.length).toBe(before);
     expect(r.dead).toEqual([expect.objectContaining({ attempts: 1, error: expect.stringContaining('NOT_SET') })]);
   });
+
+  it('a per-agent digest: counted when sent, sent although its request was settled, without decision links; skipped when it counts nothing', async () => {
+    const digestJob = NotificationJobDataSchema.parse({
+      ...job('/ok'),
+      delivery_id: deliveryIdOf('digest\nbuilder\n1795694400000', 'on-call'),
+      digest: { notified: 10, window_start: '2026-11-26T05:00:00.000Z', window_end: '2026-11-26T05:01:00.000Z' },
+    });
+    const r = recorder();
+    const counts: string[] = [];
+    const deliver = createNotificationDelivery({
+      store: r.store,
+      env,
+      timeoutMs: 1_000,
+      logger: silent,
+      stillWaiting: async () => false,
+      links: { secret: 'link-secret-for-the-digest-test-0123456789', ttlMs: 60_000 },
+      digestCount: async (agentId, windowStartMs) => {
+        counts.push(`${agentId}@${new Date(windowStartMs).toISOString()}`);
+        return 520;
+      },
+    });
+    const before = hits.length;
+    await deliver(digestJob, { attempt: 1, attempts: 3 });
+    expect(counts).toEqual(['builder@2026-11-26T05:00:00.000Z']);
+    expect(r.delivered).toEqual([digestJob.delivery_id]);
+    const body = JSON.parse(hits[before]!.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ event: 'request.waiting', digest: { notified: 10, more: 520 }, request: { id: 'req_ok', sender: 'builder' } });
+    expect(body['links']).toBeUndefined();
+
+    const none = recorder();
+    await createNotificationDelivery({ store: none.store, env, timeoutMs: 1_000, logger: silent, digestCount: async () => 0 })(digestJob, { attempt: 1, attempts: 3 });
+    expect(none.skipped).toEqual([digestJob.delivery_id]);
+    expect(hits.length).toBe(before + 1);
+  });
 });

@@ -39,6 +39,8 @@ export interface NotificationDeliveryOptions {
   readonly sendEmail?: EmailSender;
   /** Web Push: subscriptions, VAPID keys and subject; without it a push channel dead-letters. */
   readonly push?: Omit<PushContext, 'timeoutMs' | 'links'>;
+  /** A per-agent digest's count, read when it is sent (notification-throttle's `beyond`); without it a digest says "more". */
+  readonly digestCount?: (agentId: string, windowStartMs: number) => Promise<number>;
 }
 
 /** Errors longer than this are cut in records (a receiver's error page is not worth keeping whole). */
@@ -98,8 +100,8 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
       logger.info({ deliveryId: job.delivery_id, requestId: job.request.id, sent: outcome.sent, gone: outcome.gone, failed: outcome.failed.length }, 'push notification sent');
       return undefined;
     }
-    // Fresh links per attempt: each is single-use and expires from the time it was sent.
-    const links = options.links === undefined ? undefined : mintDecisionLinks(options.links, job, sentAt);
+    // Fresh links per attempt: each is single-use and expires from the time it was sent. A digest is about many requests: none.
+    const links = options.links === undefined || job.digest !== undefined ? undefined : mintDecisionLinks(options.links, job, sentAt);
     if (job.target.type === 'email') {
       await mail(job.target as EmailChannel, job, links, { env, timeoutMs });
       return undefined;
@@ -128,9 +130,23 @@ export function createNotificationDelivery(options: NotificationDeliveryOptions)
     }
   }
 
-  return async (job, info) => {
-    const fields = { deliveryId: job.delivery_id, channel: job.channel, requestId: job.request.id, tier: job.tier, attempt: info.attempt, attempts: info.attempts };
-    if (!(await waits(job.request.id))) {
+  /** A digest with its count as it stands now (the window has ended); undefined when it counts nothing. */
+  async function counted(job: ParsedNotificationJobData): Promise<ParsedNotificationJobData | undefined> {
+    if (job.digest === undefined || options.digestCount === undefined) return job;
+    const more = await options.digestCount(job.request.sender, Date.parse(job.digest.window_start));
+    return more > 0 ? { ...job, digest: { ...job.digest, more } } : undefined;
+  }
+
+  return async (queued, info) => {
+    const fields = { deliveryId: queued.delivery_id, channel: queued.channel, requestId: queued.request.id, tier: queued.tier, attempt: info.attempt, attempts: info.attempts };
+    const job = await counted(queued);
+    if (job === undefined) {
+      await store.skipped(queued.delivery_id);
+      logger.info(fields, 'notification digest skipped: it counts no request');
+      return;
+    }
+    // A digest is about every request of the window, not only the one it carries.
+    if (job.digest === undefined && !(await waits(job.request.id))) {
       await store.skipped(job.delivery_id);
       logger.info(fields, 'notification skipped: the request no longer waits');
       return;

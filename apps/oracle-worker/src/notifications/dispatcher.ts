@@ -7,10 +7,16 @@
  *
  * Delivery ids are derived from the request id and the channel name, so routing the same event
  * twice (a worker died before acknowledging it) queues the same jobs, which BullMQ adds once.
+ *
+ * Throttle per agent (notification-throttle in `@ahp/store`, shared by every worker in Redis): of
+ * one agent's requests created in one window, the first `maxPerWindow` are notified one by one
+ * (with their escalation tiers); the next one queues a single digest per channel, delayed to the
+ * window's end, which counts them all then; the rest queue nothing and wait in the console. So an
+ * agent flooding the operators with requests costs them one message per window and channel.
  */
 import { createHash } from 'node:crypto';
 import { routeEscalation, routeNotification, type NotificationsConfig } from '@ahp/protocol';
-import type { Logger, NotificationQueue, NotificationStore, RedisClient, RequestEventRecord, StoreKeys } from '@ahp/store';
+import type { Logger, NotificationQueue, NotificationStore, NotificationThrottle, RedisClient, RequestEventRecord, StoreKeys } from '@ahp/store';
 import { createRequestEventConsumer, readRequestTeams, type RequestEventConsumer } from '@ahp/store';
 import { approvalsUrl, waitingRequestOf } from './message.js';
 
@@ -45,6 +51,8 @@ export interface NotificationDispatcherOptions {
   readonly logger: Logger;
   /** @defaultValue `30000` */
   readonly claimIdleMs?: number;
+  /** The per-agent throttle; undefined: every request is notified one by one. */
+  readonly throttle?: Pick<NotificationThrottle, 'admit' | 'maxPerWindow'>;
 }
 
 /** Routes one audit event: the jobs it queued (none for anything but a new request to operators). */
@@ -63,8 +71,37 @@ export async function dispatchRequestEvent(event: RequestEventRecord, options: O
   const request = waitingRequestOf(state, team);
   const consoleUrl = options.consoleUrl === undefined ? undefined : approvalsUrl(options.consoleUrl);
   const createdMs = Date.parse(state.created_at);
-  const deadlineMs = state.deadline === undefined ? Number.POSITIVE_INFINITY : Date.parse(state.deadline);
   const now = options.now?.() ?? Date.now();
+  const admitted = options.throttle === undefined ? undefined : await options.throttle.admit(state.sender, state.request_id, createdMs);
+  if (admitted !== undefined && admitted.kind !== 'notify') {
+    const fields = { requestId: state.request_id, sender: state.sender, position: admitted.position, windowEnd: new Date(admitted.windowEndMs).toISOString() };
+    if (admitted.kind === 'counted') {
+      options.logger.info(fields, 'notification held back: the agent is over its notifications of this window (counted in the digest)');
+      return 0;
+    }
+    // The first request over the limit: one digest per channel, sent when the window ends.
+    const digest = { notified: options.throttle?.maxPerWindow ?? admitted.position, window_start: new Date(admitted.windowStartMs).toISOString(), window_end: new Date(admitted.windowEndMs).toISOString() };
+    for (const { name, channel } of channels) {
+      const deliveryId = deliveryIdOf(`digest\n${state.sender}\n${admitted.windowStartMs}`, name);
+      await options.store.open({ delivery_id: deliveryId, channel: name, channel_type: channel.type, request_id: state.request_id, request_type: state.type, created_at: event.at, due_at: digest.window_end });
+      await options.queue.enqueue(
+        {
+          delivery_id: deliveryId,
+          channel: name,
+          target: channel,
+          request,
+          tier: 0,
+          digest,
+          ...(consoleUrl === undefined ? {} : { console_url: consoleUrl }),
+          ...(version === undefined ? {} : { config_version: version }),
+        },
+        { delayMs: Math.max(0, admitted.windowEndMs - now) },
+      );
+    }
+    options.logger.info({ ...fields, channels: channels.map((c) => c.name) }, 'notification digest queued: the agent is over its notifications of this window');
+    return channels.length;
+  }
+  const deadlineMs = state.deadline === undefined ? Number.POSITIVE_INFINITY : Date.parse(state.deadline);
   // Tier 0 now; each escalation tier as a delayed job, due `after` the request's creation. A tier
   // due at or after the deadline is not queued: the request settles itself by then (the deadline
   // behaviour is the request's own and notifications never change it).

@@ -57,6 +57,17 @@ export function decideUrl(approvals: string, token: string): string {
   return `${approvals.replace(/\/approvals$/, '')}/decide#${token}`;
 }
 
+/**
+ * The text of a per-agent digest (docs/notifications.md, "Throttle per agent"): how many requests
+ * the agent opened beyond the ones notified one by one, in which window, and where they wait.
+ */
+export function digestText(job: ParsedNotificationJobData): string {
+  const { digest, request } = job;
+  if (digest === undefined) return request.summary;
+  const more = digest.more === undefined ? 'more' : `${digest.more} more`;
+  return `${request.sender} opened ${more} requests to operators between ${digest.window_start} and ${digest.window_end}, beyond the ${digest.notified} notified one by one. They were not notified; they wait in the console's approval queue.`;
+}
+
 /** The JSON body of a webhook attempt. */
 export function webhookBody(job: ParsedNotificationJobData, attempt: number, sentAt: Date, links?: DecisionLinks): NotificationBody {
   return {
@@ -69,6 +80,7 @@ export function webhookBody(job: ParsedNotificationJobData, attempt: number, sen
     ...(job.console_url === undefined ? {} : { console_url: job.console_url }),
     ...(job.tier === 0 ? {} : { tier: job.tier }),
     ...(links === undefined ? {} : { links }),
+    ...(job.digest === undefined ? {} : { digest: job.digest }),
   };
 }
 
@@ -76,6 +88,7 @@ export function webhookBody(job: ParsedNotificationJobData, attempt: number, sen
 export function titleOf(job: ParsedNotificationJobData): string {
   const { request } = job;
   const who = request.team === undefined ? request.sender : `${request.sender} (${request.team})`;
+  if (job.digest !== undefined) return `Many requests from one agent: ${who}`;
   const escalated = job.tier === 0 ? '' : `Still waiting (escalation ${job.tier}) — `;
   return `${escalated}${TYPE_TITLES[request.type]}: ${who}`;
 }
@@ -92,7 +105,7 @@ function detailLines(request: WaitingRequest): string[] {
 /** An email: subject, plain text and HTML (agent text escaped), with the decision links. */
 export function emailMessage(job: ParsedNotificationJobData, links?: DecisionLinks): { subject: string; text: string; html: string } {
   const title = titleOf(job);
-  const lines = detailLines(job.request);
+  const lines = job.digest === undefined ? detailLines(job.request) : [digestText(job)];
   const text = [title, '', ...lines, ''];
   if (links !== undefined) {
     text.push(`Approve: ${links.approve}`, `Reject: ${links.reject}`, `These links open the console; you decide there, signed in. Each works once, until ${links.expires_at}.`);
@@ -132,11 +145,13 @@ function slackEscape(text: string): string {
 export function slackMessage(job: ParsedNotificationJobData, links?: DecisionLinks): Record<string, unknown> {
   const { request } = job;
   const title = titleOf(job);
-  const lines = [`*${slackEscape(title)}*`, slackEscape(request.summary)];
-  if (request.tool !== undefined && request.input !== undefined) lines.push(`\`${slackEscape(request.tool)}\` ${slackEscape(clip(JSON.stringify(request.input), 500))}`);
-  if (request.reason !== undefined && request.type === 'tool_approval') lines.push(slackEscape(request.reason));
-  if (request.deadline !== undefined) lines.push(`Decide before ${request.deadline} (request ${request.id})`);
-  else lines.push(`Request ${request.id}`);
+  const lines = [`*${slackEscape(title)}*`, slackEscape(job.digest === undefined ? request.summary : digestText(job))];
+  if (job.digest === undefined) {
+    if (request.tool !== undefined && request.input !== undefined) lines.push(`\`${slackEscape(request.tool)}\` ${slackEscape(clip(JSON.stringify(request.input), 500))}`);
+    if (request.reason !== undefined && request.type === 'tool_approval') lines.push(slackEscape(request.reason));
+    if (request.deadline !== undefined) lines.push(`Decide before ${request.deadline} (request ${request.id})`);
+    else lines.push(`Request ${request.id}`);
+  }
   const blocks: Record<string, unknown>[] = [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } }];
   const elements: Record<string, unknown>[] = [];
   if (links !== undefined) {
@@ -147,5 +162,5 @@ export function slackMessage(job: ParsedNotificationJobData, links?: DecisionLin
   }
   if (job.console_url !== undefined) elements.push({ type: 'button', text: { type: 'plain_text', text: 'Open in the console' }, url: job.console_url, action_id: 'ahp-open-console' });
   if (elements.length > 0) blocks.push({ type: 'actions', elements });
-  return { text: slackEscape(`${title} — ${request.summary}`), blocks };
+  return { text: slackEscape(`${title} — ${job.digest === undefined ? request.summary : digestText(job)}`), blocks };
 }

@@ -14,7 +14,7 @@ import webpush from 'web-push';
 import type { ParsedNotificationJobData, PushChannel, PushPayload } from '@ahp/protocol';
 import type { PushSubscriptionStore, VapidKeys } from '@ahp/store';
 import { mintDecisionLinks, type DecisionLinkMinting } from './links.js';
-import { titleOf } from './message.js';
+import { digestText, titleOf } from './message.js';
 
 export interface PushContext {
   readonly subscriptions: Pick<PushSubscriptionStore, 'list' | 'remove'>;
@@ -68,10 +68,11 @@ async function post(subscription: Parameters<typeof webpush.generateRequestDetai
 }
 
 function payloadFor(job: ParsedNotificationJobData, operator: string, context: PushContext, sentAt: Date): PushPayload {
-  const links = context.links === undefined ? undefined : mintDecisionLinks(context.links, job, sentAt, operator);
+  // A digest is about many requests: no links to decide one.
+  const links = context.links === undefined || job.digest !== undefined ? undefined : mintDecisionLinks(context.links, job, sentAt, operator);
   return {
     title: titleOf(job).slice(0, 200),
-    body: job.request.summary.slice(0, 300),
+    body: digestText(job).slice(0, 300),
     request_id: job.request.id,
     ...(job.console_url === undefined ? {} : { url: job.console_url }),
     ...(links === undefined ? {} : { links }),

@@ -8,8 +8,10 @@ export const CAS_REQUEST_FIXED_KEYS = 7;
  * cas-request and cas-request-core: returns 'stale' / 'corrupt' from the script, or writes state,
  * revision, history (and on create teams, incarnation, request_message_id; once settled the
  * expiry) and falls through with the locals id, rev and creating defined. ARGV as cas-request.
+ * `cap` runs between the revision check and the first write: it may return without writing.
  */
-const CAS_REQUEST_HASH_LUA = `local hash = KEYS[1]
+function casRequestHashLua(cap: string): string {
+  return `local hash = KEYS[1]
 local current = redis.call('HMGET', hash, 'rev', 'state', 'teams', 'followups')
 if not current[1] then
   if redis.call('EXISTS', hash) == 1 then
@@ -20,7 +22,7 @@ end
 if current[1] ~= ARGV[1] then
   return { 'stale', current[1], current[2] or '', current[3] or '', current[4] or '' }
 end
-local id = ARGV[2]
+${cap}local id = ARGV[2]
 local rev = tonumber(current[1]) + 1
 local creating = ARGV[1] == '0'
 redis.call('HSET', hash, 'state', ARGV[3], 'rev', rev)
@@ -34,6 +36,21 @@ redis.call('RPUSH', KEYS[2], ARGV[7])
 if ARGV[15] ~= '' then
   redis.call('PEXPIRE', hash, ARGV[15])
   redis.call('PEXPIRE', KEYS[2], ARGV[15])
+end
+`;
+}
+
+/**
+ * cas-request's per-sender cap (ARGV[26]), checked after the revision and before any write: a
+ * new pending request whose sender already has that many pending is refused. The sender's
+ * pending index is the last index to add to (KEYS[7 + a]) when a pending request is created.
+ */
+const CAS_REQUEST_CAP_LUA = `if ARGV[1] == '0' and ARGV[26] ~= '' then
+  local pending = KEYS[${CAS_REQUEST_FIXED_KEYS} + tonumber(ARGV[18])]
+  local count = redis.call('ZCARD', pending)
+  if count >= tonumber(ARGV[26]) then
+    return { 'full', tostring(count) }
+  end
 end
 `;
 
@@ -85,9 +102,12 @@ export const CAS_REQUEST_LUA = `--[[
             or '' to leave it (not a plan, still pending, or cancelled: withdrawing a plan must
             not erase an earlier rejection)
   ARGV[25]  its time (epoch ms)
+  ARGV[26]  on create of a pending request: the most pending requests its sender may have (the
+            sender's pending index is then the last index to add to), or '' for no limit
 
   Returns
     { 'ok', new revision, entry id of the delivered message or '' }
+    { 'full', pending count }  the sender is at the limit; nothing changed
     { 'stale', current revision ('0' when the request does not exist), state JSON or '', teams JSON or '', followups or '' }
         the revision is not ARGV[1]; nothing changed
     { 'corrupt' }  the hash exists without a revision; nothing changed
@@ -97,7 +117,7 @@ export const CAS_REQUEST_LUA = `--[[
   (an agent coming back online must not act on a request that is over).
 ]]
 ${APPEND_INBOX_LUA}
-${CAS_REQUEST_HASH_LUA}local adds, removes = tonumber(ARGV[18]), tonumber(ARGV[19])
+${casRequestHashLua(CAS_REQUEST_CAP_LUA)}local adds, removes = tonumber(ARGV[18]), tonumber(ARGV[19])
 for i = 1, adds do
   redis.call('ZADD', KEYS[${CAS_REQUEST_FIXED_KEYS} + i], ARGV[6], id)
 end
@@ -151,12 +171,12 @@ export const CAS_REQUEST_CORE_LUA = `--[[
 
   KEYS[1]  request hash      <prefix>:request:{<id>}
   KEYS[2]  history list      <prefix>:request:{<id>}:history
-  ARGV[1..25]  as cas-request
+  ARGV[1..25]  as cas-request (the per-sender cap is reserve-pending's, on the sender's tag)
   ARGV[26]  the follow-ups (JSON, built by the caller)
 
   Returns what cas-request returns ('ok' with no entry id: the inbox follow-up delivers).
 ]]
-${CAS_REQUEST_HASH_LUA}redis.call('HSET', hash, 'followups', ARGV[26])
+${casRequestHashLua('')}redis.call('HSET', hash, 'followups', ARGV[26])
 return { 'ok', tostring(rev), '' }
 `;
 
@@ -192,4 +212,32 @@ if score and tonumber(score) == tonumber(ARGV[2]) then
   return 1
 end
 return 0
+`;
+
+/** Source of reserve-pending: the per-sender cap under Redis Cluster, on the sender's tag. */
+export const RESERVE_PENDING_LUA = `--[[
+  reserve-pending (1 key): under Redis Cluster the request's hash and its sender's pending index
+  are on different tags, so cas-request-core cannot count the index. This script takes the place
+  in the index first, atomically with the count; the request is written after it (and the
+  place released if the write finds the id taken).
+
+  KEYS[1]  the sender's pending index  <prefix>:requests:pending-sender:{<sender>}
+  ARGV[1]  request id
+  ARGV[2]  its score (created_at, epoch ms)
+  ARGV[3]  the most pending requests the sender may have
+
+  Returns
+    { 'held' }              the id is in the index already (a re-sent request)
+    { 'reserved' }          added
+    { 'full', count }       the sender is at the limit; nothing changed
+]]
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  return { 'held' }
+end
+local count = redis.call('ZCARD', KEYS[1])
+if count >= tonumber(ARGV[3]) then
+  return { 'full', tostring(count) }
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return { 'reserved' }
 `;

@@ -4,9 +4,13 @@
  * on every live `request` event; a request decided while on screen stays visible, saying who
  * decided what and when, until the operator dismisses it — so nobody acts on a stale card
  * without knowing, and a stale click is refused by the gateway anyway.
+ *
+ * Above the cards, the pending requests counted by agent: one agent opening many stands out, and
+ * a click narrows the queue to one agent (read from the gateway, so none of that agent's is left
+ * out by the list's limit).
  */
 import { useEffect, useRef, useState } from 'react';
-import type { ProtocolState } from '@ahp/protocol';
+import { MAX_LIST_LIMIT, type ProtocolState } from '@ahp/protocol';
 import { fetchApprovalQueue, fetchRequest } from '@/lib/api/requests';
 import { useLiveEvents } from '@/lib/live/live-provider';
 import { useNow, useResource } from '@/lib/live/use-resource';
@@ -27,7 +31,11 @@ function settlementText(status: string, decidedBy: string | undefined, decidedAt
 export function ApprovalsView() {
   const operator = useOperator();
   const canDecide = useRoleAllows('approver');
-  const queue = useResource('approval-queue', fetchApprovalQueue, { refreshOn: (event) => event.kind === 'request', debounceMs: 150 });
+  const [agentFilter, setAgentFilter] = useState<string | null>(null);
+  const queue = useResource(`approval-queue:${agentFilter ?? ''}`, (signal) => fetchApprovalQueue(signal, agentFilter ?? undefined), {
+    refreshOn: (event) => event.kind === 'request',
+    debounceMs: 150,
+  });
   const now = useNow(5_000);
   const [known, setKnown] = useState<Record<string, ProtocolState>>({});
   const [settlements, setSettlements] = useState<Record<string, Settlement>>({});
@@ -80,9 +88,13 @@ export function ApprovalsView() {
   const pendingIds = new Set((queue.data ?? []).map((request) => request.request_id));
   const shown = Object.values(known)
     .filter((request) => !dismissed[request.request_id] && (pendingIds.has(request.request_id) || settlements[request.request_id] !== undefined))
+    .filter((request) => agentFilter === null || request.sender === agentFilter)
     .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
   const pendingCount = shown.filter((request) => settlements[request.request_id] === undefined).length;
   const shownIds = shown.map((request) => request.request_id);
+  const bySender = [...(queue.data ?? []).reduce((counts, request) => counts.set(request.sender, (counts.get(request.sender) ?? 0) + 1), new Map<string, number>())].sort(
+    (a, b) => b[1] - a[1] || a[0].localeCompare(b[0]),
+  );
 
   // The queue's keyboard shortcuts (src/lib/view/queue-shortcuts.ts): j/k select a card, a approves
   // it, r puts the cursor in its feedback field (Ctrl+Enter there rejects), ? opens the list. They
@@ -179,6 +191,27 @@ export function ApprovalsView() {
       {canDecide && operator?.scope?.request_types ? (
         <p className="notice notice-info" role="note">
           Your token decides {operator.scope.request_types.join(', ')} requests only; the others show without decide buttons.
+        </p>
+      ) : null}
+      {bySender.length > 1 || agentFilter !== null ? (
+        <nav className="queue-by-agent" aria-label="Pending requests by agent" data-testid="queue-by-agent">
+          <span className="muted">{agentFilter === null ? 'Pending by agent:' : `Only ${agentFilter}'s requests.`}</span>{' '}
+          {agentFilter !== null ? (
+            <button type="button" className="link-button" onClick={() => setAgentFilter(null)}>
+              Show every agent
+            </button>
+          ) : (
+            bySender.map(([sender, count]) => (
+              <button key={sender} type="button" className="link-button" data-agent-id={sender} onClick={() => setAgentFilter(sender)}>
+                {sender} ({count})
+              </button>
+            ))
+          )}
+        </nav>
+      ) : null}
+      {queue.data && queue.data.length >= MAX_LIST_LIMIT ? (
+        <p className="notice notice-info" role="note">
+          The queue lists the {MAX_LIST_LIMIT} oldest pending requests{agentFilter === null ? '' : ` of ${agentFilter}`}; newer ones wait beyond them. Decide or narrow to one agent to see the rest.
         </p>
       ) : null}
       {queue.status === 'loading' ? <Loading label="Loading the approval queue" /> : null}

@@ -12,10 +12,15 @@ import {
 } from '@ahp/protocol';
 import { callJson, operatorUrl } from './client';
 
-/** The approval queue: pending requests addressed to operators, oldest first. */
-export async function fetchApprovalQueue(signal?: AbortSignal): Promise<ProtocolState[]> {
+/**
+ * The approval queue: pending requests addressed to operators, oldest first — read oldest first
+ * too, so that the {@link MAX_LIST_LIMIT} listed are the earliest opened, not the newest: another
+ * agent opening many requests cannot push one out of the queue (and each agent has at most
+ * AHP_AGENT_MAX_PENDING_REQUESTS pending, 100 by default). `agent`: that agent's only.
+ */
+export async function fetchApprovalQueue(signal?: AbortSignal, agent?: string): Promise<ProtocolState[]> {
   const { requests } = await callJson(
-    operatorUrl('requests', { status: 'pending', target: 'operators', limit: MAX_LIST_LIMIT }),
+    operatorUrl('requests', { status: 'pending', target: 'operators', order: 'oldest', limit: MAX_LIST_LIMIT, agent }),
     RequestListResponseSchema,
     signal ? { signal } : {},
   );
