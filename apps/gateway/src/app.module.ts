@@ -28,6 +28,7 @@ import { OperatorSignalsModule } from './operator-signals/operator-signals.modul
 import { OperatorsModule } from './operators/operators.module.js';
 import { PresenceModule } from './presence/presence.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
 import { RequestsModule } from './requests/requests.module.js';
 import { SignalsApiModule } from './signals-api/signals-api.module.js';
 import { StoreModule } from './store/store.module.js';
@@ -43,6 +44,7 @@ export class AppModule {
         EventsModule,
         StoreModule,
         RateLimitModule,
+        SessionsModule,
         LifecycleModule,
         ConnectionsModule,
         AuthModule,
