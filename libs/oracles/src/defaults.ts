@@ -90,6 +90,28 @@ export const DELETE_ROOT_OR_HOME_COMMAND =
   `|^rm${WORD} ${ROOT_OR_HOME}${WORD} ${RECURSIVE}(?: |$)` +
   `|^find(?: -[HLP])*(?: [^ -][^ ]*)* ${ROOT_OR_HOME}${WORD} (?:-delete|-exec(?:dir)? (?:[^ ]*/)?(?:rm|shred|unlink))(?: |$)`;
 
+/**
+ * In normal form: a top-level system directory or everything directly in it (`/etc`, `/usr/*`,
+ * `/var/**`). The Linux hierarchy whose loss leaves the machine unbootable or its programs, their
+ * configuration or its services' data gone (`/etc`, `/usr`, `/var`, `/bin`, `/sbin`, `/lib*`,
+ * `/boot`, `/opt`, `/srv`, `/snap`, `/nix`), the kernel's and udev's views of the running system
+ * (`/sys`, `/proc`, `/dev`, `/run`), where other filesystems are mounted (`/mnt`, `/media`), and
+ * macOS's own (`/System`, `/Library`, `/Applications`, `/private`, `/Volumes`). Not `/tmp`: it is
+ * scratch space by design, and clearing it is an ordinary clean-up. Deeper paths (`/var/tmp/build`,
+ * `/opt/app/cache`) are what an agent deletes in its own work and are not matched. Case as written
+ * (macOS's case-insensitive `/system` is not read as `/System`). A first segment the shell would
+ * expand (`/e*`, `/{etc,usr}`, `/$D`, and `/*\/*`) may be any of them, or `/` itself: it counts as one
+ * (fail closed).
+ */
+const SYSTEM_DIRECTORY =
+  '/(?:etc|usr|var|s?bin|lib(?:32|64|x32)?|boot|opt|srv|snap|nix|sys|proc|dev|run|mnt|media|System|Library|Applications|private|Volumes|[^ /]+[*?[{$][^ /]*|[*?[{$][^ /]+|\\*/\\*+)(?:/\\*+)?';
+
+/** `rm` recursive on a top-level system directory or everything in it (flag before or after the target), or `find` deleting from there. */
+export const DELETE_SYSTEM_DIRECTORY_COMMAND =
+  `^rm${WORD} ${RECURSIVE}${WORD} ${SYSTEM_DIRECTORY}(?: |$)` +
+  `|^rm${WORD} ${SYSTEM_DIRECTORY}${WORD} ${RECURSIVE}(?: |$)` +
+  `|^find(?: -[HLP])*(?: [^ -][^ ]*)* ${SYSTEM_DIRECTORY}${WORD} (?:-delete|-exec(?:dir)? (?:[^ ]*/)?(?:rm|shred|unlink))(?: |$)`;
+
 /** Devices a redirection must not write to (disks, partitions, device-mapper and md volumes). */
 const BLOCK_DEVICE = '/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|loop|mapper/)';
 
@@ -106,16 +128,54 @@ export const WIPE_DEVICE_COMMAND =
   `|^(?:wipefs|shred|blkdiscard|tee)${WORD} ${BLOCK_DEVICE}` +
   `|${WRITE_REDIRECT}${BLOCK_DEVICE}`;
 
+/** A home directory in normal form: `~`, `~user`, `$HOME`, `/root`, `/home/<user>`, `/Users/<user>`. */
+const HOME_DIRECTORY = '(?:~[^ /]*|\\$\\{?HOME\\}?|/root|/(?:home|Users)/[^ /]+)';
+/** A shell's start-up files, by their path under the home directory: `.bashrc`, `.bash_profile`, `.profile`, `.zshrc`, …, fish's `config.fish`. */
+const STARTUP_NAME = '\\.(?:(?:ba|z|k|mk|c|tc)shrc|bash_(?:profile|log(?:in|out))|z(?:shenv|profile|log(?:in|out))|profile|config/fish/config\\.fish)';
+
 /**
  * A shell's start-up files in a home directory (`~/.bashrc`, `~/.profile`, `~/.zshrc`, …, also as
  * `$HOME/…`, `/root/…`, `/home/<user>/…`), or any file under `/etc`: what every later shell, or
  * the system, runs or trusts. In normal form, so `cd ~ && echo x >> .bashrc` reads `>> ~/.bashrc`.
+ * Without the word's end, which each use adds.
  */
-const STARTUP_OR_SYSTEM_FILE =
-  '(?:(?:~[^ /]*|\\$\\{?HOME\\}?|/root|/home/[^ /]+|/Users/[^ /]+)/\\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|config/fish/config\\.fish)|/etc/[^ ]+)(?: |$)';
+const STARTUP_OR_SYSTEM_PATH = `(?:${HOME_DIRECTORY}/${STARTUP_NAME}|/etc/[^ ]+)`;
 
-/** A redirection (or `tee`) writing a shell start-up file or a file under `/etc`. */
-export const WRITE_STARTUP_OR_SYSTEM_FILE_COMMAND = `${WRITE_REDIRECT}${STARTUP_OR_SYSTEM_FILE}|^tee${WORD} ${STARTUP_OR_SYSTEM_FILE}`;
+/** `sed`'s in-place flag, alone or in a cluster (`-i`, `-i.bak`, `-ni`, `--in-place=.bak`), not a cluster where `-e`/`-f` take the rest as their value. */
+const SED_IN_PLACE = '(?:-[A-Za-dg-z]*i[^ ]*|--i[a-z-]*(?:=[^ ]*)?)';
+
+/**
+ * A command that writes a shell start-up file or a file under `/etc`: a redirection, `tee`,
+ * `dd of=`, `truncate`, `curl -o`, `wget -O`, or `sed -i` / `perl -i` on it (each file operand is
+ * written in place; for `sed` the flag before or after the file: GNU tools take options after
+ * operands, perl does not).
+ */
+export const WRITE_STARTUP_OR_SYSTEM_FILE_COMMAND =
+  `(?:${WRITE_REDIRECT}|^tee${WORD} |^dd${WORD} of=|^truncate${WORD} |^sed${WORD} ${SED_IN_PLACE}${WORD} |^perl${WORD} -[a-zA-Z]*i[^ ]*${WORD} ` +
+  `|^curl${WORD} (?:-[a-zA-Z]*o ?|--output[= ])|^wget${WORD} (?:-[a-zA-Z]*O ?|--output-document[= ]))${STARTUP_OR_SYSTEM_PATH}(?: |$)` +
+  `|^sed${WORD} ${STARTUP_OR_SYSTEM_PATH}${WORD} ${SED_IN_PLACE}(?: |$)`;
+
+/**
+ * What may follow the destination of `cp`, `mv`, `install` or `ln` to the end of the command:
+ * options (`-f`; `-m 644`, `-o root`, `-g wheel`, `-S .bak` with their value, which is not an
+ * operand), and redirections (`2> /dev/null`, `2>& 1`). Not `-t DIR`: then the destination is DIR.
+ */
+const COPY_TAIL = '(?: -[^ ]*| -[Smog] [^ ]+| [^ ]*[<>][^ ]* [^ ]+)*$';
+/** Programs whose last operand is the destination (`rsync` and `scp` too, whose `-t` is not a target directory). */
+const COPY = '^(?:cp|mv|install|ln|rsync|scp)';
+
+/**
+ * `cp`, `mv`, `install`, `ln`, `rsync` or `scp` whose destination is a shell start-up file,
+ * `/etc` or anything under it: the last operand (`cp x ~/.bashrc`, `ln -sf x ~/.zshrc`, `install
+ * -m 644 x /etc/cron.d/job`), or the directory of `-t DIR` / `--target-directory=DIR` (not for
+ * rsync and scp); or a file named like a start-up file copied into a home directory (`cp
+ * /tmp/x/.bashrc ~`). A start-up file as a source is read, not written (`cp ~/.bashrc backup/` is
+ * not matched).
+ */
+export const COPY_ONTO_STARTUP_OR_SYSTEM_FILE_COMMAND =
+  `${COPY}${WORD} (?:${HOME_DIRECTORY}/${STARTUP_NAME}|/etc(?:/[^ ]+)?)${COPY_TAIL}` +
+  `|^(?:cp|mv|install|ln)${WORD} (?:-[a-zA-Z]*t ?|--target-directory[= ])/etc(?:/[^ ]+)?(?: |$)` +
+  `|${COPY}${WORD} (?:[^ ]*/)?${STARTUP_NAME}${WORD} ${HOME_DIRECTORY}${COPY_TAIL}`;
 
 /**
  * `git push` forcing without a lease: `--force`, a short-flag cluster with `f`, or a `+` refspec,
@@ -136,11 +196,17 @@ export const FORCE_PUSH_COMMAND = `^git(?: -[Cc] [^ ]+| --?[a-zA-Z][a-zA-Z-]*(?:
  *   (`cd $UNSET` goes home), and failing closed costs only `rm -rf *` there — a named path
  *   (`rm -rf "$DIR/dist"`, `cd "$DIR" && rm -rf dist`) and a relative `cd build && rm -rf *`
  *   stay allowed.
- * - deny `mkfs`, `dd of=/dev/…` and redirections onto a block device, the same two ways.
- * - deny, in shell tools, a redirection (or `tee`) that writes a shell start-up file (`~/.bashrc`,
- *   `~/.profile`, `~/.zshrc`, …) or a file under `/etc`, on the commands in normal form: an allow
- *   entry for `git status` does not cover `git status > ~/.bashrc` (permission-check.ts), and this
- *   rule denies it even without an allow list.
+ * - deny, in shell tools, `rm -r` (or `find -delete`) of a top-level system directory (`/etc`,
+ *   `/usr`, `/var`, …: SYSTEM_DIRECTORY) or everything in it, on the commands in normal form, the
+ *   line's `cd` and the session's directory followed (`cd /etc && rm -rf *`): a rule of its own,
+ *   since `rm-root-or-home` is near the 1024-character limit of a hooks.yaml pattern.
+ * - deny `mkfs`, `dd of=/dev/…` and redirections onto a block device, the same two ways as the first.
+ * - deny, in shell tools, a redirection, `tee`, `dd of=`, `truncate`, `curl -o`, `wget -O`, `sed -i`
+ *   or `perl -i` that writes a shell start-up file (`~/.bashrc`, `~/.profile`, `~/.zshrc`, …) or a
+ *   file under `/etc`, on the commands in normal form: an allow entry for `git status` does not
+ *   cover `git status > ~/.bashrc` (permission-check.ts), and this rule denies it even without an
+ *   allow list; and (a rule of its own, for the same limit) `cp`, `mv`, `install`, `ln`, `rsync` or
+ *   `scp` onto one.
  * - rewrite `git push --force` (also `-f`, `-vfu`, `+main`) to `--force-with-lease` in shell
  *   tools; a force push the rewrites could not reach (`"git" push -f`, an argv list) is denied
  *   after rewriting (`force-push-without-lease`, `after_rewrite`). A warning would
@@ -159,6 +225,15 @@ export const DEFAULT_PERMISSION_RULES: PermissionCheckOptions = Object.freeze({
       resolution_path: ['Delete only the specific paths that must go, inside the workspace (e.g. rm -rf ./build).'],
     },
     {
+      name: 'rm-system-directory',
+      type: 'security-violation',
+      tool: SHELL_TOOLS,
+      shell: true,
+      input: DELETE_SYSTEM_DIRECTORY_COMMAND,
+      reason: 'Recursive deletion of a top-level system directory (/etc, /usr, /var, …) or everything in it leaves the system broken or its data gone.',
+      resolution_path: ['Delete only the specific paths that must go (e.g. rm -rf /var/tmp/build); a system directory has to be cleaned by a person.'],
+    },
+    {
       name: 'wipe-block-device',
       type: 'security-violation',
       shell: true,
@@ -174,6 +249,15 @@ export const DEFAULT_PERMISSION_RULES: PermissionCheckOptions = Object.freeze({
       shell: true,
       input: WRITE_STARTUP_OR_SYSTEM_FILE_COMMAND,
       reason: 'Writing a shell start-up file or a file under /etc changes what every later shell, or the whole system, runs.',
+      resolution_path: ['Write inside the workspace; a change to shell start-up files or /etc has to be made by a person.'],
+    },
+    {
+      name: 'copy-onto-startup-or-system-file',
+      type: 'security-violation',
+      tool: SHELL_TOOLS,
+      shell: true,
+      input: COPY_ONTO_STARTUP_OR_SYSTEM_FILE_COMMAND,
+      reason: 'Copying, moving, installing or linking onto a shell start-up file or into /etc changes what every later shell, or the whole system, runs.',
       resolution_path: ['Write inside the workspace; a change to shell start-up files or /etc has to be made by a person.'],
     },
     {

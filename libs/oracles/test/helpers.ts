@@ -60,3 +60,14 @@ export const NOW = new Date('2026-02-09T10:00:00Z');
 export function deps(overrides: Partial<EvaluationDeps> & { counters?: RuleCounters } = {}): EvaluationDeps {
   return { now: () => NOW, newId: signalIds(), counters: createMemoryRuleCounters(), ...overrides };
 }
+
+/** A deterministic generator of numbers in [0, 1) (mulberry32), so a failure names a case that can be replayed. */
+export function random(start: number): () => number {
+  let state = start;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GIT_FORCE_PUSH, RM_ROOT_OR_HOME, WIPE_DEVICE } from '../defaults.js';
+import { random } from '../../test/helpers.js';
 import { compileLinearPattern } from './linear-pattern.js';
 
 const ORIGINAL_RM = /(?:^|[\s;&|(`])rm\s+(?=(?:[^;&|\n]*\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\s|$))(?:[^;&|\n]*\s)?["']?(?:\/+\*?|~\/?\*?|\$\{?HOME\}?\/?\*?)["']?(?=$|[\s;&|)`])/;
@@ -20,17 +21,6 @@ const ARGS = [
 ];
 const BLANKS = [' ', ' ', ' ', '  ', '\t', '', '\n'];
 const SEPARATORS = ['; ', ' && ', ' | ', '\n', ' ', ';', '&'];
-
-/** A deterministic generator (mulberry32), so a failure names a line that can be replayed. */
-function random(start: number): () => number {
-  let state = start;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function lines(count: number, start: number): string[] {
   const next = random(start);

@@ -6,20 +6,10 @@
  */
 import type { HookDecision, HookRule, HooksConfig, JsonObject } from '@ahp/protocol';
 import { describe, expect, it } from 'vitest';
-import { AGENT, deps, hookIds, hookInput } from '../../test/helpers.js';
+import { AGENT, deps, hookIds, hookInput, random } from '../../test/helpers.js';
 import { compileHooksConfig } from '../config/compile.js';
 import { AhoCorasick } from './aho-corasick.js';
 import { createRuleIndex } from './rule-index.js';
-
-function random(start: number): () => number {
-  let state = start;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOOLS = ['Bash', 'bash', 'BASH', 'Read', 'Edit', 'sh', 'Grep'];
 const WORDS = ['git', 'push', 'rm', '-rf', 'kubectl', 'delete', 'npm', 'test', 'curl', 'sh', 'deploy', 'prod', 'x1', 'x2', 'Ab'];

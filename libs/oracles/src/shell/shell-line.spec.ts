@@ -70,6 +70,11 @@ describe('shellCommands', () => {
     ['cd /; find -L -delete', ['cd /', 'find -L / -delete']],
     ['cd /srv && ls ./a ../b c && cat < in > ../out', ['cd /srv', 'ls /srv/a /b c', 'cat < /srv/in > /out']],
     ['cd /srv && rm -f -- -x y', ['cd /srv', 'rm -f -- /srv/-x /srv/y']],
+    // Programs that write a file an operand names: every operand is a path; dd's of= too.
+    ['cd ~ && cp -f x .bashrc', ['cd ~', 'cp -f ~/x ~/.bashrc']],
+    ['cd /etc && mv a b && ln -s c d && install -m 644 e f', ['cd /etc', 'mv /etc/a /etc/b', 'ln -s /etc/c /etc/d', 'install -m /etc/644 /etc/e /etc/f']],
+    ['cd /etc && echo x | tee -a hosts && truncate -s0 passwd', ['cd /etc', 'echo x', 'tee -a /etc/hosts', 'truncate -s0 /etc/passwd']],
+    ["cd /etc && sed -i 's/a/b/' hosts && dd if=x of=passwd", ['cd /etc', 'sed -i /etc/s/a/b /etc/hosts', 'dd if=x of=/etc/passwd']],
     ['eval "cd /"; rm -rf *', ['eval cd /', 'cd /', 'rm -rf /*']],
     ["bash -c 'cd /'; rm -rf *", ['bash -c cd /', 'cd /', 'rm -rf *']],
     ['cd /; echo "$(rm -rf *)"', ['cd /', 'echo $(rm -rf *)', 'rm -rf /*']],

@@ -126,9 +126,10 @@ interface Reader {
  * (`/.` → `/`, `/tmp/../etc` → `/etc`, `~/x/..` → `~`), without a trailing slash (`/*\/` → `/*`);
  * then its redirections (see {@link ShellRedirect}), wherever they were written; all joined by
  * single spaces. After a `cd` the reader can follow (see {@link directoryAfter}), relative paths
- * are read at the new location: every operand of `rm`, `rmdir`, `unlink`, `shred` and `find`'s
- * start points (a `find` without one gets the location), redirection targets, and any other
- * operand written `.`, `..`, `./…` or `../…` (`cd / && rm -rf *` reads `rm -rf /*`).
+ * are read at the new location: every operand of the programs in {@link PATH_PROGRAMS} (`rm`,
+ * `cp`, `tee`, …) and `find`'s start points (a `find` without one gets the location), `dd`'s
+ * `of=`, redirection targets, and any other operand written `.`, `..`, `./…` or `../…`
+ * (`cd / && rm -rf *` reads `rm -rf /*`).
  */
 export function shellCommands(line: string | readonly string[]): string[] {
   return shellCommandList(line).map((command) => command.text);
@@ -328,8 +329,15 @@ function placePath(relative: string, cwd: string, reader: Reader): string {
   return root === null ? normalArgument(relative) : rooted(root[0], `${base.slice(root[0].length)}/${relative}`);
 }
 
-/** Programs whose every operand is a path; other programs' operands are read as paths when they start with `./` or `../` (or are `.`, `..`). */
-const PATH_PROGRAMS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'find']);
+/**
+ * Programs whose every operand is a path: those that delete, and those that write a file named by
+ * an operand (`cp`, `mv`, `install`, `ln`, `rsync`, `scp`, `tee`, `truncate`, `sed -i`), so that
+ * `cd ~ && cp x .bashrc` reads `cp ~/x ~/.bashrc`. An operand that is really an option's value or
+ * a script (`install -m 644`, `sed s/a/b/`) is read as a path too; that only adds a location to a
+ * word no rule reads as a path. Other programs' operands are read as paths when they start with
+ * `./` or `../` (or are `.`, `..`); `dd`'s `of=` is read as a path.
+ */
+const PATH_PROGRAMS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'find', 'cp', 'mv', 'install', 'ln', 'rsync', 'scp', 'tee', 'truncate', 'sed']);
 const DOT_PATH = /^\.\.?(?:\/|$)/;
 
 /** The program (basename) and arguments of `args` in normal form, relative paths read at `cwd` (see {@link PATH_PROGRAMS}). */
@@ -370,6 +378,10 @@ function normalWords(args: readonly string[], cwd: string, reader: Reader): stri
     if (options && word === '--') {
       options = false;
       out.push(word);
+      continue;
+    }
+    if (program === 'dd' && word.startsWith('of=') && isRelative(word.slice(3))) {
+      out.push(`of=${placePath(word.slice(3), cwd, reader)}`);
       continue;
     }
     const operand = allOperands ? !(options && word.startsWith('-')) : DOT_PATH.test(word);
