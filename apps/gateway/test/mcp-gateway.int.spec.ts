@@ -9,7 +9,8 @@
 // answering tools/list too, redacted); one agent
 // cannot have more calls in flight on a server than its cap, while another agent still can; a
 // result too large for the post-tool-use rules to see in full is withheld fail-closed (no hook
-// recorded for it) and let through, marked partly inspected, where the tool is fail_open.
+// recorded for it) and let through, marked partly inspected, where the tool is fail_open; a
+// resource link reaches the model redacted, without the upstream's _meta, and the rules see its fields.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ import { openTestStore, startTestGateway, testLogger, type TestGateway, type Tes
 
 /** The most text of a result the post-tool-use rules see (the hook context's limit of a tool text string). */
 const LIMIT = LIMITS.maxLongText;
+/** The fixture's FIXTURE_SECRETS (importing the fixture would start it). */
+const FIXTURE_SECRETS = { aws: 'AKIAIOSFODNN7EXAMPLE', internal: 'INTERNAL-7f3a9c' };
 const FIXTURE = fileURLToPath(new URL('../../../e2e/fixtures/mcp-fixture-server.mjs', import.meta.url));
 
 function textOf(result: CallToolResult): string {
@@ -137,6 +140,19 @@ describe('the MCP gateway and its shared upstreams', () => {
     expect(survived.isError).toBeFalsy();
     expect(textOf(survived)).toContain('slept 1500 ms');
     expect(pidOf(survived)).toBe(pid);
+  });
+
+  it("redacts a resource link's fields and shows them to the post-tool-use rules; the upstream's _meta does not reach the model", async () => {
+    const alpha = await mcpClient('alpha');
+    const result = await call(alpha, 'read_config', { link: true });
+    expect(result.isError).toBeFalsy();
+    const all = JSON.stringify(result);
+    expect(all).not.toContain(FIXTURE_SECRETS.aws);
+    expect(all).not.toContain(FIXTURE_SECRETS.internal);
+    expect(all).not.toContain('hidden');
+    expect(result.content[0]).toEqual({ type: 'resource_link', uri: 'https://[redacted]@config.example.com/app.env', name: 'app.env [redacted]', description: 'owner=platform aws_access_key_id=[redacted]' });
+    const [post] = postJobs('local', 'read_config');
+    expect((post?.context['tool'] as { output: string }).output).toBe('[resource_link uri=https://[redacted]@config.example.com/app.env name=app.env [redacted]] owner=platform aws_access_key_id=[redacted]');
   });
 
   it("passes an upstream's error to tools/list on as the list's error, redacted, and keeps the connection", async () => {

@@ -26,7 +26,7 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operator-api/api-error.js';
 import { SessionOpener, type SessionOpening } from '../sessions/session-opener.js';
 import { McpCallSlots } from './mcp-call-slots.js';
-import { McpRequestRefused, compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, withToolFailurePolicy } from './mcp-results.js';
+import { McpRequestRefused, compilePatterns, governedResult, redactResult, refusalResult, resultText, toolError, unknownContentTypes, withToolFailurePolicy } from './mcp-results.js';
 import { McpUpstreams, UpstreamError } from './mcp-upstreams.js';
 
 /** The config file could not be used; the gateway does not start with a half-read policy. */
@@ -242,6 +242,19 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
 
     const result = redactResult(raw, upstream.patterns);
     const inspected = this.postContext(name, finalArgs, mcp, result);
+    // Content of a type the gateway does not know is shown to the rules as JSON, but how a client
+    // renders it is not known: like a result too large to see whole, it is not fully inspected.
+    const unknownTypes = unknownContentTypes(result);
+    if (unknownTypes.length > 0 && policy === 'fail_closed') {
+      this.log.warn({ ...fields, contentTypes: unknownTypes }, 'MCP result withheld: content of a type AHP does not know');
+      return toolError(
+        `Blocked by AHP (fail-closed): the tool ran, but its result holds content of a type AHP does not know how to inspect (${unknownTypes.join(', ')}); the result is withheld.`,
+        'result_withheld',
+        pre,
+        { reason: 'unknown_content', content_types: unknownTypes },
+      );
+    }
+    if (unknownTypes.length > 0) this.log.warn({ ...fields, contentTypes: unknownTypes }, 'MCP result with content of a type AHP does not know passed (fail_open)');
     if (!inspected.complete && policy === 'fail_closed') {
       // Rules that saw a part would let the rest reach the model unseen (padding, a larger read):
       // a result that cannot be inspected in full is one that cannot be inspected, as for a
@@ -264,7 +277,7 @@ export class McpGatewayService implements OnModuleInit, OnModuleDestroy {
       // A result cannot be edited by a rule's modifications; handing it over unchanged would skip the rule.
       return toolError(`Blocked by AHP: a rule changes this result (${post.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}), which the MCP gateway cannot apply; the result is withheld.`, 'result_withheld', post);
     }
-    return governedResult(result, pre, post, inspected.complete ? {} : { inspected: 'partial' });
+    return governedResult(result, pre, post, inspected.complete && unknownTypes.length === 0 ? {} : { inspected: 'partial' });
   }
 
   private require(serverId: string): Upstream {

@@ -12,7 +12,7 @@
  * and `retry_after_ms` in `data.ahp`) — the message bucket's at the door (mcp-intake.ts), the
  * new-session limit's for a call ({@link McpRequestRefused}).
  */
-import { REDACTED, awaitingApproval, redactSecrets, type AhpError, type FailurePolicy, type HookDecision, type JsonObject } from '@ahp/protocol';
+import { REDACTED, awaitingApproval, isSecretKey, redactSecrets, type AhpError, type FailurePolicy, type HookDecision, type JsonObject } from '@ahp/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { advice, approvalWaitReason, blockReason } from '../coding-agents/decision-text.js';
 
@@ -150,29 +150,168 @@ function redactDeep(value: unknown, patterns: readonly RegExp[]): unknown {
 }
 
 /**
+ * The content item types the gateway knows how to redact and show to the rules. An item of another
+ * type (a later protocol revision, an SDK that parses more) is redacted as data and shown to the
+ * rules as JSON, but the gateway cannot tell how a client renders it: the result counts as not
+ * fully inspected ({@link unknownContentTypes}).
+ */
+const KNOWN_CONTENT_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
+
+/** A content item as it may arrive: one of the known types, or another object. */
+type ContentItem = CallToolResult['content'][number];
+type Annotations = NonNullable<ContentItem['annotations']>;
+
+/** An ISO 8601 timestamp, the only form `annotations.lastModified` may take (no room for words). */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T[0-9:.]{5,18}(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A URI with its credentials blanked: those {@link redactString} finds (a URL password, token
+ * formats, `?token=…`), then the whole userinfo (`user@`, a token used as the user name) and the
+ * value of every query parameter whose name {@link isSecretKey} calls a secret (`?client_secret=…`,
+ * `&X-Api-Key=…`). A string scan, not `URL`, so nothing else of the URI is re-encoded.
+ */
+function redactUri(uri: string, patterns: readonly RegExp[]): string {
+  let out = redactString(uri, patterns);
+  const scheme = out.indexOf('://');
+  if (scheme > 0) {
+    const hostStart = scheme + 3;
+    let authorityEnd = out.slice(hostStart).search(/[/?#]/);
+    authorityEnd = authorityEnd < 0 ? out.length : hostStart + authorityEnd;
+    const at = out.lastIndexOf('@', authorityEnd - 1);
+    if (at >= hostStart) out = `${out.slice(0, hostStart)}${REDACTED}${out.slice(at)}`;
+  }
+  const query = out.indexOf('?');
+  if (query < 0) return out;
+  const hash = out.indexOf('#', query);
+  const end = hash < 0 ? out.length : hash;
+  const params = out
+    .slice(query + 1, end)
+    .split('&')
+    .map((param) => {
+      const eq = param.indexOf('=');
+      if (eq <= 0) return param;
+      let name = param.slice(0, eq);
+      try {
+        name = decodeURIComponent(name);
+      } catch {
+        // Not percent-encoding: checked as written.
+      }
+      return isSecretKey(name) ? `${param.slice(0, eq + 1)}${REDACTED}` : param;
+    });
+  return `${out.slice(0, query + 1)}${params.join('&')}${out.slice(end)}`;
+}
+
+/** The annotations a client acts on, checked: `audience` roles, `priority` 0–1, a `lastModified` timestamp. Anything else is dropped. */
+function cleanAnnotations(value: unknown): Annotations | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const source = value as Record<string, unknown>;
+  const out: Annotations = {};
+  if (Array.isArray(source['audience'])) out.audience = source['audience'].filter((role): role is 'user' | 'assistant' => role === 'user' || role === 'assistant');
+  const priority = source['priority'];
+  if (typeof priority === 'number' && priority >= 0 && priority <= 1) out.priority = priority;
+  const lastModified = source['lastModified'];
+  if (typeof lastModified === 'string' && TIMESTAMP.test(lastModified)) out.lastModified = lastModified;
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** `{ key: value }` when `value` is a string (redacted with `redact`), else nothing: for optional fields. */
+function optional(key: string, value: unknown, redact: (text: string) => string): Record<string, string> {
+  return typeof value === 'string' ? { [key]: redact(value) } : {};
+}
+
+/**
+ * One content item rebuilt from the fields the gateway knows, each text-bearing one redacted;
+ * `_meta`, `icons` and unknown fields are dropped (programs' metadata and UI hints the gateway
+ * cannot judge, so the model never gets them). An item of an unknown type is redacted whole as
+ * data, `_meta` dropped.
+ */
+function redactItem(item: ContentItem, patterns: readonly RegExp[]): ContentItem {
+  const text = (value: string) => redactString(value, patterns);
+  const uri = (value: string) => redactUri(value, patterns);
+  const annotations = cleanAnnotations(item.annotations);
+  const annotated = annotations === undefined ? {} : { annotations };
+  switch (item.type) {
+    case 'text':
+      return { type: 'text', text: text(item.text), ...annotated };
+    case 'image':
+    case 'audio':
+      return { type: item.type, data: item.data, mimeType: text(item.mimeType), ...annotated };
+    case 'resource_link':
+      return {
+        type: 'resource_link',
+        uri: uri(item.uri),
+        name: text(item.name),
+        ...optional('title', item.title, text),
+        ...optional('description', item.description, text),
+        ...optional('mimeType', item.mimeType, text),
+        ...(typeof item.size === 'number' ? { size: item.size } : {}),
+        ...annotated,
+      };
+    case 'resource': {
+      const resource = item.resource;
+      const common = { uri: uri(resource.uri), ...optional('mimeType', resource.mimeType, text) };
+      return { type: 'resource', resource: 'text' in resource ? { ...common, text: text(resource.text) } : { ...common, blob: resource.blob }, ...annotated };
+    }
+    default: {
+      const { _meta: _dropped, ...rest } = item as Record<string, unknown>;
+      return redactDeep(rest, patterns) as ContentItem;
+    }
+  }
+}
+
+/**
  * The result with secrets blanked out before anything else (the oracles, the model) sees it:
  * secret-named fields, credentials in text (tokens, keys, `Bearer …`, URL passwords) and the
- * server's configured patterns, in text content, structured content and embedded resources.
- * Binary content (images, audio, blobs) is passed as is.
+ * server's configured patterns, in every text-bearing field — text, embedded text resources, the
+ * names, titles, descriptions and MIME types of links and resources, structured content — and
+ * credentials in every URI (userinfo, secret-named query parameters). The result is rebuilt from
+ * what the gateway knows: `_meta` (of the result and of its items), `icons` and unknown fields are
+ * dropped. Binary data (images, audio, blobs) is passed as is.
  */
 export function redactResult(result: CallToolResult, patterns: readonly RegExp[]): CallToolResult {
-  const content = result.content.map((item) => {
-    if (item.type === 'text') return { ...item, text: redactString(item.text, patterns) };
-    if (item.type === 'resource' && 'text' in item.resource) return { ...item, resource: { ...item.resource, text: redactString(item.resource.text, patterns) } };
-    return item;
-  });
-  const redacted: CallToolResult = { ...result, content };
+  const redacted: CallToolResult = { content: (Array.isArray(result.content) ? result.content : []).map((item) => redactItem(item, patterns)) };
+  if (typeof result.isError === 'boolean') redacted.isError = result.isError;
   if (result.structuredContent !== undefined) redacted.structuredContent = redactDeep(result.structuredContent, patterns) as Record<string, unknown>;
   return redacted;
 }
 
-/** The text of a result, for `tool.output` of the `post-tool-use` hook (bounded by the caller). */
+/** The types of the result's content items that the gateway does not know (see {@link KNOWN_CONTENT_TYPES}), each once. */
+export function unknownContentTypes(result: CallToolResult): string[] {
+  return [...new Set(result.content.map((item) => String(item.type)).filter((type) => !KNOWN_CONTENT_TYPES.has(type)))];
+}
+
+/** `name=value` for each field that has a value, for an item's label. */
+function label(kind: string, fields: Record<string, string | undefined>): string {
+  const parts = Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`]));
+  return `[${[kind, ...parts].join(' ')}]`;
+}
+
+/**
+ * The text of a result, for `tool.output` of the `post-tool-use` hook (bounded by the caller):
+ * every text-bearing field the model can receive. A text item is its text; any other item a label
+ * with its fields (`[resource_link uri=… name=… title=… mimeType=…]`) followed by its free text (a
+ * link's description, a text resource's text); an item of an unknown type its JSON.
+ */
 export function resultText(result: CallToolResult): string {
   return result.content
     .map((item) => {
-      if (item.type === 'text') return item.text;
-      if (item.type === 'resource' && 'text' in item.resource) return item.resource.text;
-      return `[${item.type}]`;
+      switch (item.type) {
+        case 'text':
+          return item.text;
+        case 'image':
+        case 'audio':
+          return label(item.type, { mimeType: item.mimeType });
+        case 'resource_link': {
+          const head = label('resource_link', { uri: item.uri, name: item.name, title: item.title, mimeType: item.mimeType });
+          return item.description === undefined ? head : `${head} ${item.description}`;
+        }
+        case 'resource': {
+          const head = label('resource', { uri: item.resource.uri, mimeType: item.resource.mimeType });
+          return 'text' in item.resource ? `${head}\n${item.resource.text}` : head;
+        }
+        default:
+          return `${label('content', { type: String((item as { type: unknown }).type) })} ${JSON.stringify(item)}`;
+      }
     })
     .join('\n');
 }
