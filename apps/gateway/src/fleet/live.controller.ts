@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import { Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { OperatorLiveQuerySchema, liveEventFollowed, makeError, type OperatorIdentity, type OperatorLiveEvent } from '@ahp/protocol';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
@@ -6,6 +7,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError, parseInput } from '../operator-api/api-error.js';
 import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
+import { OperatorAuthService } from '../operator-api/operator-auth.service.js';
 import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { LiveFeedService } from './live-feed.service.js';
 
@@ -15,6 +17,12 @@ import { LiveFeedService } from './live-feed.service.js';
  * connection or a hung gateway sends no error) instead of showing stale data as live.
  */
 export const LIVE_HEARTBEAT_MS = 2_000;
+/**
+ * The longest a live stream stays open: then it is ended and the client reconnects (the console
+ * does by itself), which authenticates its token again. A token reload on this gateway already
+ * ends the streams of a token revoked or changed; this bounds what any other path could miss.
+ */
+export const LIVE_MAX_AGE_MS = 15 * 60_000;
 /** A subscriber whose socket buffers more than this is not reading: it is disconnected and re-syncs on reconnect. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
@@ -44,6 +52,7 @@ export class LiveController {
   constructor(
     @Inject(LiveFeedService) private readonly feed: LiveFeedService,
     @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
+    @Inject(OperatorAuthService) private readonly auth: OperatorAuthService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
@@ -61,10 +70,14 @@ export class LiveController {
     const { agents } = parseInput(OperatorLiveQuerySchema, { ...(query as object) }, 'query');
     const followed = agents === undefined ? undefined : new Set(agents);
     let closed = false;
+    let stopRecheck: (() => void) | undefined;
+    let maxAge: ReturnType<typeof setTimeout> | undefined;
     const close = (): void => {
       if (closed) return;
       closed = true;
       clearInterval(ping);
+      clearTimeout(maxAge);
+      stopRecheck?.();
       unsubscribe?.();
       if (!response.writableEnded) response.end();
     };
@@ -101,6 +114,18 @@ export class LiveController {
     // `retry` tells EventSource how soon to reconnect after the stream drops.
     write('retry: 2000\n\n');
     send({ kind: 'ready', gateway_id: this.config.gatewayId, at: new Date().toISOString() });
+    // The identity was read once, when the stream opened; a stream must not outlive its token
+    // (docs/security.md). After each reload the token is authenticated again: revoked, unknown or
+    // changed (role, team scope) ends the stream. A changed token's client reconnects and is
+    // authenticated, and scoped, afresh; a revoked one's reconnect is refused (401).
+    stopRecheck = this.auth.onReload(() => {
+      const now = this.auth.authenticate(request.headers.authorization);
+      if (now.ok && isDeepStrictEqual(now.operator, operator)) return;
+      this.log.info({ operator: operator.id, reason: now.ok ? 'identity_changed' : now.reason }, 'ending a live stream whose token changed');
+      close();
+    });
+    maxAge = setTimeout(close, LIVE_MAX_AGE_MS);
+    maxAge.unref();
     const ping = setInterval(() => send({ kind: 'heartbeat', gateway_id: this.config.gatewayId, at: new Date().toISOString(), interval_ms: LIVE_HEARTBEAT_MS }), LIVE_HEARTBEAT_MS);
     ping.unref();
     request.once('close', close);
