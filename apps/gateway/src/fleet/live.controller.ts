@@ -70,14 +70,12 @@ export class LiveController {
     const { agents } = parseInput(OperatorLiveQuerySchema, { ...(query as object) }, 'query');
     const followed = agents === undefined ? undefined : new Set(agents);
     let closed = false;
-    let stopRecheck: (() => void) | undefined;
-    let maxAge: ReturnType<typeof setTimeout> | undefined;
     const close = (): void => {
       if (closed) return;
       closed = true;
       clearInterval(ping);
       clearTimeout(maxAge);
-      stopRecheck?.();
+      stopRecheck();
       unsubscribe?.();
       if (!response.writableEnded) response.end();
     };
@@ -104,6 +102,18 @@ export class LiveController {
     if (unsubscribe === null) {
       throw new OperatorApiError(makeError('E_UNAVAILABLE', 'this gateway serves as many live streams as it can; retry on another', undefined, { retryAfterMs: 5000 }));
     }
+    // The identity was read once, when the stream opened; a stream must not outlive its token
+    // (docs/security.md). After each reload the token is authenticated again: revoked, unknown or
+    // changed (role, team scope) ends the stream. A changed token's client reconnects and is
+    // authenticated, and scoped, afresh; a revoked one's reconnect is refused (401).
+    const stopRecheck = this.auth.onReload(() => {
+      const now = this.auth.authenticate(request.headers.authorization);
+      if (now.ok && isDeepStrictEqual(now.operator, operator)) return;
+      this.log.info({ operator: operator.id, reason: now.ok ? 'identity_changed' : now.reason }, 'ending a live stream whose token changed');
+      close();
+    });
+    const maxAge = setTimeout(close, LIVE_MAX_AGE_MS);
+    maxAge.unref();
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -114,18 +124,6 @@ export class LiveController {
     // `retry` tells EventSource how soon to reconnect after the stream drops.
     write('retry: 2000\n\n');
     send({ kind: 'ready', gateway_id: this.config.gatewayId, at: new Date().toISOString() });
-    // The identity was read once, when the stream opened; a stream must not outlive its token
-    // (docs/security.md). After each reload the token is authenticated again: revoked, unknown or
-    // changed (role, team scope) ends the stream. A changed token's client reconnects and is
-    // authenticated, and scoped, afresh; a revoked one's reconnect is refused (401).
-    stopRecheck = this.auth.onReload(() => {
-      const now = this.auth.authenticate(request.headers.authorization);
-      if (now.ok && isDeepStrictEqual(now.operator, operator)) return;
-      this.log.info({ operator: operator.id, reason: now.ok ? 'identity_changed' : now.reason }, 'ending a live stream whose token changed');
-      close();
-    });
-    maxAge = setTimeout(close, LIVE_MAX_AGE_MS);
-    maxAge.unref();
     const ping = setInterval(() => send({ kind: 'heartbeat', gateway_id: this.config.gatewayId, at: new Date().toISOString(), interval_ms: LIVE_HEARTBEAT_MS }), LIVE_HEARTBEAT_MS);
     ping.unref();
     request.once('close', close);
