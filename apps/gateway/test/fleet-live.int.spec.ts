@@ -29,7 +29,11 @@ beforeAll(async () => {
       { id: 'alice', name: 'Alice', token: newToken(), team: 'red', role: 'teammate' },
       { id: 'bob', name: 'Bob', token: newToken(), team: 'red', role: 'lead' },
     ],
-    operators: [{ id: 'op-viv', name: 'Viv', role: 'viewer', token: newToken() }],
+    operators: [
+      { id: 'op-viv', name: 'Viv', role: 'viewer', token: newToken() },
+      { id: 'op-gone', name: 'Gone', role: 'viewer', token: newToken() },
+      { id: 'op-moved', name: 'Moved', role: 'approver', token: newToken() },
+    ],
     env: { AHP_CONSOLE_ORIGINS: CONSOLE_ORIGIN },
   });
   store = await openTestStore(gw.keyPrefix, testLogger());
@@ -53,6 +57,8 @@ interface LiveStream {
   events: OperatorLiveEvent[];
   next(match: (event: OperatorLiveEvent) => boolean, what: string): Promise<OperatorLiveEvent>;
   close(): void;
+  /** Settles when the gateway ends the stream. */
+  ended: Promise<void>;
 }
 
 async function openLive(headers: Record<string, string> = {}, search = ''): Promise<LiveStream> {
@@ -62,7 +68,7 @@ async function openLive(headers: Record<string, string> = {}, search = ''): Prom
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const events: OperatorLiveEvent[] = [];
   const waiters: (() => void)[] = [];
-  void (async () => {
+  const ended = (async () => {
     const decoder = new TextDecoder();
     let buffer = '';
     try {
@@ -98,6 +104,7 @@ async function openLive(headers: Record<string, string> = {}, search = ''): Prom
       }
     },
     close: () => abort.abort(),
+    ended,
   };
 }
 
@@ -248,6 +255,41 @@ describe('who may open the live feed', () => {
     const response = await fetch(`${gw.httpUrl}/v1/operator/live`);
     expect(response.status).toBe(401);
     expect(OperatorErrorBodySchema.parse(await response.json()).error.code).toBe('E_UNAUTHORIZED');
+  });
+});
+
+describe('a live stream does not outlive its token', () => {
+  const bearer = (id: string) => ({ authorization: `Bearer ${gw.operators[id]!.token}` });
+
+  it('ends the stream of a token revoked, or whose scope changed, at the reload; other streams go on', async () => {
+    const kept = await openLive();
+    const gone = await openLive(bearer('op-gone'));
+    const moved = await openLive(bearer('op-moved'));
+    try {
+      for (const live of [kept, gone, moved]) await live.next((e) => e.kind === 'ready', 'ready');
+      const viv = gw.operators['op-viv']!;
+      await gw.tokensFile.writeOperators([
+        viv,
+        { ...gw.operators['op-gone']!, revoked: true },
+        { ...gw.operators['op-moved']!, scope: { teams: ['blue'] } },
+      ]);
+      expect(await gw.gateway.reloadOperatorTokens()).toMatchObject({ ok: true, revoked: 1 });
+
+      await gone.ended;
+      await moved.ended;
+      expect((await fetch(`${gw.httpUrl}/v1/operator/me`, { headers: bearer('op-gone') })).status).toBe(401);
+      // The changed token reconnects, and is scoped afresh.
+      const again = await openLive(bearer('op-moved'));
+      await again.next((e) => e.kind === 'ready', 'ready after reconnecting');
+      again.close();
+      // The unchanged token's stream still carries heartbeats after the reload.
+      const seen = kept.events.length;
+      await kept.next((e) => e.kind === 'heartbeat' && kept.events.indexOf(e) >= seen, 'heartbeat after the reload');
+    } finally {
+      for (const live of [kept, gone, moved]) live.close();
+      await gw.tokensFile.writeOperators(Object.values(gw.operators));
+      await gw.gateway.reloadOperatorTokens();
+    }
   });
 });
 

@@ -36,6 +36,8 @@ export { MAX_HOOKS_CONFIG_CHARS, parseHooksConfig } from './config/parse.js';
 export type { ParseResult } from './config/parse.js';
 export { validateHooksConfig } from './config/validate.js';
 export { lintHooksConfig } from './config/lint.js';
+export { REDACTED_CREDENTIAL, redactHooksConfigCredentials } from './config/redact.js';
+export type { RedactedConfig } from './config/redact.js';
 export type { ConfigWarning, ConfigWarningKind, LintOptions } from './config/lint.js';
 export type { ValidateHooksOptions, ValidateResult } from './config/validate.js';
 export { DEFAULT_ORACLE_BUDGET_MS, compileHooksConfig } from './config/compile.js';

@@ -25,9 +25,10 @@ import { ConfigApiService } from './config-api.service.js';
 export class ConfigApiController {
   constructor(@Inject(ConfigApiService) private readonly config: ConfigApiService) {}
 
+  /** Credentials (notification channel URLs) masked for all but fleet-wide admins. */
   @Get()
-  current(): Promise<ConfigVersionDetail> {
-    return this.config.current();
+  current(@CurrentOperator() operator: OperatorIdentity): Promise<ConfigVersionDetail> {
+    return this.config.current(operator);
   }
 
   // Declared before `:version` so that "history" is never read as a version number.
@@ -52,10 +53,10 @@ export class ConfigApiController {
   }
 
   @Get(':version')
-  get(@Param('version') version: string): Promise<ConfigVersionDetail> {
+  get(@CurrentOperator() operator: OperatorIdentity, @Param('version') version: string): Promise<ConfigVersionDetail> {
     // The path segment is text; only plain digits name a version.
     const number = parseInput(ConfigVersionNumberSchema, /^[0-9]{1,15}$/.test(version) ? Number(version) : version, 'config version');
-    return this.config.get(number);
+    return this.config.get(operator, number);
   }
 
   /** 201 with the version now current; `unchanged: true` when the text equals the current one. */

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { validateHooksConfig, type ConfigIssue, type ConfigWarning } from '@ahp/oracles';
+import { REDACTED_CREDENTIAL, redactHooksConfigCredentials, validateHooksConfig, type ConfigIssue, type ConfigWarning } from '@ahp/oracles';
 import {
   MAX_CONFIG_SOURCE_BYTES,
+  isFleetWide,
   makeError,
   type ConfigVersionDetail,
   type ConfigVersionSummary,
@@ -22,9 +23,28 @@ import { CONFIG_STORE } from '../store/store.tokens.js';
 /** Most issues one refused publish lists; the first ones are what a person fixes first anyway. */
 const MAX_REPORTED_ISSUES = 50;
 
+/**
+ * Whether the operator reads the configuration's credentials (the notification channels' URLs):
+ * only who may publish it, a fleet-wide admin. Everyone else reads them masked.
+ */
+export function readsConfigCredentials(operator: OperatorIdentity): boolean {
+  return operator.role === 'admin' && isFleetWide(operator);
+}
+
+/** A configuration text as `operator` may read it: credentials masked unless {@link readsConfigCredentials}. */
+export function configSourceFor(operator: OperatorIdentity, source: string): string {
+  return readsConfigCredentials(operator) ? source : redactHooksConfigCredentials(source).source;
+}
+
 /** A stored version as the API shows it: the parsed `config` stays internal, the text is what people read. */
-function detailOf(stored: StoredConfigVersion): ConfigVersionDetail {
-  return { version: stored.version, digest: stored.digest, published_at: stored.published_at, published_by: stored.published_by, source: stored.source };
+function detailOf(operator: OperatorIdentity, stored: StoredConfigVersion): ConfigVersionDetail {
+  return {
+    version: stored.version,
+    digest: stored.digest,
+    published_at: stored.published_at,
+    published_by: stored.published_by,
+    source: configSourceFor(operator, stored.source),
+  };
 }
 
 /**
@@ -43,18 +63,18 @@ export class ConfigApiService {
     this.log = logger.child({ component: 'config-api' });
   }
 
-  /** The current version, or a 404 when nothing was ever published. */
-  async current(): Promise<ConfigVersionDetail> {
+  /** The current version as `operator` may read it, or a 404 when nothing was ever published. */
+  async current(operator: OperatorIdentity): Promise<ConfigVersionDetail> {
     const stored = await this.store.current();
     if (stored === null) throw new OperatorApiError(makeError('E_NOT_FOUND', 'no hooks configuration has been published yet'));
-    return detailOf(stored);
+    return detailOf(operator, stored);
   }
 
-  /** One version, or a 404. */
-  async get(version: number): Promise<ConfigVersionDetail> {
+  /** One version as `operator` may read it, or a 404. */
+  async get(operator: OperatorIdentity, version: number): Promise<ConfigVersionDetail> {
     const stored = await this.store.get(version);
     if (stored === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no hooks configuration version ${version}`, { version }));
-    return detailOf(stored);
+    return detailOf(operator, stored);
   }
 
   /** The newest `limit` versions, newest first. */
@@ -84,7 +104,8 @@ export class ConfigApiService {
     // A rollback must carry exactly the text of the version it names (404 when there is none),
     // so the audit trail's `rollback_of` never names a version whose text was not restored.
     if (rollbackOf !== undefined) {
-      const earlier = await this.get(rollbackOf);
+      const earlier = await this.store.get(rollbackOf);
+      if (earlier === null) throw new OperatorApiError(makeError('E_NOT_FOUND', `no hooks configuration version ${rollbackOf}`, { version: rollbackOf }));
       if (earlier.source !== source) {
         throw new OperatorApiError(makeError('E_INVALID_FRAME', `the text is not that of version ${rollbackOf}`, { rollback_of: rollbackOf }));
       }
@@ -105,6 +126,15 @@ export class ConfigApiService {
    */
   validateForPublish(operator: OperatorIdentity, source: string): { config: HooksConfig; warnings: HooksConfigWarning[] } {
     checkSize(source);
+    // A text read with its credentials masked, sent back: publishing it would replace each
+    // channel's address with the marker. Said by name rather than as a URL issue.
+    if (source.includes(REDACTED_CREDENTIAL)) {
+      throw new OperatorApiError(
+        makeError('E_INVALID_FRAME', `the text contains "${REDACTED_CREDENTIAL}" where a credential was masked; write the real value (a fleet-wide admin reads it unmasked)`, {
+          marker: REDACTED_CREDENTIAL,
+        }),
+      );
+    }
     const checked = validateHooksConfig(source);
     if (!checked.ok) {
       const issues = checked.issues.slice(0, MAX_REPORTED_ISSUES).map(issueOf);

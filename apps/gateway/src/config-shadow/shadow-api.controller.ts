@@ -26,8 +26,8 @@ export class ShadowApiController {
   constructor(@Inject(ShadowApiService) private readonly shadow: ShadowApiService) {}
 
   @Get()
-  status(): Promise<ShadowStatusResponse> {
-    return this.shadow.status();
+  status(@CurrentOperator() operator: OperatorIdentity): Promise<ShadowStatusResponse> {
+    return this.shadow.status(operator);
   }
 
   /** 201 with the shadow number; `unchanged: true` when the text is the current shadow's. */

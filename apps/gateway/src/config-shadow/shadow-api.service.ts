@@ -8,10 +8,11 @@ import {
   type ShadowStatusResponse,
 } from '@ahp/protocol';
 import type { RedisConfigStore, ShadowConfigStore } from '@ahp/store';
-import { ConfigApiService } from '../config-api/config-api.service.js';
+import { ConfigApiService, configSourceFor } from '../config-api/config-api.service.js';
 import { LOGGER } from '../config/config.tokens.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError } from '../operator-api/api-error.js';
+import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { CONFIG_STORE } from '../store/store.tokens.js';
 import { SHADOW_CONFIG_STORE } from './shadow-api.tokens.js';
 
@@ -37,6 +38,7 @@ export class ShadowApiService {
     @Inject(SHADOW_CONFIG_STORE) private readonly shadows: ShadowConfigStore,
     @Inject(CONFIG_STORE) private readonly live: RedisConfigStore,
     @Inject(ConfigApiService) private readonly config: ConfigApiService,
+    @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
     this.log = logger.child({ component: 'config-shadow' });
@@ -50,7 +52,12 @@ export class ShadowApiService {
     return { ...result, warnings: checked.warnings };
   }
 
-  async status(): Promise<ShadowStatusResponse> {
+  /**
+   * The shadow as `operator` may read it: its text with credentials masked as for a live version,
+   * and only the disagreement examples of agents it sees (a team-scoped token sees its teams').
+   * The counters are totals over the fleet and name no agent; they are left whole.
+   */
+  async status(operator: OperatorIdentity): Promise<ShadowStatusResponse> {
     const stored = await this.shadows.current();
     if (stored === null) throw noShadow();
     const stats = await this.shadows.stats(stored.shadow);
@@ -60,8 +67,9 @@ export class ShadowApiService {
       published_at: stored.published_at,
       published_by: stored.published_by,
       live_version: stored.live_version,
-      source: stored.source,
+      source: configSourceFor(operator, stored.source),
       ...stats,
+      examples: stats.examples.filter((example) => this.scopes.seesAgent(operator, example.agent_id)),
     };
   }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import { Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { OperatorLiveQuerySchema, liveEventFollowed, makeError, type OperatorIdentity, type OperatorLiveEvent } from '@ahp/protocol';
 import { GATEWAY_CONFIG, LOGGER } from '../config/config.tokens.js';
@@ -6,6 +7,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { OperatorApiError, parseInput } from '../operator-api/api-error.js';
 import { CurrentOperator, OperatorAuthGuard } from '../operator-api/operator-auth.guard.js';
+import { OperatorAuthService } from '../operator-api/operator-auth.service.js';
 import { OperatorScopeService } from '../operator-api/operator-scope.service.js';
 import { LiveFeedService } from './live-feed.service.js';
 
@@ -15,6 +17,12 @@ import { LiveFeedService } from './live-feed.service.js';
  * connection or a hung gateway sends no error) instead of showing stale data as live.
  */
 export const LIVE_HEARTBEAT_MS = 2_000;
+/**
+ * The longest a live stream stays open: then it is ended and the client reconnects (the console
+ * does by itself), which authenticates its token again. A token reload on this gateway already
+ * ends the streams of a token revoked or changed; this bounds what any other path could miss.
+ */
+export const LIVE_MAX_AGE_MS = 15 * 60_000;
 /** A subscriber whose socket buffers more than this is not reading: it is disconnected and re-syncs on reconnect. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
@@ -44,6 +52,7 @@ export class LiveController {
   constructor(
     @Inject(LiveFeedService) private readonly feed: LiveFeedService,
     @Inject(OperatorScopeService) private readonly scopes: OperatorScopeService,
+    @Inject(OperatorAuthService) private readonly auth: OperatorAuthService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) logger: JsonLogger,
   ) {
@@ -65,6 +74,8 @@ export class LiveController {
       if (closed) return;
       closed = true;
       clearInterval(ping);
+      clearTimeout(maxAge);
+      stopRecheck();
       unsubscribe?.();
       if (!response.writableEnded) response.end();
     };
@@ -91,6 +102,18 @@ export class LiveController {
     if (unsubscribe === null) {
       throw new OperatorApiError(makeError('E_UNAVAILABLE', 'this gateway serves as many live streams as it can; retry on another', undefined, { retryAfterMs: 5000 }));
     }
+    // The identity was read once, when the stream opened; a stream must not outlive its token
+    // (docs/security.md). After each reload the token is authenticated again: revoked, unknown or
+    // changed (role, team scope) ends the stream. A changed token's client reconnects and is
+    // authenticated, and scoped, afresh; a revoked one's reconnect is refused (401).
+    const stopRecheck = this.auth.onReload(() => {
+      const now = this.auth.authenticate(request.headers.authorization);
+      if (now.ok && isDeepStrictEqual(now.operator, operator)) return;
+      this.log.info({ operator: operator.id, reason: now.ok ? 'identity_changed' : now.reason }, 'ending a live stream whose token changed');
+      close();
+    });
+    const maxAge = setTimeout(close, LIVE_MAX_AGE_MS);
+    maxAge.unref();
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',

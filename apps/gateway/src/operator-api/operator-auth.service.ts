@@ -67,6 +67,7 @@ export function bearerTokenOf(header: string | string[] | undefined): string | u
 @Injectable()
 export class OperatorAuthService implements OnModuleInit {
   private table: OperatorTable = { byDigest: new Map(), revoked: new Set() };
+  private readonly reloadListeners = new Set<() => void>();
   private readonly log: JsonLogger;
 
   constructor(
@@ -102,7 +103,24 @@ export class OperatorAuthService implements OnModuleInit {
       return { ok: false, error: message };
     }
     this.log.info({ operators: this.table.byDigest.size, revoked: this.table.revoked.size }, 'operator tokens reloaded');
+    for (const listener of [...this.reloadListeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.log.warn({ error }, 'an operator tokens reload listener failed');
+      }
+    }
     return { ok: true, operators: this.table.byDigest.size, revoked: this.table.revoked.size };
+  }
+
+  /**
+   * Calls `listener` after every successful reload, so what outlives one request (an open live
+   * stream) can authenticate again and stop acting for a token revoked or changed since. Returns
+   * the function that removes it.
+   */
+  onReload(listener: () => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
   }
 
   /** Authenticates the value of an `Authorization` header. */
