@@ -77,7 +77,7 @@ describe('a Claude Code session', () => {
     const control = await hook({ ...common, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push --force' }, tool_use_id: 'toolu_1' }, (hookId) => [
       signal(hookId, 'control', { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target: 'command', original: 'git push --force', updated: 'git push --force-with-lease', reason: 'safer' }], reversible: true }),
     ]);
-    expect(control).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'git push --force-with-lease' } } });
+    expect(control).toMatchObject({ hookSpecificOutput: { permissionDecision: 'ask', updatedInput: { command: 'git push --force-with-lease' } } });
     await hook({ ...common, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'git push --force-with-lease' }, tool_use_id: 'toolu_1', tool_response: {} });
 
     const blocked = (hookId: string) => [signal(hookId, 'block', { level: 'blocking', decision: 'deny', reason: 'no recursive delete of ~', resolvable: true, resolution_path: ['name the folder'] })];

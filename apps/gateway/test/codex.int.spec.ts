@@ -131,8 +131,9 @@ describe('answers inferred from the next hook', () => {
       expect((await response).status).toBe(200);
       return decided.map((signal) => signal.header.id);
     };
+    // An operator's approval with an edit: the one control Codex runs (a rule's rewrite alone is denied with the adjusted call).
     const control = (hookId: string): Signal => ({
-      header: { id: randomUUID(), type: 'policy', timestamp: new Date().toISOString(), source: 'int-spec-oracle', intensity: 'control', correlation_id: hookId },
+      header: { id: randomUUID(), type: 'approval-approved', timestamp: new Date().toISOString(), source: 'int-spec-oracle', intensity: 'control', correlation_id: hookId },
       context: {},
       payload: { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target: 'command', original: 'git push --force', updated: 'git push --force-with-lease', reason: 'safer' }], reversible: true },
     });

@@ -107,9 +107,9 @@ function block(hookId: string): Signal {
   };
 }
 
-function control(hookId: string): Signal {
+function control(hookId: string, type = 'policy'): Signal {
   return {
-    header: { id: randomUUID(), type: 'policy', timestamp: new Date().toISOString(), source: 'int-spec-oracle', intensity: 'control', correlation_id: hookId },
+    header: { id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'int-spec-oracle', intensity: 'control', correlation_id: hookId },
     context: {},
     payload: { level: 'controlling', decision: 'allow_with_modification', modifications: [{ target: 'command', original: 'git push --force', updated: 'git push --force-with-lease', reason: 'safer' }], reversible: true },
   };
@@ -167,8 +167,12 @@ describe('decisions', () => {
     expect((await decided('userPromptSubmitted', INPUTS.userPromptSubmitted, (id) => [block(id)])).output).toEqual({});
   });
 
-  it('allows a preToolUse an oracle changes with the changed arguments as modifiedArgs', async () => {
+  it('denies a preToolUse a rule changes with the adjusted call to issue instead, and allows an operator\'s edit as modifiedArgs', async () => {
     expect((await decided('preToolUse', INPUTS.preToolUse, (id) => [control(id)])).output).toEqual({
+      permissionDecision: 'deny',
+      permissionDecisionReason: 'Blocked by AHP: a rule adjusts this call (command: safer); it does not run as sent. Issue it again as adjusted — the same tool with this input: {"command":"git push --force-with-lease"}',
+    });
+    expect((await decided('preToolUse', INPUTS.preToolUse, (id) => [control(id, 'approval-approved')])).output).toEqual({
       permissionDecision: 'allow',
       permissionDecisionReason: 'Adjusted by AHP: command: safer',
       modifiedArgs: { command: 'git push --force-with-lease' },

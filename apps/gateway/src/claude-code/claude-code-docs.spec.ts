@@ -46,7 +46,9 @@ describe('docs/claude-code.md decision table', () => {
     });
   }
 
-  it('never promises "ask" (docs/spec/hooks-and-oracles.md#triggers allows no prompt at pre-tool-use, so nothing produces it)', () => {
-    for (const row of body) expect(row.join(' | ')).not.toMatch(/"ask"/);
+  it('promises "ask" only for a rule\'s control at PreToolUse (docs/spec/hooks-and-oracles.md#triggers allows no prompt at pre-tool-use)', () => {
+    const pre = columns.findIndex((events) => events.includes('PreToolUse')) + 1;
+    const asks = body.flatMap((cells) => cells.flatMap((cell, index) => (/"ask"/.test(cell) ? [[cells[0], index]] : [])));
+    expect(asks).toEqual([['control', pre]]);
   });
 });

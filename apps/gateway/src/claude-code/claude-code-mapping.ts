@@ -15,7 +15,7 @@ import type {
   JsonObject,
   PromptFallback,
 } from '@ahp/protocol';
-import { advice, approvalWaitReason, blockReason, modificationSummary, unappliedModificationReason, verdictOf } from '../coding-agents/decision-text.js';
+import { adjustedCallReason, advice, approvalWaitReason, blockReason, modificationSummary, operatorApproved, unappliedModificationReason, verdictOf } from '../coding-agents/decision-text.js';
 
 // Shared with the other dialects and the MCP gateway; re-exported for the Claude Code callers.
 export { advice, approvalWaitReason, blockReason };
@@ -190,15 +190,18 @@ export function refusedOutput(event: ClaudeCodeEvent | undefined, error: Pick<Ah
  *   `systemMessage`. Each carries the reason (the oracles', or the failure policy's cause). A
  *   block that awaits an operator's approval is a "deny" telling Claude to retry the same call
  *   once it is approved ({@link approvalWaitReason}).
- * - control (PreToolUse): `permissionDecision: "allow"` with `updatedInput`, the tool input with
- *   the modifications applied. At any other event the change cannot be handed back, so the
- *   decision is answered as a block ({@link unappliedModificationReason}).
+ * - control (PreToolUse): `updatedInput`, the tool input with the modifications applied, with
+ *   `permissionDecision: "ask"` — Claude Code's own permission flow runs on the adjusted call and
+ *   shows it for confirmation: a rule's rewrite is no permission for the rest of the call. Only
+ *   an operator's approval (with their edits) answers `"allow"` ({@link operatorApproved}). At
+ *   any other event the change cannot be handed back, so the decision is answered as a block
+ *   ({@link unappliedModificationReason}).
  * - prompt: the warnings as `systemMessage` (for the user) and `additionalContext` (for Claude).
  *   Never "ask": docs/spec/hooks-and-oracles.md#triggers allows only block and control at `pre-tool-use`, so no decision for
  *   PreToolUse carries a prompt; a call that needs a person's yes is a `require_approval` rule.
  * - aid: the suggestions as `additionalContext`.
- * - nothing: `{}`. No "allow" is ever granted without a modification: having no objection must not
- *   skip Claude Code's own permission rules.
+ * - nothing: `{}`. No "allow" is ever granted without an operator's approval: neither having no
+ *   objection nor rewriting a field may skip Claude Code's own permission rules.
  */
 export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDecision): ClaudeCodeHookOutput {
   if (input.hook_event_name === 'PermissionRequest') return permissionRequestOutput(input.tool_input as JsonObject, decision);
@@ -227,9 +230,12 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
       const reason = `Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`;
       return { hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: reason } };
     }
+    const approved = operatorApproved(decision);
     specific.updatedInput = updated;
-    specific.permissionDecision = 'allow';
-    specific.permissionDecisionReason = `Adjusted by AHP: ${decision.modifications.map((m) => `${m.target}: ${m.reason}`).join('; ')}`;
+    specific.permissionDecision = approved ? 'allow' : 'ask';
+    specific.permissionDecisionReason = approved
+      ? `Adjusted by AHP: ${modificationSummary(decision.modifications)}`
+      : `Adjusted by AHP (${modificationSummary(decision.modifications)}): confirm the adjusted call`;
   }
   if (Object.keys(specific).length > 1) output.hookSpecificOutput = specific;
   return output;
@@ -241,7 +247,10 @@ export function toClaudeCodeOutput(input: ClaudeCodeHookInput, decision: HookDec
  *   with the instruction to retry it once approved ({@link approvalWaitReason});
  * - an operator's approval of exactly this call (or a session grant): `behavior: "allow"`, the
  *   dialog is not shown; with the operator's edits (a control), `updatedInput` carries them;
- * - a rule's control: `behavior: "allow"` with `updatedInput` (the change is the rule's answer);
+ * - a rule's control without an operator's approval: `behavior: "deny"` with the adjusted input
+ *   and the instruction to issue the call as adjusted ({@link adjustedCallReason}). The answer
+ *   cannot carry a changed input without granting it, and a rewrite is no permission: the call
+ *   sent again has nothing left to rewrite and gets the dialog;
  * - otherwise `{}` (warnings as `systemMessage`): Claude Code shows its own dialog.
  */
 function permissionRequestOutput(toolInput: JsonObject, decision: HookDecision): ClaudeCodeHookOutput {
@@ -250,6 +259,7 @@ function permissionRequestOutput(toolInput: JsonObject, decision: HookDecision):
   if (verdict.kind === 'modify') {
     try {
       const updatedInput = applyModifications(toolInput, verdict.modifications);
+      if (!verdict.approved) return blockedOutput('PermissionRequest', adjustedCallReason(updatedInput, verdict.modifications));
       return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput } }, systemMessage: `AHP: adjusted (${modificationSummary(verdict.modifications)})` };
     } catch (error) {
       return blockedOutput('PermissionRequest', `Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`);

@@ -6,7 +6,7 @@
 import { applyModifications, CodexEventSchema, CodexHookInputSchema } from '@ahp/protocol';
 import type { AhpError, CodexEvent, CodexHookInput, CodexHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operator-api/api-error.js';
-import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
+import { adjustedCallReason, modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
 import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';
 
@@ -105,8 +105,13 @@ export function codexRefusedOutput(event: string | undefined, error: Pick<AhpErr
  * Codex's answer for `decision` (docs/coding-agents.md, "Codex"):
  * - block: PreToolUse `permissionDecision: "deny"`, PermissionRequest `behavior: "deny"`,
  *   PostToolUse/UserPromptSubmit/Stop `decision: "block"`, the others a `systemMessage`;
- * - control: PreToolUse `permissionDecision: "allow"` with `updatedInput`; elsewhere Codex cannot
- *   take a changed input (PermissionRequest refuses `updatedInput`), so it is refused instead;
+ * - control with an operator's approval (their edits): PreToolUse `permissionDecision: "allow"`
+ *   with `updatedInput`;
+ * - a rule's control alone: PreToolUse and PermissionRequest deny with the adjusted input and the
+ *   instruction to issue the call as adjusted ({@link adjustedCallReason}) — Codex has no "ask"
+ *   to carry a changed input, and a rewrite is no permission to skip Codex's approval policy;
+ * - control at PermissionRequest (Codex refuses `updatedInput` there): that deny too; at the
+ *   other events the change cannot be handed back, so it is refused;
  * - an operator's approval of exactly this call: PermissionRequest `behavior: "allow"` — the
  *   remote answer to Codex's approval prompt; at PreToolUse nothing (Codex refuses a bare allow);
  * - otherwise no verdict: `{}` plus the warnings (`systemMessage`) and advice
@@ -118,7 +123,7 @@ export function toCodexOutput(input: CodexHookInput, decision: HookDecision): Co
   const verdict = verdictOf(decision);
   if (verdict.kind === 'block') return blockedOutput(event, verdict.reason);
   if (verdict.kind === 'modify') {
-    if (event !== 'PreToolUse') return blockedOutput(event, unappliedModificationReason('Codex', event, verdict.modifications));
+    if (event !== 'PreToolUse' && event !== 'PermissionRequest') return blockedOutput(event, unappliedModificationReason('Codex', event, verdict.modifications));
     let updated: JsonObject;
     try {
       updated = applyModifications(input.tool_input as JsonObject, verdict.modifications);
@@ -126,6 +131,7 @@ export function toCodexOutput(input: CodexHookInput, decision: HookDecision): Co
       // A change that cannot be applied must not let the unchanged call run.
       return blockedOutput(event, `Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`);
     }
+    if (event === 'PermissionRequest' || !verdict.approved) return blockedOutput(event, adjustedCallReason(updated, verdict.modifications));
     return {
       hookSpecificOutput: { hookEventName: event, permissionDecision: 'allow', permissionDecisionReason: `Adjusted by AHP: ${modificationSummary(verdict.modifications)}`, updatedInput: updated },
     };

@@ -9,7 +9,7 @@
 import { applyModifications, copilotCamelCaseInput, copilotEventName, CopilotEventSchema, CopilotHookInputSchema, copilotToolArgs } from '@ahp/protocol';
 import type { AhpError, CopilotEvent, CopilotHookInput, CopilotHookOutput, HookDecision, HookTrigger, JsonObject } from '@ahp/protocol';
 import { parseInput } from '../operator-api/api-error.js';
-import { modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
+import { adjustedCallReason, modificationSummary, unappliedModificationReason, verdictOf } from './decision-text.js';
 import type { AnswerView } from './hook-answers.js';
 import { definedFields, type HookDialect } from './hook-dialect.js';
 
@@ -95,7 +95,12 @@ export function copilotRefusedOutput(event: string | undefined, error: Pick<AhpE
  * Copilot's answer for `decision`:
  * - block: preToolUse `permissionDecision: "deny"`, permissionRequest `behavior: "deny"`,
  *   agentStop/subagentStop `decision: "block"` (another turn with the reason); elsewhere `{}`;
- * - control: preToolUse `permissionDecision: "allow"` with `modifiedArgs`; elsewhere refused;
+ * - control with an operator's approval (their edits): preToolUse `permissionDecision: "allow"`
+ *   with `modifiedArgs`;
+ * - a rule's control alone at preToolUse, and any control at permissionRequest (its answer has no
+ *   field for a changed input): deny with the adjusted input and the instruction to issue the call
+ *   as adjusted ({@link adjustedCallReason}). The reference documents `modifiedArgs` with "allow"
+ *   only, and a rewrite is no permission to skip Copilot's permission flow. Elsewhere refused;
  * - an operator's approval of exactly this call: permissionRequest `behavior: "allow"`;
  * - otherwise `{}`: no objection is not a permission, Copilot's own permission flow applies.
  */
@@ -104,9 +109,10 @@ export function toCopilotOutput(input: CopilotHookInput, decision: HookDecision)
   const verdict = verdictOf(decision);
   if (verdict.kind === 'block') return blockedOutput(event, verdict.reason);
   if (verdict.kind === 'modify') {
-    if (event !== 'preToolUse') return blockedOutput(event, unappliedModificationReason('Copilot', event, verdict.modifications));
+    if (event !== 'preToolUse' && event !== 'permissionRequest') return blockedOutput(event, unappliedModificationReason('Copilot', event, verdict.modifications));
     try {
       const modifiedArgs = applyModifications(copilotToolInput(input.toolArgs), verdict.modifications);
+      if (event === 'permissionRequest' || !verdict.approved) return blockedOutput(event, adjustedCallReason(modifiedArgs, verdict.modifications));
       return { permissionDecision: 'allow', permissionDecisionReason: `Adjusted by AHP: ${modificationSummary(verdict.modifications)}`, modifiedArgs };
     } catch (error) {
       return blockedOutput(event, `Blocked by AHP: a rule's change to this call cannot be applied (${error instanceof Error ? error.message : String(error)})`);

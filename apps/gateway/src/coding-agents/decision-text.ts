@@ -6,7 +6,7 @@
  * reached AHP. Pure.
  */
 import { APPROVAL_SIGNAL_TYPES, awaitingApproval } from '@ahp/protocol';
-import type { AwaitingApproval, HookDecision, Modification } from '@ahp/protocol';
+import type { AwaitingApproval, HookDecision, JsonObject, Modification } from '@ahp/protocol';
 
 /**
  * What the agent reads when its call waits for an operator (a rule's `require_approval`) and its
@@ -66,26 +66,54 @@ export function unappliedModificationReason(agent: string, event: string, modifi
   return `Blocked by AHP: a rule changes this ${what} (${modificationSummary(modifications)}), which a ${agent} ${event} hook cannot do; it is refused rather than let through unchanged.`;
 }
 
+/** Longest rendering of an adjusted input in {@link adjustedCallReason}; the rest is cut with a marker. */
+export const MAX_ADJUSTED_INPUT_CHARS = 2_000;
+
+/**
+ * Why a call a rule adjusts is denied where the agent cannot be handed the adjusted input without
+ * also being granted it (a permission prompt, a pre-tool hook without an "ask" that carries a
+ * changed input): the change, and the adjusted input to send instead. The call sent again as
+ * adjusted has nothing left to rewrite, so it goes through the agent's own permission flow like
+ * any other call. A rule's rewrite is a control, never a permission for the whole call.
+ */
+export function adjustedCallReason(adjusted: JsonObject, modifications: readonly Modification[]): string {
+  const json = JSON.stringify(adjusted);
+  const shown = json.length > MAX_ADJUSTED_INPUT_CHARS ? `${json.slice(0, MAX_ADJUSTED_INPUT_CHARS)}… [cut: ${json.length} characters in all]` : json;
+  return (
+    `Blocked by AHP: a rule adjusts this call (${modificationSummary(modifications)}); it does not run as sent. ` +
+    `Issue it again as adjusted — the same tool with this input: ${shown}`
+  );
+}
+
+/**
+ * Whether an operator allowed exactly this call (`approval-approved`, with or without an edit) or
+ * granted such calls for the session (`approval-granted`): the only decisions an agent's
+ * permission prompt may read as "allow". A failure-policy decision never carries one.
+ */
+export function operatorApproved(decision: HookDecision): boolean {
+  const byOperator: readonly string[] = [APPROVAL_SIGNAL_TYPES.approved, APPROVAL_SIGNAL_TYPES.granted];
+  return decision.allowed && decision.decided_by !== 'failure_policy' && decision.signals.some((signal) => byOperator.includes(signal.header.type));
+}
+
 /** A decision as every coding agent's answer reads it (see the module comment). */
 export type HookVerdict =
   | { readonly kind: 'block'; readonly reason: string }
-  | { readonly kind: 'modify'; readonly modifications: readonly Modification[] }
+  | { readonly kind: 'modify'; readonly modifications: readonly Modification[]; readonly approved: boolean }
   | { readonly kind: 'pass'; readonly warnings: string | undefined; readonly advice: string | undefined; readonly approved: boolean };
 
 /**
  * The verdict of `decision`: a block carries the oracles' reason (or the failure policy's cause,
  * or the wait for an operator's approval); an allow with modifications is a `modify`; any other
- * allow passes. `approved` says an operator approved exactly this call (`approval-approved`), or
- * granted such calls for the session (`approval-granted`): the one case where an agent's own permission prompt may be answered "allow" — having
- * no objection never is a permission.
+ * allow passes. `approved` ({@link operatorApproved}) is the one case where an agent's own
+ * permission prompt may be answered "allow" — having no objection never is a permission, and
+ * neither is a rule's rewrite: a `modify` without it is a control on a call nobody allowed.
  */
 export function verdictOf(decision: HookDecision): HookVerdict {
   if (!decision.allowed) {
     const waiting = awaitingApproval(decision);
     return { kind: 'block', reason: waiting === undefined ? blockReason(decision) : approvalWaitReason(waiting) };
   }
-  if (decision.modifications.length > 0) return { kind: 'modify', modifications: decision.modifications };
-  const byOperator: readonly string[] = [APPROVAL_SIGNAL_TYPES.approved, APPROVAL_SIGNAL_TYPES.granted];
-  const approved = decision.decided_by !== 'failure_policy' && decision.signals.some((signal) => byOperator.includes(signal.header.type));
+  const approved = operatorApproved(decision);
+  if (decision.modifications.length > 0) return { kind: 'modify', modifications: decision.modifications, approved };
   return { kind: 'pass', warnings: warningText(decision), advice: advice(decision), approved };
 }
