@@ -353,6 +353,8 @@ describe('ops console in a real browser', () => {
     const scribe = await agent('orders-scribe');
     const billing = await agent('billing-bot');
     const ours = awaited(scribe.submitPlan(samplePlan('Reconcile the orders ledger'), { requestId: 'req_console_scoped_orders', approver: 'operators' }));
+    // The orders request is stored before the billing one is sent: the oldest-first check below needs that order.
+    await expect.poll(async () => (await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'GET', '/requests/req_console_scoped_orders')).status).toBe(200);
     const theirs = awaited(billing.submitPlan(samplePlan('Re-run the billing batch'), { requestId: 'req_console_scoped_billing', approver: 'operators' }));
     await expect.poll(async () => (await operatorCall(suite.operatorApi(), suite.operators.token('op-ada'), 'GET', '/requests/req_console_scoped_billing')).status).toBe(200);
 
