@@ -14,6 +14,8 @@ const specDir = 'docs/spec';
 const selfPath = relative(repoRoot, fileURLToPath(import.meta.url)).split(sep).join('/');
 
 /** Directories that hold no sources of ours: dependencies, build output, runtime data, reports. */
+/** The scratch folders of the adapters' README checks (tools/adapter-harness), made and removed while tests run. */
+const SCRATCH_DIR_PREFIX = '.readme-check-';
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git', '.nx', '.next', '.data', 'test-results', 'coverage', 'out-tsc', 'tmp']);
 /** Text files people write: code, docs, configuration, scripts. */
 const TEXT_FILE = /\.(?:[cm]?[jt]sx?|md|ya?ml|json|lua|sh|html|css|txt)$|^Dockerfile$/;
@@ -25,7 +27,7 @@ function repositoryFiles(dir = repoRoot): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) {
-      if (!SKIPPED_DIRS.has(entry.name)) files.push(...repositoryFiles(join(dir, entry.name)));
+      if (!SKIPPED_DIRS.has(entry.name) && !entry.name.startsWith(SCRATCH_DIR_PREFIX)) files.push(...repositoryFiles(join(dir, entry.name)));
     } else if (entry.isFile() && TEXT_FILE.test(entry.name) && !SKIPPED_FILES.has(entry.name)) {
       files.push(relative(repoRoot, join(dir, entry.name)).split(sep).join('/'));
     }
@@ -34,7 +36,18 @@ function repositoryFiles(dir = repoRoot): string[] {
 }
 
 const files = repositoryFiles();
-const read = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
+/**
+ * A file's text; '' for one gone since the listing: other projects' tests run beside this one
+ * and make and remove scratch files inside the tree (seen in CI: a README check's snippet).
+ */
+const read = (path: string): string => {
+  try {
+    return readFileSync(join(repoRoot, path), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+};
 
 /**
  * Citations of the design documents: a numbered seed ("seed 001", "Seed 4", "seeds 000 and 002"),
