@@ -480,9 +480,11 @@ function collectCandidates(input: JsonObject): Candidate[] {
 /** Fields in which shell tools take the directory their command runs in (Codex `workdir`, Gemini `directory`, `cwd`). */
 const WORKING_DIRECTORY_FIELDS = ['workdir', 'cwd', 'directory'] as const;
 
-/** A shell tool's working-directory field (see WORKING_DIRECTORY_FIELDS) as given, or undefined without one. */
-function directoryField(input: JsonObject): JsonValue | undefined {
-  for (const field of WORKING_DIRECTORY_FIELDS) {
+type DirectoryField = (typeof WORKING_DIRECTORY_FIELDS)[number];
+
+/** A shell tool's working-directory field (the first of `fields` it has) as given, or undefined without one. */
+function directoryField(input: JsonObject, fields: readonly DirectoryField[] = WORKING_DIRECTORY_FIELDS): JsonValue | undefined {
+  for (const field of fields) {
     const value = input[field];
     if (value !== undefined && value !== null) return value;
   }
@@ -495,7 +497,7 @@ function directoryField(input: JsonObject): JsonValue | undefined {
  * Deny rules read every field of WORKING_DIRECTORY_FIELDS on any tool (more readings can only add
  * denials); allow entries read only these (see allows).
  */
-const HONOURED_DIRECTORY_FIELDS: Readonly<Record<string, (typeof WORKING_DIRECTORY_FIELDS)[number]>> = {
+const HONOURED_DIRECTORY_FIELDS: Readonly<Record<string, DirectoryField>> = {
   shell: 'workdir',
   local_shell: 'workdir',
   run_shell_command: 'directory',
@@ -503,15 +505,14 @@ const HONOURED_DIRECTORY_FIELDS: Readonly<Record<string, (typeof WORKING_DIRECTO
 
 /** Where the runtime of `toolName` runs its command, from the field it honours (`.` without one; not a string: unknown). */
 function honouredStart(toolName: string, input: JsonObject): string {
-  const field = Object.hasOwn(HONOURED_DIRECTORY_FIELDS, toolName.toLowerCase()) ? HONOURED_DIRECTORY_FIELDS[toolName.toLowerCase()] : undefined;
-  const value = field === undefined ? undefined : input[field];
-  if (value === undefined || value === null) return '.';
-  return typeof value === 'string' ? startDirectory(value) : UNKNOWN_DIRECTORY;
+  const name = toolName.toLowerCase();
+  const field = Object.hasOwn(HONOURED_DIRECTORY_FIELDS, name) ? HONOURED_DIRECTORY_FIELDS[name] : undefined;
+  return field === undefined ? '.' : startOf(input, [field]);
 }
 
-/** Where a shell tool's command starts: its working-directory field read as `cd` would (`.` without one; not a string: unknown). */
-function startOf(input: JsonObject): string {
-  const value = directoryField(input);
+/** Where a shell tool's command starts: its working-directory field (the first of `fields`) read as `cd` would (`.` without one; not a string: unknown). */
+function startOf(input: JsonObject, fields?: readonly DirectoryField[]): string {
+  const value = directoryField(input, fields);
   if (value === undefined) return '.';
   return typeof value === 'string' ? startDirectory(value) : UNKNOWN_DIRECTORY;
 }
